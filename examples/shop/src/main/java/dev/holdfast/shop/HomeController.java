@@ -1,0 +1,24 @@
+package dev.holdfast.shop;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+
+import javax.sql.DataSource;
+
+@Controller
+class HomeController {
+
+    private final Dialect dialect;
+
+    HomeController(DataSource dataSource) {
+        this.dialect = Dialect.detect(dataSource);
+    }
+
+    @GetMapping("/")
+    String home(Model model) {
+        model.addAttribute("database", dialect.id());
+        return "home";
+    }
+}

@@ -1,0 +1,159 @@
+package dev.holdfast.jdbc;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Creates Holdfast's tables from the DDL scripts shipped in the jar. Idempotent: every statement
+ * is {@code CREATE … IF NOT EXISTS}, so it can run at every start of every server. Runs on its own
+ * connection in autocommit mode.
+ *
+ * <pre>{@code
+ * new SchemaInstaller(dataSource).install(HoldfastTable.LEASES, "holdfast_leases");
+ * }</pre>
+ */
+public final class SchemaInstaller {
+
+    private static final String CLOCK_SCRIPT = "V1_0__holdfast_clock.sql";
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+
+    /** Detects the dialect from the data source. */
+    public SchemaInstaller(DataSource dataSource) {
+        this(dataSource, Dialect.detect(dataSource));
+    }
+
+    public SchemaInstaller(DataSource dataSource, Dialect dialect) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+    }
+
+    /** Installs {@code table} under its {@linkplain HoldfastTable#defaultName() default name}. */
+    public void install(HoldfastTable table) {
+        install(table, table.defaultName());
+    }
+
+    /**
+     * Creates {@code table} named {@code name} with its indexes if it does not exist yet, and on H2
+     * the clock function of {@link Dialect#clock()}.
+     *
+     * @throws IllegalArgumentException if {@code name} is not a plain unqualified identifier of at
+     *                                  most {@value HoldfastTable#MAX_NAME_LENGTH} characters
+     */
+    public void install(HoldfastTable table, String name) {
+        Objects.requireNonNull(table, "table");
+        String script = script(dialect, table, name);
+        List<String> statements = new ArrayList<>();
+        if (dialect == Dialect.H2) {
+            statements.addAll(split(read(dialect, CLOCK_SCRIPT)));
+        }
+        statements.addAll(split(script));
+        run(statements, table + " as " + name);
+    }
+
+    /** Creates the clock function that {@link Dialect#clock()} needs on H2; nothing elsewhere. */
+    public void installClock() {
+        if (dialect == Dialect.H2) {
+            run(split(read(dialect, CLOCK_SCRIPT)), "the H2 clock function");
+        }
+    }
+
+    /**
+     * The DDL that {@link #install(HoldfastTable, String)} runs, with the table name filled in,
+     * for review or for a migration tool.
+     */
+    public static String script(Dialect dialect, HoldfastTable table, String name) {
+        SqlIdentifier id = SqlIdentifier.unqualified(name);
+        if (id.value().length() > HoldfastTable.MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("Table name '" + name + "' is longer than "
+                    + HoldfastTable.MAX_NAME_LENGTH + " characters (index names are derived from it)");
+        }
+        return read(dialect, table.script()).replace("${" + table.placeholder() + "}", id.value());
+    }
+
+    private void run(List<String> statements, String what) {
+        try {
+            runOnce(statements);
+        } catch (SQLException first) {
+            // Two servers creating the same table at once: PostgreSQL can report a duplicate key
+            // in its catalog even with IF NOT EXISTS. The second attempt finds everything there.
+            SqlErrorKind kind = dialect.classify(first);
+            if (kind != SqlErrorKind.UNIQUE_VIOLATION && !"42P07".equals(first.getSQLState())) {
+                throw new DatabaseException("installing " + what, first);
+            }
+            try {
+                runOnce(statements);
+            } catch (SQLException second) {
+                second.addSuppressed(first);
+                throw new DatabaseException("installing " + what, second);
+            }
+        }
+    }
+
+    private void runOnce(List<String> statements) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            try (Statement statement = connection.createStatement()) {
+                if (!autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+                for (String sql : statements) {
+                    statement.execute(sql);
+                }
+            } finally {
+                if (!autoCommit) {
+                    connection.setAutoCommit(false);
+                }
+            }
+        }
+    }
+
+    private static String read(Dialect dialect, String file) {
+        String path = "/dev/holdfast/schema/" + dialect.id() + "/" + file;
+        try (InputStream in = SchemaInstaller.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing schema script " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + path, e);
+        }
+    }
+
+    /** Splits a script on semicolons that end a line; lines starting with {@code --} are comments. */
+    static List<String> split(String script) {
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : script.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+                continue;
+            }
+            if (trimmed.endsWith(";")) {
+                current.append(trimmed, 0, trimmed.length() - 1);
+                statements.add(current.toString().strip());
+                current.setLength(0);
+            } else {
+                current.append(trimmed).append('\n');
+            }
+        }
+        if (!current.toString().isBlank()) {
+            statements.add(current.toString().strip());
+        }
+        return statements;
+    }
+}

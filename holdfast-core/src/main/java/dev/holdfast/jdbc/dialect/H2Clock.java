@@ -1,0 +1,23 @@
+package dev.holdfast.jdbc.dialect;
+
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * The clock function behind {@link Dialect#H2}'s {@link Dialect#clock()}. H2's own
+ * {@code CURRENT_TIMESTAMP} is fixed for a whole transaction; embedded H2 runs in this JVM, so
+ * this JVM's clock is the database's clock. Public only because H2 calls it by name.
+ */
+public final class H2Clock {
+
+    /** The SQL name of the function, created by {@link dev.holdfast.jdbc.SchemaInstaller}. */
+    public static final String ALIAS = "HOLDFAST_CLOCK_TIMESTAMP";
+
+    private H2Clock() {
+    }
+
+    /** The current time, in UTC, with microsecond precision where the platform has it. */
+    public static OffsetDateTime clockTimestamp() {
+        return OffsetDateTime.now(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,172 @@
+package dev.holdfast.pessimistic;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import javax.sql.DataSource;
+
+/**
+ * Pessimistic row locks ({@code SELECT … FOR UPDATE}) inside the caller's transaction, with a wait
+ * bound that holds on every supported database.
+ *
+ * <pre>{@code
+ * PessimisticLocks locks = PessimisticLocks.of(dataSource);
+ * connection.setAutoCommit(false);
+ * locks.forUpdate(connection, RowRef.of("purchase_order", "order_no", orderNo), LockWait.atMost(Duration.ofSeconds(3)));
+ * // ... read and change the aggregate, then commit
+ * }</pre>
+ *
+ * <p>Failures: a bound that runs out raises {@link LockTimeoutException}; a deadlock victim gets
+ * {@link DeadlockException}; anything else {@link DatabaseException}. In each case the transaction
+ * has already been rolled back. The connection leaves with the settings it came with, on every path.
+ *
+ * <p>Thread-safe and stateless apart from its dialect; keep one per database.
+ */
+public final class PessimisticLocks {
+
+    private final Dialect dialect;
+    private final RowLockSql sql;
+
+    private PessimisticLocks(Dialect dialect) {
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.sql = RowLockSql.forDialect(dialect);
+    }
+
+    /** Locks for a database of the given dialect. */
+    public static PessimisticLocks of(Dialect dialect) {
+        return new PessimisticLocks(dialect);
+    }
+
+    /** Locks for the database behind {@code dataSource}; borrows one connection to detect it. */
+    public static PessimisticLocks of(DataSource dataSource) {
+        return new PessimisticLocks(Dialect.detect(dataSource));
+    }
+
+    /** The dialect in use. */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /**
+     * Locks the row of {@code table} whose {@code keyColumn} is {@code key}, waiting at most
+     * {@code maxWait}. Shorthand for {@link #forUpdate(Connection, RowRef, LockWait)}.
+     */
+    public boolean forUpdate(Connection connection, String table, String keyColumn, Object key, Duration maxWait) {
+        return forUpdate(connection, RowRef.of(table, keyColumn, key), LockWait.atMost(maxWait));
+    }
+
+    /**
+     * Locks one row for the rest of the caller's transaction.
+     *
+     * @param connection a connection inside a transaction (auto-commit off)
+     * @return true if the row exists and is now locked; false if there is no such row, or it was
+     *         held by another transaction and {@code wait} is {@link LockWait#skipLocked()}
+     * @throws LockTimeoutException     if the wait bound ran out, or a no-wait lock found the row held
+     * @throws DeadlockException        if this transaction was chosen as a deadlock victim
+     * @throws DatabaseException        for any other database failure
+     * @throws IllegalArgumentException for a null argument
+     * @throws IllegalStateException    if the connection is in auto-commit mode (a lock would end at once)
+     */
+    public boolean forUpdate(Connection connection, RowRef row, LockWait wait) {
+        requireArguments(connection, wait);
+        if (row == null) {
+            throw new IllegalArgumentException("row must not be null");
+        }
+        requireTransaction(connection);
+        return lock(connection, row, wait, wait);
+    }
+
+    /**
+     * Locks several rows, of one or more tables, in one global order (table, key column, key), so
+     * that two callers locking overlapping sets can never deadlock with each other. A bounded
+     * {@code wait} bounds the whole call, not each row. Duplicates are locked once.
+     *
+     * @return the rows now locked, in locking order: missing rows (and, with skip-locked, held
+     *         rows) are left out
+     * @throws LockTimeoutException if the bound ran out before every row was locked; nothing stays
+     *                              locked, as the transaction was rolled back
+     * @see #forUpdate(Connection, RowRef, LockWait)
+     */
+    public List<RowRef> forUpdateAll(Connection connection, Collection<RowRef> rows, LockWait wait) {
+        requireArguments(connection, wait);
+        if (rows == null || rows.stream().anyMatch(Objects::isNull)) {
+            throw new IllegalArgumentException("rows must not be null or contain null");
+        }
+        requireTransaction(connection);
+        List<RowRef> locked = new ArrayList<>(rows.size());
+        long deadline = System.nanoTime() + wait.bound().toNanos();
+        for (RowRef row : new TreeSet<>(rows)) {
+            LockWait remaining = wait;
+            if (wait.mode() == LockWait.Mode.BOUNDED) {
+                long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+                if (leftMillis == 0) {
+                    rollback(connection, null);
+                    throw new LockTimeoutException(row, wait.bound(), wait.bound(), null);
+                }
+                remaining = LockWait.atMost(Duration.ofMillis(leftMillis));
+            }
+            if (lock(connection, row, remaining, wait)) {
+                locked.add(row);
+            }
+        }
+        return locked;
+    }
+
+    private boolean lock(Connection connection, RowRef row, LockWait wait, LockWait reported) {
+        long start = System.nanoTime();
+        try {
+            return sql.lock(connection, row, wait);
+        } catch (SQLException e) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            rollback(connection, e);
+            SqlErrorKind kind = dialect.classify(e);
+            // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
+            if (kind == SqlErrorKind.LOCK_TIMEOUT
+                    || (kind == SqlErrorKind.STATEMENT_CANCELLED && wait.mode() == LockWait.Mode.BOUNDED)) {
+                throw new LockTimeoutException(row, reported.bound(), waited, e);
+            }
+            if (kind == SqlErrorKind.DEADLOCK) {
+                throw new DeadlockException(row, waited, e);
+            }
+            throw new DatabaseException("locking " + row + " (transaction rolled back)", e);
+        }
+    }
+
+    private static void rollback(Connection connection, SQLException failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    private static void requireArguments(Connection connection, LockWait wait) {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        if (wait == null) {
+            throw new IllegalArgumentException("wait must not be null");
+        }
+    }
+
+    private static void requireTransaction(Connection connection) {
+        try {
+            if (connection.getAutoCommit()) {
+                throw new IllegalStateException("A row lock needs a transaction: the connection is in auto-commit mode");
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException("reading the auto-commit mode", e);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.holdfast.pessimistic;
+
+import dev.holdfast.HoldfastException;
+
+import java.time.Duration;
+
+/**
+ * A pessimistic row lock could not be taken. Holdfast has already rolled the caller's transaction
+ * back when this is thrown, on every database, so no later {@code commit()} can appear to keep work
+ * done before the lock (PostgreSQL would otherwise report success for a commit of an aborted
+ * transaction). Retry the whole unit of work.
+ */
+public abstract class RowLockException extends HoldfastException {
+
+    private final RowRef row;
+    private final Duration waited;
+
+    RowLockException(String message, RowRef row, Duration waited, Throwable cause) {
+        super(message, cause);
+        this.row = row;
+        this.waited = waited;
+    }
+
+    /** The row that was being locked. */
+    public RowRef row() {
+        return row;
+    }
+
+    /** How long the lock statement ran before it failed. */
+    public Duration waited() {
+        return waited;
+    }
+
+    /** Always true: the transaction was rolled back before this was thrown. */
+    public boolean transactionRolledBack() {
+        return true;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.holdfast.pessimistic;
+
+import dev.holdfast.jdbc.SqlIdentifier;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Comparator;
+import java.util.UUID;
+
+/**
+ * One row of one table, named by its key: what a pessimistic lock is taken on.
+ *
+ * <p>Rows are ordered (table, key column, key) so that {@link PessimisticLocks#forUpdateAll}
+ * always locks any set of rows in the same global order, which is what makes it deadlock-free.
+ *
+ * @param table     the table, a plain identifier, optionally schema-qualified
+ * @param keyColumn the unique key column, a plain identifier
+ * @param key       the key value: a {@link String} (1 to {@value #MAX_STRING_KEY} characters, not
+ *                  blank), an integral number (stored as {@link Long}), a {@link BigDecimal}
+ *                  or a {@link UUID}
+ */
+public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) implements Comparable<RowRef> {
+
+    /** Longest string key accepted. */
+    public static final int MAX_STRING_KEY = 1024;
+
+    private static final Comparator<RowRef> ORDER = Comparator
+            .comparing((RowRef r) -> r.table.value())
+            .thenComparing(r -> r.keyColumn.value())
+            .thenComparing(r -> r.key.getClass().getName())
+            .thenComparing(RowRef::compareKeys);
+
+    /**
+     * @throws IllegalArgumentException if any part is null or invalid
+     */
+    public RowRef {
+        if (table == null || keyColumn == null) {
+            throw new IllegalArgumentException("table and key column must not be null");
+        }
+        key = normalize(key);
+    }
+
+    /** The row of {@code table} whose {@code keyColumn} equals {@code key}. */
+    public static RowRef of(String table, String keyColumn, Object key) {
+        return new RowRef(SqlIdentifier.of(table), SqlIdentifier.unqualified(keyColumn), key);
+    }
+
+    /** The row of {@code table} whose column {@code id} equals {@code key}. */
+    public static RowRef of(String table, Object key) {
+        return of(table, "id", key);
+    }
+
+    private static Object normalize(Object key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (key instanceof String s) {
+            if (s.isBlank() || s.length() > MAX_STRING_KEY) {
+                throw new IllegalArgumentException("String key must be 1 to " + MAX_STRING_KEY
+                        + " characters and not blank, was " + (s.isBlank() ? "blank" : s.length() + " characters"));
+            }
+            return s;
+        }
+        if (key instanceof Long || key instanceof BigDecimal || key instanceof UUID) {
+            return key;
+        }
+        if (key instanceof Integer || key instanceof Short || key instanceof Byte) {
+            return ((Number) key).longValue();
+        }
+        if (key instanceof BigInteger b) {
+            return b.longValueExact();
+        }
+        throw new IllegalArgumentException("Unsupported key type " + key.getClass().getName()
+                + ": use String, an integral number, BigDecimal or UUID");
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareKeys(RowRef a, RowRef b) {
+        return ((Comparable) a.key).compareTo(b.key);
+    }
+
+    @Override
+    public int compareTo(RowRef other) {
+        return ORDER.compare(this, other);
+    }
+
+    @Override
+    public String toString() {
+        return table + "(" + keyColumn + "=" + key + ")";
+    }
+}

@@ -1,0 +1,204 @@
+package dev.holdfast.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * One database of the test matrix, as seen by one test run: its shared pool, unique names for the
+ * tables this run creates (dropped when it ends), and extra pools (closed when it ends).
+ */
+public final class TestDatabase {
+
+    /** The databases of the matrix, with where to find them. */
+    public enum Kind {
+        /** In-process; {@code HOLDFAST_H2_URL} (default an in-memory database). */
+        H2("jdbc:h2:mem:holdfast-test;DB_CLOSE_DELAY=-1", "sa", ""),
+        /** {@code HOLDFAST_POSTGRESQL_URL}, {@code _USER}, {@code _PASSWORD}. */
+        POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),
+        /** {@code HOLDFAST_MARIADB_URL}, {@code _USER}, {@code _PASSWORD}. */
+        MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root", "");
+
+        private final String defaultUrl;
+        private final String defaultUser;
+        private final String defaultPassword;
+
+        Kind(String defaultUrl, String defaultUser, String defaultPassword) {
+            this.defaultUrl = defaultUrl;
+            this.defaultUser = defaultUser;
+            this.defaultPassword = defaultPassword;
+        }
+
+        /** Lower-case name, as in display names: {@code h2}, {@code postgresql}, {@code mariadb}. */
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public String url() {
+            return env("URL", defaultUrl);
+        }
+
+        public String user() {
+            return env("USER", defaultUser);
+        }
+
+        public String password() {
+            return env("PASSWORD", defaultPassword);
+        }
+
+        /** A new pool for this database, for benchmarks and tools; the caller closes it. */
+        public HikariDataSource newPool(String poolName, int maxSize) {
+            return pool(this, poolName, maxSize);
+        }
+
+        private String env(String suffix, String fallback) {
+            String value = System.getenv("HOLDFAST_" + name() + "_" + suffix);
+            return value == null ? fallback : value;
+        }
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private final Kind kind;
+    private final HikariDataSource shared;
+    private final List<String> tables = new ArrayList<>();
+    private final List<HikariDataSource> pools = new ArrayList<>();
+
+    TestDatabase(Kind kind, HikariDataSource shared) {
+        this.kind = kind;
+        this.shared = shared;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Same as {@code kind().id()}. */
+    public String id() {
+        return kind.id();
+    }
+
+    /** The pool shared by every test of this run (20 connections at most). */
+    public DataSource dataSource() {
+        return shared;
+    }
+
+    /** A connection from the shared pool; the caller closes it. */
+    public Connection connection() throws SQLException {
+        return shared.getConnection();
+    }
+
+    /**
+     * A new pool of its own with {@code maxSize} connections, as a separate server would have;
+     * closed when the test ends.
+     */
+    public synchronized HikariDataSource newPool(int maxSize) {
+        HikariDataSource pool = pool(kind, "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize);
+        pools.add(pool);
+        return pool;
+    }
+
+    /**
+     * A table name no other test (in this or another JVM) uses: {@code prefix_<random>}. The table
+     * is dropped, if it exists, when the test ends.
+     */
+    public synchronized String newTableName(String prefix) {
+        String name = prefix + "_" + Long.toString(RANDOM.nextLong() >>> 24, 36);
+        tables.add(name);
+        return name;
+    }
+
+    /** Runs one statement in auto-commit mode; returns its update count. */
+    public int execute(String sql, Object... parameters) throws SQLException {
+        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, parameters);
+            return ps.execute() ? 0 : ps.getUpdateCount();
+        }
+    }
+
+    /** Runs a query expected to return one number in one row. */
+    public long queryLong(String sql, Object... parameters) throws SQLException {
+        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, parameters);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no row: " + sql);
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Runs a query expected to return one value in one row, as a string. */
+    public String queryString(String sql, Object... parameters) throws SQLException {
+        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, parameters);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no row: " + sql);
+                }
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object[] parameters) throws SQLException {
+        for (int i = 0; i < parameters.length; i++) {
+            ps.setObject(i + 1, parameters[i]);
+        }
+    }
+
+    synchronized void cleanUp() throws SQLException {
+        for (HikariDataSource pool : pools) {
+            pool.close();
+        }
+        pools.clear();
+        SQLException failure = null;
+        try (Connection c = shared.getConnection(); Statement s = c.createStatement()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            for (String table : tables) {
+                try {
+                    s.execute("DROP TABLE IF EXISTS " + table);
+                } catch (SQLException e) {
+                    failure = e;
+                }
+            }
+        }
+        tables.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    static HikariDataSource pool(Kind kind, String name, int maxSize) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(name);
+        config.setJdbcUrl(kind.url());
+        config.setUsername(kind.user());
+        config.setPassword(kind.password());
+        config.setMaximumPoolSize(maxSize);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(10_000);
+        config.setInitializationFailTimeout(-1);
+        return new HikariDataSource(config);
+    }
+
+    @Override
+    public String toString() {
+        return kind.id();
+    }
+}
