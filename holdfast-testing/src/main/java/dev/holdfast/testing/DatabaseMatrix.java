@@ -27,7 +27,9 @@ import java.util.stream.Stream;
 /**
  * The extension behind {@link DatabaseTest}. Pools are created once per test run (JVM) and closed
  * at its end. {@code HOLDFAST_TEST_DATABASES} (comma-separated ids, default all) selects databases;
- * {@code CI=true} turns an unreachable database into a failure.
+ * {@code CI=true} turns an unreachable database into a failure. Every setting is read from a JUnit
+ * configuration parameter of the same name first (e.g. {@code HOLDFAST_POSTGRESQL_URL}, {@code CI}),
+ * then from the environment.
  */
 final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
 
@@ -45,13 +47,18 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
         Set<TestDatabase.Kind> wanted = annotation.only().length == 0
                 ? EnumSet.allOf(TestDatabase.Kind.class)
                 : EnumSet.copyOf(Arrays.asList(annotation.only()));
-        return selected().stream()
+        return selected(context).stream()
                 .filter(wanted::contains)
                 .map(kind -> invocation(kind, context));
     }
 
-    static List<TestDatabase.Kind> selected() {
-        String env = System.getenv("HOLDFAST_TEST_DATABASES");
+    /** A setting from the JUnit configuration, else the environment. */
+    static String setting(ExtensionContext context, String name) {
+        return context.getConfigurationParameter(name).orElseGet(() -> System.getenv(name));
+    }
+
+    static List<TestDatabase.Kind> selected(ExtensionContext context) {
+        String env = setting(context, "HOLDFAST_TEST_DATABASES");
         if (env == null || env.isBlank()) {
             return List.of(TestDatabase.Kind.values());
         }
@@ -60,13 +67,14 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
                 .collect(Collectors.toList());
     }
 
-    static boolean onCi() {
-        return "true".equalsIgnoreCase(System.getenv("CI"));
+    static boolean onCi(ExtensionContext context) {
+        return "true".equalsIgnoreCase(setting(context, "CI"));
     }
 
     private TestTemplateInvocationContext invocation(TestDatabase.Kind kind, ExtensionContext context) {
+        boolean ci = onCi(context);
         Server server = context.getRoot().getStore(NAMESPACE)
-                .computeIfAbsent(kind, Server::new, Server.class);
+                .computeIfAbsent(kind, k -> new Server(k, name -> setting(context, name), ci), Server.class);
         return new TestTemplateInvocationContext() {
             private TestDatabase database;
 
@@ -79,7 +87,7 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
             public List<Extension> getAdditionalExtensions() {
                 return List.of(
                         (ExecutionCondition) ctx -> {
-                            if (server.unreachable == null || onCi()) {
+                            if (server.unreachable == null || ci) {
                                 return ConditionEvaluationResult.enabled(kind.id() + " reachable");
                             }
                             return ConditionEvaluationResult.disabled("SKIPPED: " + server.unreachable);
@@ -116,10 +124,15 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
         final String unreachable;
         final HikariDataSource pool;
 
-        Server(TestDatabase.Kind kind) {
-            this.unreachable = probe(kind);
-            this.pool = unreachable == null ? TestDatabase.pool(kind, "holdfast-test-" + kind.id(), 20) : null;
-            if (unreachable != null && !onCi()) {
+        Server(TestDatabase.Kind kind, java.util.function.UnaryOperator<String> settings, boolean ci) {
+            String url = kind.setting("URL", kind.url(), settings);
+            String user = kind.setting("USER", kind.user(), settings);
+            String password = kind.setting("PASSWORD", kind.password(), settings);
+            this.unreachable = probe(kind, url, user, password);
+            this.pool = unreachable == null
+                    ? TestDatabase.pool(url, user, password, "holdfast-test-" + kind.id(), 20)
+                    : null;
+            if (unreachable != null && !ci) {
                 System.err.println("\n**********************************************************************\n"
                         + "* HOLDFAST: " + unreachable + "\n"
                         + "* Its tests are SKIPPED. With CI=true they fail instead.\n"
@@ -127,13 +140,13 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
             }
         }
 
-        private static String probe(TestDatabase.Kind kind) {
+        private static String probe(TestDatabase.Kind kind, String url, String user, String password) {
             DriverManager.setLoginTimeout(5);
-            try (Connection c = DriverManager.getConnection(kind.url(), kind.user(), kind.password())) {
+            try (Connection c = DriverManager.getConnection(url, user, password)) {
                 c.isValid(5);
                 return null;
             } catch (SQLException e) {
-                return kind.id() + " is unreachable at " + kind.url() + ": " + e.getMessage();
+                return kind.id() + " is unreachable at " + url + ": " + e.getMessage();
             }
         }
 

@@ -46,24 +46,25 @@ public final class TestDatabase {
         }
 
         public String url() {
-            return env("URL", defaultUrl);
+            return setting("URL", defaultUrl, System::getenv);
         }
 
         public String user() {
-            return env("USER", defaultUser);
+            return setting("USER", defaultUser, System::getenv);
         }
 
         public String password() {
-            return env("PASSWORD", defaultPassword);
+            return setting("PASSWORD", defaultPassword, System::getenv);
         }
 
         /** A new pool for this database, for benchmarks and tools; the caller closes it. */
         public HikariDataSource newPool(String poolName, int maxSize) {
-            return pool(this, poolName, maxSize);
+            return pool(url(), user(), password(), poolName, maxSize);
         }
 
-        private String env(String suffix, String fallback) {
-            String value = System.getenv("HOLDFAST_" + name() + "_" + suffix);
+        /** {@code HOLDFAST_<KIND>_<suffix>} from {@code source}, else the default. */
+        String setting(String suffix, String fallback, java.util.function.UnaryOperator<String> source) {
+            String value = source.apply("HOLDFAST_" + name() + "_" + suffix);
             return value == null ? fallback : value;
         }
     }
@@ -105,7 +106,8 @@ public final class TestDatabase {
      * closed when the test ends.
      */
     public synchronized HikariDataSource newPool(int maxSize) {
-        HikariDataSource pool = pool(kind, "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize);
+        HikariDataSource pool = pool(shared.getJdbcUrl(), shared.getUsername(), shared.getPassword(),
+                "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize);
         pools.add(pool);
         return pool;
     }
@@ -184,12 +186,12 @@ public final class TestDatabase {
         }
     }
 
-    static HikariDataSource pool(Kind kind, String name, int maxSize) {
+    static HikariDataSource pool(String url, String user, String password, String name, int maxSize) {
         HikariConfig config = new HikariConfig();
         config.setPoolName(name);
-        config.setJdbcUrl(kind.url());
-        config.setUsername(kind.user());
-        config.setPassword(kind.password());
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
         config.setMaximumPoolSize(maxSize);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(10_000);
