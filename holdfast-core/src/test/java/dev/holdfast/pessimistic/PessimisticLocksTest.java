@@ -331,6 +331,68 @@ class PessimisticLocksTest {
         }
     }
 
+    // Not H2: embedded H2 has no server connection to kill, and ABORT_SESSION does not interrupt a
+    // lock wait (measured: the waiter sat out its whole 20 s bound).
+    @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
+    void aWaiterWhoseConnectionIsKilledGetsAClearErrorAndThePoolRecovers(TestDatabase db) throws Exception {
+        String table = table(db);
+        PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+        Connection holder = begin(db.dataSource());
+        HikariDataSource pool = db.newPool(1);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait());
+            Future<Throwable> waiting;
+            String session;
+            try (Connection waiter = begin(pool)) {
+                session = sessionId(db, waiter);
+                waiting = thread.submit(() -> {
+                    try {
+                        locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.atMost(Duration.ofSeconds(20)));
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                Thread.sleep(300); // let it block on the row
+                kill(db, session);
+                Throwable failure = waiting.get(15, TimeUnit.SECONDS);
+                assertThat(failure).isInstanceOf(DatabaseException.class)
+                        .isNotInstanceOf(RowLockException.class)
+                        .hasMessageContaining("locking " + table + "(id=1)");
+                assertThat(locks.dialect().classify(failure))
+                        .isIn(dev.holdfast.jdbc.dialect.SqlErrorKind.CONNECTION_LOST,
+                                dev.holdfast.jdbc.dialect.SqlErrorKind.STATEMENT_CANCELLED);
+            }
+            holder.commit();
+            // The pool hands out a working connection again, which can take the lock.
+            try (Connection next = begin(pool)) {
+                assertThat(locks.forUpdate(next, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
+                next.rollback();
+                next.setAutoCommit(true);
+            }
+        } finally {
+            thread.shutdownNow();
+            close(holder);
+        }
+    }
+
+    private static String sessionId(TestDatabase db, Connection c) throws SQLException {
+        String sql = db.kind() == TestDatabase.Kind.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static void kill(TestDatabase db, String session) throws SQLException {
+        if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
+            db.queryString("SELECT pg_terminate_backend(" + Long.parseLong(session) + ")");
+        } else {
+            db.execute("KILL " + Long.parseLong(session));
+        }
+    }
+
     @DatabaseTest
     void badInputIsRefusedBeforeAnySqlRuns(TestDatabase db) throws Exception {
         String table = table(db);
