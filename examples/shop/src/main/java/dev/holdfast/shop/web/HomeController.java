@@ -1,6 +1,7 @@
-package dev.holdfast.shop;
+package dev.holdfast.shop.web;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.shop.config.DemoUsers;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -20,5 +21,11 @@ class HomeController {
     String home(Model model) {
         model.addAttribute("database", dialect.id());
         return "home";
+    }
+
+    @GetMapping("/login")
+    String login(Model model) {
+        model.addAttribute("demoUsers", DemoUsers.ALL);
+        return "login";
     }
 }
