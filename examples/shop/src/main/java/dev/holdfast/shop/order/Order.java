@@ -11,8 +11,12 @@ import jakarta.persistence.FetchType;
 import jakarta.persistence.Id;
 import jakarta.persistence.JoinColumn;
 import jakarta.persistence.OrderColumn;
+import jakarta.persistence.PostLoad;
+import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+import org.springframework.data.domain.Persistable;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,7 +30,7 @@ import java.util.Objects;
  */
 @Entity
 @Table(name = Order.TABLE)
-public class Order {
+public class Order implements Persistable<String> {
 
     /** Logical table name; {@code ShopTableNames} adds the configured prefix. */
     public static final String TABLE = "purchase_order";
@@ -64,6 +68,10 @@ public class Order {
 
     @Column(name = "last_change", length = 400, nullable = false)
     private String lastChange;
+
+    /** New orders are persisted, not merged: a merge would bump the version of a brand-new order. */
+    @Transient
+    private boolean isNew = true;
 
     protected Order() {
         // for JPA
@@ -113,6 +121,18 @@ public class Order {
         this.modified = Objects.requireNonNull(at, "at");
         this.lastChange = change;
     }
+
+    @PostLoad
+    @PostPersist
+    void markNotNew() {
+        this.isNew = false;
+    }
+
+    @Override
+    public String getId() { return orderNumber; }
+
+    @Override
+    public boolean isNew() { return isNew; }
 
     public String getOrderNumber() { return orderNumber; }
     public String getOrderer() { return orderer; }

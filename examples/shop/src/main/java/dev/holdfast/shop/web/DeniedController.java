@@ -2,7 +2,6 @@ package dev.holdfast.shop.web;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.web.WebAttributes;
 import org.springframework.security.web.csrf.CsrfException;
 import org.springframework.stereotype.Controller;
@@ -22,8 +21,7 @@ class DeniedController {
         model.addAttribute("title", csrf ? "The form's security token was missing or wrong" : "Not for your account");
         model.addAttribute("message", csrf
                 ? "Every form of the shop carries a security token (CSRF protection); this request had "
-                  + (cause instanceof AccessDeniedException ? "no valid one" : "none")
-                  + ". Nothing was changed. Go back, reload the page and submit again."
+                  + "no valid one. Nothing was changed. Go back, reload the page and submit again."
                 : "This page belongs to another role. Nothing was changed.");
         model.addAttribute("link", "/");
         model.addAttribute("linkText", "Home");

@@ -28,6 +28,7 @@ class ShopExceptionHandler {
     @ExceptionHandler(StaleOrderException.class)
     String conflict(StaleOrderException e, HttpServletRequest request, HttpServletResponse response, Model model) {
         response.setStatus(HttpStatus.CONFLICT.value());
+        model.addAttribute("currentUser", ViewSupport.signedIn());
         model.addAttribute("conflict", e);
         model.addAttribute("order", orders.anyOrder(e.orderNumber()));
         model.addAttribute("reloadLink", orderPage(request, e.orderNumber()));
@@ -81,6 +82,7 @@ class ShopExceptionHandler {
     }
 
     private static String problem(Model model, String page, String title, String message, String link, String linkText) {
+        model.addAttribute("currentUser", ViewSupport.signedIn());
         model.addAttribute("page", page);
         model.addAttribute("title", title);
         model.addAttribute("message", message);

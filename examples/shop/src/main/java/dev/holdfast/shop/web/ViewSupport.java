@@ -22,6 +22,11 @@ class ViewSupport {
 
     @ModelAttribute("currentUser")
     CurrentUser currentUser() {
+        return signedIn();
+    }
+
+    /** The signed-in user, or null; also for views rendered by exception handlers, which get no model attributes. */
+    static CurrentUser signedIn() {
         Authentication auth = SecurityContextHolder.getContext().getAuthentication();
         if (auth == null || !auth.isAuthenticated() || "anonymousUser".equals(auth.getPrincipal())) {
             return null;
