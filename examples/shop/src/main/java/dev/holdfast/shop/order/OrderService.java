@@ -30,10 +30,12 @@ public class OrderService {
     private final ShopTableNames tables;
     private final Clock clock;
 
-    public OrderService(OrderRepository orders, DataSource dataSource, ShopTableNames tables, Clock clock) {
+    /** {@code locks} comes from holdfast-spring-boot's auto-configuration (dialect detected from the DataSource). */
+    public OrderService(OrderRepository orders, DataSource dataSource, PessimisticLocks locks, ShopTableNames tables,
+                        Clock clock) {
         this.orders = orders;
         this.dataSource = dataSource;
-        this.locks = PessimisticLocks.of(dataSource);
+        this.locks = locks;
         this.tables = tables;
         this.clock = clock;
     }

@@ -6,15 +6,13 @@ import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
 
-import javax.sql.DataSource;
-
 @Controller
 class HomeController {
 
     private final Dialect dialect;
 
-    HomeController(DataSource dataSource) {
-        this.dialect = Dialect.detect(dataSource);
+    HomeController(Dialect dialect) {
+        this.dialect = dialect;
     }
 
     @GetMapping("/")
