@@ -71,6 +71,11 @@ final class Browser implements AutoCloseable {
         driver.get(shop.url(path));
     }
 
+    /** Forgets the session (the shop's cookies). */
+    void signOut() {
+        driver.manage().deleteAllCookies();
+    }
+
     /** Signs out whoever was signed in, then signs in {@code user}. */
     void signIn(String user, String password) {
         driver.manage().deleteAllCookies();
