@@ -84,6 +84,7 @@ class OrderServiceDatabaseTest {
             holder.rollback();
         }
         assertThat(shop.state(order)).isEqualTo("PREPARING");
+        assertThat(shop.activeConnections()).as("connections still borrowed after a lock timeout").isZero();
         shop.service.startShipping("kim", order, 0);
         assertThat(shop.state(order)).isEqualTo("SHIPPED");
     }
@@ -143,6 +144,7 @@ class OrderServiceDatabaseTest {
         } finally {
             pool.shutdownNow();
         }
+        assertThat(shop.activeConnections()).as("connections still borrowed after %d refusals", refused).isZero();
         System.out.printf("[%s] %d rounds x %d writers: %d winners, %d refused as stale%n",
                 db.id(), rounds, writers, rounds, refused);
     }

@@ -63,6 +63,11 @@ final class ShopOnDatabase {
         return context.getBean(DataSource.class);
     }
 
+    /** Connections borrowed from the shop's pool right now; 0 between operations, or one leaked. */
+    int activeConnections() {
+        return context.getBean(com.zaxxer.hikari.HikariDataSource.class).getHikariPoolMXBean().getActiveConnections();
+    }
+
     String newOrder(String orderer) {
         String number = "D" + ORDERS.incrementAndGet() + "-" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 5);
         context.getBean(OrderRepository.class).save(new Order(number, orderer, List.of(new OrderLine("Kettle", 3_900, 1)),
