@@ -1,0 +1,117 @@
+package dev.holdfast.shop.order;
+
+import dev.holdfast.pessimistic.LockWait;
+import dev.holdfast.pessimistic.PessimisticLocks;
+import dev.holdfast.pessimistic.RowRef;
+import dev.holdfast.shop.config.ShopTableNames;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Application service of the order aggregate. Every change follows the same steps in one
+ * transaction: lock the order row (bounded wait), load it, compare the version the user saw, change.
+ */
+@Service
+public class OrderService {
+
+    /** How long a change waits for another transaction holding the same order. */
+    public static final Duration LOCK_WAIT = Duration.ofSeconds(3);
+
+    private final OrderRepository orders;
+    private final DataSource dataSource;
+    private final PessimisticLocks locks;
+    private final ShopTableNames tables;
+    private final Clock clock;
+
+    /** {@code locks} comes from holdfast-spring-boot's auto-configuration (dialect detected from the DataSource). */
+    public OrderService(OrderRepository orders, DataSource dataSource, PessimisticLocks locks, ShopTableNames tables,
+                        Clock clock) {
+        this.orders = orders;
+        this.dataSource = dataSource;
+        this.locks = locks;
+        this.tables = tables;
+        this.clock = clock;
+    }
+
+    /** The customer's own orders. */
+    @Transactional(readOnly = true)
+    public List<Order> ordersOf(String customer) {
+        return orders.findByOrdererOrderByOrderNumber(customer);
+    }
+
+    /** Every order, for admins. */
+    @Transactional(readOnly = true)
+    public List<Order> allOrders() {
+        return orders.findAllByOrderByOrderNumber();
+    }
+
+    /** @throws OrderNotFoundException if there is no such order or it is not {@code customer}'s */
+    @Transactional(readOnly = true)
+    public Order ownOrder(String customer, String orderNumber) {
+        return orders.findById(orderNumber)
+                .filter(o -> o.getOrderer().equals(customer))
+                .orElseThrow(() -> new OrderNotFoundException(orderNumber));
+    }
+
+    /** @throws OrderNotFoundException if there is no such order */
+    @Transactional(readOnly = true)
+    public Order anyOrder(String orderNumber) {
+        return orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
+    }
+
+    /**
+     * A customer changes the shipping info of one of their orders.
+     *
+     * @throws OrderNotFoundException                       not the customer's order (nothing revealed)
+     * @throws OrderVersionCheck.StaleOrderException        the order changed since the customer saw {@code seenVersion}
+     * @throws OrderStateException                          shipping has started
+     * @throws dev.holdfast.pessimistic.LockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
+     */
+    @Transactional
+    public Order changeShippingInfo(String customer, String orderNumber, long seenVersion, ShippingInfo newInfo) {
+        lockOrder(orderNumber);
+        Order order = ownOrder(customer, orderNumber);
+        OrderVersionCheck.matchVersion(order, seenVersion, "change the shipping address to " + newInfo.oneLine());
+        order.changeShippingInfo(newInfo, customer, clock.instant());
+        return order;
+    }
+
+    /**
+     * An admin starts shipping, to the address shown on their page: the version they saw must still be
+     * the order's version, so a shipping address changed in between is never shipped to unseen.
+     *
+     * @throws OrderNotFoundException                       no such order
+     * @throws OrderVersionCheck.StaleOrderException        the order changed since the admin saw {@code seenVersion}
+     * @throws OrderStateException                          the order is not being prepared
+     * @throws dev.holdfast.pessimistic.LockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
+     */
+    @Transactional
+    public Order startShipping(String admin, String orderNumber, long seenVersion) {
+        lockOrder(orderNumber);
+        Order order = anyOrder(orderNumber);
+        OrderVersionCheck.matchVersion(order, seenVersion, "start shipping");
+        order.startShipping(admin, clock.instant());
+        return order;
+    }
+
+    /**
+     * Locks the order's row on the connection of the current JPA transaction, so the lock lasts until
+     * this transaction ends and the entity read after it is current.
+     */
+    private void lockOrder(String orderNumber) {
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            locks.forUpdate(connection, RowRef.of(tables.orders(), Order.KEY_COLUMN, orderNumber), LockWait.atMost(LOCK_WAIT));
+            // A missing row needs no lock: the load that follows reports it.
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.holdfast.shop.web;
+
+import dev.holdfast.shop.order.OrderService;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.servlet.mvc.support.RedirectAttributes;
+
+import java.security.Principal;
+
+/** The admin's order list, order detail and "start shipping". */
+@Controller
+@RequestMapping("/admin/orders")
+class AdminOrdersController {
+
+    private final OrderService orders;
+
+    AdminOrdersController(OrderService orders) {
+        this.orders = orders;
+    }
+
+    @GetMapping
+    String list(Model model) {
+        model.addAttribute("orders", orders.allOrders());
+        return "admin-orders";
+    }
+
+    @GetMapping("/{orderNumber}")
+    String detail(@PathVariable String orderNumber, Model model) {
+        model.addAttribute("order", orders.anyOrder(FormInput.orderNumber(orderNumber)));
+        return "admin-order";
+    }
+
+    @PostMapping("/{orderNumber}/start-shipping")
+    String startShipping(@PathVariable String orderNumber, @RequestParam(required = false) String version,
+                         Principal admin, RedirectAttributes redirect) {
+        String number = FormInput.orderNumber(orderNumber);
+        long seenVersion = FormInput.version(version);
+        orders.startShipping(admin.getName(), number, seenVersion);
+        redirect.addFlashAttribute("notice", "Shipping of order " + number + " started.");
+        return "redirect:/admin/orders/" + number;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.holdfast.shop.browser;
+
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * One headless Debian chromium session driven by the system chromedriver: no browser or driver download
+ * (the driver and the binary are given explicitly, so Selenium Manager is not asked), a fresh profile
+ * folder per session.
+ */
+final class Browser implements AutoCloseable {
+
+    static final Path SCREENSHOTS = Path.of("target", "screenshots");
+    private static final String CHROMIUM = System.getenv().getOrDefault("HOLDFAST_CHROMIUM", "/usr/bin/chromium");
+    private static final String CHROMEDRIVER = System.getenv().getOrDefault("HOLDFAST_CHROMEDRIVER", "/usr/bin/chromedriver");
+
+    /** Sessions open right now, for screenshots on failure. */
+    static final Set<Browser> OPEN = ConcurrentHashMap.newKeySet();
+
+    private final String role;
+    private final Path profile;
+    private final ChromeDriver driver;
+    private final ShopServer shop;
+
+    Browser(String role, ShopServer shop) {
+        this.role = role;
+        this.shop = shop;
+        try {
+            this.profile = Files.createTempDirectory("holdfast-chromium-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+                "--no-first-run", "--window-size=1280,900", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build();
+        this.driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        OPEN.add(this);
+    }
+
+    String role() {
+        return role;
+    }
+
+    void open(String path) {
+        driver.get(shop.url(path));
+    }
+
+    /** Forgets the session (the shop's cookies). */
+    void signOut() {
+        driver.manage().deleteAllCookies();
+    }
+
+    /** Signs out whoever was signed in, then signs in {@code user}. */
+    void signIn(String user, String password) {
+        driver.manage().deleteAllCookies();
+        open("/login");
+        driver.findElement(By.id("username")).sendKeys(user);
+        driver.findElement(By.id("password")).sendKeys(password);
+        click("sign-in");
+        if (!user.equals(text("current-user"))) {
+            throw new IllegalStateException("sign-in of " + user + " failed on " + driver.getCurrentUrl());
+        }
+    }
+
+    /** The {@code data-page} of the page's main element: which page the shop rendered. */
+    String page() {
+        return driver.findElement(By.tagName("main")).getDomAttribute("data-page");
+    }
+
+    /** HTTP status of the document now shown (Navigation Timing); after a redirect, the final one. */
+    long status() {
+        Object status = ((JavascriptExecutor) driver).executeScript(
+                "return performance.getEntriesByType('navigation')[0].responseStatus;");
+        return ((Number) status).longValue();
+    }
+
+    String text(String id) {
+        return driver.findElement(By.id(id)).getText();
+    }
+
+    WebElement element(String id) {
+        return driver.findElement(By.id(id));
+    }
+
+    /** Clicks an element that loads a new page, and returns once that page has loaded. */
+    void click(String id) {
+        script("window.__holdfastOldPage = true;");
+        driver.findElement(By.id(id)).click();
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+                .ignoring(WebDriverException.class)
+                .until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
+                        "return window.__holdfastOldPage === undefined && document.readyState === 'complete';")));
+    }
+
+    void type(String id, String value) {
+        WebElement input = driver.findElement(By.id(id));
+        input.clear();
+        input.sendKeys(value);
+    }
+
+    Object script(String js, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(js, args);
+    }
+
+    String currentUrl() {
+        return driver.getCurrentUrl();
+    }
+
+    /** Saves a PNG of the page as {@code target/screenshots/name-role.png}. */
+    Path screenshot(String name) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            File png = driver.getScreenshotAs(OutputType.FILE);
+            Path target = SCREENSHOTS.resolve(name + "-" + role + ".png");
+            Files.copy(png.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        OPEN.remove(this);
+        try {
+            driver.quit();
+        } finally {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a leftover temp profile is harmless
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.holdfast.shop.browser;
+
+import dev.holdfast.shop.ShopApplication;
+import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.order.Address;
+import dev.holdfast.shop.order.Order;
+import dev.holdfast.shop.order.OrderLine;
+import dev.holdfast.shop.order.OrderRepository;
+import dev.holdfast.shop.order.OrderState;
+import dev.holdfast.shop.order.Receiver;
+import dev.holdfast.shop.order.ShippingInfo;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * One shop for all browser tests of this JVM, on a random port and its own in-memory H2 database.
+ * Tests read the order table with plain SQL, not through the shop's JPA code, so what they check is
+ * what the database holds.
+ */
+final class ShopServer {
+
+    private static ShopServer instance;
+    private static final AtomicInteger ORDERS = new AtomicInteger();
+
+    private final ConfigurableApplicationContext context;
+    private final String baseUrl;
+    private final JdbcTemplate jdbc;
+    private final String table;
+
+    private ShopServer() {
+        context = SpringApplication.run(ShopApplication.class, "--server.port=0",
+                "--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+        jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+        table = context.getBean(ShopTableNames.class).orders();
+        Runtime.getRuntime().addShutdownHook(new Thread(context::close));
+    }
+
+    static synchronized ShopServer get() {
+        if (instance == null) {
+            instance = new ShopServer();
+        }
+        return instance;
+    }
+
+    String url(String path) {
+        return baseUrl + path;
+    }
+
+    DataSource dataSource() {
+        return context.getBean(DataSource.class);
+    }
+
+    String ordersTable() {
+        return table;
+    }
+
+    /** A fresh order being prepared, so tests never share state. */
+    String newOrder(String orderer) {
+        String number = "T" + ORDERS.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 6).toUpperCase();
+        ShippingInfo shipping = new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"),
+                new Address("12345", "1 Original Road", null));
+        context.getBean(OrderRepository.class).save(new Order(number, orderer,
+                List.of(new OrderLine("Test kettle", 3_900, 1)), shipping, OrderState.PREPARING, Instant.now()));
+        return number;
+    }
+
+    /** The order's row as the database holds it. */
+    OrderRow row(String orderNumber) {
+        return jdbc.queryForObject("SELECT state, address1, zip_code, receiver_name, version, modified_by FROM " + table
+                        + " WHERE order_number = ?",
+                (rs, i) -> new OrderRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getLong(5), rs.getString(6)), orderNumber);
+    }
+
+    record OrderRow(String state, String address1, String zipCode, String receiverName, long version, String modifiedBy) {
+    }
+}
