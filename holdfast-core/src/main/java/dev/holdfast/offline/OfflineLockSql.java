@@ -244,8 +244,9 @@ abstract class OfflineLockSql {
         String tryLock(boolean relaxed) {
             String taken = "t.expires_at <= s.clock_now";
             return "SELECT lock_id, lock_owner, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
-                    + " USING (SELECT CAST(? AS VARCHAR(100)) lock_type, CAST(? AS VARCHAR(200)) resource_id,"
-                    + " CAST(? AS VARCHAR(32)) lock_id, CAST(? AS VARCHAR(200)) lock_owner,"
+                    // Unsized casts: a sized CAST would truncate silently, where the column refuses.
+                    + " USING (SELECT CAST(? AS VARCHAR) lock_type, CAST(? AS VARCHAR) resource_id,"
+                    + " CAST(? AS VARCHAR) lock_id, CAST(? AS VARCHAR) lock_owner,"
                     + " CAST(? AS BIGINT) micros, " + clock() + " clock_now) s"
                     + " ON t.lock_type = s.lock_type AND t.resource_id = s.resource_id"
                     + " WHEN MATCHED THEN UPDATE SET"
