@@ -16,6 +16,13 @@ import java.sql.SQLException;
  * otherwise the returned row says who holds it and until when. "Now" is evaluated once per
  * statement and used in every assignment, so the four columns can never disagree.
  *
+ * <p>Why always update rather than {@code DO UPDATE … WHERE expired}: with a WHERE, a refused
+ * attempt returns no row, and a second read from the statement's snapshot can miss a holder that
+ * committed a moment earlier, so the refusal could not always say who holds the lock and until
+ * when. Updating the row to itself makes the upsert's own returned row the answer, on all three
+ * databases alike. The cost is a row version written per refusal; refusals are the rare case
+ * (someone else is editing), and the write happens under the row lock the upsert takes anyway.
+ *
  * <p>A release sets {@code lock_id} to NULL (the id then authorizes nothing) and the expiry to a
  * fixed instant in 2000, long past on any clock, so the row is free at once and stays free even if
  * the clock steps back. The row itself stays for the next {@code tryLock} to take over in place:
