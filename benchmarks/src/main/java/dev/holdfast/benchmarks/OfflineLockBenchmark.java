@@ -170,14 +170,14 @@ public class OfflineLockBenchmark {
      * The seed's LockManager algorithm over the same table: in a new transaction select the row,
      * delete it if expired, refuse if live, insert, commit; release deletes in a transaction.
      */
-    static final class SeedLockManager {
+    public static final class SeedLockManager {
         private final HikariDataSource pool;
         private final String select;
         private final String delete;
         private final String insert;
         private final String release;
 
-        SeedLockManager(HikariDataSource pool, Dialect dialect, String table) {
+        public SeedLockManager(HikariDataSource pool, Dialect dialect, String table) {
             this.pool = pool;
             this.select = "SELECT lock_id, CASE WHEN expires_at <= " + dialect.clock() + " THEN 1 ELSE 0 END FROM " + table
                     + " WHERE lock_type = ? AND resource_id = ?";
@@ -187,7 +187,7 @@ public class OfflineLockBenchmark {
             this.release = "DELETE FROM " + table + " WHERE lock_id = ?";
         }
 
-        String tryLock(String type, String id) throws SQLException {
+        public String tryLock(String type, String id) throws SQLException {
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 try {
@@ -226,7 +226,7 @@ public class OfflineLockBenchmark {
             }
         }
 
-        void releaseLock(String lockId) throws SQLException {
+        public void releaseLock(String lockId) throws SQLException {
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement(release)) {
