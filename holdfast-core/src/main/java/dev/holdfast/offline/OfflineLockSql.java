@@ -152,11 +152,18 @@ abstract class OfflineLockSql {
             return "LIMIT ?";
         }
 
-        /** Locks a batch of expired rows, skipping rows an acquirer holds right now, and deletes them by ctid. */
+        /**
+         * Locks a batch of expired rows, skipping rows an acquirer holds right now, and deletes them
+         * by key. Not by ctid: a row taken over and released after the statement's snapshot has a
+         * new version that a TID scan does not see, so batches came up short (measured); a key join
+         * follows the row to its newest version and re-checks the expiry there.
+         */
         @Override
         int purge(Connection c, int limit) throws SQLException {
-            return update(c, "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
-                    + " WHERE expires_at <= statement_timestamp() LIMIT ? FOR UPDATE SKIP LOCKED))", limit);
+            return update(c, "WITH batch AS (SELECT lock_type, resource_id FROM " + table
+                    + " WHERE expires_at <= statement_timestamp() LIMIT ? FOR UPDATE SKIP LOCKED)"
+                    + " DELETE FROM " + table + " t USING batch WHERE t.lock_type = batch.lock_type"
+                    + " AND t.resource_id = batch.resource_id AND t.expires_at <= statement_timestamp()", limit);
         }
     }
 
