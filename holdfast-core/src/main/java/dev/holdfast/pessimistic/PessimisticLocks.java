@@ -33,22 +33,46 @@ import javax.sql.DataSource;
  */
 public final class PessimisticLocks {
 
+    /**
+     * Told the outcome of every row lock attempt, for metrics or logs. Called on the locking thread
+     * after the attempt (and after the rollback of a failed one); an exception it throws is ignored.
+     */
+    @FunctionalInterface
+    public interface Observer {
+        /**
+         * @param locked  whether the row is now locked (false: no such row, or skipped)
+         * @param waited  how long the lock statement took
+         * @param failure null on success, else the {@link LockTimeoutException},
+         *                {@link DeadlockException} or {@link DatabaseException} about to be thrown
+         */
+        void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure);
+    }
+
+    private static final Observer NO_OBSERVER = (row, wait, waited, locked, failure) -> { };
+
     private final Dialect dialect;
     private final RowLockSql sql;
+    private final Observer observer;
 
-    private PessimisticLocks(Dialect dialect) {
+    private PessimisticLocks(Dialect dialect, Observer observer) {
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.sql = RowLockSql.forDialect(dialect);
+        this.observer = Objects.requireNonNull(observer, "observer");
     }
 
     /** Locks for a database of the given dialect. */
     public static PessimisticLocks of(Dialect dialect) {
-        return new PessimisticLocks(dialect);
+        return new PessimisticLocks(dialect, NO_OBSERVER);
     }
 
     /** Locks for the database behind {@code dataSource}; borrows one connection to detect it. */
     public static PessimisticLocks of(DataSource dataSource) {
-        return new PessimisticLocks(Dialect.detect(dataSource));
+        return new PessimisticLocks(Dialect.detect(dataSource), NO_OBSERVER);
+    }
+
+    /** The same locks, reporting every attempt to {@code observer} (replacing any earlier one). */
+    public PessimisticLocks observedBy(Observer observer) {
+        return new PessimisticLocks(dialect, observer);
     }
 
     /** The dialect in use. */
@@ -110,7 +134,9 @@ public final class PessimisticLocks {
                 long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 if (leftMillis == 0) {
                     rollback(connection, null);
-                    throw new LockTimeoutException(row, wait.bound(), wait.bound(), null);
+                    LockTimeoutException timeout = new LockTimeoutException(row, wait.bound(), wait.bound(), null);
+                    observe(row, wait, Duration.ZERO, false, timeout);
+                    throw timeout;
                 }
                 remaining = LockWait.atMost(Duration.ofMillis(leftMillis));
             }
@@ -123,21 +149,38 @@ public final class PessimisticLocks {
 
     private boolean lock(Connection connection, RowRef row, LockWait wait, LockWait reported) {
         long start = System.nanoTime();
+        boolean locked;
         try {
-            return sql.lock(connection, row, wait);
+            locked = sql.lock(connection, row, wait);
         } catch (SQLException e) {
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
             rollback(connection, e);
-            SqlErrorKind kind = dialect.classify(e);
-            // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
-            if (kind == SqlErrorKind.LOCK_TIMEOUT
-                    || (kind == SqlErrorKind.STATEMENT_CANCELLED && wait.mode() == LockWait.Mode.BOUNDED)) {
-                throw new LockTimeoutException(row, reported.bound(), waited, e);
-            }
-            if (kind == SqlErrorKind.DEADLOCK) {
-                throw new DeadlockException(row, waited, e);
-            }
-            throw new DatabaseException("locking " + row + " (transaction rolled back)", e);
+            RuntimeException failure = failure(e, row, wait, reported, waited);
+            observe(row, reported, waited, false, failure);
+            throw failure;
+        }
+        observe(row, reported, Duration.ofNanos(System.nanoTime() - start), locked, null);
+        return locked;
+    }
+
+    private RuntimeException failure(SQLException e, RowRef row, LockWait wait, LockWait reported, Duration waited) {
+        SqlErrorKind kind = dialect.classify(e);
+        // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
+        if (kind == SqlErrorKind.LOCK_TIMEOUT
+                || (kind == SqlErrorKind.STATEMENT_CANCELLED && wait.mode() == LockWait.Mode.BOUNDED)) {
+            return new LockTimeoutException(row, reported.bound(), waited, e);
+        }
+        if (kind == SqlErrorKind.DEADLOCK) {
+            return new DeadlockException(row, waited, e);
+        }
+        return new DatabaseException("locking " + row + " (transaction rolled back)", e);
+    }
+
+    private void observe(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure) {
+        try {
+            observer.lockEnded(row, wait, waited, locked, failure);
+        } catch (RuntimeException ignored) {
+            // an observer must never change the outcome of a lock
         }
     }
 

@@ -1,21 +1,32 @@
 package dev.holdfast.spring.boot;
 
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.offline.JdbcLockManager;
+import dev.holdfast.offline.LockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
- * or {@code holdfast.dialect}), {@link PessimisticLocks}, and a {@link HoldfastExceptionTranslator}.
- * Every bean backs off when the application defines its own; {@code holdfast.enabled=false} turns
- * all of it off.
+ * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
+ * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}) and, with
+ * {@code holdfast.schema.install=true}, its table. Every bean backs off when the application defines
+ * its own; {@code holdfast.enabled=false} turns all of it off.
+ *
+ * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
+ * manager is given the pool itself, never a {@link TransactionAwareDataSourceProxy} (one is
+ * unwrapped), so it borrows its own connection in autocommit mode.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnSingleCandidate(DataSource.class)
@@ -31,13 +42,58 @@ public class HoldfastAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PessimisticLocks holdfastPessimisticLocks(Dialect dialect) {
-        return PessimisticLocks.of(dialect);
+    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, ObjectProvider<PessimisticLocks.Observer> observers) {
+        PessimisticLocks locks = PessimisticLocks.of(dialect);
+        PessimisticLocks.Observer observer = observers.getIfUnique();
+        return observer == null ? locks : locks.observedBy(observer);
     }
 
     @Bean
     @ConditionalOnMissingBean
     static HoldfastExceptionTranslator holdfastExceptionTranslator() {
         return new HoldfastExceptionTranslator();
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "holdfast.schema.install")
+    HoldfastSchema holdfastSchema(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
+        SchemaInstaller installer = new SchemaInstaller(nonTransactional(dataSource), dialect);
+        installer.install(HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable());
+        // The lease table (issue 5) is installed here as well once that module is merged.
+        return new HoldfastSchema(properties.getOffline().getTable());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(LockManager.class)
+    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                        ObjectProvider<HoldfastSchema> schema) {
+        schema.ifAvailable(installed -> { }); // the table exists before the first lock call
+        HoldfastProperties.Offline offline = properties.getOffline();
+        return JdbcLockManager.builder(nonTransactional(dataSource))
+                .dialect(dialect)
+                .tableName(offline.getTable())
+                .defaultExpiry(offline.getDefaultExpiry())
+                .maxExpiry(offline.getMaxExpiry())
+                .ownerBinding(offline.isOwnerBinding())
+                .durability(offline.getDurability())
+                .build();
+    }
+
+    /**
+     * The pool behind {@code dataSource}: a {@link TransactionAwareDataSourceProxy} would hand the lock
+     * manager the connection of the caller's transaction, so a lock taken inside a transaction that
+     * rolls back would vanish (and switching that connection to autocommit would commit the caller's
+     * work early).
+     */
+    static DataSource nonTransactional(DataSource dataSource) {
+        DataSource ds = dataSource;
+        while (ds instanceof TransactionAwareDataSourceProxy proxy) {
+            ds = proxy.getTargetDataSource();
+        }
+        return ds;
+    }
+
+    /** Marks that Holdfast's tables were installed at startup. */
+    record HoldfastSchema(String offlineLocksTable) {
     }
 }

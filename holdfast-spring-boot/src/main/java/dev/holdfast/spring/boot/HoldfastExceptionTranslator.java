@@ -1,6 +1,8 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.DatabaseException;
+import dev.holdfast.offline.AlreadyLockedException;
+import dev.holdfast.offline.NoLockException;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import org.springframework.dao.CannotAcquireLockException;
@@ -23,6 +25,10 @@ import java.sql.SQLException;
  *       <td>{@link CannotAcquireLockException}</td></tr>
  *   <tr><td>{@link DeadlockException}</td><td>{@link PessimisticLockingFailureException}, as Spring's own
  *       SQL translators do since 6.0.3 (its {@code DeadlockLoserDataAccessException} is deprecated)</td></tr>
+ *   <tr><td>{@link AlreadyLockedException} (an offline lock is held by someone else)</td>
+ *       <td>{@link OfflineLockHeldException}, a {@link CannotAcquireLockException}</td></tr>
+ *   <tr><td>{@link NoLockException} and its subtypes (expired, foreign)</td>
+ *       <td>{@link OfflineLockLostException}, a {@link PessimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link DatabaseException} wrapping an {@link SQLException}</td><td>what Spring's
  *       {@link SQLExceptionSubclassTranslator} makes of that SQLException</td></tr>
  *   <tr><td>anything else</td><td>{@code null}: not translated</td></tr>
@@ -42,6 +48,12 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
         }
         if (ex instanceof DeadlockException e) {
             return new PessimisticLockingFailureException(e.getMessage(), e);
+        }
+        if (ex instanceof AlreadyLockedException e) {
+            return new OfflineLockHeldException(e);
+        }
+        if (ex instanceof NoLockException e) {
+            return new OfflineLockLostException(e);
         }
         if (ex instanceof DatabaseException e && e.getCause() instanceof SQLException sql) {
             return sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);

@@ -116,6 +116,33 @@ public class Order implements Persistable<String> {
         record(by, at, "started shipping to " + shippingInfo.oneLine());
     }
 
+    /**
+     * An admin corrects who receives the parcel and how many of each line are sent (the edit page of
+     * scenario 3, done under an offline lock).
+     *
+     * @param quantities one per order line, in line order, each 1 to 99
+     * @throws OrderStateException      if shipping has already started
+     * @throws IllegalArgumentException if the quantities do not fit the lines
+     */
+    public void editByAdmin(Receiver newReceiver, List<Integer> quantities, String by, Instant at) {
+        if (!state.isShippingChangeable()) {
+            throw new OrderStateException(orderNumber, state, "edit the order");
+        }
+        if (quantities == null || quantities.size() != lines.size()
+                || quantities.stream().anyMatch(q -> q == null || q < 1 || q > 99)) {
+            throw new IllegalArgumentException("one quantity of 1 to 99 per order line is needed");
+        }
+        List<OrderLine> newLines = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            OrderLine line = lines.get(i);
+            newLines.add(new OrderLine(line.productName(), line.priceCents(), quantities.get(i)));
+        }
+        this.lines = newLines;
+        this.shippingInfo = new ShippingInfo(Objects.requireNonNull(newReceiver, "newReceiver"), shippingInfo.address());
+        record(by, at, "edited the order: receiver " + newReceiver.name() + ", phone " + newReceiver.phone()
+                + ", quantities " + quantities);
+    }
+
     private void record(String by, Instant at, String change) {
         this.modifiedBy = Objects.requireNonNull(by, "by");
         this.modified = Objects.requireNonNull(at, "at");

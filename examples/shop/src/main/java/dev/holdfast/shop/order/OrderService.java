@@ -1,5 +1,7 @@
 package dev.holdfast.shop.order;
 
+import dev.holdfast.offline.LockId;
+import dev.holdfast.offline.LockManager;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
@@ -24,20 +26,70 @@ public class OrderService {
     /** How long a change waits for another transaction holding the same order. */
     public static final Duration LOCK_WAIT = Duration.ofSeconds(3);
 
+    /** The type of the offline lock an admin takes to edit an order (scenario 3). */
+    public static final String EDIT_LOCK_TYPE = "purchase_order";
+
     private final OrderRepository orders;
     private final DataSource dataSource;
     private final PessimisticLocks locks;
     private final ShopTableNames tables;
     private final Clock clock;
+    private final LockManager editLocks;
 
-    /** {@code locks} comes from holdfast-spring-boot's auto-configuration (dialect detected from the DataSource). */
+    /**
+     * {@code locks} and {@code editLocks} come from holdfast-spring-boot's auto-configuration (dialect
+     * detected from the DataSource; offline locks in {@code holdfast_locks}, bound to their owner).
+     */
     public OrderService(OrderRepository orders, DataSource dataSource, PessimisticLocks locks, ShopTableNames tables,
-                        Clock clock) {
+                        Clock clock, LockManager editLocks) {
         this.orders = orders;
         this.dataSource = dataSource;
         this.locks = locks;
         this.tables = tables;
         this.clock = clock;
+        this.editLocks = editLocks;
+    }
+
+    /**
+     * An admin opens the edit page of an order: takes the offline lock for them.
+     *
+     * @throws OrderNotFoundException                     no such order (no lock is taken)
+     * @throws dev.holdfast.offline.AlreadyLockedException someone (maybe the same admin in another tab) edits it
+     */
+    public LockId startEditing(String admin, String orderNumber) {
+        anyOrder(orderNumber);
+        return editLocks.tryLock(EDIT_LOCK_TYPE, orderNumber, admin);
+    }
+
+    /**
+     * An admin saves the edit page. The offline lock must still be the live lock of this admin on this
+     * order (checked before anything is read or changed); the version the page showed must still be the
+     * order's, since customers do not take the admin's lock. The lock is released by the caller once
+     * this transaction has committed ({@link #stopEditing}).
+     *
+     * @throws dev.holdfast.offline.NoLockException       the lock expired, was broken or released, is another
+     *                                                     admin's or another order's, or was never issued
+     * @throws OrderVersionCheck.StaleOrderException      the order changed since the page was opened
+     * @throws OrderStateException                        shipping has started
+     */
+    @Transactional
+    public Order edit(String admin, String orderNumber, LockId lockId, long seenVersion, Receiver receiver,
+                      List<Integer> quantities) {
+        editLocks.checkLock(lockId, EDIT_LOCK_TYPE, orderNumber, admin);
+        lockOrder(orderNumber);
+        Order order = anyOrder(orderNumber);
+        OrderVersionCheck.matchVersion(order, seenVersion, "edit the order (receiver " + receiver.name() + ")");
+        order.editByAdmin(receiver, quantities, admin, clock.instant());
+        return order;
+    }
+
+    /**
+     * Releases the admin's edit lock (after saving, or on cancel).
+     *
+     * @throws dev.holdfast.offline.NoLockException if it authorizes nothing any more (expired, broken, another's)
+     */
+    public void stopEditing(String admin, LockId lockId) {
+        editLocks.releaseLock(lockId, admin);
     }
 
     /** The customer's own orders. */

@@ -1,5 +1,6 @@
 package dev.holdfast.shop.web;
 
+import dev.holdfast.offline.JdbcLockManager;
 import dev.holdfast.shop.order.OrderService;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -18,9 +19,11 @@ import java.security.Principal;
 class AdminOrdersController {
 
     private final OrderService orders;
+    private final JdbcLockManager locks;
 
-    AdminOrdersController(OrderService orders) {
+    AdminOrdersController(OrderService orders, JdbcLockManager locks) {
         this.orders = orders;
+        this.locks = locks;
     }
 
     @GetMapping
@@ -31,7 +34,9 @@ class AdminOrdersController {
 
     @GetMapping("/{orderNumber}")
     String detail(@PathVariable String orderNumber, Model model) {
-        model.addAttribute("order", orders.anyOrder(FormInput.orderNumber(orderNumber)));
+        String number = FormInput.orderNumber(orderNumber);
+        model.addAttribute("order", orders.anyOrder(number));
+        model.addAttribute("editLock", locks.holder(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
         return "admin-order";
     }
 

@@ -45,4 +45,38 @@ final class FormInput {
     private static String abbreviate(String s) {
         return s.length() <= 40 ? s : s.substring(0, 40) + "…";
     }
+
+    /**
+     * A required text field of at most {@code max} characters, stripped.
+     *
+     * @throws BadRequestException if it is missing, blank or too long
+     */
+    static String text(String field, String raw, int max) {
+        if (raw == null || raw.isBlank()) {
+            throw new BadRequestException("The " + field + " is missing. Nothing was changed; go back and fill it in.");
+        }
+        String value = raw.strip();
+        if (value.length() > max) {
+            throw new BadRequestException("The " + field + " is longer than " + max + " characters. Nothing was changed.");
+        }
+        return value;
+    }
+
+    /**
+     * A line quantity, 1 to 99.
+     *
+     * @throws BadRequestException otherwise
+     */
+    static int quantity(String raw) {
+        try {
+            int q = Integer.parseInt(raw == null ? "" : raw.strip());
+            if (q >= 1 && q <= 99) {
+                return q;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadRequestException("A quantity must be a whole number from 1 to 99, not '"
+                + abbreviate(raw == null ? "" : raw) + "'. Nothing was changed.");
+    }
 }

@@ -42,6 +42,13 @@ class ViewSupport {
 
         private static final DateTimeFormatter TIME =
                 DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
+        private static final DateTimeFormatter CLOCK =
+                DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+        /** A time of day for "being edited until …", with the zone, e.g. {@code 14:05:12 UTC}. */
+        public String clock(Instant instant) {
+            return instant == null ? "" : CLOCK.format(instant);
+        }
 
         public String time(Instant instant) {
             return instant == null ? "" : TIME.format(instant);

@@ -100,6 +100,11 @@ final class Browser implements AutoCloseable {
         return ((Number) status).longValue();
     }
 
+    /** An attribute of the page's main element, e.g. {@code data-code} of a lock problem page. */
+    String mainAttribute(String name) {
+        return driver.findElement(By.tagName("main")).getDomAttribute(name);
+    }
+
     String text(String id) {
         return driver.findElement(By.id(id)).getText();
     }

@@ -27,6 +27,9 @@ import javax.sql.DataSource;
  */
 final class ShopServer {
 
+    static final java.time.Duration EDIT_LOCK_EXPIRY = java.time.Duration.ofSeconds(4);
+    static final java.time.Duration HEARTBEAT = java.time.Duration.ofSeconds(1);
+
     private static ShopServer instance;
     private static final AtomicInteger ORDERS = new AtomicInteger();
 
@@ -37,7 +40,11 @@ final class ShopServer {
 
     private ShopServer() {
         context = SpringApplication.run(ShopApplication.class, "--server.port=0",
-                "--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+                "--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                // Edit locks live EDIT_LOCK_EXPIRY unless the page's heartbeat extends them, so that the
+                // offline lock tests see expiry and extension within seconds.
+                "--holdfast.offline.default-expiry=" + EDIT_LOCK_EXPIRY.toMillis() + "ms",
+                "--holdfast.web.heartbeat-interval=" + HEARTBEAT.toMillis() + "ms");
         baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
         jdbc = new JdbcTemplate(context.getBean(DataSource.class));
         table = context.getBean(ShopTableNames.class).orders();
@@ -82,5 +89,21 @@ final class ShopServer {
     }
 
     record OrderRow(String state, String address1, String zipCode, String receiverName, long version, String modifiedBy) {
+    }
+
+    /** Who holds the live edit lock of an order, by database time (null: nobody). */
+    String editLockOwner(String orderNumber) {
+        return context.getBean(dev.holdfast.offline.JdbcLockManager.class)
+                .holder("purchase_order", orderNumber).map(dev.holdfast.offline.HeldLock::owner).orElse(null);
+    }
+
+    /** The order's receiver phone and line quantities, as the database holds them. */
+    String phoneAndQuantities(String orderNumber) {
+        String phone = jdbc.queryForObject("SELECT receiver_phone FROM " + table + " WHERE order_number = ?",
+                String.class, orderNumber);
+        String lineTable = table.substring(0, table.length() - "purchase_order".length()) + "order_line";
+        List<Integer> quantities = jdbc.queryForList("SELECT quantity FROM " + lineTable
+                + " WHERE order_number = ? ORDER BY line_no", Integer.class, orderNumber);
+        return phone + " " + quantities;
     }
 }

@@ -37,7 +37,8 @@ final class ShopOnDatabase {
         List<String> args = new ArrayList<>(List.of("--server.port=0",
                 "--spring.datasource.hikari.maximum-pool-size=12",
                 "--spring.jpa.hibernate.ddl-auto=create-drop",
-                "--shop.table-prefix=" + prefix));
+                "--shop.table-prefix=" + prefix,
+                "--holdfast.offline.table=" + prefix + "locks"));
         if (kind == TestDatabase.Kind.H2 || System.getenv("HOLDFAST_" + kind.name() + "_URL") != null) {
             args.add("--spring.datasource.url=" + kind.url());
             args.add("--spring.datasource.username=" + kind.user());
@@ -48,10 +49,16 @@ final class ShopOnDatabase {
             args.add("--spring.profiles.active=" + kind.id());
         }
         context = SpringApplication.run(ShopApplication.class, args.toArray(String[]::new));
-        Runtime.getRuntime().addShutdownHook(new Thread(context::close));
         service = context.getBean(OrderService.class);
         DataSource dataSource = context.getBean(DataSource.class);
         jdbc = new JdbcTemplate(dataSource);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                jdbc.execute("DROP TABLE IF EXISTS " + prefix + "locks"); // created by holdfast.schema.install
+            } finally {
+                context.close();
+            }
+        }));
         table = context.getBean(ShopTableNames.class).orders();
     }
 

@@ -1,0 +1,103 @@
+package dev.holdfast.shop.web;
+
+import dev.holdfast.offline.LockId;
+import dev.holdfast.offline.NoLockException;
+import dev.holdfast.shop.order.Order;
+import dev.holdfast.shop.order.OrderService;
+import dev.holdfast.shop.order.Receiver;
+import dev.holdfast.spring.boot.web.LockHeartbeat;
+import org.springframework.http.ResponseEntity;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.servlet.mvc.support.RedirectAttributes;
+
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Scenario 3: an admin edits an order under an offline lock. Opening the page takes the lock (a second
+ * admin gets "being edited by …"); the {@link LockId} travels in a hidden field; the page's heartbeat
+ * extends it; saving checks it is still this admin's live lock on this order, then releases it.
+ * Lock refusals are rendered by holdfast-spring-boot's handler ({@link ShopLockProblemHandler}).
+ */
+@Controller
+@RequestMapping("/admin/orders/{orderNumber}/edit")
+class AdminOrderEditController {
+
+    private final OrderService orders;
+    private final LockHeartbeat heartbeat;
+
+    AdminOrderEditController(OrderService orders, LockHeartbeat heartbeat) {
+        this.orders = orders;
+        this.heartbeat = heartbeat;
+    }
+
+    @GetMapping
+    String edit(@PathVariable String orderNumber, Principal admin, Model model) {
+        String number = FormInput.orderNumber(orderNumber);
+        LockId lockId = orders.startEditing(admin.getName(), number);
+        Order order = orders.anyOrder(number);
+        model.addAttribute("order", order);
+        model.addAttribute("lockId", lockId.getValue());
+        model.addAttribute("lock", heartbeat.status(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
+        model.addAttribute("heartbeatSeconds", heartbeat.interval().toSeconds());
+        return "admin-order-edit";
+    }
+
+    @PostMapping
+    String save(@PathVariable String orderNumber, @RequestParam LockId lockId,
+                @RequestParam(required = false) String version,
+                @RequestParam(required = false) String receiverName,
+                @RequestParam(required = false) String receiverPhone,
+                @RequestParam(name = "quantity", required = false) List<String> quantities,
+                Principal admin, RedirectAttributes redirect) {
+        String number = FormInput.orderNumber(orderNumber);
+        long seenVersion = FormInput.version(version);
+        Receiver receiver = new Receiver(FormInput.text("receiver", receiverName, 100), FormInput.text("phone", receiverPhone, 40));
+        List<Integer> parsed = new ArrayList<>();
+        for (String q : quantities == null ? List.<String>of() : quantities) {
+            parsed.add(FormInput.quantity(q));
+        }
+        if (parsed.size() != orders.anyOrder(number).getLines().size()) {
+            throw new BadRequestException("The form carried " + parsed.size() + " quantities for an order with "
+                    + orders.anyOrder(number).getLines().size() + " lines. Nothing was changed; open the edit page again.");
+        }
+        orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
+        release(admin, lockId);
+        redirect.addFlashAttribute("notice", "Order " + number + " was saved and your edit lock released.");
+        return "redirect:/admin/orders/" + number;
+    }
+
+    @PostMapping("/cancel")
+    String cancel(@PathVariable String orderNumber, @RequestParam LockId lockId, Principal admin,
+                  RedirectAttributes redirect) {
+        String number = FormInput.orderNumber(orderNumber);
+        boolean released = release(admin, lockId);
+        redirect.addFlashAttribute("notice", released ? "Editing cancelled; your edit lock on order " + number + " was released."
+                : "Editing cancelled; you no longer held the edit lock on order " + number + ".");
+        return "redirect:/admin/orders/" + number;
+    }
+
+    /** The page's heartbeat ({@code /holdfast/heartbeat.js}): extends this admin's lock on this order. */
+    @PostMapping("/heartbeat")
+    ResponseEntity<String> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
+                                     Principal admin) {
+        return heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber), admin.getName());
+    }
+
+    /** Releases the lock if it is still this admin's; a lock already lost needs no release. */
+    private boolean release(Principal admin, LockId lockId) {
+        try {
+            orders.stopEditing(admin.getName(), lockId);
+            return true;
+        } catch (NoLockException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.holdfast.shop.order;
+
+import dev.holdfast.offline.AlreadyLockedException;
+import dev.holdfast.offline.ForeignLockException;
+import dev.holdfast.offline.LockId;
+import dev.holdfast.offline.NoLockException;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Scenario 3's service on H2, PostgreSQL and MariaDB (the shop's own profiles and the auto-configured
+ * lock manager): the edit lock is checked against the order and the admin before anything changes,
+ * a refused edit leaves the row and the lock as they were, and no connection stays borrowed.
+ */
+class OrderEditDatabaseTest {
+
+    private static final Receiver NEW_RECEIVER = new Receiver("New Receiver", "+1 555 0123");
+
+    @DatabaseTest
+    void editsOnlyWithTheAdminsLiveLockOnThatOrder(TestDatabase db) {
+        ShopOnDatabase shop = ShopOnDatabase.on(db);
+        String a = shop.newOrder("alice");
+        String b = shop.newOrder("bob");
+        LockId kimsA = shop.service.startEditing("kim", a);
+        LockId adminsB = shop.service.startEditing("admin", b);
+        assertThatThrownBy(() -> shop.service.startEditing("admin", a))
+                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("kim"));
+
+        assertThatThrownBy(() -> shop.service.edit("admin", a, kimsA, 0, NEW_RECEIVER, List.of(2)))
+                .isInstanceOfSatisfying(ForeignLockException.class,
+                        e -> assertThat(e.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER));
+        assertThatThrownBy(() -> shop.service.edit("kim", a, adminsB, 0, NEW_RECEIVER, List.of(2)))
+                .isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> shop.service.edit("kim", a, LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"), 0, NEW_RECEIVER, List.of(2)))
+                .isExactlyInstanceOf(NoLockException.class);
+        assertThat(shop.version(a)).isZero();
+        assertThat(shop.activeConnections()).isZero();
+
+        shop.service.edit("kim", a, kimsA, 0, NEW_RECEIVER, List.of(2));
+        shop.service.stopEditing("kim", kimsA);
+        assertThat(shop.version(a)).isEqualTo(1);
+        assertThat(shop.jdbc.queryForObject("SELECT receiver_name FROM " + shop.table + " WHERE order_number = ?",
+                String.class, a)).isEqualTo("New Receiver");
+        // released: the next admin gets the lock; the old lock id authorizes nothing any more
+        LockId next = shop.service.startEditing("admin", a);
+        assertThatThrownBy(() -> shop.service.edit("kim", a, kimsA, 1, NEW_RECEIVER, List.of(3)))
+                .isInstanceOf(NoLockException.class);
+        shop.service.stopEditing("admin", next);
+        shop.service.stopEditing("admin", adminsB);
+        assertThat(shop.version(a)).isEqualTo(1);
+        assertThat(shop.activeConnections()).isZero();
+    }
+}

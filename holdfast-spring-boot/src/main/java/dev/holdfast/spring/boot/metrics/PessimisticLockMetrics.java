@@ -1,0 +1,54 @@
+package dev.holdfast.spring.boot.metrics;
+
+import dev.holdfast.pessimistic.DeadlockException;
+import dev.holdfast.pessimistic.LockTimeoutException;
+import dev.holdfast.pessimistic.LockWait;
+import dev.holdfast.pessimistic.PessimisticLocks;
+import dev.holdfast.pessimistic.RowRef;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Meters every row lock of {@link PessimisticLocks} (give it to {@link PessimisticLocks#observedBy}):
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>{@value #WAIT}</td><td>timer: how long each lock statement took, waiting included</td>
+ *       <td>{@code table}, {@code outcome} (locked, absent, timeout, deadlock, error)</td></tr>
+ *   <tr><td>{@value #TIMEOUTS}</td><td>counter: {@link LockTimeoutException}s (bound ran out, or
+ *       no-wait found the row held)</td><td>{@code table}</td></tr>
+ * </table>
+ *
+ * Table names are the only tag with values from the application; they are few.
+ */
+public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
+
+    public static final String WAIT = "holdfast.pessimistic.lock.wait";
+    public static final String TIMEOUTS = "holdfast.pessimistic.lock.timeouts";
+
+    private final MeterRegistry registry;
+
+    public PessimisticLockMetrics(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    @Override
+    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure) {
+        String table = row.table().value();
+        String outcome = failure == null ? (locked ? "locked" : "absent")
+                : failure instanceof LockTimeoutException ? "timeout"
+                : failure instanceof DeadlockException ? "deadlock" : "error";
+        Timer.builder(WAIT).description("Pessimistic row lock statements, waiting included")
+                .tag("table", table).tag("outcome", outcome)
+                .register(registry).record(waited);
+        if (failure instanceof LockTimeoutException) {
+            Counter.builder(TIMEOUTS).description("Row lock waits that ran out of their bound")
+                    .tag("table", table).register(registry).increment();
+        }
+    }
+}

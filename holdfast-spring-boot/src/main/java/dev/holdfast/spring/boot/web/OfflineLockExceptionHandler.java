@@ -1,0 +1,158 @@
+package dev.holdfast.spring.boot.web;
+
+import dev.holdfast.offline.AlreadyLockedException;
+import dev.holdfast.offline.LockId;
+import dev.holdfast.offline.MalformedLockIdException;
+import dev.holdfast.offline.NoLockException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.validation.BindException;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MissingServletRequestParameterException;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.ModelAndView;
+import org.springframework.web.servlet.View;
+import org.springframework.web.util.HtmlUtils;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Answers offline lock refusals: {@link AlreadyLockedException} and {@link NoLockException} (and its
+ * subtypes) with 409, a malformed or missing {@link LockId} with 400 — never a 500. Requests that
+ * accept JSON but not HTML ({@code fetch} with {@code Accept: application/json}) get an RFC 9457
+ * problem detail ({@code application/problem+json}); browsers get the view named by
+ * {@code holdfast.web.lock-problem-view} with the {@link LockProblem} as model attribute
+ * {@value #MODEL_ATTRIBUTE}, or a small built-in page.
+ *
+ * <p>It has the lowest precedence, so an application's own handlers win. To add to the model (the
+ * signed-in user for a page header, a reload link), subclass it as a {@code @ControllerAdvice} bean
+ * and override {@link #addToModel}; the auto-configured one then backs off.
+ */
+@ControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class OfflineLockExceptionHandler {
+
+    /** The model attribute holding the {@link LockProblem}. */
+    public static final String MODEL_ATTRIBUTE = "lockProblem";
+
+    private final String view;
+
+    /** @param view the view for browsers; null or blank for the built-in page */
+    public OfflineLockExceptionHandler(String view) {
+        this.view = view == null || view.isBlank() ? null : view;
+    }
+
+    @ExceptionHandler(AlreadyLockedException.class)
+    public ModelAndView alreadyLocked(AlreadyLockedException e, HttpServletRequest request) {
+        return respond(LockProblem.of(e), request);
+    }
+
+    @ExceptionHandler(NoLockException.class)
+    public ModelAndView noLock(NoLockException e, HttpServletRequest request) {
+        return respond(LockProblem.of(e), request);
+    }
+
+    @ExceptionHandler(MalformedLockIdException.class)
+    public ModelAndView malformed(MalformedLockIdException e, HttpServletRequest request) {
+        return respond(LockProblem.badLockId(false), request);
+    }
+
+    /** A {@code @RequestParam LockId} that did not convert; other mismatches go to the next handler. */
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    public ModelAndView typeMismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
+        if (e.getRequiredType() != LockId.class) {
+            throw e;
+        }
+        return respond(LockProblem.badLockId(e.getValue() == null || e.getValue().toString().isBlank()), request);
+    }
+
+    /** A missing {@code @RequestParam LockId}; other missing parameters go to the next handler. */
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    public ModelAndView missing(MissingServletRequestParameterException e, HttpServletRequest request) throws Exception {
+        if (!LockId.class.getSimpleName().equals(e.getParameterType())) {
+            throw e;
+        }
+        return respond(LockProblem.badLockId(true), request);
+    }
+
+    /** A form object whose {@link LockId} field did not bind; other binding errors go to the next handler. */
+    @ExceptionHandler(BindException.class)
+    public ModelAndView bind(BindException e, HttpServletRequest request) throws Exception {
+        for (FieldError error : e.getFieldErrors()) {
+            if (e.getFieldType(error.getField()) == LockId.class) {
+                return respond(LockProblem.badLockId(error.getRejectedValue() == null
+                        || error.getRejectedValue().toString().isBlank()), request);
+            }
+        }
+        throw e;
+    }
+
+    /**
+     * Adds what the application's page needs besides {@value #MODEL_ATTRIBUTE}; nothing by default.
+     * Not called for JSON or the built-in page.
+     */
+    protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {
+    }
+
+    private ModelAndView respond(LockProblem problem, HttpServletRequest request) {
+        HttpStatus status = HttpStatus.valueOf(problem.status());
+        if (wantsJson(request) || view == null) {
+            ModelAndView mv = new ModelAndView(wantsJson(request) ? new ProblemJsonView(problem) : new BuiltInPage(problem));
+            mv.setStatus(status);
+            return mv;
+        }
+        Map<String, Object> model = new HashMap<>();
+        model.put(MODEL_ATTRIBUTE, problem);
+        addToModel(model, problem, request);
+        return new ModelAndView(view, model, status);
+    }
+
+    /** JSON when the client accepts JSON and does not ask for HTML (browsers navigating always do). */
+    static boolean wantsJson(HttpServletRequest request) {
+        String accept = request.getHeader("Accept");
+        return accept != null && accept.contains("json") && !accept.contains("text/html");
+    }
+
+    /** Writes the problem as {@code application/problem+json}. */
+    private record ProblemJsonView(LockProblem problem) implements View {
+        @Override
+        public String getContentType() {
+            return "application/problem+json";
+        }
+
+        @Override
+        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
+            write(response, getContentType(), Json.object(problem.problemDetail()));
+        }
+    }
+
+    /** A minimal page for applications that configure no view. */
+    private record BuiltInPage(LockProblem problem) implements View {
+        @Override
+        public String getContentType() {
+            return "text/html;charset=UTF-8";
+        }
+
+        @Override
+        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
+            String title = HtmlUtils.htmlEscape(problem.title());
+            write(response, getContentType(), "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
+                    + "</title></head><body><main data-page=\"lock-problem\" data-code=\"" + problem.code() + "\"><h1>"
+                    + title + "</h1><p id=\"lock-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail())
+                    + "</p></main></body></html>");
+        }
+    }
+
+    private static void write(HttpServletResponse response, String contentType, String body) throws Exception {
+        response.setContentType(contentType);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write(body);
+    }
+}
