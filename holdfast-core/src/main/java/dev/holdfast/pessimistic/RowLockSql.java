@@ -74,8 +74,9 @@ abstract class RowLockSql {
         }
 
         private boolean bounded(Connection c, RowRef row, LockWait wait) throws SQLException {
-            String sql = "SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true);"
-                    + "SELECT set_config('lock_timeout', ?, true);"
+            // Target-list entries are evaluated in order: the old value is saved before it is replaced.
+            String sql = "SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true),"
+                    + " set_config('lock_timeout', ?, true);"
                     + select(row) + ";"
                     + "SELECT set_config('lock_timeout', current_setting('holdfast.saved_lock_timeout'), true)";
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -87,7 +88,7 @@ abstract class RowLockSql {
                     if (isResultSet) {
                         try (ResultSet rs = ps.getResultSet()) {
                             boolean hasRow = rs.next();
-                            if (index == 2) {
+                            if (index == 1) {
                                 found = hasRow;
                             }
                         }
