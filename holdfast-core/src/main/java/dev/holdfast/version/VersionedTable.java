@@ -235,8 +235,13 @@ public final class VersionedTable {
         }
     }
 
-    /** Normalises a key: integral numbers become {@link Long}. */
-    static Object key(Object id) {
+    /**
+     * The key as this table binds it: integral numbers become {@link Long}; {@link String},
+     * {@link UUID} and {@link BigDecimal} stay as they are.
+     *
+     * @throws IllegalArgumentException for null, a blank or over-long (1024) string, or another type
+     */
+    public static Object key(Object id) {
         if (id == null) {
             throw new IllegalArgumentException("id must not be null");
         }
