@@ -121,6 +121,34 @@ class AggregateRootVersionTest {
     }
 
     @DatabaseTest
+    void aMemberWithAnIdentityIdBumpsTheRootWhenPersisted(TestDatabase db) throws Exception {
+        Jpa jpa = seeded(db, true);
+        try {
+            jpa.run(em -> em.persist(new OrderNote(em.find(PurchaseOrder.class, 1L), "call first")));
+            assertThat(rootVersion(db, jpa)).isEqualTo(1);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + jpa.table("hf_note"))).isEqualTo(1);
+        } finally {
+            jpa.close();
+        }
+    }
+
+    @DatabaseTest
+    void anAutoFlushBeforeAQueryBumpsTheRootForWhatItFlushes(TestDatabase db) throws Exception {
+        Jpa jpa = seeded(db, true);
+        try {
+            long quantity = jpa.inTransaction(em -> {
+                line(em, 11).quantity = 42;
+                // The query reads hf_line, so Hibernate flushes the change first (AUTO flush mode).
+                return em.createQuery("select l.quantity from OrderLine l where l.id = 11", Integer.class).getSingleResult();
+            });
+            assertThat(quantity).isEqualTo(42);
+            assertThat(rootVersion(db, jpa)).isEqualTo(1);
+        } finally {
+            jpa.close();
+        }
+    }
+
+    @DatabaseTest
     void aStaleRootWriterFailsAfterAChildChanged(TestDatabase db) throws Exception {
         Jpa jpa = seeded(db, true);
         try (EntityManager stale = jpa.emf.createEntityManager()) {

@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 final class Jpa {
 
     /** Children first: the matrix drops tables in this order after the test. */
-    private static final String[] TABLES = {"hf_line_note", "hf_order_tag", "hf_line", "hf_order"};
+    private static final String[] TABLES = {"hf_note", "hf_line_note", "hf_order_tag", "hf_line", "hf_order"};
 
     final EntityManagerFactory emf;
     final Map<String, String> tables = new LinkedHashMap<>();
@@ -35,7 +35,7 @@ final class Jpa {
 
     static HibernatePersistenceConfiguration configuration(DataSource pool, Map<String, String> tables, boolean rootBump, String ddl) {
         return new HibernatePersistenceConfiguration("holdfast-test")
-                .managedClasses(PurchaseOrder.class, OrderLine.class)
+                .managedClasses(PurchaseOrder.class, OrderLine.class, OrderNote.class)
                 .property("jakarta.persistence.nonJtaDataSource", pool)
                 .property("hibernate.physical_naming_strategy", new Renaming(tables))
                 .property("hibernate.hbm2ddl.auto", ddl)
