@@ -36,6 +36,10 @@ import java.util.UUID;
  * half of the work (PostgreSQL would accept it silently). Bad arguments raise
  * {@link IllegalArgumentException} before any SQL runs.
  *
+ * <p>At REPEATABLE READ or SERIALIZABLE, PostgreSQL itself refuses an update of a row changed since
+ * the transaction's snapshot (SQLState 40001); that surfaces as {@link DatabaseException} with the
+ * transaction rolled back. Use READ COMMITTED (the default) to get the explained conflict.
+ *
  * <p>Keys may be {@link Long} (any integral type is widened), {@link String}, {@link UUID} or
  * {@link BigDecimal}. Immutable and thread-safe.
  */

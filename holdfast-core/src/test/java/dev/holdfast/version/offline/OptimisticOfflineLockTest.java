@@ -191,6 +191,13 @@ class OptimisticOfflineLockTest {
         tx.write(f.addresses(), 1L, Assignments.of("street", "b"));
         f.offline().commit(pool, tx, "kim");
         assertThatThrownBy(() -> f.offline().commit(pool, tx, "kim")).isInstanceOf(VersionConflictException.class);
+        // An SQL failure half-way: the earlier write of the same commit is rolled back too.
+        insert(db, addressTable, 2, "two", 1);
+        BusinessTransaction broken = f.offline().begin().recordRead(f.addresses(), 1L, 2).recordRead(f.addresses(), 2L, 1);
+        broken.write(f.addresses(), 1L, Assignments.of("street", "must not stay"));
+        broken.write(f.addresses(), 2L, Assignments.of("no_such_column", 1));
+        assertThatThrownBy(() -> f.offline().commit(pool, broken, "kim")).isInstanceOf(dev.holdfast.DatabaseException.class);
+        assertThat(db.queryString("SELECT street FROM " + addressTable + " WHERE id = 1")).isEqualTo("b");
         try (Connection c = pool.getConnection()) {
             assertThat(c.getAutoCommit()).isTrue();
             assertThat(c.getTransactionIsolation()).isEqualTo(isolation);
