@@ -1,0 +1,174 @@
+package dev.holdfast.lease;
+
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
+ * holds one pooled connection that {@code LISTEN}s on the table's channel, and releases a local
+ * waiter when a release names it (payload {@code <length of name>:<name><owner>}).
+ *
+ * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
+ * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) {@link #start} returns
+ * false and waiters poll. While the connection is down, waiters poll too; after a reconnect every
+ * waiter is woken once, as notifications may have been missed. The connection is {@code UNLISTEN}ed
+ * before it goes back to the pool, so no pooled connection keeps collecting notifications.
+ */
+final class PgWakeUps implements AutoCloseable {
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final ConcurrentHashMap<String, Set<Semaphore>> waiters = new ConcurrentHashMap<>();
+    private final CountDownLatch firstAttempt = new CountDownLatch(1);
+    private volatile boolean listening;
+    private volatile boolean closed;
+    private Thread thread;
+
+    PgWakeUps(DataSource dataSource, String channel) {
+        this.dataSource = dataSource;
+        this.channel = channel;
+    }
+
+    /** Starts listening if not yet done; true if notifications are flowing now. */
+    boolean start() throws InterruptedException {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            if (thread == null) {
+                thread = new Thread(this::run, "holdfast-lease-listener-" + channel);
+                thread.setDaemon(true);
+                thread.start();
+            }
+        }
+        firstAttempt.await(5, TimeUnit.SECONDS);
+        return listening;
+    }
+
+    boolean isListening() {
+        return listening;
+    }
+
+    static String key(String name, String owner) {
+        return name.length() + ":" + name + owner;
+    }
+
+    void register(String key, Semaphore signal) {
+        waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(signal);
+    }
+
+    void unregister(String key, Semaphore signal) {
+        waiters.computeIfPresent(key, (k, set) -> {
+            set.remove(signal);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    private void wakeAll() {
+        waiters.values().forEach(set -> set.forEach(Semaphore::release));
+    }
+
+    private void run() {
+        long backoffMillis = 50;
+        while (!closed) {
+            try (Connection c = dataSource.getConnection()) {
+                listen(c);
+                backoffMillis = 50;
+            } catch (Exception e) {
+                // Down: waiters fall back to polling until the next connection listens.
+            } finally {
+                listening = false;
+                firstAttempt.countDown();
+                wakeAll();
+            }
+            if (!closed) {
+                try {
+                    Thread.sleep(backoffMillis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoffMillis = Math.min(2000, backoffMillis * 2);
+            }
+        }
+    }
+
+    private void listen(Connection c) throws Exception {
+        Class<?> pgConnection = load(c, "org.postgresql.PGConnection");
+        Class<?> pgNotification = load(c, "org.postgresql.PGNotification");
+        if (pgConnection == null || pgNotification == null || !c.isWrapperFor(pgConnection)) {
+            closed = true; // no way to listen: never retry, waiters poll
+            return;
+        }
+        Object pg = c.unwrap(pgConnection);
+        Method getNotifications = pgConnection.getMethod("getNotifications", int.class);
+        Method getParameter = pgNotification.getMethod("getParameter");
+        boolean autoCommit = c.getAutoCommit();
+        if (!autoCommit) {
+            c.setAutoCommit(true);
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("LISTEN " + channel);
+            try {
+                listening = true;
+                wakeAll();
+                firstAttempt.countDown();
+                while (!closed) {
+                    Object[] notifications = (Object[]) getNotifications.invoke(pg, 250);
+                    if (notifications == null) {
+                        continue;
+                    }
+                    for (Object n : notifications) {
+                        Set<Semaphore> set = waiters.get((String) getParameter.invoke(n));
+                        if (set != null) {
+                            set.forEach(Semaphore::release);
+                        }
+                    }
+                }
+            } finally {
+                listening = false;
+                s.execute("UNLISTEN " + channel);
+            }
+        } finally {
+            if (!autoCommit) {
+                c.setAutoCommit(false);
+            }
+        }
+    }
+
+    private static Class<?> load(Connection c, String name) {
+        for (ClassLoader loader : new ClassLoader[] {
+                Thread.currentThread().getContextClassLoader(), PgWakeUps.class.getClassLoader(),
+                c.getClass().getClassLoader()}) {
+            try {
+                return Class.forName(name, false, loader);
+            } catch (ClassNotFoundException | RuntimeException e) {
+                // try the next loader
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            closed = true;
+            t = thread;
+        }
+        if (t != null) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        wakeAll();
+    }
+}
