@@ -39,6 +39,7 @@ public final class LeaseGuard implements AutoCloseable {
     private volatile Lease lease;
     private volatile long validUntil;
     private volatile LeaseLostException lost;
+    private volatile RuntimeException lastFailure;
     private boolean closed;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> deadline;
@@ -141,6 +142,7 @@ public final class LeaseGuard implements AutoCloseable {
                 Lease l = lease;
                 lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), expiry.get());
                 validUntil = sent + ttlNanos;
+                lastFailure = null;
                 scheduleRenewal(ttlNanos / 3);
                 scheduleDeadline();
             }
@@ -149,6 +151,7 @@ public final class LeaseGuard implements AutoCloseable {
                 if (closed || lost != null) {
                     return;
                 }
+                lastFailure = e;
                 long left = validUntil - System.nanoTime();
                 if (left <= 0) {
                     markLost("could not be renewed before its last confirmed expiry", e);
@@ -161,7 +164,7 @@ public final class LeaseGuard implements AutoCloseable {
 
     private void checkDeadline() {
         if (System.nanoTime() - validUntil >= 0) {
-            markLost("was not renewed before its last confirmed expiry", null);
+            markLost("was not renewed before its last confirmed expiry", lastFailure);
         }
     }
 

@@ -82,6 +82,7 @@ public final class LeaseService implements AutoCloseable {
     private final Dialect dialect;
     private final String table;
     private final boolean fastRelease;
+    private final long safetyPollNanos;
     private final LeaseSql sql;
     private final PgWakeUps wakeUps;
     private volatile ScheduledExecutorService scheduler;
@@ -91,6 +92,7 @@ public final class LeaseService implements AutoCloseable {
         this.dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
         this.table = b.table;
         this.fastRelease = b.fastRelease;
+        this.safetyPollNanos = b.safetyPollNanos;
         this.sql = LeaseSql.forDialect(dialect, table);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
     }
@@ -106,6 +108,7 @@ public final class LeaseService implements AutoCloseable {
         private Dialect dialect;
         private String table = HoldfastTable.LEASES.defaultName();
         private boolean fastRelease = true;
+        private long safetyPollNanos = SAFETY_POLL_NANOS;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
@@ -142,6 +145,12 @@ public final class LeaseService implements AutoCloseable {
          */
         public Builder fastRelease(boolean fastRelease) {
             this.fastRelease = fastRelease;
+            return this;
+        }
+
+        /** Tests only: how often a notified waiter re-checks anyway. */
+        Builder safetyPoll(Duration interval) {
+            this.safetyPollNanos = interval.toNanos();
             return this;
         }
 
@@ -213,6 +222,8 @@ public final class LeaseService implements AutoCloseable {
         if (notified) {
             wakeUps.register(key, signal);
         }
+        // A queue entry outlives several safety polls, each of which refreshes it.
+        long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
         boolean queued = false;
         int attempts = 0;
         long backoff = MIN_BACKOFF_NANOS;
@@ -222,7 +233,7 @@ public final class LeaseService implements AutoCloseable {
                 boolean viaQueue = wakeUps != null && waitNanos > 0;
                 Optional<Lease> granted = viaQueue
                         ? acquire("acquiring", name, owner,
-                                c -> sql.acquireOrQueue(c, name, owner, micros, QUEUE_ENTRY_MICROS))
+                                c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros))
                         : acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros));
                 if (granted.isPresent()) {
                     return granted.get();
@@ -233,8 +244,8 @@ public final class LeaseService implements AutoCloseable {
                     throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                 }
                 if (notified && wakeUps.isListening()) {
-                    long poll = SAFETY_POLL_NANOS - SAFETY_POLL_NANOS / 5
-                            + ThreadLocalRandom.current().nextLong(SAFETY_POLL_NANOS * 2 / 5);
+                    long poll = safetyPollNanos - safetyPollNanos / 5
+                            + ThreadLocalRandom.current().nextLong(safetyPollNanos * 2 / 5);
                     signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
                     signal.drainPermits();
                 } else {
