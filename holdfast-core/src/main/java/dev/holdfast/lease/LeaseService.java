@@ -340,10 +340,31 @@ public final class LeaseService implements AutoCloseable {
         release(name, owner, null);
     }
 
+    /**
+     * Releases this grant, but not before {@code acquiredAt + heldAtLeast} (database time): if that
+     * moment is still ahead, the lease stays live until then, else it is released now. This is
+     * ShedLock's {@code lockAtLeastFor}: a job that ran too quickly still blocks other nodes for
+     * the minimum.
+     *
+     * @throws LeaseExpiredException if the grant had run out first
+     * @throws LeaseNotHeldException if it was released already or is not this caller's
+     */
+    public void release(Lease lease, Duration heldAtLeast) {
+        checkLease(lease);
+        if (heldAtLeast == null || heldAtLeast.isNegative() || heldAtLeast.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("heldAtLeast must be 0 to " + MAX_DURATION.toDays() + " days, not " + heldAtLeast);
+        }
+        release(lease.name(), lease.owner(), lease.token(), heldAtLeast.isZero() ? null : heldAtLeast.toNanos() / 1000);
+    }
+
     private void release(String name, String owner, Long token) {
+        release(name, owner, token, null);
+    }
+
+    private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
         boolean released = call("releasing", name, c -> {
             boolean fast = fastRelease && c.getAutoCommit();
-            return sql.release(c, name, owner, token, fast);
+            return sql.release(c, name, owner, token, fast, heldAtLeastMicros);
         });
         if (!released) {
             throw notHeld("release", name, owner, token);

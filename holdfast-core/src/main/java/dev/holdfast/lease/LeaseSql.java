@@ -69,17 +69,44 @@ abstract class LeaseSql {
      * @param token null to match any grant of {@code owner}
      * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    boolean release(Connection c, String name, String owner, Long token, boolean fast) throws SQLException {
-        String sql = "UPDATE " + table + " SET expires_at = acquired_at WHERE name = ? AND owner = ?"
-                + (token == null ? "" : " AND token = ?") + " AND expires_at > " + dialect.clock();
+    boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
+            throws SQLException {
+        String sql = "UPDATE " + table + " SET expires_at = " + releasedExpiry(heldAtLeastMicros)
+                + " WHERE name = ? AND owner = ?" + (token == null ? "" : " AND token = ?")
+                + " AND expires_at > " + dialect.clock();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, name);
-            ps.setString(2, owner);
+            int i = bindHeldAtLeast(ps, heldAtLeastMicros);
+            ps.setString(i++, name);
+            ps.setString(i++, owner);
             if (token != null) {
-                ps.setLong(3, token);
+                ps.setLong(i, token);
             }
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * The expiry a release writes: {@code acquired_at} (released), or with a minimum hold, the later
+     * of that and now: {@code acquired_at + min} while that is still ahead.
+     */
+    String releasedExpiry(Long heldAtLeastMicros) {
+        if (heldAtLeastMicros == null) {
+            return "acquired_at";
+        }
+        String until = plusMicros("acquired_at");
+        return "CASE WHEN " + until + " > " + dialect.clock() + " THEN " + until + " ELSE acquired_at END";
+    }
+
+    /** {@code column} plus a bound number of microseconds. */
+    abstract String plusMicros(String column);
+
+    static int bindHeldAtLeast(PreparedStatement ps, Long heldAtLeastMicros) throws SQLException {
+        if (heldAtLeastMicros == null) {
+            return 1;
+        }
+        ps.setLong(1, heldAtLeastMicros);
+        ps.setLong(2, heldAtLeastMicros);
+        return 3;
     }
 
     /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
@@ -174,6 +201,11 @@ abstract class LeaseSql {
                     return granted(rs, name, owner);
                 }
             }
+        }
+
+        @Override
+        String plusMicros(String column) {
+            return "DATEADD(MICROSECOND, CAST(? AS BIGINT), " + column + ")";
         }
 
         @Override
@@ -305,18 +337,26 @@ abstract class LeaseSql {
         }
 
         @Override
-        boolean release(Connection c, String name, String owner, Long token, boolean fast) throws SQLException {
-            String sql = "UPDATE " + table + " AS l SET expires_at = l.acquired_at WHERE l.name = ? AND l.owner = ?"
+        String plusMicros(String column) {
+            return "(" + column + " + ? * interval '1 microsecond')";
+        }
+
+        @Override
+        boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
+                throws SQLException {
+            String sql = "UPDATE " + table + " AS l SET expires_at = " + releasedExpiry(heldAtLeastMicros)
+                    + " WHERE l.name = ? AND l.owner = ?"
                     + (token == null ? "" : " AND l.token = ?") + " AND l.expires_at > clock_timestamp()"
                     + " RETURNING l.token, (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
                     + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
                     + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)"
                     + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
+                int i = bindHeldAtLeast(ps, heldAtLeastMicros);
+                ps.setString(i++, name);
+                ps.setString(i++, owner);
                 if (token != null) {
-                    ps.setLong(3, token);
+                    ps.setLong(i, token);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next();
@@ -393,6 +433,11 @@ abstract class LeaseSql {
                             dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
                 }
             }
+        }
+
+        @Override
+        String plusMicros(String column) {
+            return "(" + column + " + INTERVAL ? MICROSECOND)";
         }
 
         /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */

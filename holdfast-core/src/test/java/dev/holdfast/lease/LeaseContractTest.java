@@ -185,6 +185,25 @@ class LeaseContractTest {
     }
 
     @DatabaseTest
+    void aReleaseWithAMinimumHoldKeepsTheLeaseUntilThen(TestDatabase db) throws Exception {
+        String table = install(db);
+        try (LeaseService leases = service(db.dataSource(), table)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            leases.release(a, Duration.ofMillis(400));
+            Lease row = leases.find("job").orElseThrow();
+            assertThat(row.isReleased()).isFalse();
+            assertThat(row.expiresAt()).isEqualTo(a.acquiredAt().plusMillis(400));
+            assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
+            Lease b = LeaseFaultTest.awaitGrant(leases, "job", "b");
+            assertThat(b.acquiredAt()).isAfterOrEqualTo(a.acquiredAt().plusMillis(400));
+            Thread.sleep(20);
+            leases.release(b, Duration.ofMillis(1));
+            assertThat(leases.find("job").orElseThrow().isReleased()).as("minimum already over").isTrue();
+            assertThatThrownBy(() -> leases.release(b, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @DatabaseTest
     void operatorsListLiveLeasesAndForceReleaseOne(TestDatabase db) throws Exception {
         String table = install(db);
         try (LeaseService leases = service(db.dataSource(), table)) {
@@ -311,7 +330,7 @@ class LeaseContractTest {
             LeaseSql sql = LeaseSql.forDialect(leases.dialect(), table);
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
-                assertThat(sql.release(c, "job", "a", b.token(), true)).isTrue();
+                assertThat(sql.release(c, "job", "a", b.token(), true, null)).isTrue();
                 assertThat(setting(c)).as("inside the release's transaction").isEqualTo("off");
                 c.commit();
                 assertThat(setting(c)).as("after it").isEqualTo("on");
