@@ -201,6 +201,10 @@ public final class LeaseService implements AutoCloseable {
      * polls with exponential backoff (1 to 50 ms) and jitter. An expired holder is noticed within
      * 0.5 s on PostgreSQL, within the backoff elsewhere.
      *
+     * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
+     * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class
+     * path, or while that connection is down, waiters poll as elsewhere (keeping their queue order).
+     *
      * @param maxWait zero tries once
      * @return the grant, as {@link #tryAcquire}
      * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out

@@ -108,6 +108,7 @@ final class PgWakeUps implements AutoCloseable {
         }
         Object pg = c.unwrap(pgConnection);
         Method getNotifications = pgConnection.getMethod("getNotifications", int.class);
+        StreamPeek peek = StreamPeek.of(c, pg);
         Method getParameter = pgNotification.getMethod("getParameter");
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) {
@@ -115,6 +116,7 @@ final class PgWakeUps implements AutoCloseable {
         }
         try (Statement s = c.createStatement()) {
             s.execute("LISTEN " + channel);
+            peek.disable();
             try {
                 listening = true;
                 wakeAll();
@@ -133,11 +135,72 @@ final class PgWakeUps implements AutoCloseable {
                 }
             } finally {
                 listening = false;
+                peek.restore();
                 s.execute("UNLISTEN " + channel);
             }
         } finally {
             if (!autoCommit) {
                 c.setAutoCommit(false);
+            }
+        }
+    }
+
+    /**
+     * pgjdbc 42.7's {@code getNotifications(timeout)} returns only after one more "is anything
+     * pending?" check, a 1 ms blocking socket read that, on timeout, is not rate-limited — so
+     * every wake-up arrives at least 1 ms late (measured here: NOTIFY delivery p50 1.3 ms with it,
+     * 0.2 ms without). That check is skipped while the stream's private
+     * {@code nextStreamAvailableCheckTime} lies in the future, so on the listener connection only,
+     * and only while it listens, we set it far ahead; the blocking read that waits for the next
+     * notification is unaffected. Restored before the connection goes back to the pool. If the
+     * driver's internals differ (another version), nothing is changed and the 1 ms stays.
+     */
+    static final class StreamPeek {
+        private final Object stream;
+        private final java.lang.reflect.Field field;
+        private long saved;
+
+        private StreamPeek(Object stream, java.lang.reflect.Field field) {
+            this.stream = stream;
+            this.field = field;
+        }
+
+        static StreamPeek of(Connection c, Object pg) {
+            try {
+                Object executor = pg.getClass().getMethod("getQueryExecutor").invoke(pg);
+                Class<?> base = load(c, "org.postgresql.core.QueryExecutorBase");
+                java.lang.reflect.Field streamField = base.getDeclaredField("pgStream");
+                streamField.setAccessible(true);
+                Object stream = streamField.get(executor);
+                java.lang.reflect.Field check = stream.getClass().getDeclaredField("nextStreamAvailableCheckTime");
+                check.setAccessible(true);
+                if (check.getType() != long.class) {
+                    return new StreamPeek(null, null);
+                }
+                return new StreamPeek(stream, check);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return new StreamPeek(null, null);
+            }
+        }
+
+        void disable() {
+            if (field != null) {
+                try {
+                    saved = field.getLong(stream);
+                    field.setLong(stream, Long.MAX_VALUE);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    // leave the driver as it is
+                }
+            }
+        }
+
+        void restore() {
+            if (field != null) {
+                try {
+                    field.setLong(stream, saved);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    // the connection is evicted or closed anyway
+                }
             }
         }
     }
