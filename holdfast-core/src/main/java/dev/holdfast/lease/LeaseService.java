@@ -141,7 +141,9 @@ public final class LeaseService implements AutoCloseable {
          * only lets the lease run to its TTL, the state the holder had anyway, and (2) the next
          * acquire commits durably, and PostgreSQL's log is sequential, so that flush makes the
          * release durable too: no fencing token can repeat. Acquires and renewals are always durable.
-         * Ignored on H2 and MariaDB (MariaDB's flush policy is server-wide).
+         * A release with a {@link #lock} waiter queued stays durable: the waiter's acquire would
+         * otherwise wait behind the WAL writer's flush. Ignored on H2 and MariaDB (MariaDB's flush
+         * policy is server-wide).
          */
         public Builder fastRelease(boolean fastRelease) {
             this.fastRelease = fastRelease;

@@ -147,11 +147,6 @@ abstract class LeaseSql {
         }
     }
 
-    /** The database's current time. */
-    Instant now(Connection c) {
-        return dialect.now(c);
-    }
-
     Lease lease(ResultSet rs) throws SQLException {
         return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3),
                 dialect.readInstant(rs, 4), dialect.readInstant(rs, 5));
@@ -239,7 +234,10 @@ abstract class LeaseSql {
      * auto-commit transaction, so its commit does not wait for the WAL flush; the setting ends with
      * that transaction and the session keeps its own. Safe because a lost release (crash before the
      * flush) only leaves the lease to expire by its TTL, and any acquire that relied on the release
-     * commits durably, which flushes the WAL up to and including the release.
+     * commits durably, which flushes the WAL up to and including the release. Only when nobody is
+     * queued: an asynchronous commit wakes the WAL writer, and the waiter's durable acquire right
+     * after it then waits for that flush and its own (measured: hand-off p50 1.5 ms instead of
+     * 1.2 ms), so with a waiter the release keeps the session's durable setting.
      */
     static final class PostgreSql extends LeaseSql {
         private final String queue;
@@ -350,7 +348,9 @@ abstract class LeaseSql {
                     + " RETURNING l.token, (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
                     + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
                     + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)"
-                    + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
+                    + (fast ? ", set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM " + queue + " w"
+                            + " WHERE w.name = l.name AND w.wait_until > clock_timestamp())"
+                            + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int i = bindHeldAtLeast(ps, heldAtLeastMicros);
                 ps.setString(i++, name);
