@@ -122,6 +122,14 @@ public final class TestDatabase {
         return name;
     }
 
+    /**
+     * Drops {@code table} (if it exists) when the test ends, for tables a test did not name itself,
+     * such as companions an installer derives from a {@link #newTableName} name.
+     */
+    public synchronized void dropAfterTest(String table) {
+        tables.add(table);
+    }
+
     /** Runs one statement in auto-commit mode; returns its update count. */
     public int execute(String sql, Object... parameters) throws SQLException {
         try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {

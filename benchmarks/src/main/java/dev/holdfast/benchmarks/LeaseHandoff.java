@@ -1,0 +1,429 @@
+package dev.holdfast.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.testing.TestDatabase;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+/**
+ * Same-name contention across separate instances, as separate servers would have: 8 workers, each
+ * with its own pool and its own lease service (or Spring Integration registry, or Redisson client),
+ * loop "blocking acquire, hold 1 ms, release" on one name for 10 s after a 2 s warm-up.
+ *
+ * <p>Reported per implementation: acquisitions/s; hand-off latency between different workers, from
+ * the moment the releasing worker <em>calls</em> release to the moment the next worker's acquire
+ * returns (and, second figure, from the moment release <em>returns</em>), p50 and p99; database
+ * statements (JDBC executes, counted by a proxy around each worker's pool) and commits per
+ * acquisition; acquisitions per worker and the max/min spread; how often the releasing worker took
+ * the lease straight back. Output: JSON to the file given as first argument.
+ *
+ * <p>Run: {@code flock /tmp/holdfast-bench.lock java -cp benchmarks/target/benchmarks.jar
+ * dev.holdfast.benchmarks.LeaseHandoff benchmarks/results/lease-handoff.json}
+ */
+public final class LeaseHandoff {
+
+    static final int WORKERS = Integer.getInteger("workers", 8);
+    static final Duration HOLD = Duration.ofMillis(1);
+    static final Duration WARMUP = Duration.ofSeconds(2);
+    static final Duration MEASURE = Duration.ofSeconds(10);
+    static final String NAME = "handoff";
+    static final String TABLE = "holdfast_bench_lease_handoff";
+
+    /** One worker's view of its lock implementation. */
+    interface Instance extends AutoCloseable {
+        void acquire() throws Exception;
+
+        void release() throws Exception;
+
+        @Override
+        void close() throws Exception;
+    }
+
+    record Result(String implementation, String database, int workers, double seconds, long acquisitions,
+                  double acquisitionsPerSecond, double handoffP50Ms, double handoffP99Ms,
+                  double handoffFromReturnP50Ms, double handoffFromReturnP99Ms, Double statementsPerAcquisition,
+                  Double commitsPerAcquisition, long[] perWorker, Double spread, double sameWorkerReacquired) {
+
+        String json() {
+            return String.format(Locale.ROOT, "{\"implementation\":\"%s\",\"database\":\"%s\",\"workers\":%d,"
+                            + "\"seconds\":%.1f,\"acquisitions\":%d,\"acquisitionsPerSecond\":%.1f,"
+                            + "\"handoffP50Ms\":%.3f,\"handoffP99Ms\":%.3f,\"handoffFromReleaseReturnP50Ms\":%.3f,"
+                            + "\"handoffFromReleaseReturnP99Ms\":%.3f,\"statementsPerAcquisition\":%s,"
+                            + "\"commitsPerAcquisition\":%s,\"acquisitionsPerWorker\":%s,\"maxMinSpread\":%s,"
+                            + "\"sameWorkerReacquiredFraction\":%.3f}",
+                    implementation, database, workers, seconds, acquisitions, acquisitionsPerSecond, handoffP50Ms,
+                    handoffP99Ms, handoffFromReturnP50Ms, handoffFromReturnP99Ms,
+                    statementsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", statementsPerAcquisition),
+                    commitsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", commitsPerAcquisition),
+                    Arrays.toString(perWorker), spread == null ? "null" : String.format(Locale.ROOT, "%.3f", spread),
+                    sameWorkerReacquired);
+        }
+    }
+
+    /** Counts JDBC executes and commits through every connection of a data source. */
+    static final class Counting {
+        final AtomicLong statements = new AtomicLong();
+        final AtomicLong commits = new AtomicLong();
+
+        DataSource wrap(DataSource target) {
+            return (DataSource) proxy(target, DataSource.class);
+        }
+
+        private Object proxy(Object target, Class<?> type) {
+            return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
+                String m = method.getName();
+                if (m.startsWith("execute")) {
+                    statements.incrementAndGet();
+                } else if (m.equals("commit")) {
+                    commits.incrementAndGet();
+                }
+                Object result;
+                try {
+                    result = method.invoke(target, args);
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+                // Only what the application asks for is wrapped; unwrap() must reach the driver.
+                if (m.equals("getConnection")) {
+                    return proxy(result, Connection.class);
+                }
+                if (m.equals("prepareStatement") || m.equals("prepareCall")) {
+                    return proxy(result, java.sql.PreparedStatement.class);
+                }
+                if (m.equals("createStatement")) {
+                    return proxy(result, Statement.class);
+                }
+                return result;
+            });
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args.length > 0 ? args[0] : "benchmarks/results/lease-handoff.json");
+        List<String> only = args.length > 1 ? List.of(args[1].split(",")) : List.of();
+        List<Result> results = new ArrayList<>();
+        List<String> extra = new ArrayList<>();
+        for (String[] run : new String[][] {
+                {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"}}) {
+            if (!only.isEmpty() && !only.contains(run[0] + "@" + run[1])) {
+                continue;
+            }
+            Result r = run(run[0], run[1]);
+            System.out.println(r.json());
+            results.add(r);
+        }
+        if (only.isEmpty() || only.contains("notifyFloor@postgresql")) {
+            for (boolean skipPeek : new boolean[] {false, true}) {
+                String floor = notifyFloor(skipPeek);
+                System.out.println(floor);
+                extra.add(floor);
+            }
+        }
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, java.util.stream.Stream.concat(results.stream().filter(java.util.Objects::nonNull)
+                .map(Result::json), extra.stream()).collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n")));
+    }
+
+    /**
+     * The floor under any NOTIFY-based hand-off on this machine: from the moment one connection
+     * sends {@code NOTIFY} (auto-commit) to the moment another, blocked in {@code getNotifications},
+     * has it. 400 notifications, 5 ms apart. With {@code skipPeek}, pgjdbc's trailing 1 ms "more
+     * pending?" read is skipped as the lease listener does (see {@code PgWakeUps.StreamPeek}).
+     */
+    static String notifyFloor(boolean skipPeek) throws Exception {
+        TestDatabase.Kind kind = TestDatabase.Kind.POSTGRESQL;
+        try (HikariDataSource pool = kind.newPool("bench-notify-floor", 2);
+             Connection listener = pool.getConnection(); Connection sender = pool.getConnection()) {
+            try (Statement s = listener.createStatement()) {
+                s.execute("LISTEN holdfast_bench_lease_floor");
+            }
+            org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+            java.lang.reflect.Field check = null;
+            Object stream = null;
+            if (skipPeek) {
+                Object executor = ((org.postgresql.core.BaseConnection) pg).getQueryExecutor();
+                java.lang.reflect.Field f = org.postgresql.core.QueryExecutorBase.class.getDeclaredField("pgStream");
+                f.setAccessible(true);
+                stream = f.get(executor);
+                check = stream.getClass().getDeclaredField("nextStreamAvailableCheckTime");
+                check.setAccessible(true);
+                check.setLong(stream, Long.MAX_VALUE);
+            }
+            int n = 400;
+            long[] sent = new long[n];
+            long[] latency = new long[n];
+            Thread reader = new Thread(() -> {
+                try {
+                    int received = 0;
+                    while (received < n) {
+                        org.postgresql.PGNotification[] notes = pg.getNotifications(1000);
+                        long now = System.nanoTime();
+                        if (notes != null) {
+                            for (org.postgresql.PGNotification note : notes) {
+                                int i = Integer.parseInt(note.getParameter());
+                                latency[i] = now - sent[i];
+                                received++;
+                            }
+                        }
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            reader.start();
+            try (java.sql.PreparedStatement ps = sender.prepareStatement("SELECT pg_notify('holdfast_bench_lease_floor', ?)")) {
+                for (int i = 0; i < n; i++) {
+                    ps.setString(1, Integer.toString(i));
+                    sent[i] = System.nanoTime();
+                    ps.executeQuery().close();
+                    Thread.sleep(5);
+                }
+            }
+            reader.join(10_000);
+            if (check != null) {
+                check.setLong(stream, 0L);
+            }
+            try (Statement s = listener.createStatement()) {
+                s.execute("UNLISTEN *");
+            }
+            Arrays.sort(latency);
+            return String.format(Locale.ROOT, "{\"implementation\":\"notifyFloor%s\",\"database\":\"postgresql\","
+                    + "\"notifications\":%d,\"notifyDeliveryP50Ms\":%.3f,\"notifyDeliveryP99Ms\":%.3f}",
+                    skipPeek ? "WithoutDriverPeek" : "PgjdbcDefault", n, percentile(latency, 0.5), percentile(latency, 0.99));
+        }
+    }
+
+    static Result run(String implementation, String database) throws Exception {
+        Counting counting = new Counting();
+        List<AutoCloseable> cleanup = new ArrayList<>();
+        List<Instance> instances = new ArrayList<>();
+        TestDatabase.Kind kind = database.equals("redis") ? null : TestDatabase.Kind.valueOf(database.toUpperCase(Locale.ROOT));
+        HikariDataSource admin = kind == null ? null : kind.newPool("bench-handoff-admin", 2);
+        try {
+            if (implementation.startsWith("holdfast")) {
+                LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
+                new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
+            } else if (implementation.equals("springIntegration")) {
+                LeasePeers.createSpringIntegrationTable(admin, kind);
+            }
+            for (int w = 0; w < WORKERS; w++) {
+                String owner = "worker-" + w;
+                switch (implementation) {
+                    case "holdfast", "holdfastDurableRelease" -> {
+                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
+                        LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
+                                .fastRelease(implementation.equals("holdfast")).build();
+                        AtomicReference<Lease> held = new AtomicReference<>();
+                        instances.add(new Instance() {
+                            public void acquire() throws Exception {
+                                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+                            }
+
+                            public void release() {
+                                leases.release(held.get());
+                            }
+
+                            public void close() {
+                                leases.close();
+                                pool.close();
+                            }
+                        });
+                    }
+                    case "springIntegration" -> {
+                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
+                        JdbcLockRegistry registry = LeasePeers.springIntegration(counting.wrap(pool));
+                        Lock lock = registry.obtain(NAME);
+                        instances.add(new Instance() {
+                            public void acquire() throws Exception {
+                                if (!lock.tryLock(30, TimeUnit.SECONDS)) {
+                                    throw new IllegalStateException("not acquired in 30 s");
+                                }
+                            }
+
+                            public void release() {
+                                lock.unlock();
+                            }
+
+                            public void close() {
+                                pool.close();
+                            }
+                        });
+                    }
+                    case "redisson" -> {
+                        Config config = new Config();
+                        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
+                                .setConnectionMinimumIdleSize(2).setConnectionPoolSize(4)
+                                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+                        RedissonClient client = Redisson.create(config);
+                        RLock lock = client.getLock("holdfast-bench-lease-" + NAME);
+                        instances.add(new Instance() {
+                            public void acquire() throws Exception {
+                                if (!lock.tryLock(30, 30, TimeUnit.SECONDS)) {
+                                    throw new IllegalStateException("not acquired in 30 s");
+                                }
+                            }
+
+                            public void release() {
+                                lock.unlock();
+                            }
+
+                            public void close() {
+                                client.shutdown();
+                            }
+                        });
+                    }
+                    default -> throw new IllegalArgumentException(implementation);
+                }
+            }
+            return measure(implementation, database, instances, counting, implementation.equals("redisson"));
+        } finally {
+            for (Instance i : instances) {
+                i.close();
+            }
+            if (admin != null) {
+                if (implementation.startsWith("holdfast")) {
+                    LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
+                } else if (implementation.equals("springIntegration")) {
+                    LeasePeers.dropSpringIntegrationTable(admin);
+                }
+                admin.close();
+            }
+        }
+    }
+
+    /** {worker, release call start, release return (0 while in flight)}. */
+    record Release(int worker, long startNanos, long endNanos) {
+    }
+
+    static Result measure(String implementation, String database, List<Instance> instances, Counting counting,
+                          boolean noStatements) throws Exception {
+        int n = instances.size();
+        AtomicReference<Release> lastRelease = new AtomicReference<>();
+        long[] perWorker = new long[n];
+        List<List<long[]>> handoffs = new ArrayList<>();
+        long[] same = new long[n];
+        CountDownLatch start = new CountDownLatch(1);
+        long warmupEnd = System.nanoTime() + WARMUP.toNanos() + 200_000_000L;
+        long measureEnd = warmupEnd + MEASURE.toNanos();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long[] counterAtStart = new long[2];
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < n; w++) {
+            int worker = w;
+            List<long[]> mine = new ArrayList<>();
+            handoffs.add(mine);
+            Thread t = new Thread(() -> {
+                Instance instance = instances.get(worker);
+                try {
+                    start.await();
+                    while (System.nanoTime() < measureEnd && failure.get() == null) {
+                        instance.acquire();
+                        long acquired = System.nanoTime();
+                        Release previous = lastRelease.get();
+                        boolean measured = acquired >= warmupEnd && acquired < measureEnd;
+                        if (measured) {
+                            perWorker[worker]++;
+                            if (previous != null && previous.worker() == worker) {
+                                same[worker]++;
+                            } else if (previous != null) {
+                                long fromEnd = previous.endNanos() == 0 ? 0 : Math.max(0, acquired - previous.endNanos());
+                                mine.add(new long[] {acquired - previous.startNanos(), fromEnd});
+                            }
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(HOLD.toNanos());
+                        long releaseStart = System.nanoTime();
+                        Release release = new Release(worker, releaseStart, 0);
+                        lastRelease.set(release);
+                        instance.release();
+                        lastRelease.compareAndSet(release, new Release(worker, releaseStart, System.nanoTime()));
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "handoff-" + w);
+            threads.add(t);
+            t.start();
+        }
+        Thread sampler = new Thread(() -> {
+            try {
+                Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(warmupEnd - System.nanoTime())));
+            } catch (InterruptedException e) {
+                return;
+            }
+            counterAtStart[0] = counting.statements.get();
+            counterAtStart[1] = counting.commits.get();
+        });
+        sampler.start();
+        start.countDown();
+        long[] counterAtEnd = new long[2];
+        Thread endSampler = new Thread(() -> {
+            try {
+                Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(measureEnd - System.nanoTime())));
+            } catch (InterruptedException e) {
+                return;
+            }
+            counterAtEnd[0] = counting.statements.get();
+            counterAtEnd[1] = counting.commits.get();
+        });
+        endSampler.start();
+        for (Thread t : threads) {
+            t.join();
+        }
+        sampler.join();
+        endSampler.join();
+        if (failure.get() != null) {
+            throw new IllegalStateException(implementation + " on " + database + " failed", failure.get());
+        }
+        long total = Arrays.stream(perWorker).sum();
+        long[] fromStart = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[0]).sorted().toArray();
+        long[] fromEnd = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[1]).sorted().toArray();
+        long min = Arrays.stream(perWorker).min().orElse(0);
+        long max = Arrays.stream(perWorker).max().orElse(0);
+        double seconds = MEASURE.toNanos() / 1e9;
+        Double statements = noStatements ? null : (counterAtEnd[0] - counterAtStart[0]) / (double) total;
+        Double commits = noStatements ? null : (counterAtEnd[1] - counterAtStart[1]) / (double) total;
+        return new Result(implementation, database, n, seconds, total, total / seconds,
+                percentile(fromStart, 0.50), percentile(fromStart, 0.99), percentile(fromEnd, 0.50), percentile(fromEnd, 0.99),
+                statements, commits, perWorker, min == 0 ? null : max / (double) min,
+                Arrays.stream(same).sum() / (double) total);
+    }
+
+    static double percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int index = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
+        return sorted[Math.max(0, index)] / 1e6;
+    }
+
+    private LeaseHandoff() {
+    }
+}

@@ -1,0 +1,21 @@
+package dev.holdfast.lease;
+
+import java.time.Instant;
+
+/**
+ * One grant of a lease, as the database recorded it. All times are database time.
+ *
+ * @param name       the lease name
+ * @param owner      who holds it
+ * @param token      the fencing token: strictly greater than every earlier grant of this name; a
+ *                   renewal of a live lease by its owner keeps it
+ * @param acquiredAt when this grant began (kept by renewals)
+ * @param expiresAt  when it ends unless renewed; a released lease has {@code expiresAt == acquiredAt}
+ */
+public record Lease(String name, String owner, long token, Instant acquiredAt, Instant expiresAt) {
+
+    /** Whether this row records a release (or a force-release) rather than a grant that ran out. */
+    public boolean isReleased() {
+        return expiresAt.equals(acquiredAt);
+    }
+}

@@ -1,0 +1,14 @@
+package dev.holdfast.lease;
+
+/**
+ * The caller's grant ran out (by database time) before it released or renewed it; another owner
+ * may have taken the lease over since (then {@link #current()} shows that grant, with a greater
+ * token). Whatever the caller did after its expiry may have overlapped another holder's critical
+ * section: writes fenced by the token were refused, unfenced ones were not.
+ */
+public class LeaseExpiredException extends LeaseNotHeldException {
+
+    LeaseExpiredException(String name, String message, Lease current) {
+        super(name, message, current);
+    }
+}

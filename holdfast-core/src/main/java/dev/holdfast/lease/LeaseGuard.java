@@ -1,0 +1,222 @@
+package dev.holdfast.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A lease renewed in the background while work runs under it ({@link LeaseService#keepAlive}).
+ * Renewal runs every ttl/3; after a failed renewal (database error) it retries every ttl/10.
+ *
+ * <p>Validity is judged without any wall clock: the guard remembers when (by
+ * {@link System#nanoTime()}) it sent the last successful renewal, and the database set the expiry
+ * to <em>its</em> now + ttl, which is no earlier; so {@code sent + ttl} is a deadline the real expiry
+ * cannot precede. The guard is lost — {@link #isValid()} false at once, {@code onLost} called, the
+ * working thread interrupted — when a renewal finds the lease expired or taken over, or when that
+ * deadline passes without a successful renewal (even if a renewal is stuck in the database).
+ *
+ * <pre>{@code
+ * try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
+ *     for (Batch b : batches) {
+ *         guard.checkValid();                       // throws LeaseLostException once lost
+ *         fence.update(conn, guard.token(), ...);   // refused if a newer grant wrote
+ *     }
+ * }                                                  // stops renewing, releases; throws if it was lost
+ * }</pre>
+ */
+public final class LeaseGuard implements AutoCloseable {
+
+    private final LeaseService service;
+    private final long ttlNanos;
+    private final long ttlMicros;
+    private final Thread worker;
+    private final Consumer<LeaseLostException> onLost;
+    private final Object lock = new Object();
+
+    private volatile Lease lease;
+    private volatile long validUntil;
+    private volatile LeaseLostException lost;
+    private volatile RuntimeException lastFailure;
+    private boolean closed;
+    private ScheduledFuture<?> renewal;
+    private ScheduledFuture<?> deadline;
+
+    LeaseGuard(LeaseService service, Lease lease, Duration ttl, long sentNanos, Thread worker,
+               Consumer<LeaseLostException> onLost) {
+        this.service = service;
+        this.lease = lease;
+        this.ttlNanos = ttl.toNanos();
+        this.ttlMicros = ttlNanos / 1000;
+        this.worker = worker;
+        this.onLost = onLost;
+        this.validUntil = sentNanos + ttlNanos;
+        synchronized (lock) {
+            scheduleRenewal(ttlNanos / 3);
+            scheduleDeadline();
+        }
+    }
+
+    /** The grant, with the expiry of its last successful renewal. */
+    public Lease lease() {
+        return lease;
+    }
+
+    /** The fencing token (renewals keep it). */
+    public long token() {
+        return lease.token();
+    }
+
+    /** True while the lease is certainly held: not lost, not closed, and the last renewal's deadline not passed. */
+    public boolean isValid() {
+        return lost == null && !closed && System.nanoTime() - validUntil < 0;
+    }
+
+    /** The loss, if the lease was lost. */
+    public Optional<LeaseLostException> loss() {
+        if (lost == null && !closed && System.nanoTime() - validUntil >= 0) {
+            markLost("was not renewed before its last confirmed expiry", null);
+        }
+        return Optional.ofNullable(lost);
+    }
+
+    /**
+     * @throws LeaseLostException   if the lease is lost (same exception as given to {@code onLost})
+     * @throws IllegalStateException if the guard was closed
+     */
+    public void checkValid() {
+        Optional<LeaseLostException> loss = loss();
+        if (loss.isPresent()) {
+            throw loss.get();
+        }
+        if (closed) {
+            throw new IllegalStateException("The lease guard of '" + lease.name() + "' is closed");
+        }
+    }
+
+    /**
+     * Stops renewing and releases the lease. Does not clear an interrupt the guard caused.
+     *
+     * @throws LeaseLostException if the lease was lost while guarded, or the release found it lost:
+     *                            the work may have overlapped another holder's
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cancelTasks();
+        }
+        LeaseLostException loss = lost;
+        if (loss == null && System.nanoTime() - validUntil >= 0) {
+            loss = new LeaseLostException(lease.name(), lease.token(), message("was not renewed before its last"
+                    + " confirmed expiry"), null);
+        }
+        if (loss != null) {
+            throw loss;
+        }
+        try {
+            service.release(lease);
+        } catch (LeaseNotHeldException e) {
+            throw new LeaseLostException(lease.name(), lease.token(), message("was lost before it was released: "
+                    + e.getMessage()), e);
+        }
+    }
+
+    private void renew() {
+        long sent = System.nanoTime();
+        try {
+            Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros);
+            if (expiry.isEmpty()) {
+                markLost("was found expired or taken over at renewal", null);
+                return;
+            }
+            synchronized (lock) {
+                if (closed || lost != null) {
+                    return;
+                }
+                Lease l = lease;
+                lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), expiry.get());
+                validUntil = sent + ttlNanos;
+                lastFailure = null;
+                scheduleRenewal(ttlNanos / 3);
+                scheduleDeadline();
+            }
+        } catch (RuntimeException e) {
+            synchronized (lock) {
+                if (closed || lost != null) {
+                    return;
+                }
+                lastFailure = e;
+                long left = validUntil - System.nanoTime();
+                if (left <= 0) {
+                    markLost("could not be renewed before its last confirmed expiry", e);
+                } else {
+                    scheduleRenewal(Math.min(ttlNanos / 10, left / 2));
+                }
+            }
+        }
+    }
+
+    private void checkDeadline() {
+        if (System.nanoTime() - validUntil >= 0) {
+            markLost("was not renewed before its last confirmed expiry", lastFailure);
+        }
+    }
+
+    private void markLost(String why, Throwable cause) {
+        LeaseLostException loss;
+        synchronized (lock) {
+            if (closed || lost != null) {
+                return;
+            }
+            loss = new LeaseLostException(lease.name(), lease.token(), message(why), cause);
+            lost = loss;
+            cancelTasks();
+            if (worker != null) {
+                worker.interrupt();
+            }
+        }
+        if (onLost != null) {
+            try {
+                onLost.accept(loss);
+            } catch (RuntimeException e) {
+                loss.addSuppressed(e);
+            }
+        }
+    }
+
+    private String message(String why) {
+        Lease l = lease;
+        return "Lease '" + l.name() + "' of '" + l.owner() + "' (token " + l.token() + ") " + why
+                + "; work under it is no longer protected";
+    }
+
+    private void scheduleRenewal(long delayNanos) {
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+        renewal = service.scheduler().schedule(this::renew, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    private void scheduleDeadline() {
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        deadline = service.scheduler().schedule(this::checkDeadline,
+                Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelTasks() {
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+    }
+}

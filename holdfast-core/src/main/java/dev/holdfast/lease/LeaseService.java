@@ -1,0 +1,601 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SqlIdentifier;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * Distributed leases (the seed's {@code dist_lock}) in a database table, with fencing tokens, a
+ * bounded blocking acquire and keep-alive. Every expiry decision uses database time; the
+ * application's clock is never read (waits are measured with {@link System#nanoTime()}).
+ *
+ * <pre>{@code
+ * new SchemaInstaller(dataSource).install(HoldfastTable.LEASES);   // once, or by Flyway
+ * LeaseService leases = LeaseService.builder(dataSource).build();
+ * Optional<Lease> lease = leases.tryAcquire("nightly-invoices", "server-7", Duration.ofMinutes(5));
+ * if (lease.isPresent()) {
+ *     try { ... write with fence.update(conn, lease.get().token(), ...) ... }
+ *     finally { leases.release(lease.get()); }                     // throws if it had expired
+ * }
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Semantics</caption>
+ *   <tr><th>operation</th><th>statements</th><th>outcome</th></tr>
+ *   <tr><td>{@link #tryAcquire}</td><td>1</td><td>granted if free, expired, or already the caller's (then
+ *       extended, same token); a new grant's token is greater than every earlier one of the name</td></tr>
+ *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (+1 read to diagnose a failure)</td><td>expires the row
+ *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
+ *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
+ *   <tr><td>{@link #lock}</td><td>PostgreSQL: 2 per grant (queue, then grant); else polls with backoff</td>
+ *       <td>waits at most {@code maxWait}, interruptibly; {@link LeaseTimeoutException} at the bound</td></tr>
+ *   <tr><td>{@link #keepAlive}</td><td>1 per ttl/3</td><td>a {@link LeaseGuard} that renews and tells the
+ *       work at once when the lease is lost</td></tr>
+ * </table>
+ *
+ * <p>Arguments: names and owners are 1–{@value #MAX_NAME_LENGTH} characters, not blank, without control
+ * characters or unpaired surrogates; a TTL is {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond
+ * precision); a wait bound 0 to 366 days. Anything else raises {@link IllegalArgumentException} before
+ * any SQL runs. A database failure raises {@link DatabaseException}; an acquire that failed so may
+ * still have been granted: retrying it with the same owner is safe (it re-enters with the same token),
+ * and otherwise the grant expires by its TTL.
+ *
+ * <p>The service borrows a connection from its data source per operation and returns it at once.
+ * Give it a plain pool, not one bound to the caller's transaction: a lease must not commit or roll
+ * back with the caller's work. Thread-safe; keep one per table and close it at shutdown.
+ */
+public final class LeaseService implements AutoCloseable {
+
+    /** Longest lease name or owner, in characters (the column width). */
+    public static final int MAX_NAME_LENGTH = 200;
+    /** Shortest TTL: expiry precision on every database is far finer, but shorter leases are meaningless. */
+    public static final long MIN_TTL_MILLIS = 1;
+    /** Longest TTL or wait bound. */
+    public static final Duration MAX_DURATION = Duration.ofDays(366);
+
+    /** How long a PostgreSQL queue entry stays valid unless its waiter refreshes it. */
+    static final long QUEUE_ENTRY_MICROS = 2_000_000;
+    /** A notified waiter still re-checks this often (refreshing its queue entry, noticing expiries). */
+    static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final int ATTEMPTS_ON_RACE = 3;
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final String table;
+    private final boolean fastRelease;
+    private final long safetyPollNanos;
+    private final LeaseSql sql;
+    private final PgWakeUps wakeUps;
+    private volatile ScheduledExecutorService scheduler;
+
+    private LeaseService(Builder b) {
+        this.dataSource = b.dataSource;
+        this.dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
+        this.table = b.table;
+        this.fastRelease = b.fastRelease;
+        this.safetyPollNanos = b.safetyPollNanos;
+        this.sql = LeaseSql.forDialect(dialect, table);
+        this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
+    }
+
+    /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** Configures a {@link LeaseService}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String table = HoldfastTable.LEASES.defaultName();
+        private boolean fastRelease = true;
+        private long safetyPollNanos = SAFETY_POLL_NANOS;
+
+        private Builder(DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("dataSource must not be null");
+            }
+            this.dataSource = dataSource;
+        }
+
+        /** The dialect, instead of detecting it from the data source (which borrows a connection). */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * The lease table, as installed by {@code SchemaInstaller.install(HoldfastTable.LEASES, table)}.
+         *
+         * @throws IllegalArgumentException if it is not a plain (optionally schema-qualified) identifier
+         */
+        public Builder table(String table) {
+            this.table = SqlIdentifier.of(table).value();
+            return this;
+        }
+
+        /**
+         * Whether a release may commit without waiting for the durable flush where that is provably
+         * safe (default true). Only PostgreSQL has a per-transaction switch, used as
+         * {@code set_config('synchronous_commit', 'off', true)} inside the release's own auto-commit
+         * statement: the session's setting is untouched. Safe because (1) a release lost in a crash
+         * only lets the lease run to its TTL, the state the holder had anyway, and (2) the next
+         * acquire commits durably, and PostgreSQL's log is sequential, so that flush makes the
+         * release durable too: no fencing token can repeat. Acquires and renewals are always durable.
+         * A release with a {@link #lock} waiter queued stays durable: the waiter's acquire would
+         * otherwise wait behind the WAL writer's flush. Ignored on H2 and MariaDB (MariaDB's flush
+         * policy is server-wide).
+         */
+        public Builder fastRelease(boolean fastRelease) {
+            this.fastRelease = fastRelease;
+            return this;
+        }
+
+        /** Tests only: how often a notified waiter re-checks anyway. */
+        Builder safetyPoll(Duration interval) {
+            this.safetyPollNanos = interval.toNanos();
+            return this;
+        }
+
+        public LeaseService build() {
+            return new LeaseService(this);
+        }
+    }
+
+    /** The dialect in use. */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** The lease table. */
+    public String table() {
+        return table;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // acquire
+
+    /**
+     * Acquires {@code name} for {@code owner} for {@code ttl} (database time), in one statement,
+     * without waiting. Granted if nobody holds it, if the last grant expired, or if {@code owner}
+     * holds it already; in that last case the lease is extended to now + ttl and keeps its token.
+     *
+     * @return the grant, or empty if another owner holds a live lease
+     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
+     * @throws DatabaseException        if the database failed (the grant may or may not exist; see class doc)
+     */
+    public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
+        checkName("name", name);
+        checkName("owner", owner);
+        long micros = ttlMicros(ttl);
+        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros));
+    }
+
+    /** {@link #tryAcquire} as a boolean, for the seed's callers. */
+    public boolean tryLock(String name, String owner, Duration ttl) {
+        return tryAcquire(name, owner, ttl).isPresent();
+    }
+
+    /**
+     * Acquires {@code name}, waiting at most {@code maxWait} for the holder to release it or for its
+     * lease to expire. On PostgreSQL waiters queue in arrival order and the release wakes the first
+     * one through {@code LISTEN/NOTIFY} (see {@link LeaseSql.PostgreSql}): no polling, and the
+     * releasing caller cannot take the lease straight back while others wait. Elsewhere the caller
+     * polls with exponential backoff (1 to 50 ms) and jitter. An expired holder is noticed within
+     * 0.5 s on PostgreSQL, within the backoff elsewhere.
+     *
+     * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
+     * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class
+     * path, or while that connection is down, waiters poll as elsewhere (keeping their queue order).
+     *
+     * @param maxWait zero tries once
+     * @return the grant, as {@link #tryAcquire}
+     * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out
+     * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
+     * @throws DatabaseException     if the database failed
+     */
+    public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+        checkName("name", name);
+        checkName("owner", owner);
+        long micros = ttlMicros(ttl);
+        long waitNanos = waitNanos(maxWait);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = System.nanoTime() + waitNanos;
+        boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
+        String key = PgWakeUps.key(name, owner);
+        Semaphore signal = new Semaphore(0);
+        if (notified) {
+            wakeUps.register(key, signal);
+        }
+        // A queue entry outlives several safety polls, each of which refreshes it.
+        long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
+        boolean queued = false;
+        int attempts = 0;
+        long backoff = MIN_BACKOFF_NANOS;
+        try {
+            while (true) {
+                attempts++;
+                boolean viaQueue = wakeUps != null && waitNanos > 0;
+                Optional<Lease> granted = viaQueue
+                        ? acquire("acquiring", name, owner,
+                                c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros))
+                        : acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros));
+                if (granted.isPresent()) {
+                    return granted.get();
+                }
+                queued = viaQueue;
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+                }
+                if (notified && wakeUps.isListening()) {
+                    long poll = safetyPollNanos - safetyPollNanos / 5
+                            + ThreadLocalRandom.current().nextLong(safetyPollNanos * 2 / 5);
+                    signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
+                    signal.drainPermits();
+                } else {
+                    long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
+                    TimeUnit.NANOSECONDS.sleep(Math.min(left, sleep));
+                    backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+                }
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            if (queued) {
+                leaveQueue(name, owner, e);
+            }
+            throw e;
+        } finally {
+            if (notified) {
+                wakeUps.unregister(key, signal);
+            }
+        }
+    }
+
+    private void leaveQueue(String name, String owner, Exception failure) {
+        try (Connection c = dataSource.getConnection()) {
+            inTransaction(c, () -> {
+                sql.leaveQueue(c, name, owner);
+                return null;
+            });
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e); // the entry lapses by itself within QUEUE_ENTRY_MICROS
+        }
+    }
+
+    private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call) {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = dataSource.getConnection()) {
+                return inTransaction(c, () -> call.run(c));
+            } catch (SQLException e) {
+                SqlErrorKind kind = dialect.classify(e);
+                // Two first inserts of a new name (H2: 23505) or an InnoDB gap-lock deadlock: the
+                // statement had no effect; the next attempt sees the winner's row.
+                boolean race = kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
+                        || kind == SqlErrorKind.SERIALIZATION_FAILURE;
+                if (!race || attempt >= ATTEMPTS_ON_RACE) {
+                    throw new DatabaseException(what + " lease '" + name + "' for '" + owner + "'", e);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // renew and release
+
+    /**
+     * Extends a live grant to now + {@code ttl} (database time), keeping its token.
+     *
+     * @return the grant with its new expiry
+     * @throws LeaseExpiredException if it had already expired (another owner may hold it now)
+     * @throws LeaseNotHeldException if it was released, or never this caller's
+     */
+    public Lease renew(Lease lease, Duration ttl) {
+        checkLease(lease);
+        long micros = ttlMicros(ttl);
+        Optional<Instant> expiry = call("renewing", lease.name(),
+                c -> sql.renew(c, lease.name(), lease.owner(), lease.token(), micros));
+        if (expiry.isEmpty()) {
+            throw notHeld("renew", lease.name(), lease.owner(), lease.token());
+        }
+        return new Lease(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get());
+    }
+
+    /**
+     * Releases this grant (name, owner and token must match) in one statement; the row stays, expired,
+     * so that the token keeps counting.
+     *
+     * @throws LeaseExpiredException if the grant had run out first: the caller's critical section may
+     *                               have overlapped another holder's
+     * @throws LeaseNotHeldException if it was already released, force-released, or not this caller's
+     */
+    public void release(Lease lease) {
+        checkLease(lease);
+        release(lease.name(), lease.owner(), lease.token());
+    }
+
+    /**
+     * Releases {@code name} if {@code owner} holds it, whatever the token (the seed's {@code unlock}).
+     *
+     * @throws LeaseExpiredException if the owner's grant had run out first
+     * @throws LeaseNotHeldException if another owner holds it, or it is not held
+     */
+    public void unlock(String name, String owner) {
+        checkName("name", name);
+        checkName("owner", owner);
+        release(name, owner, null);
+    }
+
+    /**
+     * Releases this grant, but not before {@code acquiredAt + heldAtLeast} (database time): if that
+     * moment is still ahead, the lease stays live until then, else it is released now. This is
+     * ShedLock's {@code lockAtLeastFor}: a job that ran too quickly still blocks other nodes for
+     * the minimum.
+     *
+     * @throws LeaseExpiredException if the grant had run out first
+     * @throws LeaseNotHeldException if it was released already or is not this caller's
+     */
+    public void release(Lease lease, Duration heldAtLeast) {
+        checkLease(lease);
+        if (heldAtLeast == null || heldAtLeast.isNegative() || heldAtLeast.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("heldAtLeast must be 0 to " + MAX_DURATION.toDays() + " days, not " + heldAtLeast);
+        }
+        release(lease.name(), lease.owner(), lease.token(), heldAtLeast.isZero() ? null : heldAtLeast.toNanos() / 1000);
+    }
+
+    private void release(String name, String owner, Long token) {
+        release(name, owner, token, null);
+    }
+
+    private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
+        boolean released = call("releasing", name, c -> {
+            boolean fast = fastRelease && c.getAutoCommit();
+            return sql.release(c, name, owner, token, fast, heldAtLeastMicros);
+        });
+        if (!released) {
+            throw notHeld("release", name, owner, token);
+        }
+    }
+
+    /** Reads the row to say precisely why a release or renewal matched nothing. */
+    private LeaseNotHeldException notHeld(String action, String name, String owner, Long token) {
+        Optional<Lease> row = call("diagnosing", name, c -> sql.read(c, name));
+        String mine = "'" + owner + "'" + (token == null ? "" : " (token " + token + ")");
+        if (row.isEmpty()) {
+            return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                    + ": there is no such lease", null);
+        }
+        Lease current = row.get();
+        boolean sameOwner = current.owner().equals(owner);
+        String now = " (now: " + describe(current) + ")";
+        if (sameOwner && (token == null || current.token() == token)) {
+            if (current.isReleased()) {
+                return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                        + ": it was already released" + now, current);
+            }
+            return new LeaseExpiredException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                    + ": it expired at " + current.expiresAt() + " (database time); the critical section may"
+                    + " have overlapped another holder's" + now, current);
+        }
+        if (token != null && current.token() > token) {
+            return new LeaseExpiredException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                    + ": it expired and was granted again since" + now
+                    + "; the critical section may have overlapped another holder's", current);
+        }
+        return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                + ": " + (sameOwner ? "no such grant" : "not the owner") + now, current);
+    }
+
+    private static String describe(Lease l) {
+        return "owner '" + l.owner() + "', token " + l.token() + ", acquired " + l.acquiredAt()
+                + (l.isReleased() ? ", released" : ", expires " + l.expiresAt());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // keep-alive
+
+    /**
+     * Keeps {@code lease} alive for the work of the calling thread: renews it now (so its validity is
+     * measured from a known moment), then every {@code ttl}/3 in the background. If a renewal finds
+     * the lease expired or taken over, or renewals fail until the last confirmed grant has run out,
+     * the guard becomes invalid at once, calls {@code onLost} and interrupts the calling thread.
+     * Close the guard to stop renewing and release the lease.
+     *
+     * @param onLost called once, on a background thread, when the lease is lost; may be null
+     * @throws LeaseExpiredException if the lease had already expired
+     * @throws LeaseNotHeldException if it was not held
+     */
+    public LeaseGuard keepAlive(Lease lease, Duration ttl, Consumer<LeaseLostException> onLost) {
+        checkLease(lease);
+        ttlMicros(ttl);
+        if (ttl.toMillis() < 3) {
+            throw new IllegalArgumentException("A kept-alive lease needs a ttl of at least 3 ms, not " + ttl);
+        }
+        long sent = System.nanoTime();
+        Lease renewed = renew(lease, ttl);
+        return new LeaseGuard(this, renewed, ttl, sent, Thread.currentThread(), onLost);
+    }
+
+    /** Background renewal, package-private for {@link LeaseGuard}: empty if the lease is no longer held. */
+    Optional<Instant> renewQuietly(Lease lease, long ttlMicros) {
+        return call("renewing", lease.name(),
+                c -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+    }
+
+    ScheduledExecutorService scheduler() {
+        ScheduledExecutorService s = scheduler;
+        if (s == null) {
+            synchronized (this) {
+                s = scheduler;
+                if (s == null) {
+                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(2, r -> {
+                        Thread t = new Thread(r, "holdfast-lease-keepalive-" + table);
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    pool.setRemoveOnCancelPolicy(true);
+                    scheduler = s = pool;
+                }
+            }
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // operators
+
+    /** The leases live now (by database time), ordered by name: name, owner, token, acquired, expires. */
+    public List<Lease> list() {
+        return call("listing", "*", sql::listLive);
+    }
+
+    /** The row of {@code name}, live or not (a released row has {@link Lease#isReleased()}). */
+    public Optional<Lease> find(String name) {
+        checkName("name", name);
+        return call("reading", name, c -> sql.read(c, name));
+    }
+
+    /**
+     * Expires {@code name} whoever holds it (an operator breaking a stuck lease). The holder learns it
+     * at its next renewal or release ({@link LeaseNotHeldException}); fenced writes with its token
+     * are refused once the next holder writes. The token is kept, so the next grant's is greater.
+     *
+     * @return true if a live lease was expired
+     */
+    public boolean forceRelease(String name) {
+        checkName("name", name);
+        return call("force-releasing", name, c -> sql.forceRelease(c, name));
+    }
+
+    /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */
+    @Override
+    public void close() {
+        if (wakeUps != null) {
+            wakeUps.close();
+        }
+        ScheduledExecutorService s = scheduler;
+        if (s != null) {
+            s.shutdownNow();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // plumbing
+
+    @FunctionalInterface
+    interface SqlCall<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> T call(String what, String name, SqlCall<T> call) {
+        try (Connection c = dataSource.getConnection()) {
+            return inTransaction(c, () -> call.run(c));
+        } catch (SQLException e) {
+            throw new DatabaseException(what + " lease '" + name + "'", e);
+        }
+    }
+
+    /** Runs in auto-commit, or commits right away on a pool that hands out manual-commit connections. */
+    private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+        if (c.getAutoCommit()) {
+            return work.run();
+        }
+        try {
+            T result = work.run();
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException r) {
+                e.addSuppressed(r);
+            }
+            throw e;
+        }
+    }
+
+    static void checkName(String what, String value) {
+        if (value == null) {
+            throw new IllegalArgumentException("Lease " + what + " must not be null");
+        }
+        if (value.isBlank()) {
+            throw new IllegalArgumentException("Lease " + what + " must not be blank");
+        }
+        if (value.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("Lease " + what + " is longer than " + MAX_NAME_LENGTH
+                    + " characters (" + value.length() + ")");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (Character.isISOControl(ch)) {
+                throw new IllegalArgumentException("Lease " + what + " must not contain control characters"
+                        + " (U+" + String.format("%04X", (int) ch) + " at index " + i + ")");
+            }
+            if (Character.isHighSurrogate(ch) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(ch)) {
+                throw new IllegalArgumentException("Lease " + what + " is not valid Unicode (unpaired surrogate at index "
+                        + i + "): it cannot be stored as UTF-8");
+            }
+        }
+    }
+
+    static long ttlMicros(Duration ttl) {
+        if (ttl == null) {
+            throw new IllegalArgumentException("Lease ttl must not be null");
+        }
+        if (ttl.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("Lease ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
+        }
+        if (ttl.isNegative() || ttl.toNanos() < MIN_TTL_MILLIS * 1_000_000) {
+            throw new IllegalArgumentException("Lease ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
+        }
+        return ttl.toNanos() / 1000;
+    }
+
+    static long waitNanos(Duration maxWait) {
+        if (maxWait == null) {
+            throw new IllegalArgumentException("maxWait must not be null");
+        }
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, not " + maxWait);
+        }
+        if (maxWait.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("maxWait must be at most " + MAX_DURATION.toDays() + " days, not " + maxWait);
+        }
+        return maxWait.toNanos();
+    }
+
+    private static void checkLease(Lease lease) {
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+        checkName("name", lease.name());
+        checkName("owner", lease.owner());
+    }
+}

@@ -1,0 +1,458 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The lease statements, one section per dialect (measured forms: shared/reference/database-facts.md §4).
+ *
+ * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
+ * <ul>
+ *   <li>granted if there is no row, or the row has expired ({@code expires_at <= now}), or the caller
+ *       already owns the live row (then it is a renewal);</li>
+ *   <li>token: {@code +1} when the row had expired (a new grant), unchanged on renewal, 1 for a new row
+ *       — so a renewal keeps its token and any new grant increases it;</li>
+ *   <li>{@code acquired_at} moves only with a new grant.</li>
+ * </ul>
+ * A release never deletes the row (the token must survive): it sets {@code expires_at = acquired_at}.
+ */
+abstract class LeaseSql {
+
+    final String table;
+    final Dialect dialect;
+
+    LeaseSql(String table, Dialect dialect) {
+        this.table = table;
+        this.dialect = dialect;
+    }
+
+    static LeaseSql forDialect(Dialect dialect, String table) {
+        return switch (dialect) {
+            case H2 -> new H2(table);
+            case POSTGRESQL -> new PostgreSql(table);
+            case MARIADB -> new MariaDb(table);
+        };
+    }
+
+    /** One statement: the grant, or empty if another owner holds a live lease. */
+    abstract Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException;
+
+    /**
+     * The blocking acquire's attempt. On PostgreSQL it also respects and maintains the waiter queue
+     * (see {@link PostgreSql}); elsewhere it is {@link #acquire}.
+     */
+    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, long ttlMicros, long queueMicros)
+            throws SQLException {
+        return acquire(c, name, owner, ttlMicros);
+    }
+
+    /** Whether this dialect wakes waiters with a notification (else they poll). */
+    boolean notifiesWaiters() {
+        return false;
+    }
+
+    /** Removes a waiter that gave up; no-op where there is no queue. */
+    void leaveQueue(Connection c, String name, String owner) throws SQLException {
+    }
+
+    /**
+     * One statement: expires the caller's live grant.
+     *
+     * @param token null to match any grant of {@code owner}
+     * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     */
+    boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
+            throws SQLException {
+        String sql = "UPDATE " + table + " SET expires_at = " + releasedExpiry(heldAtLeastMicros)
+                + " WHERE name = ? AND owner = ?" + (token == null ? "" : " AND token = ?")
+                + " AND expires_at > " + dialect.clock();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = bindHeldAtLeast(ps, heldAtLeastMicros);
+            ps.setString(i++, name);
+            ps.setString(i++, owner);
+            if (token != null) {
+                ps.setLong(i, token);
+            }
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * The expiry a release writes: {@code acquired_at} (released), or with a minimum hold, the later
+     * of that and now: {@code acquired_at + min} while that is still ahead.
+     */
+    String releasedExpiry(Long heldAtLeastMicros) {
+        if (heldAtLeastMicros == null) {
+            return "acquired_at";
+        }
+        String until = plusMicros("acquired_at");
+        return "CASE WHEN " + until + " > " + dialect.clock() + " THEN " + until + " ELSE acquired_at END";
+    }
+
+    /** {@code column} plus a bound number of microseconds. */
+    abstract String plusMicros(String column);
+
+    static int bindHeldAtLeast(PreparedStatement ps, Long heldAtLeastMicros) throws SQLException {
+        if (heldAtLeastMicros == null) {
+            return 1;
+        }
+        ps.setLong(1, heldAtLeastMicros);
+        ps.setLong(2, heldAtLeastMicros);
+        return 3;
+    }
+
+    /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
+    abstract Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros)
+            throws SQLException;
+
+    /** The row of {@code name}, if any, for diagnosing a failure. */
+    Optional<Lease> read(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(lease(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Leases that are live now, by name. */
+    List<Lease> listLive(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, owner, token, acquired_at, expires_at FROM "
+                + table + " WHERE expires_at > " + dialect.clock() + " ORDER BY name")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Lease> leases = new ArrayList<>();
+                while (rs.next()) {
+                    leases.add(lease(rs));
+                }
+                return leases;
+            }
+        }
+    }
+
+    /** Expires a live lease whoever holds it; true if there was one. */
+    boolean forceRelease(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table
+                + " SET expires_at = acquired_at WHERE name = ? AND expires_at > " + dialect.clock())) {
+            ps.setString(1, name);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    Lease lease(ResultSet rs) throws SQLException {
+        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3),
+                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5));
+    }
+
+    /** Reads {@code token, acquired_at, expires_at} of a granted row. */
+    Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
+        if (!rs.next()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+    }
+
+    /**
+     * H2: {@code MERGE} inside {@code FINAL TABLE}: zero rows means not granted. {@code SET}
+     * expressions see the old row, so token and acquired_at can test the old expiry directly. The
+     * "now" is computed once, in the source row.
+     */
+    static final class H2 extends LeaseSql {
+        private final String acquire;
+        private final String renew;
+
+        H2(String table) {
+            super(table, Dialect.H2);
+            String now = Dialect.H2.clock();
+            acquire = "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
+                    + " USING (SELECT CAST(? AS VARCHAR(200)) AS name, CAST(? AS VARCHAR(200)) AS owner,"
+                    + " " + now + " AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
+                    + " WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN UPDATE SET"
+                    + " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
+                    + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
+                    + " owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
+                    + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
+            renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
+                    + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
+        }
+
+        @Override
+        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, ttlMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return granted(rs, name, owner);
+                }
+            }
+        }
+
+        @Override
+        String plusMicros(String column) {
+            return "DATEADD(MICROSECOND, CAST(? AS BIGINT), " + column + ")";
+        }
+
+        @Override
+        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(renew)) {
+                ps.setLong(1, ttlMicros);
+                ps.setString(2, name);
+                ps.setString(3, owner);
+                ps.setLong(4, token);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
+                }
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL: {@code INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING}: zero rows means not
+     * granted. "Now" is {@code clock_timestamp()} taken once, in the inserted row
+     * ({@code EXCLUDED.acquired_at}); if the statement then waits for the row lock, that "now" is a
+     * little early, which can only refuse a grant, never allow one too soon.
+     *
+     * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
+     * the same statement; one that succeeds dequeues itself. A free lease goes to a blocking caller
+     * only if no live waiter queued before it, and a release notifies (in the same statement) only
+     * the first live waiter. So each waiter makes one failed and one successful attempt per grant
+     * instead of polling, and the releasing worker cannot barge ahead of the queue. Queue entries
+     * carry a short {@code wait_until} that waiters refresh, so a crashed waiter stops counting soon.
+     *
+     * <p>Fast release: {@code set_config('synchronous_commit', 'off', true)} in the release's own
+     * auto-commit transaction, so its commit does not wait for the WAL flush; the setting ends with
+     * that transaction and the session keeps its own. Safe because a lost release (crash before the
+     * flush) only leaves the lease to expire by its TTL, and any acquire that relied on the release
+     * commits durably, which flushes the WAL up to and including the release. Only when nobody is
+     * queued: an asynchronous commit wakes the WAL writer, and the waiter's durable acquire right
+     * after it then waits for that flush and its own (measured: hand-off p50 1.5 ms instead of
+     * 1.2 ms), so with a waiter the release keeps the session's durable setting.
+     */
+    static final class PostgreSql extends LeaseSql {
+        private final String queue;
+        private final String channel;
+        private final String acquire;
+        private final String acquireOrQueue;
+        private final String renew;
+        private final String leave;
+
+        PostgreSql(String table) {
+            super(table, Dialect.POSTGRESQL);
+            this.queue = table + "_queue";
+            this.channel = channel(table);
+            String insert = "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
+                    + " SELECT ?, ?, 1, n.t, n.t + ? * interval '1 microsecond' FROM ";
+            String update = " ON CONFLICT (name) DO UPDATE SET"
+                    + " token = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN l.token + 1 ELSE l.token END,"
+                    + " acquired_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.acquired_at"
+                    + " ELSE l.acquired_at END,"
+                    + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at";
+            String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
+            acquire = insert + "(SELECT clock_timestamp() AS t) n" + update
+                    + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
+            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t),"
+                    + " a AS (" + insert + "n" + update
+                    + " WHERE (l.owner = EXCLUDED.owner AND l.expires_at > EXCLUDED.acquired_at)"
+                    + " OR (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
+                    + " WHERE q.name = EXCLUDED.name AND q.owner <> EXCLUDED.owner"
+                    + " AND q.wait_until > EXCLUDED.acquired_at AND q.seq < COALESCE((SELECT m.seq FROM " + queue + " m"
+                    + " WHERE m.name = EXCLUDED.name AND m.owner = EXCLUDED.owner"
+                    + " AND m.wait_until > EXCLUDED.acquired_at), 9223372036854775807)))" + returning + "),"
+                    + " d AS (DELETE FROM " + queue + " WHERE name = ? AND owner = ? AND EXISTS (SELECT 1 FROM a)),"
+                    + " e AS (INSERT INTO " + queue + " AS w (name, owner, wait_until)"
+                    + " SELECT ?, ?, n.t + ? * interval '1 microsecond' FROM n WHERE NOT EXISTS (SELECT 1 FROM a)"
+                    + " ON CONFLICT (name, owner) DO UPDATE SET wait_until = EXCLUDED.wait_until,"
+                    + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END)"
+                    + " SELECT token, acquired_at, expires_at FROM a";
+            renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp() RETURNING expires_at";
+            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
+        }
+
+        /** The LISTEN/NOTIFY channel of a lease table: a plain lower-case identifier of at most 63 characters. */
+        static String channel(String table) {
+            String channel = "holdfast_lease_" + table.toLowerCase(java.util.Locale.ROOT).replace('.', '_');
+            return channel.length() <= 63 ? channel : channel.substring(0, 54) + Integer.toHexString(table.hashCode());
+        }
+
+        String channel() {
+            return channel;
+        }
+
+        @Override
+        boolean notifiesWaiters() {
+            return true;
+        }
+
+        @Override
+        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, ttlMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return granted(rs, name, owner);
+                }
+            }
+        }
+
+        @Override
+        Optional<Lease> acquireOrQueue(Connection c, String name, String owner, long ttlMicros, long queueMicros)
+                throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(acquireOrQueue)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, ttlMicros);
+                ps.setString(4, name);
+                ps.setString(5, owner);
+                ps.setString(6, name);
+                ps.setString(7, owner);
+                ps.setLong(8, queueMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return granted(rs, name, owner);
+                }
+            }
+        }
+
+        @Override
+        void leaveQueue(Connection c, String name, String owner) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(leave)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.executeUpdate();
+            }
+        }
+
+        @Override
+        String plusMicros(String column) {
+            return "(" + column + " + ? * interval '1 microsecond')";
+        }
+
+        @Override
+        boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
+                throws SQLException {
+            String sql = "UPDATE " + table + " AS l SET expires_at = " + releasedExpiry(heldAtLeastMicros)
+                    + " WHERE l.name = ? AND l.owner = ?"
+                    + (token == null ? "" : " AND l.token = ?") + " AND l.expires_at > clock_timestamp()"
+                    + " RETURNING l.token, (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
+                    + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
+                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)"
+                    + (fast ? ", set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM " + queue + " w"
+                            + " WHERE w.name = l.name AND w.wait_until > clock_timestamp())"
+                            + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = bindHeldAtLeast(ps, heldAtLeastMicros);
+                ps.setString(i++, name);
+                ps.setString(i++, owner);
+                if (token != null) {
+                    ps.setLong(i, token);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+
+        @Override
+        boolean forceRelease(Connection c, String name) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS l SET expires_at = l.acquired_at"
+                    + " WHERE l.name = ? AND l.expires_at > clock_timestamp()"
+                    + " RETURNING (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
+                    + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
+                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }
+
+        @Override
+        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(renew)) {
+                ps.setLong(1, ttlMicros);
+                ps.setString(2, name);
+                ps.setString(3, owner);
+                ps.setLong(4, token);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
+                }
+            }
+        }
+    }
+
+    /**
+     * MariaDB: {@code INSERT … ON DUPLICATE KEY UPDATE … RETURNING} always returns the row's final
+     * state; the caller holds the lease iff the returned owner is the caller. Assignments apply left
+     * to right and later ones see earlier new values, so token, acquired_at and owner test only the
+     * old {@code expires_at}, which is assigned last; its own test ({@code owner = VALUES(owner)})
+     * is then right under both old-value and new-value rules. {@code UTC_TIMESTAMP(6)} is fixed for
+     * the statement.
+     */
+    static final class MariaDb extends LeaseSql {
+        private final String acquire;
+        private final String renew;
+
+        MariaDb(String table) {
+            super(table, Dialect.MARIADB);
+            String expired = "expires_at <= UTC_TIMESTAMP(6)";
+            acquire = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                    + " ON DUPLICATE KEY UPDATE"
+                    + " token = IF(" + expired + ", token + 1, token),"
+                    + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
+                    + " owner = IF(" + expired + ", VALUES(owner), owner),"
+                    + " expires_at = IF(" + expired + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)"
+                    + " RETURNING token, acquired_at, expires_at, owner";
+            renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
+        }
+
+        @Override
+        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, ttlMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || !owner.equals(rs.getString(4))) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new Lease(name, owner, rs.getLong(1),
+                            dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+                }
+            }
+        }
+
+        @Override
+        String plusMicros(String column) {
+            return "(" + column + " + INTERVAL ? MICROSECOND)";
+        }
+
+        /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */
+        @Override
+        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(renew)) {
+                ps.setLong(1, ttlMicros);
+                ps.setString(2, name);
+                ps.setString(3, owner);
+                ps.setLong(4, token);
+                if (ps.executeUpdate() != 1) {
+                    return Optional.empty();
+                }
+            }
+            return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(Lease::expiresAt);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.testing.TestDatabase;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
+final class LeaseFixture {
+
+    private LeaseFixture() {
+    }
+
+    /** Installs a new lease table (and, on PostgreSQL, its queue) and returns its name. */
+    static String install(TestDatabase db) {
+        String table = db.newTableName("lease");
+        db.dropAfterTest(table + "_queue");
+        new SchemaInstaller(db.dataSource()).install(HoldfastTable.LEASES, table);
+        return table;
+    }
+
+    static LeaseService service(DataSource ds, String table) {
+        return LeaseService.builder(ds).table(table).build();
+    }
+
+    static long rows(TestDatabase db, String table) throws SQLException {
+        return db.queryLong("SELECT COUNT(*) FROM " + table);
+    }
+
+    /** The full contents of a lease table, for "nothing changed" assertions. */
+    static String dump(TestDatabase db, String table) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = db.connection(); Statement s = c.createStatement();
+             var rs = s.executeQuery("SELECT name, owner, token, acquired_at, expires_at FROM " + table + " ORDER BY name")) {
+            while (rs.next()) {
+                out.append(rs.getString(1)).append('|').append(rs.getString(2)).append('|').append(rs.getLong(3))
+                        .append('|').append(rs.getString(4)).append('|').append(rs.getString(5)).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * A data source whose connections run {@code sql} when borrowed: a "server" configured
+     * differently (another session time zone) on the same database.
+     */
+    static DataSource withSessionSetting(DataSource target, String sql) {
+        return (DataSource) Proxy.newProxyInstance(LeaseFixture.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    try {
+                        Object result = method.invoke(target, args);
+                        if (result instanceof Connection c && method.getName().equals("getConnection")) {
+                            try (Statement s = c.createStatement()) {
+                                s.execute(sql);
+                            }
+                        }
+                        return result;
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    static String timeZoneSql(TestDatabase db, String zone) {
+        return switch (db.kind()) {
+            case H2 -> "SET TIME ZONE '" + zone + "'";
+            case POSTGRESQL -> "SET TIME ZONE '" + zone + "'";
+            case MARIADB -> "SET time_zone = '" + zone + "'";
+        };
+    }
+}

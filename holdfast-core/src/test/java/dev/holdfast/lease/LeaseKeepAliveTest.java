@@ -1,0 +1,121 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/** Work under a lease renewed in the background, {@link LeaseService#keepAlive}. */
+class LeaseKeepAliveTest {
+
+    private static final Duration TTL = Duration.ofMillis(300);
+
+    @DatabaseTest
+    void theLeaseOutlivesItsTtlWhileTheWorkRuns(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            try (LeaseGuard guard = leases.keepAlive(lease, TTL, null)) {
+                for (int i = 0; i < 10; i++) {
+                    Thread.sleep(100);
+                    guard.checkValid();
+                    assertThat(other.tryAcquire("job", "other", TTL)).isEmpty();
+                }
+                assertThat(guard.token()).isEqualTo(lease.token());
+                assertThat(guard.lease().expiresAt()).isAfter(lease.expiresAt());
+            }
+            assertThat(other.find("job").orElseThrow().isReleased()).as("closing released it").isTrue();
+            assertThat(other.tryAcquire("job", "other", TTL).orElseThrow().token()).isEqualTo(lease.token() + 1);
+        }
+    }
+
+    @DatabaseTest
+    void aLostLeaseIsToldAtOnceByFlagCallbackAndInterrupt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
+             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            CountDownLatch callback = new CountDownLatch(1);
+            LeaseGuard guard = leases.keepAlive(lease, TTL, e -> {
+                told.set(e);
+                callback.countDown();
+            });
+            Thread.sleep(50);
+            assertThat(operator.forceRelease("job")).isTrue();
+            long start = System.nanoTime();
+            Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
+            assertThat(slept).as("the worker thread is interrupted").isInstanceOf(InterruptedException.class);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(TTL.toMillis() + 1000);
+            assertThat(callback.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(guard.isValid()).isFalse();
+            assertThatThrownBy(guard::checkValid).isSameAs(told.get()).isInstanceOf(LeaseLostException.class)
+                    .hasMessageContaining("expired or taken over");
+            assertThat(told.get().token()).isEqualTo(lease.token());
+            assertThatThrownBy(guard::close).isSameAs(told.get());
+        }
+    }
+
+    /** Renewals that keep failing (the database unreachable) are a loss once the last confirmed grant runs out. */
+    @DatabaseTest
+    void renewalsFailingUntilExpiryAreALoss(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        AtomicBoolean broken = new AtomicBoolean();
+        DataSource pool = db.newPool(2);
+        DataSource flaky = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (broken.get() && method.getName().equals("getConnection")) {
+                        throw new SQLException("network down (test)", "08001");
+                    }
+                    try {
+                        return method.invoke(pool, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (LeaseService leases = LeaseFixture.service(flaky, table)) {
+            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            LeaseGuard guard = leases.keepAlive(lease, TTL, told::set);
+            broken.set(true);
+            long start = System.nanoTime();
+            Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(slept).isInstanceOf(InterruptedException.class);
+            assertThat(waited).as("told no later than the TTL, plus scheduling").isLessThan(TTL.toMillis() + 1000);
+            assertThat(guard.isValid()).isFalse();
+            for (int i = 0; i < 500 && told.get() == null; i++) {
+                Thread.sleep(10); // the callback runs just after the interrupt
+            }
+            assertThat(told.get()).hasMessageContaining("last confirmed expiry");
+            assertThat(told.get().getCause()).isNotNull();
+            broken.set(false);
+            assertThatThrownBy(guard::close).isInstanceOf(LeaseLostException.class);
+        }
+    }
+
+    @DatabaseTest
+    void aLeaseThatExpiredBeforeKeepAliveIsRefused(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
+            Lease lease = leases.tryAcquire("job", "worker", Duration.ofMillis(50)).orElseThrow();
+            Thread.sleep(100);
+            assertThatThrownBy(() -> leases.keepAlive(lease, TTL, null)).isInstanceOf(LeaseExpiredException.class);
+            assertThatThrownBy(() -> leases.keepAlive(lease, Duration.ofMillis(2), null))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}

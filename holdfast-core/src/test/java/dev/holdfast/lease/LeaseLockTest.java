@@ -1,0 +1,208 @@
+package dev.holdfast.lease;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/** The bounded blocking acquire, {@link LeaseService#lock}. The bounds here are the explicit lock-bound tests. */
+class LeaseLockTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner, Duration ttl, Duration wait) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock("job", owner, ttl, wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        t.start();
+        return result;
+    }
+
+    private static long queued(TestDatabase db, String table) throws Exception {
+        return db.kind() == TestDatabase.Kind.POSTGRESQL ? db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") : 0;
+    }
+
+    @DatabaseTest
+    void aWaiterGetsTheLeaseWhenItIsReleased(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(10));
+            Thread.sleep(300);
+            assertThat(waiting).isNotDone();
+            a.release(held);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("b");
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(queued(db, table)).as("the waiter left the queue").isZero();
+        }
+    }
+
+    @DatabaseTest
+    void aWaiterTakesOverAnExpiredLease(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = a.tryAcquire("job", "a", Duration.ofMillis(300)).orElseThrow();
+            Lease got = b.lock("job", "b", LONG, Duration.ofSeconds(10));
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(got.acquiredAt()).isAfterOrEqualTo(held.expiresAt());
+        }
+    }
+
+    @DatabaseTest
+    void theWaitIsBoundedAndLeavesNothingBehind(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
+            a.tryAcquire("job", "a", LONG).orElseThrow();
+            String before = LeaseFixture.dump(db, table);
+            long start = System.nanoTime();
+            Throwable timeout = catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(400)));
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(timeout).isInstanceOf(LeaseTimeoutException.class).hasMessageContaining("within 400 ms");
+            assertThat(((LeaseTimeoutException) timeout).maxWait()).isEqualTo(Duration.ofMillis(400));
+            assertThat(waitedMillis).isBetween(400L, 3000L);
+            assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
+            assertThat(queued(db, table)).isZero();
+            // A zero wait tries once.
+            assertThat(catchThrowable(() -> b.lock("job", "b", LONG, Duration.ZERO))).isInstanceOf(LeaseTimeoutException.class);
+        }
+    }
+
+    @DatabaseTest
+    void theWaitIsInterruptible(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
+            a.tryAcquire("job", "a", LONG).orElseThrow();
+            AtomicReference<Throwable> outcome = new AtomicReference<>();
+            CountDownLatch done = new CountDownLatch(1);
+            Thread waiter = new Thread(() -> {
+                try {
+                    b.lock("job", "b", LONG, Duration.ofSeconds(30));
+                } catch (Throwable e) {
+                    outcome.set(e);
+                } finally {
+                    done.countDown();
+                }
+            });
+            waiter.start();
+            Thread.sleep(300);
+            long start = System.nanoTime();
+            waiter.interrupt();
+            assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2000);
+            assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+            assertThat(queued(db, table)).isZero();
+            assertThat(a.find("job").orElseThrow().owner()).isEqualTo("a");
+        }
+    }
+
+    /**
+     * PostgreSQL wakes the waiter through NOTIFY: with the safety poll set to a minute, the waiter
+     * can only get the lease within the bound if the release woke it.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void onPostgresqlTheReleaseWakesTheWaiterWithoutPolling(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            for (int round = 0; round < 3; round++) {
+                Lease held = a.lock("job", "a", LONG, Duration.ofSeconds(5));
+                CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+                Thread.sleep(400);
+                assertThat(queued(db, table)).as("the waiter queued itself").isEqualTo(1);
+                long released = System.nanoTime();
+                a.release(held);
+                Lease got = waiting.get(5, TimeUnit.SECONDS);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released)).isLessThan(5000);
+                assertThat(got.token()).isEqualTo(held.token() + 1);
+                b.release(got);
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL hands the lease to the queued waiter, not back to the releasing worker that asks
+     * again at once (the peers hand it back most of the time).
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void onPostgresqlTheReleasingWorkerCannotBargeAheadOfTheQueue(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db.newPool(2), table);
+             LeaseService c = LeaseFixture.service(db.newPool(2), table)) {
+            Lease first = a.lock("job", "a", LONG, Duration.ofSeconds(5));
+            CompletableFuture<Lease> bWaits = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+            releaseLater(b, bWaits);
+            Thread.sleep(300);
+            CompletableFuture<Lease> cWaits = lockAsync(c, "c", LONG, Duration.ofSeconds(20));
+            releaseLater(c, cWaits);
+            Thread.sleep(300);
+            a.release(first);
+            Lease again = a.lock("job", "a", LONG, Duration.ofSeconds(20));
+            // a asked right after its release, yet b and c, queued earlier, got it first, in order.
+            Lease bGot = bWaits.get();
+            Lease cGot = cWaits.get();
+            assertThat(bGot.token()).isEqualTo(first.token() + 1);
+            assertThat(cGot.token()).isEqualTo(first.token() + 2);
+            assertThat(again.token()).isEqualTo(first.token() + 3);
+        } catch (ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        }
+    }
+
+    private static void releaseLater(LeaseService leases, CompletableFuture<Lease> f) {
+        f.thenAccept(l -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            leases.release(l);
+        });
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void theListenerConnectionGoesBackToThePoolClean(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(2);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            try (LeaseService b = LeaseFixture.service(pool, table)) {
+                CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(10));
+                Thread.sleep(300);
+                a.release(held);
+                b.release(waiting.get(10, TimeUnit.SECONDS));
+            }
+        }
+        try (Connection c1 = pool.getConnection(); Connection c2 = pool.getConnection()) {
+            for (Connection c : new Connection[] {c1, c2}) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM pg_listening_channels()");
+                     ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    assertThat(rs.getLong(1)).isZero();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mutual exclusion under stress: 16 workers, each a separate "server" with its own pool and lease
+ * service, fight over 2 lease names for at least 20,000 grants in total. Half use
+ * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#lock}. Inside
+ * the critical section a worker claims the protected row with its token, reads the counter, and in
+ * about 1% of sections pauses longer than the TTL (a GC pause), then writes counter + 1 — every write
+ * through {@link FencedUpdate}.
+ *
+ * <p>The independent checker uses only what the workers saw and the final rows: (1) the accepted
+ * writes of a name carry the values 1..N exactly once (no lost update) and (2) their tokens never go
+ * down along that sequence (no stale write accepted), (3) the database counter equals N, (4) no
+ * grant was handed out while an earlier-token grant, not yet released by its worker, was still
+ * live by database time, and (5) the tokens of a name's grants, in grant order, strictly increase.
+ */
+class LeaseStressTest {
+
+    private static final int WORKERS = 16;
+    private static final int TARGET = 20_000;
+    private static final Duration TTL = Duration.ofMillis(100);
+    private static final String[] NAMES = {"alpha", "beta"};
+
+    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt) {
+    }
+
+    record Write(String name, long token, long value) {
+    }
+
+    @DatabaseTest
+    void sixteenServersTwoNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String resource = db.newTableName("leased_res");
+        db.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
+                + " holder VARCHAR(50), fence BIGINT)");
+        for (String name : NAMES) {
+            db.execute("INSERT INTO " + resource + " (name, val) VALUES (?, 0)", name);
+        }
+        FencedUpdate claim = FencedUpdate.of(resource, "name", "fence", "holder");
+        FencedUpdate write = FencedUpdate.of(resource, "name", "fence", "val", "holder");
+
+        AtomicLong grants = new AtomicLong();
+        AtomicLong attempts = new AtomicLong();
+        AtomicLong pauses = new AtomicLong();
+        AtomicLong refusedClaims = new AtomicLong();
+        AtomicLong refusedWrites = new AtomicLong();
+        AtomicLong expiredReleases = new AtomicLong();
+        AtomicLong lockTimeouts = new AtomicLong();
+        AtomicLong overlaps = new AtomicLong();
+        Map<String, AtomicReference<Grant>> live = Map.of(NAMES[0], new AtomicReference<>(), NAMES[1], new AtomicReference<>());
+        Queue<Grant> allGrants = new ConcurrentLinkedQueue<>();
+        Queue<Write> accepted = new ConcurrentLinkedQueue<>();
+
+        List<LeaseService> services = new ArrayList<>();
+        List<DataSource> pools = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            DataSource pool = db.newPool(2);
+            pools.add(pool);
+            services.add(LeaseFixture.service(pool, table));
+        }
+        ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
+        long start = System.nanoTime();
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int w = 0; w < WORKERS; w++) {
+                int worker = w;
+                futures.add(executor.submit(() -> {
+                    LeaseService leases = services.get(worker);
+                    DataSource pool = pools.get(worker);
+                    String owner = "worker-" + worker;
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    while (grants.get() < TARGET) {
+                        String name = NAMES[random.nextInt(NAMES.length)];
+                        attempts.incrementAndGet();
+                        Optional<Lease> granted;
+                        if (worker % 2 == 0) {
+                            granted = leases.tryAcquire(name, owner, TTL);
+                            if (granted.isEmpty()) {
+                                Thread.sleep(0, random.nextInt(1_000_000));
+                                continue;
+                            }
+                        } else {
+                            try {
+                                granted = Optional.of(leases.lock(name, owner, TTL, Duration.ofSeconds(5)));
+                            } catch (LeaseTimeoutException e) {
+                                lockTimeouts.incrementAndGet();
+                                continue;
+                            }
+                        }
+                        Lease lease = granted.get();
+                        grants.incrementAndGet();
+                        Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt());
+                        allGrants.add(mine);
+                        // Neither grant in this pair has been released by its worker yet (a worker
+                        // leaves the map before it releases), so the earlier-token grant must have
+                        // expired, by database time, before the later one began.
+                        Grant other = live.get(name).getAndSet(mine);
+                        if (other != null) {
+                            Grant earlier = other.token() < mine.token() ? other : mine;
+                            Grant later = earlier == mine ? other : mine;
+                            if (earlier.expiresAt().isAfter(later.acquiredAt())) {
+                                overlaps.incrementAndGet();
+                            }
+                        }
+                        try (Connection c = pool.getConnection()) {
+                            if (!claim.update(c, lease.token(), name, owner)) {
+                                refusedClaims.incrementAndGet();
+                            } else {
+                                long value;
+                                try (PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
+                                    ps.setString(1, name);
+                                    try (ResultSet rs = ps.executeQuery()) {
+                                        rs.next();
+                                        value = rs.getLong(1);
+                                    }
+                                }
+                                if (random.nextInt(100) == 0) {
+                                    pauses.incrementAndGet();
+                                    Thread.sleep(TTL.toMillis() + 30 + random.nextInt(50));
+                                }
+                                if (write.update(c, lease.token(), name, value + 1, owner)) {
+                                    accepted.add(new Write(name, lease.token(), value + 1));
+                                } else {
+                                    refusedWrites.incrementAndGet();
+                                }
+                            }
+                        }
+                        live.get(name).compareAndSet(mine, null);
+                        try {
+                            leases.release(lease);
+                        } catch (LeaseExpiredException e) {
+                            expiredReleases.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            executor.shutdownNow();
+            services.forEach(LeaseService::close);
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+
+        // (1)-(3): the accepted writes of each name are 1..N, tokens never going down, counter = N.
+        long staleAccepted = 0;
+        long lostOrDuplicated = 0;
+        for (String name : NAMES) {
+            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            for (int i = 0; i < writes.size(); i++) {
+                if (writes.get(i).value() != i + 1) {
+                    lostOrDuplicated++;
+                }
+                if (i > 0 && writes.get(i).token() < writes.get(i - 1).token()) {
+                    staleAccepted++;
+                }
+            }
+            assertThat(db.queryLong("SELECT val FROM " + resource + " WHERE name = ?", name)).isEqualTo(writes.size());
+        }
+        // (5): grants in token order start in the same order, tokens unique.
+        long tokenDisorder = 0;
+        for (String name : NAMES) {
+            List<Grant> byToken = allGrants.stream().filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparingLong(Grant::token)).toList();
+            for (int i = 1; i < byToken.size(); i++) {
+                if (byToken.get(i).token() == byToken.get(i - 1).token()
+                        || byToken.get(i).acquiredAt().isBefore(byToken.get(i - 1).acquiredAt())) {
+                    tokenDisorder++;
+                }
+            }
+        }
+        Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
+        System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
+                        + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
+                        + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
+                        + " overlapping live holds %d; token disorder %d%n",
+                db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
+                refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
+                lostOrDuplicated, overlaps.get(), tokenDisorder);
+
+        assertThat(grants.get()).isGreaterThanOrEqualTo(TARGET);
+        assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
+        assertThat(refusedClaims.get() + refusedWrites.get()).as("the fence refused stale writers").isPositive();
+        assertThat(staleAccepted).as("stale writes accepted").isZero();
+        assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
+        assertThat(overlaps.get()).as("overlapping live holds").isZero();
+        assertThat(tokenDisorder).as("token disorder").isZero();
+    }
+}
