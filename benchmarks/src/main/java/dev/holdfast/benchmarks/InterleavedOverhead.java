@@ -13,40 +13,38 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Locale;
-import java.util.function.LongConsumer;
 
 /**
- * A drift-robust check of the two overhead ratios beside the JMH runs: in one JVM, blocks of N
- * plain operations and N Holdfast operations alternate 24 times (the first 4 pairs are warm-up);
- * the ratio is of the median block times. On a shared machine whose load changes by the minute,
- * this compares like with like better than JMH's method-after-method runs.
+ * A drift-robust check of the two overhead ratios beside the JMH runs ({@link Interleaved}):
+ * versioned update versus plain update of the same business columns, and a JPA child change with
+ * the aggregate-root bump versus plain Hibernate. The plain update prepares its statement per call,
+ * as {@code JdbcTemplate} does and as {@code VersionedTable} does; {@code plainUpdateReusedStatement}
+ * keeps one statement for the whole run, the floor no statement-per-call library reaches.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar dev.holdfast.benchmarks.InterleavedOverhead postgresql</pre>
+ * <pre>java -cp benchmarks/target/benchmarks.jar dev.holdfast.benchmarks.InterleavedOverhead postgresql 21 benchmarks/results</pre>
  */
 public final class InterleavedOverhead {
 
-    private static final int BLOCKS = 24;
-    private static final int WARMUP_BLOCKS = 4;
-
     public static void main(String[] args) throws Exception {
         TestDatabase.Kind kind = TestDatabase.Kind.valueOf(args[0].toUpperCase(Locale.ROOT));
+        int rounds = Integer.parseInt(args[1]);
+        Path results = Path.of(args[2]);
         int jdbcOps = kind == TestDatabase.Kind.H2 ? 5000 : 300;
         int jpaOps = kind == TestDatabase.Kind.H2 ? 2000 : 200;
         try (HikariDataSource pool = kind.newPool("interleaved-" + kind.id(), 2)) {
-            versionedUpdate(kind, pool, jdbcOps);
-            rootBump(kind, pool, jpaOps);
+            versionedUpdate(kind, pool, rounds, jdbcOps, results.resolve("versioned-update-interleaved-" + kind.id() + ".json"));
+            rootBump(kind, pool, rounds, jpaOps, results.resolve("root-bump-interleaved-" + kind.id() + ".json"));
         }
     }
 
-    private static void versionedUpdate(TestDatabase.Kind kind, HikariDataSource pool, int n) throws SQLException {
+    private static void versionedUpdate(TestDatabase.Kind kind, HikariDataSource pool, int rounds, int n, Path out)
+            throws Exception {
         Dialect dialect = Dialect.detect(pool);
         new SchemaInstaller(pool, dialect).installClock();
         String table = "holdfast_bench_opt_interleaved";
@@ -64,18 +62,26 @@ public final class InterleavedOverhead {
             }
             VersionedTable versioned = VersionedTable.builder(table).build(dialect);
             long[] state = new long[2]; // version, counter
-            try (PreparedStatement plain = c.prepareStatement("UPDATE " + table + " SET street = ?, counter = ? WHERE id = ?")) {
-                report(kind, "versioned update / plain update (auto-commit, 1 row)", n, i -> {
-                    try {
-                        plain.setString(1, "Main 1");
-                        plain.setLong(2, ++state[1]);
-                        plain.setLong(3, 2L);
-                        plain.executeUpdate();
-                    } catch (SQLException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, i -> state[0] = versioned.update(c, 1L, state[0], "bench",
-                        Assignments.of("street", "Main 1").and("counter", ++state[1])));
+            String sql = "UPDATE " + table + " SET street = ?, counter = ? WHERE id = ?";
+            try (PreparedStatement reused = c.prepareStatement(sql)) {
+                new Interleaved()
+                        .add("plainUpdate", i -> {
+                            try (PreparedStatement plain = c.prepareStatement(sql)) {
+                                plain.setString(1, "Main 1");
+                                plain.setLong(2, ++state[1]);
+                                plain.setLong(3, 2L);
+                                plain.executeUpdate();
+                            }
+                        })
+                        .add("plainUpdateReusedStatement", i -> {
+                            reused.setString(1, "Main 1");
+                            reused.setLong(2, ++state[1]);
+                            reused.setLong(3, 2L);
+                            reused.executeUpdate();
+                        })
+                        .add("holdfastVersionedUpdate", i -> state[0] = versioned.update(c, 1L, state[0], "bench",
+                                Assignments.of("street", "Main 1").and("counter", ++state[1])))
+                        .run(kind.id(), "plainUpdate", rounds, n, out);
             }
             try (Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + table);
@@ -83,7 +89,8 @@ public final class InterleavedOverhead {
         }
     }
 
-    private static void rootBump(TestDatabase.Kind kind, HikariDataSource pool, int n) throws SQLException {
+    private static void rootBump(TestDatabase.Kind kind, HikariDataSource pool, int rounds, int n, Path out)
+            throws Exception {
         dropJpaTables(pool);
         EntityManagerFactory with = emf(pool, true, "create");
         EntityManagerFactory without = emf(pool, false, "none");
@@ -100,7 +107,10 @@ public final class InterleavedOverhead {
                 em.persist(line);
                 em.getTransaction().commit();
             }
-            report(kind, "JPA change child + commit, root bump / plain Hibernate", n, i -> changeLine(without), i -> changeLine(with));
+            new Interleaved()
+                    .add("plainHibernateChildChange", i -> changeLine(without))
+                    .add("holdfastRootBumpChildChange", i -> changeLine(with))
+                    .run(kind.id(), "plainHibernateChildChange", rounds, n, out);
         } finally {
             with.close();
             without.close();
@@ -130,31 +140,5 @@ public final class InterleavedOverhead {
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_line");
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_order");
         }
-    }
-
-    private static void report(TestDatabase.Kind kind, String what, int n, LongConsumer baseline, LongConsumer holdfast) {
-        List<Double> base = new ArrayList<>();
-        List<Double> ours = new ArrayList<>();
-        for (int block = 0; block < BLOCKS; block++) {
-            long t0 = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                baseline.accept(i);
-            }
-            long t1 = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                holdfast.accept(i);
-            }
-            long t2 = System.nanoTime();
-            if (block >= WARMUP_BLOCKS) {
-                base.add((t1 - t0) / 1000.0 / n);
-                ours.add((t2 - t1) / 1000.0 / n);
-            }
-        }
-        Collections.sort(base);
-        Collections.sort(ours);
-        double b = base.get(base.size() / 2);
-        double o = ours.get(ours.size() / 2);
-        System.out.printf(Locale.ROOT, "%-10s %-56s baseline %8.1f us/op  holdfast %8.1f us/op  throughput ratio %.3f (%d blocks x %d)%n",
-                kind.id(), what, b, o, b / o, BLOCKS - WARMUP_BLOCKS, n);
     }
 }

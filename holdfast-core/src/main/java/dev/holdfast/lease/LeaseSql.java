@@ -109,9 +109,28 @@ abstract class LeaseSql {
         return 3;
     }
 
-    /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
-    abstract Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros)
-            throws SQLException;
+    /**
+     * Extends the caller's live grant (same token); the new expiry, or empty if it is not held. Runs
+     * {@link #renewSql()}, an {@code UPDATE} that returns the new expiry.
+     */
+    Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(renewSql())) {
+            bindRenew(ps, name, owner, token, ttlMicros);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    /** The renewal: binds ttl micros, name, owner, token. */
+    abstract String renewSql();
+
+    static void bindRenew(PreparedStatement ps, String name, String owner, long token, long ttlMicros) throws SQLException {
+        ps.setLong(1, ttlMicros);
+        ps.setString(2, name);
+        ps.setString(3, owner);
+        ps.setLong(4, token);
+    }
 
     /** The row of {@code name}, if any, for diagnosing a failure. */
     Optional<Lease> read(Connection c, String name) throws SQLException {
@@ -204,16 +223,8 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(renew)) {
-                ps.setLong(1, ttlMicros);
-                ps.setString(2, name);
-                ps.setString(3, owner);
-                ps.setLong(4, token);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
-                }
-            }
+        String renewSql() {
+            return renew;
         }
     }
 
@@ -379,16 +390,8 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(renew)) {
-                ps.setLong(1, ttlMicros);
-                ps.setString(2, name);
-                ps.setString(3, owner);
-                ps.setLong(4, token);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
-                }
-            }
+        String renewSql() {
+            return renew;
         }
     }
 
@@ -440,14 +443,16 @@ abstract class LeaseSql {
             return "(" + column + " + INTERVAL ? MICROSECOND)";
         }
 
+        @Override
+        String renewSql() {
+            return renew;
+        }
+
         /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */
         @Override
         Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(renew)) {
-                ps.setLong(1, ttlMicros);
-                ps.setString(2, name);
-                ps.setString(3, owner);
-                ps.setLong(4, token);
+                bindRenew(ps, name, owner, token, ttlMicros);
                 if (ps.executeUpdate() != 1) {
                     return Optional.empty();
                 }

@@ -1,0 +1,42 @@
+package dev.holdfast.jdbc;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The DDL shipped in the jar runs unchanged as Flyway migrations, and the installer agrees with it. */
+class SchemaScriptsFlywayTest {
+
+    @DatabaseTest
+    void scriptsRunUnderFlywayAndTheInstallerThenFindsEverything(TestDatabase db) throws Exception {
+        String locks = db.newTableName("fw_locks");
+        String leases = db.newTableName("fw_leases");
+        String history = db.newTableName("fw_history");
+        MigrateResult result = Flyway.configure()
+                .dataSource(db.dataSource())
+                .locations("classpath:dev/holdfast/schema/" + db.id())
+                .placeholders(Map.of(HoldfastTable.OFFLINE_LOCKS.placeholder(), locks,
+                        HoldfastTable.LEASES.placeholder(), leases))
+                .table(history)
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
+        assertThat(result.success).isTrue();
+        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 3 : 2);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + locks)).isZero();
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + leases)).isZero();
+
+        // Idempotent on top of Flyway's work.
+        SchemaInstaller installer = new SchemaInstaller(db.dataSource());
+        installer.install(HoldfastTable.OFFLINE_LOCKS, locks);
+        installer.install(HoldfastTable.LEASES, leases);
+        installer.install(HoldfastTable.LEASES, leases);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM " + leases)).isZero();
+    }
+}
