@@ -58,10 +58,12 @@ public final class InterleavedOverhead {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, street VARCHAR(200), counter BIGINT,"
                         + " version BIGINT NOT NULL, modified_by VARCHAR(100), modified " + timestamp + ")");
-                s.execute("INSERT INTO " + table + " (id, street, counter, version) VALUES (1, 'a', 0, 0), (2, 'a', 0, 0)");
+                s.execute("INSERT INTO " + table + " (id, street, counter, version) VALUES (1, 'a', 0, 0), (2, 'a', 0, 0), (3, 'a', 0, 0)");
             }
             VersionedTable versioned = VersionedTable.builder(table).build(dialect);
-            long[] state = new long[2]; // version, counter
+            long[] state = new long[3]; // version of row 1, counter, version of row 3
+            String handWritten = "UPDATE " + table + " SET street = ?, counter = ?, version = version + 1, modified_by = ?,"
+                    + " modified = " + dialect.clock() + " WHERE id = ? AND version = ?";
             String sql = "UPDATE " + table + " SET street = ?, counter = ? WHERE id = ?";
             try (PreparedStatement reused = c.prepareStatement(sql)) {
                 new Interleaved()
@@ -78,6 +80,20 @@ public final class InterleavedOverhead {
                             reused.setLong(2, ++state[1]);
                             reused.setLong(3, 2L);
                             reused.executeUpdate();
+                        })
+                        .add("handWrittenVersionedUpdate", i -> {
+                            // What a developer writes by hand for the same guarantee: the cost of versioning itself.
+                            try (PreparedStatement ps = c.prepareStatement(handWritten)) {
+                                ps.setString(1, "Main 1");
+                                ps.setLong(2, ++state[1]);
+                                ps.setString(3, "bench");
+                                ps.setLong(4, 3L);
+                                ps.setLong(5, state[2]);
+                                if (ps.executeUpdate() != 1) {
+                                    throw new IllegalStateException("stale");
+                                }
+                                state[2]++;
+                            }
                         })
                         .add("holdfastVersionedUpdate", i -> state[0] = versioned.update(c, 1L, state[0], "bench",
                                 Assignments.of("street", "Main 1").and("counter", ++state[1])))

@@ -3,7 +3,6 @@ package dev.holdfast.jdbc;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A table or column name that is safe to place in SQL text: a plain, unquoted identifier
@@ -18,7 +17,6 @@ public record SqlIdentifier(String value) {
     /** PostgreSQL truncates longer names silently; MariaDB allows 64. */
     public static final int MAX_LENGTH = 63;
 
-    private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     // Words that cannot be used unquoted on at least one supported database.
     private static final Set<String> RESERVED = Set.of(
@@ -31,6 +29,8 @@ public record SqlIdentifier(String value) {
             "SELECT", "SET", "TABLE", "THEN", "TO", "TRUE", "UNION", "UNIQUE", "UPDATE", "USER", "USING",
             "VALUES", "WHEN", "WHERE", "WITH");
 
+    private static final int LONGEST_RESERVED = RESERVED.stream().mapToInt(String::length).max().orElse(0);
+
     /**
      * @throws IllegalArgumentException if {@code value} is null or not a plain identifier
      */
@@ -38,20 +38,33 @@ public record SqlIdentifier(String value) {
         if (value == null) {
             throw new IllegalArgumentException("SQL identifier must not be null");
         }
-        String[] parts = value.split("\\.", -1);
-        if (parts.length > 2) {
+        int dot = value.indexOf('.');
+        if (dot >= 0 && value.indexOf('.', dot + 1) >= 0) {
             throw invalid(value, "at most one '.' (schema.name) is allowed");
         }
-        for (String part : parts) {
-            if (part.isEmpty() || part.length() > MAX_LENGTH) {
-                throw invalid(value, "each part must have 1 to " + MAX_LENGTH + " characters");
-            }
-            if (!PART.matcher(part).matches()) {
+        if (dot >= 0) {
+            checkPart(value, 0, dot);
+            checkPart(value, dot + 1, value.length());
+        } else {
+            checkPart(value, 0, value.length());
+        }
+    }
+
+    // A character loop, not a regex: identifiers are validated on hot paths (every Assignments column).
+    private static void checkPart(String value, int from, int to) {
+        int length = to - from;
+        if (length == 0 || length > MAX_LENGTH) {
+            throw invalid(value, "each part must have 1 to " + MAX_LENGTH + " characters");
+        }
+        for (int i = from; i < to; i++) {
+            char c = value.charAt(i);
+            boolean letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+            if (!letter && !(i > from && c >= '0' && c <= '9')) {
                 throw invalid(value, "only letters, digits and '_' are allowed, not starting with a digit");
             }
-            if (RESERVED.contains(part.toUpperCase(Locale.ROOT))) {
-                throw invalid(value, "'" + part + "' is a reserved word");
-            }
+        }
+        if (length <= LONGEST_RESERVED && RESERVED.contains(value.substring(from, to).toUpperCase(Locale.ROOT))) {
+            throw invalid(value, "'" + value.substring(from, to) + "' is a reserved word");
         }
     }
 

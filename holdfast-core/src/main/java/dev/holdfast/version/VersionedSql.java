@@ -3,6 +3,10 @@ package dev.holdfast.version;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
 /**
  * The SQL of one {@link VersionedTable}, per dialect. Only validated identifiers and the
  * dialect's clock expression are placed in the text; every value is a bound parameter.
@@ -32,9 +36,26 @@ final class VersionedSql {
      * otherwise see the new version (database-facts.md §6). Because {@code version} always changes,
      * a matched row counts 1 on every database, also with MariaDB's {@code useAffectedRows=true}.
      */
+    /** Statements by assigned columns: a table is updated with few column sets, over and over. */
+    private final ConcurrentMap<List<SqlIdentifier>, String> updates =
+            new ConcurrentHashMap<>();
+
     String update(Assignments changes) {
+        List<SqlIdentifier> columns = changes.columns();
+        String cached = updates.get(columns);
+        if (cached != null) {
+            return cached;
+        }
+        String built = buildUpdate(columns);
+        if (updates.size() < 256) {
+            updates.putIfAbsent(columns, built);
+        }
+        return built;
+    }
+
+    private String buildUpdate(List<SqlIdentifier> columns) {
         StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
-        for (SqlIdentifier column : changes.columns()) {
+        for (SqlIdentifier column : columns) {
             sql.append(column.value()).append(" = ?, ");
         }
         return sql.append(version).append(" = ").append(version).append(" + 1, ")
