@@ -3,6 +3,7 @@ package dev.holdfast.spring.boot;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.LeaseService;
 import dev.holdfast.offline.JdbcLockManager;
 import dev.holdfast.offline.LockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
@@ -20,8 +21,8 @@ import javax.sql.DataSource;
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
  * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
- * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}) and, with
- * {@code holdfast.schema.install=true}, its table. Every bean backs off when the application defines
+ * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
+ * {@link LeaseService} ({@code holdfast.lease.*}) and, with {@code holdfast.schema.install=true}, their tables. Every bean backs off when the application defines
  * its own; {@code holdfast.enabled=false} turns all of it off.
  *
  * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
@@ -59,8 +60,8 @@ public class HoldfastAutoConfiguration {
     HoldfastSchema holdfastSchema(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
         SchemaInstaller installer = new SchemaInstaller(nonTransactional(dataSource), dialect);
         installer.install(HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable());
-        // The lease table (issue 5) is installed here as well once that module is merged.
-        return new HoldfastSchema(properties.getOffline().getTable());
+        installer.install(HoldfastTable.LEASES, properties.getLease().getTable());
+        return new HoldfastSchema(properties.getOffline().getTable(), properties.getLease().getTable());
     }
 
     @Bean
@@ -80,6 +81,23 @@ public class HoldfastAutoConfiguration {
     }
 
     /**
+     * Leases on the pool itself (never the caller's transaction: a lease commits on its own), in
+     * {@code holdfast.lease.table}. Closed with the context (stops keep-alive threads and the
+     * PostgreSQL listener; leases stay as they are).
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                      ObjectProvider<HoldfastSchema> schema) {
+        schema.ifAvailable(installed -> { }); // the table exists before the first lease call
+        return LeaseService.builder(nonTransactional(dataSource))
+                .dialect(dialect)
+                .table(properties.getLease().getTable())
+                .fastRelease(properties.getLease().isFastRelease())
+                .build();
+    }
+
+    /**
      * The pool behind {@code dataSource}: a {@link TransactionAwareDataSourceProxy} would hand the lock
      * manager the connection of the caller's transaction, so a lock taken inside a transaction that
      * rolls back would vanish (and switching that connection to autocommit would commit the caller's
@@ -94,6 +112,6 @@ public class HoldfastAutoConfiguration {
     }
 
     /** Marks that Holdfast's tables were installed at startup. */
-    record HoldfastSchema(String offlineLocksTable) {
+    record HoldfastSchema(String offlineLocksTable, String leasesTable) {
     }
 }

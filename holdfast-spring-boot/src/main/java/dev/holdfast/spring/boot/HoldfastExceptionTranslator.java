@@ -5,6 +5,7 @@ import dev.holdfast.offline.AlreadyLockedException;
 import dev.holdfast.offline.NoLockException;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
+import dev.holdfast.version.VersionConflictException;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
@@ -29,6 +30,8 @@ import java.sql.SQLException;
  *       <td>{@link OfflineLockHeldException}, a {@link CannotAcquireLockException}</td></tr>
  *   <tr><td>{@link NoLockException} and its subtypes (expired, foreign)</td>
  *       <td>{@link OfflineLockLostException}, a {@link PessimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link VersionConflictException} (a stale version: the row changed or was deleted)</td>
+ *       <td>{@link StaleVersionException}, an {@link org.springframework.dao.OptimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link DatabaseException} wrapping an {@link SQLException}</td><td>what Spring's
  *       {@link SQLExceptionSubclassTranslator} makes of that SQLException</td></tr>
  *   <tr><td>anything else</td><td>{@code null}: not translated</td></tr>
@@ -54,6 +57,9 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
         }
         if (ex instanceof NoLockException e) {
             return new OfflineLockLostException(e);
+        }
+        if (ex instanceof VersionConflictException e) {
+            return new StaleVersionException(e);
         }
         if (ex instanceof DatabaseException e && e.getCause() instanceof SQLException sql) {
             return sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);

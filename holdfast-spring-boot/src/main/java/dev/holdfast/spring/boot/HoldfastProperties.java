@@ -25,6 +25,8 @@ public class HoldfastProperties {
 
     private final Offline offline = new Offline();
 
+    private final Lease lease = new Lease();
+
     private final Web web = new Web();
 
     public boolean isEnabled() {
@@ -51,8 +53,41 @@ public class HoldfastProperties {
         return offline;
     }
 
+    public Lease getLease() {
+        return lease;
+    }
+
     public Web getWeb() {
         return web;
+    }
+
+    /** Settings under {@code holdfast.lease.*}: distributed leases ({@code LeaseService}). */
+    public static class Lease {
+
+        /** The leases table, a plain SQL identifier (optionally schema-qualified). */
+        private String table = "holdfast_leases";
+
+        /**
+         * On PostgreSQL, whether a release skips the wait for the WAL flush (its own statement only). A
+         * release lost in a crash only lets the lease run to its TTL; acquires and renewals stay durable.
+         */
+        private boolean fastRelease = true;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isFastRelease() {
+            return fastRelease;
+        }
+
+        public void setFastRelease(boolean fastRelease) {
+            this.fastRelease = fastRelease;
+        }
     }
 
     /** Settings under {@code holdfast.schema.*}. */
@@ -153,6 +188,20 @@ public class HoldfastProperties {
          * "lockProblem"). Empty: a small built-in HTML page.
          */
         private String lockProblemView;
+
+        /**
+         * The view that renders version conflicts for browsers (model attribute "versionProblem").
+         * Empty: a small built-in HTML page.
+         */
+        private String conflictView;
+
+        public String getConflictView() {
+            return conflictView;
+        }
+
+        public void setConflictView(String conflictView) {
+            this.conflictView = conflictView;
+        }
 
         public Duration getHeartbeatInterval() {
             return heartbeatInterval;

@@ -16,6 +16,7 @@ import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
 import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+import dev.holdfast.version.VersionStamp;
 import org.springframework.data.domain.Persistable;
 
 import java.time.Instant;
@@ -170,6 +171,11 @@ public class Order implements Persistable<String> {
     public String getModifiedBy() { return modifiedBy; }
     public Instant getModified() { return modified; }
     public String getLastChange() { return lastChange; }
+
+    /** The optimistic-lock columns as loaded: version, who changed the order last and when. */
+    public VersionStamp stamp() {
+        return new VersionStamp(version, modifiedBy, modified);
+    }
 
     public long getTotalCents() {
         return lines.stream().mapToLong(OrderLine::amountCents).sum();

@@ -1,5 +1,8 @@
 package dev.holdfast.shop.order;
 
+import dev.holdfast.version.StaleRow;
+import dev.holdfast.version.VersionConflictException;
+import dev.holdfast.version.VersionStamp;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 
 import java.time.Instant;
@@ -12,13 +15,15 @@ import java.time.Instant;
  *   <li>{@link #isStaleWrite}: JPA's {@code @Version} predicate failed at flush, i.e. another
  *       transaction committed between our read and our write.</li>
  * </ol>
- * Both end in a {@link StaleOrderException} rendered as the conflict page.
- *
- * <p>Shop-local stand-in until Holdfast's {@code dev.holdfast.version} lands: then {@link #matchVersion}
- * delegates to its {@code matchVersion}, {@link StaleOrderException} becomes (or wraps) its
- * {@code VersionConflictException}, and nothing outside this class changes.
+ * Both end in a {@link StaleOrderException} rendered as the conflict page. The check is Holdfast's
+ * {@link VersionStamp#requireVersion}; {@link StaleOrderException} is its {@link VersionConflictException}
+ * plus what the shop's page says besides (the order's last change in words, what the user attempted),
+ * so holdfast-spring-boot translates it to Spring's {@code OptimisticLockingFailureException} and counts it.
  */
 public final class OrderVersionCheck {
+
+    /** The entity name in conflict messages: "order ORD-1 was modified by kim at …". */
+    public static final String ENTITY = "order";
 
     private OrderVersionCheck() {
     }
@@ -28,9 +33,19 @@ public final class OrderVersionCheck {
      * @throws StaleOrderException if the order has moved on since (or the version was tampered with)
      */
     public static void matchVersion(Order order, long seenVersion, String attempted) {
-        if (order.getVersion() != seenVersion) {
-            throw StaleOrderException.of(order, seenVersion, attempted);
+        try {
+            order.stamp().requireVersion(ENTITY, order.getOrderNumber(), seenVersion);
+        } catch (VersionConflictException e) {
+            throw new StaleOrderException(e.staleRows().get(0), order.getLastChange(), attempted);
         }
+    }
+
+    /**
+     * A read-set check found the order changed ({@code e} from {@code VersionedTable.verifyUnchanged}):
+     * the same conflict, with the order's last change in words for the page.
+     */
+    public static StaleOrderException staleRead(VersionConflictException e, Order current, String attempted) {
+        return new StaleOrderException(e.staleRows().get(0), current.getLastChange(), attempted);
     }
 
     /** True if {@code e} is JPA's stale-write failure for an order. */
@@ -45,45 +60,29 @@ public final class OrderVersionCheck {
     }
 
     /** The order changed after the user saw it; nothing was written. */
-    public static final class StaleOrderException extends RuntimeException {
+    public static final class StaleOrderException extends VersionConflictException {
 
-        private final String orderNumber;
-        private final long seenVersion;
-        private final long currentVersion;
-        private final String modifiedBy;
-        private final Instant modified;
         private final String lastChange;
         private final String attempted;
 
-        private StaleOrderException(String orderNumber, long seenVersion, long currentVersion, String modifiedBy,
-                                    Instant modified, String lastChange, String attempted) {
-            super("Order " + orderNumber + " is at version " + currentVersion + ", the request carried version "
-                    + seenVersion + "; last changed by " + modifiedBy + " at " + modified + ": " + lastChange);
-            this.orderNumber = orderNumber;
-            this.seenVersion = seenVersion;
-            this.currentVersion = currentVersion;
-            this.modifiedBy = modifiedBy;
-            this.modified = modified;
+        StaleOrderException(StaleRow row, String lastChange, String attempted) {
+            super(row);
             this.lastChange = lastChange;
             this.attempted = attempted;
         }
 
-        static StaleOrderException of(Order current, long seenVersion, String attempted) {
-            return new StaleOrderException(current.getOrderNumber(), seenVersion, current.getVersion(),
-                    current.getModifiedBy(), current.getModified(), current.getLastChange(), attempted);
-        }
-
         /** For a stale write found at flush: {@code current} is the order re-read after the failure. */
         public static StaleOrderException afterStaleWrite(Order current, String attempted) {
-            return of(current, -1, attempted);
+            return new StaleOrderException(StaleRow.changed(ENTITY, current.getOrderNumber(), -1, current.stamp()),
+                    current.getLastChange(), attempted);
         }
 
-        public String orderNumber() { return orderNumber; }
+        public String orderNumber() { return String.valueOf(id()); }
         /** The version the user saw, or -1 if only the write found out (the read was current). */
-        public long seenVersion() { return seenVersion; }
-        public long currentVersion() { return currentVersion; }
-        public String modifiedBy() { return modifiedBy; }
-        public Instant modified() { return modified; }
+        public long seenVersion() { return expectedVersion(); }
+        public long getCurrentVersion() { return currentVersion().orElseThrow(); }
+        public String getModifiedBy() { return modifiedBy().orElse(null); }
+        public Instant getModified() { return modified().orElse(null); }
         public String lastChange() { return lastChange; }
         /** What the user tried to do, in words: nothing of it was saved. */
         public String attempted() { return attempted; }

@@ -1,7 +1,13 @@
 package dev.holdfast.shop.web;
 
 import dev.holdfast.offline.HeldLock;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseService;
 import dev.holdfast.offline.JdbcLockManager;
+import dev.holdfast.shop.job.JobResult;
+import dev.holdfast.shop.job.JobRunRepository;
+import dev.holdfast.shop.job.NightlyReportJob;
+import jakarta.persistence.EntityManager;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -15,7 +21,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Scenario 6 (offline lock part): every live offline lock, with a button that breaks it. ADMIN only
+ * Scenario 6: every live offline lock and lease, each with a button that breaks it; and scenario 5's
+ * leased job: its last result with the fencing token that wrote it, recent runs, "Run now". ADMIN only
  * (SecurityConfiguration), CSRF-protected like every POST. The operator view never shows lock ids.
  */
 @Controller
@@ -26,9 +33,18 @@ class AdminLocksController {
     static final int MAX_SHOWN = 500;
 
     private final JdbcLockManager locks;
+    private final LeaseService leases;
+    private final NightlyReportJob job;
+    private final JobRunRepository runs;
+    private final EntityManager em;
 
-    AdminLocksController(JdbcLockManager locks) {
+    AdminLocksController(JdbcLockManager locks, LeaseService leases, NightlyReportJob job, JobRunRepository runs,
+                         EntityManager em) {
         this.locks = locks;
+        this.leases = leases;
+        this.job = job;
+        this.runs = runs;
+        this.em = em;
     }
 
     @GetMapping
@@ -36,8 +52,42 @@ class AdminLocksController {
         List<HeldLock> held = locks.heldLocks(null, null, MAX_SHOWN);
         model.addAttribute("locks", held);
         model.addAttribute("cut", held.size() == MAX_SHOWN);
-        // LEASES (issue 5): the lead adds the lease list (name, owner, since, expires, fencing token) here.
+        List<Lease> live = leases.list();
+        model.addAttribute("leases", live);
+        model.addAttribute("jobResult", em.find(JobResult.class, NightlyReportJob.JOB));
+        model.addAttribute("jobRuns", runs.findTop10ByJobOrderByIdDesc(NightlyReportJob.JOB));
+        model.addAttribute("instanceId", job.instanceId());
         return "admin-locks";
+    }
+
+    @PostMapping("/break-lease")
+    String breakLease(@RequestParam(required = false) String name, Principal admin, RedirectAttributes redirect) {
+        if (name == null || name.isBlank()) {
+            throw new BadRequestException("The form did not say which lease to break. Nothing was changed.");
+        }
+        Optional<Lease> holder;
+        try {
+            holder = leases.find(name).filter(l -> !l.isReleased());
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("'" + name + "' cannot be a lease name. Nothing was changed.");
+        }
+        boolean broken = leases.forceRelease(name);
+        redirect.addFlashAttribute("notice", broken
+                ? "The lease " + name + holder.map(l -> " held by " + l.owner() + " (token " + l.token() + ")").orElse("")
+                  + " was broken by " + admin.getName() + "; the next grant gets a higher token, so its holder's "
+                  + "fenced writes are refused once the next holder writes."
+                : "There was no live lease " + name + " to break.");
+        return "redirect:/admin/locks";
+    }
+
+    @PostMapping("/run-job")
+    String runJob(RedirectAttributes redirect) {
+        NightlyReportJob.Outcome outcome = job.runOnce();
+        redirect.addFlashAttribute("notice", outcome.ran()
+                ? "The nightly report ran on " + job.instanceId() + " with fencing token " + outcome.token()
+                  + (outcome.written() ? "." : ", but a newer token had written its result: nothing written.")
+                : "The nightly report did not run here: its lease is held by " + outcome.heldBy() + ".");
+        return "redirect:/admin/locks";
     }
 
     @PostMapping("/break")

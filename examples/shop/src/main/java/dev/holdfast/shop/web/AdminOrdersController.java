@@ -1,6 +1,7 @@
 package dev.holdfast.shop.web;
 
 import dev.holdfast.offline.JdbcLockManager;
+import dev.holdfast.shop.invoice.InvoiceService;
 import dev.holdfast.shop.order.OrderService;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -20,10 +21,12 @@ class AdminOrdersController {
 
     private final OrderService orders;
     private final JdbcLockManager locks;
+    private final InvoiceService invoices;
 
-    AdminOrdersController(OrderService orders, JdbcLockManager locks) {
+    AdminOrdersController(OrderService orders, JdbcLockManager locks, InvoiceService invoices) {
         this.orders = orders;
         this.locks = locks;
+        this.invoices = invoices;
     }
 
     @GetMapping
@@ -37,6 +40,7 @@ class AdminOrdersController {
         String number = FormInput.orderNumber(orderNumber);
         model.addAttribute("order", orders.anyOrder(number));
         model.addAttribute("editLock", locks.holder(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
+        model.addAttribute("invoices", invoices.invoicesOf(number));
         return "admin-order";
     }
 

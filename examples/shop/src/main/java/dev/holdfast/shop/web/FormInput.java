@@ -1,6 +1,7 @@
 package dev.holdfast.shop.web;
 
 import dev.holdfast.shop.order.OrderNotFoundException;
+import dev.holdfast.spring.boot.web.ClientVersion;
 
 import java.util.regex.Pattern;
 
@@ -18,19 +19,14 @@ final class FormInput {
      * @throws BadRequestException if it is missing or not a version number
      */
     static long version(String raw) {
-        if (raw == null || raw.isBlank()) {
-            throw new BadRequestException("The form did not carry the order version, so the shop cannot tell which "
-                    + "state of the order you saw. Nothing was changed; reload the order page and try again.");
-        }
         try {
-            long version = Long.parseLong(raw.trim());
-            if (version < 0) {
-                throw new NumberFormatException();
-            }
-            return version;
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("The form carried '" + abbreviate(raw) + "' as the order version, which is "
-                    + "not a version number. Nothing was changed; reload the order page and try again.");
+            return ClientVersion.parse(raw).value(); // holdfast-spring-boot's form binding helper
+        } catch (ClientVersion.MalformedVersionException e) {
+            throw new BadRequestException(e.missing()
+                    ? "The form did not carry the order version, so the shop cannot tell which "
+                      + "state of the order you saw. Nothing was changed; reload the order page and try again."
+                    : "The form carried '" + abbreviate(raw) + "' as the order version, which is "
+                      + "not a version number. Nothing was changed; reload the order page and try again.");
         }
     }
 

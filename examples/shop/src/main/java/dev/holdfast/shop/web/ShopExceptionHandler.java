@@ -9,14 +9,21 @@ import dev.holdfast.shop.order.OrderVersionCheck;
 import dev.holdfast.shop.order.OrderVersionCheck.StaleOrderException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import dev.holdfast.version.offline.TamperedStateException;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
-/** Turns every refused change into a page that says what happened and how to go on; nothing was saved. */
+/**
+ * Turns every refused change into a page that says what happened and how to go on; nothing was saved.
+ * Ordered before holdfast-spring-boot's generic handlers (lowest precedence): a
+ * {@link StaleOrderException} is a {@code VersionConflictException}, and the shop's page says more.
+ */
 @ControllerAdvice
+@Order(0)
 class ShopExceptionHandler {
 
     private final OrderService orders;
@@ -73,6 +80,16 @@ class ShopExceptionHandler {
         response.setStatus(HttpStatus.CONFLICT.value());
         return problem(model, "wrong-state", "Not possible any more", e.getMessage() + ". Nothing was changed.",
                 orderPage(request, e.orderNumber()), "Back to order " + e.orderNumber());
+    }
+
+    /** A sealed invoice state that does not verify: altered, missing, another admin's or another order's. */
+    @ExceptionHandler(TamperedStateException.class)
+    String tampered(TamperedStateException e, HttpServletRequest request, HttpServletResponse response, Model model) {
+        response.setStatus(HttpStatus.BAD_REQUEST.value());
+        return problem(model, "bad-request", "The form was altered",
+                "The invoice form's saved state did not verify (it was altered, damaged, missing, or prepared by "
+                        + "another admin or for another order). Nothing was issued. Prepare the invoice again.",
+                "/admin/orders", "All orders");
     }
 
     @ExceptionHandler(BadRequestException.class)

@@ -97,6 +97,25 @@ final class ShopServer {
                 .holder("purchase_order", orderNumber).map(dev.holdfast.offline.HeldLock::owner).orElse(null);
     }
 
+    /** Invoices of an order, as the database holds them: "bill_to @ order_version by issued_by" each. */
+    List<String> invoices(String orderNumber) {
+        return jdbc.queryForList("SELECT bill_to || ' @ ' || order_version || ' by ' || issued_by FROM "
+                + context.getBean(ShopTableNames.class).prefix() + "invoice WHERE order_number = ? ORDER BY id",
+                String.class, orderNumber);
+    }
+
+    /** The shop's lease service (the same table the admin page lists). */
+    dev.holdfast.lease.LeaseService leases() {
+        return context.getBean(dev.holdfast.lease.LeaseService.class);
+    }
+
+    /** The fencing token stored with the nightly report's result (null: never written). */
+    Long jobResultToken() {
+        List<Long> tokens = jdbc.queryForList("SELECT fence_token FROM " + context.getBean(ShopTableNames.class).prefix()
+                + "job_result WHERE job = ?", Long.class, dev.holdfast.shop.job.NightlyReportJob.JOB);
+        return tokens.isEmpty() ? null : tokens.get(0);
+    }
+
     /** The order's receiver phone and line quantities, as the database holds them. */
     String phoneAndQuantities(String orderNumber) {
         String phone = jdbc.queryForObject("SELECT receiver_phone FROM " + table + " WHERE order_number = ?",

@@ -38,7 +38,8 @@ final class ShopOnDatabase {
                 "--spring.datasource.hikari.maximum-pool-size=12",
                 "--spring.jpa.hibernate.ddl-auto=create-drop",
                 "--shop.table-prefix=" + prefix,
-                "--holdfast.offline.table=" + prefix + "locks"));
+                "--holdfast.offline.table=" + prefix + "locks",
+                "--holdfast.lease.table=" + prefix + "leases"));
         if (kind == TestDatabase.Kind.H2 || System.getenv("HOLDFAST_" + kind.name() + "_URL") != null) {
             args.add("--spring.datasource.url=" + kind.url());
             args.add("--spring.datasource.username=" + kind.user());
@@ -55,6 +56,8 @@ final class ShopOnDatabase {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 jdbc.execute("DROP TABLE IF EXISTS " + prefix + "locks"); // created by holdfast.schema.install
+                jdbc.execute("DROP TABLE IF EXISTS " + prefix + "leases");
+                jdbc.execute("DROP TABLE IF EXISTS " + prefix + "leases_queue");
             } finally {
                 context.close();
             }

@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.metrics;
 
+import dev.holdfast.lease.LeaseService;
 import dev.holdfast.offline.JdbcLockManager;
 import dev.holdfast.offline.LockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Primary;
  * Micrometer metrics for Holdfast, when micrometer-core is on the class path and the application has
  * a {@link MeterRegistry}: a {@link MeteredLockManager} around the auto-configured
  * {@link JdbcLockManager} (the {@code @Primary} {@link LockManager}; inject {@code JdbcLockManager}
- * for the operator calls), and {@link PessimisticLockMetrics} observing {@link PessimisticLocks}.
+ * for the operator calls), {@link PessimisticLockMetrics} observing {@link PessimisticLocks},
+ * {@link MeteredLeases} around the {@link LeaseService}, and the {@link VersionConflictCounter}.
  * {@code holdfast.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class, afterName = {
@@ -36,6 +38,19 @@ public class HoldfastMetricsAutoConfiguration {
     @ConditionalOnMissingBean(MeteredLockManager.class)
     MeteredLockManager holdfastMeteredLockManager(JdbcLockManager lockManager, MeterRegistry registry) {
         return new MeteredLockManager(lockManager, registry);
+    }
+
+    @Bean
+    @ConditionalOnSingleCandidate(LeaseService.class)
+    @ConditionalOnMissingBean
+    MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry) {
+        return new MeteredLeases(leases, registry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VersionConflictCounter holdfastVersionConflictCounter(MeterRegistry registry) {
+        return new VersionConflictCounter(registry);
     }
 
     @Bean

@@ -4,6 +4,8 @@ import dev.holdfast.offline.JdbcLockManager;
 import dev.holdfast.offline.LockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import dev.holdfast.spring.boot.HoldfastProperties;
+import dev.holdfast.spring.boot.VersionConflictListener;
+import org.springframework.beans.factory.ObjectProvider;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -19,7 +21,8 @@ import javax.sql.DataSource;
 
 /**
  * Spring MVC helpers for offline locks in a servlet web application: {@link LockId} binding
- * ({@link LockIdConverter}), {@link OfflineLockExceptionHandler}, and {@link LockHeartbeat} for the
+ * ({@link LockIdConverter}), {@link OfflineLockExceptionHandler}, {@link VersionConflictExceptionHandler}
+ * (version conflicts, {@link ClientVersion}, tampered states), and {@link LockHeartbeat} for the
  * static script {@code /holdfast/heartbeat.js} this module ships.
  *
  * @see dev.holdfast.offline.LockId
@@ -44,6 +47,13 @@ public class HoldfastWebAutoConfiguration {
     @ConditionalOnMissingBean
     OfflineLockExceptionHandler holdfastOfflineLockExceptionHandler(HoldfastProperties properties) {
         return new OfflineLockExceptionHandler(properties.getWeb().getLockProblemView());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VersionConflictExceptionHandler holdfastVersionConflictExceptionHandler(HoldfastProperties properties,
+                                                                          ObjectProvider<VersionConflictListener> listener) {
+        return new VersionConflictExceptionHandler(properties.getWeb().getConflictView(), listener.getIfUnique());
     }
 
     @Bean

@@ -1,0 +1,139 @@
+package dev.holdfast.shop.job;
+
+import dev.holdfast.lease.FencedUpdate;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseGuard;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.shop.config.ShopTableNames;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * Scenario 5: the "nightly" order report runs on exactly one shop instance at a time, under a Holdfast
+ * lease. Every instance tries on its schedule ({@code shop.job.interval}) or when an admin presses
+ * "Run now"; the one that gets the lease runs, keeps the lease alive while it works, and writes its
+ * result through a {@link FencedUpdate} with the lease's fencing token; the others skip. A run whose
+ * lease was lost meanwhile (a long GC pause, a broken lease) cannot overwrite a newer run's result:
+ * the database refuses its stale token.
+ */
+@Component
+public class NightlyReportJob {
+
+    public static final String JOB = "nightly-order-report";
+    private static final Logger log = LoggerFactory.getLogger(NightlyReportJob.class);
+
+    /** What one attempt did. */
+    public record Outcome(boolean ran, long token, boolean written, String heldBy) {
+    }
+
+    private final LeaseService leases;
+    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final JobRunRepository runs;
+    private final ShopTableNames tables;
+    private final Clock clock;
+    private final Duration ttl;
+    private final Duration work;
+    private final String instanceId;
+    private final FencedUpdate fence;
+    private final AtomicLong skipped = new AtomicLong();
+
+    public NightlyReportJob(LeaseService leases, DataSource dataSource, JobRunRepository runs, ShopTableNames tables,
+                            Clock clock, @Value("${shop.job.lease-ttl:PT30S}") Duration ttl,
+                            @Value("${shop.job.work:PT0S}") Duration work,
+                            @Value("${shop.instance-id:}") String instanceId) {
+        this.leases = leases;
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.runs = runs;
+        this.tables = tables;
+        this.clock = clock;
+        this.ttl = ttl;
+        this.work = work;
+        this.instanceId = instanceId.isBlank() ? "shop-" + UUID.randomUUID().toString().substring(0, 8) : instanceId;
+        this.fence = FencedUpdate.of(tables.prefix() + "job_result", "job", "fence_token", "summary", "run_by", "finished");
+    }
+
+    /** This instance's lease owner name. */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** How many attempts of this instance found the lease held elsewhere. */
+    public long skipped() {
+        return skipped.get();
+    }
+
+    @Scheduled(fixedDelayString = "${shop.job.interval:PT1M}", initialDelayString = "${shop.job.initial-delay:PT1M}")
+    void scheduled() {
+        runOnce();
+    }
+
+    /** One attempt: runs the job if this instance gets the lease, else skips. */
+    public Outcome runOnce() {
+        Optional<Lease> granted = leases.tryAcquire(JOB, instanceId, ttl);
+        if (granted.isEmpty()) {
+            skipped.incrementAndGet();
+            String holder = leases.find(JOB).map(Lease::owner).orElse("another instance");
+            log.info("{}: skipped, the lease is held by {}", JOB, holder);
+            return new Outcome(false, 0, false, holder);
+        }
+        Instant started = clock.instant();
+        boolean written;
+        try (LeaseGuard guard = leases.keepAlive(granted.get(), ttl, lost -> log.warn("{}: lease lost", JOB, lost))) {
+            String summary = report();
+            pause(work); // the report's real work would take this long
+            guard.checkValid();
+            written = write(guard.token(), summary);
+            runs.save(new JobRun(JOB, instanceId, guard.token(), started, clock.instant(), written));
+            return new Outcome(true, guard.token(), written, instanceId);
+        }
+    }
+
+    private String report() {
+        return jdbc.queryForList("SELECT state, COUNT(*) AS n FROM " + tables.orders() + " GROUP BY state ORDER BY state")
+                .stream().map(r -> r.get("state") + ": " + r.get("n")).reduce((a, b) -> a + ", " + b).orElse("no orders");
+    }
+
+    private boolean write(long token, String summary) {
+        try (Connection c = dataSource.getConnection()) {
+            if (fence.update(c, token, JOB, summary, instanceId, java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC))) {
+                return true;
+            }
+            // No row yet: the first run anywhere creates it (another instance may just have: retry once).
+            try {
+                jdbc.update("INSERT INTO " + tables.prefix() + "job_result (job) VALUES (?)", JOB);
+            } catch (org.springframework.dao.DataIntegrityViolationException alreadyThere) {
+                // created concurrently
+            }
+            return fence.update(c, token, JOB, summary, instanceId, java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC));
+        } catch (SQLException e) {
+            throw new IllegalStateException("writing the job result", e);
+        }
+    }
+
+    private static void pause(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the guard interrupts on loss; checkValid reports it
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.holdfast.spring.boot.web;
+
+/**
+ * The version a page showed, carried back by its form ({@code <input type="hidden" name="version">}).
+ * Bind it with {@code @RequestParam ClientVersion version} (converted by the auto-configured MVC
+ * helpers) or parse it with {@link #parse}; a missing, blank, non-numeric or negative value is answered
+ * with 400 by {@link VersionConflictExceptionHandler}, before the controller runs, so nothing changes.
+ *
+ * <pre>{@code
+ * @PostMapping("/orders/{n}/ship")
+ * String ship(@PathVariable String n, @RequestParam ClientVersion version) {
+ *     orders.startShipping(n, version.value());   // → order.stamp().requireVersion("order", n, version.value())
+ * }
+ * }</pre>
+ *
+ * @param value the version, not negative
+ */
+public record ClientVersion(long value) {
+
+    /** Longest text accepted as a version: a long has at most 19 digits. */
+    static final int MAX_LENGTH = 19;
+
+    /** @throws MalformedVersionException if {@code value} is negative */
+    public ClientVersion {
+        if (value < 0) {
+            throw new MalformedVersionException(Long.toString(value));
+        }
+    }
+
+    /**
+     * @param raw the form field, e.g. {@code "7"} (surrounding blanks are ignored)
+     * @throws MalformedVersionException if it is null, blank, not a decimal number, or negative
+     */
+    public static ClientVersion parse(String raw) {
+        if (raw == null || raw.isBlank()) {
+            throw new MalformedVersionException(null);
+        }
+        String s = raw.strip();
+        if (s.length() > MAX_LENGTH || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new MalformedVersionException(raw);
+        }
+        try {
+            return new ClientVersion(Long.parseLong(s));
+        } catch (NumberFormatException e) {
+            throw new MalformedVersionException(raw);
+        }
+    }
+
+    /** A form carried no version, or something that is not one. */
+    public static final class MalformedVersionException extends IllegalArgumentException {
+
+        private final boolean missing;
+
+        MalformedVersionException(String raw) {
+            super(raw == null ? "the form carried no version"
+                    : "the form carried '" + abbreviate(raw) + "' as a version, which is not a version number");
+            this.missing = raw == null;
+        }
+
+        /** Whether the version was missing (rather than malformed). */
+        public boolean missing() {
+            return missing;
+        }
+
+        private static String abbreviate(String s) {
+            return s.length() <= 40 ? s : s.substring(0, 40) + "…";
+        }
+    }
+}
