@@ -71,14 +71,17 @@ public final class OrderVersionCheck {
             this.attempted = attempted;
         }
 
-        /** For a stale write found at flush: {@code current} is the order re-read after the failure. */
-        public static StaleOrderException afterStaleWrite(Order current, String attempted) {
-            return new StaleOrderException(StaleRow.changed(ENTITY, current.getOrderNumber(), -1, current.stamp()),
+        /**
+         * For a stale write found at flush: {@code current} is the order re-read after the failure,
+         * {@code seenVersion} the version the user's form carried.
+         */
+        public static StaleOrderException afterStaleWrite(Order current, long seenVersion, String attempted) {
+            return new StaleOrderException(StaleRow.changed(ENTITY, current.getOrderNumber(), seenVersion, current.stamp()),
                     current.getLastChange(), attempted);
         }
 
         public String orderNumber() { return String.valueOf(id()); }
-        /** The version the user saw, or -1 if only the write found out (the read was current). */
+        /** The version the user saw. */
         public long seenVersion() { return expectedVersion(); }
         public long getCurrentVersion() { return currentVersion().orElseThrow(); }
         public String getModifiedBy() { return modifiedBy().orElse(null); }

@@ -50,7 +50,9 @@ class ShopExceptionHandler {
             throw e;
         }
         String number = OrderVersionCheck.orderNumberOf(e);
-        StaleOrderException conflict = StaleOrderException.afterStaleWrite(orders.anyOrder(number), describe(request));
+        // Every form that writes carries the version it showed; a missing one was refused with 400 before any write.
+        long seen = FormInput.version(request.getParameter("version"));
+        StaleOrderException conflict = StaleOrderException.afterStaleWrite(orders.anyOrder(number), seen, describe(request));
         return conflict(conflict, request, response, model);
     }
 
