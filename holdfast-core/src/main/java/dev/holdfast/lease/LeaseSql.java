@@ -43,7 +43,19 @@ abstract class LeaseSql {
     }
 
     /** One statement: the grant, or empty if another owner holds a live lease. */
-    abstract Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException;
+    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(acquireSql())) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, ttlMicros);
+            try (ResultSet rs = ps.executeQuery()) {
+                return granted(rs, name, owner);
+            }
+        }
+    }
+
+    /** The acquire: binds name, owner, ttl micros; read by {@link #granted}. */
+    abstract String acquireSql();
 
     /**
      * The blocking acquire's attempt. On PostgreSQL it also respects and maintains the waiter queue
@@ -206,15 +218,8 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, ttlMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return granted(rs, name, owner);
-                }
-            }
+        String acquireSql() {
+            return acquire;
         }
 
         @Override
@@ -307,15 +312,8 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, ttlMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return granted(rs, name, owner);
-                }
-            }
+        String acquireSql() {
+            return acquire;
         }
 
         @Override
@@ -423,19 +421,17 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, ttlMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || !owner.equals(rs.getString(4))) {
-                        return Optional.empty();
-                    }
-                    return Optional.of(new Lease(name, owner, rs.getLong(1),
-                            dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
-                }
+        String acquireSql() {
+            return acquire;
+        }
+
+        /** ODKU always returns the row's final state: granted iff its owner is the caller. */
+        @Override
+        Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
+            if (!rs.next() || !owner.equals(rs.getString(4))) {
+                return Optional.empty();
             }
+            return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
         }
 
         @Override

@@ -5,10 +5,8 @@ import dev.holdfast.offline.LockId;
 import dev.holdfast.offline.MalformedLockIdException;
 import dev.holdfast.offline.NoLockException;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
 import org.springframework.validation.BindException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MissingServletRequestParameterException;
@@ -16,11 +14,8 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.ModelAndView;
-import org.springframework.web.servlet.View;
 import org.springframework.web.util.HtmlUtils;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -102,57 +97,16 @@ public class OfflineLockExceptionHandler {
     }
 
     private ModelAndView respond(LockProblem problem, HttpServletRequest request) {
-        HttpStatus status = HttpStatus.valueOf(problem.status());
-        if (wantsJson(request) || view == null) {
-            ModelAndView mv = new ModelAndView(wantsJson(request) ? new ProblemJsonView(problem) : new BuiltInPage(problem));
-            mv.setStatus(status);
-            return mv;
-        }
-        Map<String, Object> model = new HashMap<>();
-        model.put(MODEL_ATTRIBUTE, problem);
-        addToModel(model, problem, request);
-        return new ModelAndView(view, model, status);
-    }
-
-    /** JSON when the client accepts JSON and does not ask for HTML (browsers navigating always do). */
-    static boolean wantsJson(HttpServletRequest request) {
-        String accept = request.getHeader("Accept");
-        return accept != null && accept.contains("json") && !accept.contains("text/html");
-    }
-
-    /** Writes the problem as {@code application/problem+json}. */
-    private record ProblemJsonView(LockProblem problem) implements View {
-        @Override
-        public String getContentType() {
-            return "application/problem+json";
-        }
-
-        @Override
-        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
-            write(response, getContentType(), Json.object(problem.problemDetail()));
-        }
+        return ProblemResponses.respond(request, problem.status(), view, MODEL_ATTRIBUTE, problem, problem.problemDetail(),
+                () -> builtInPage(problem), model -> addToModel(model, problem, request));
     }
 
     /** A minimal page for applications that configure no view. */
-    private record BuiltInPage(LockProblem problem) implements View {
-        @Override
-        public String getContentType() {
-            return "text/html;charset=UTF-8";
-        }
-
-        @Override
-        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
-            String title = HtmlUtils.htmlEscape(problem.title());
-            write(response, getContentType(), "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
-                    + "</title></head><body><main data-page=\"lock-problem\" data-code=\"" + problem.code() + "\"><h1>"
-                    + title + "</h1><p id=\"lock-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail())
-                    + "</p></main></body></html>");
-        }
-    }
-
-    private static void write(HttpServletResponse response, String contentType, String body) throws Exception {
-        response.setContentType(contentType);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.getWriter().write(body);
+    private static String builtInPage(LockProblem problem) {
+        String title = HtmlUtils.htmlEscape(problem.title());
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
+                + "</title></head><body><main data-page=\"lock-problem\" data-code=\"" + problem.code() + "\"><h1>"
+                + title + "</h1><p id=\"lock-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail())
+                + "</p></main></body></html>";
     }
 }

@@ -5,18 +5,13 @@ import dev.holdfast.spring.boot.VersionConflictListener;
 import dev.holdfast.version.VersionConflictException;
 import dev.holdfast.version.offline.TamperedStateException;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.servlet.ModelAndView;
-import org.springframework.web.servlet.View;
 import org.springframework.web.util.HtmlUtils;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -85,53 +80,19 @@ public class VersionConflictExceptionHandler {
     }
 
     private ModelAndView respond(VersionProblem problem, HttpServletRequest request) {
-        HttpStatus status = HttpStatus.valueOf(problem.status());
-        boolean json = OfflineLockExceptionHandler.wantsJson(request);
-        if (json || view == null) {
-            ModelAndView mv = new ModelAndView(json ? new ProblemJsonView(problem) : new BuiltInPage(problem));
-            mv.setStatus(status);
-            return mv;
-        }
-        Map<String, Object> model = new HashMap<>();
-        model.put(MODEL_ATTRIBUTE, problem);
-        addToModel(model, problem, request);
-        return new ModelAndView(view, model, status);
+        return ProblemResponses.respond(request, problem.status(), view, MODEL_ATTRIBUTE, problem, problem.problemDetail(),
+                () -> builtInPage(problem), model -> addToModel(model, problem, request));
     }
 
-    private record ProblemJsonView(VersionProblem problem) implements View {
-        @Override
-        public String getContentType() {
-            return "application/problem+json";
-        }
-
-        @Override
-        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
-            write(response, getContentType(), Json.object(problem.problemDetail()));
-        }
-    }
-
-    private record BuiltInPage(VersionProblem problem) implements View {
-        @Override
-        public String getContentType() {
-            return "text/html;charset=UTF-8";
-        }
-
-        @Override
-        public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws Exception {
-            String title = HtmlUtils.htmlEscape(problem.title());
-            StringBuilder rows = new StringBuilder();
-            problem.staleRows().forEach(r -> rows.append("<li>").append(HtmlUtils.htmlEscape(r.describe())).append("</li>"));
-            write(response, getContentType(), "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
-                    + "</title></head><body><main data-page=\"version-problem\" data-code=\"" + problem.code() + "\"><h1>"
-                    + title + "</h1><p id=\"version-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail()) + "</p>"
-                    + (rows.isEmpty() ? "" : "<ul id=\"stale-rows\">" + rows + "</ul>")
-                    + "<p><a href=\"javascript:location.reload()\">Reload</a></p></main></body></html>");
-        }
-    }
-
-    private static void write(HttpServletResponse response, String contentType, String body) throws Exception {
-        response.setContentType(contentType);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.getWriter().write(body);
+    /** A minimal page for applications that configure no view. */
+    private static String builtInPage(VersionProblem problem) {
+        String title = HtmlUtils.htmlEscape(problem.title());
+        StringBuilder rows = new StringBuilder();
+        problem.staleRows().forEach(r -> rows.append("<li>").append(HtmlUtils.htmlEscape(r.describe())).append("</li>"));
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
+                + "</title></head><body><main data-page=\"version-problem\" data-code=\"" + problem.code() + "\"><h1>"
+                + title + "</h1><p id=\"version-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail()) + "</p>"
+                + (rows.isEmpty() ? "" : "<ul id=\"stale-rows\">" + rows + "</ul>")
+                + "<p><a href=\"javascript:location.reload()\">Reload</a></p></main></body></html>";
     }
 }
