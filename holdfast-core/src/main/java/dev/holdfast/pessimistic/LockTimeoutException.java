@@ -3,8 +3,9 @@ package dev.holdfast.pessimistic;
 import java.time.Duration;
 
 /**
- * A row lock waited as long as its {@link LockWait} allowed, or a {@link LockWait#noWait()} lock
- * found the row held. The transaction has been rolled back.
+ * A row lock waited as long as its {@link LockWait} allowed, or a {@link LockWait#noWait()} or
+ * {@link LockWait#skipLocked()} lock found the table locked (or, for no-wait, the row held). The
+ * transaction has been rolled back.
  */
 public class LockTimeoutException extends RowLockException {
 
@@ -17,7 +18,7 @@ public class LockTimeoutException extends RowLockException {
 
     private static String message(RowRef row, Duration bound, Duration waited) {
         String what = bound.isZero()
-                ? row + " is locked by another transaction (no wait)"
+                ? row + " or its table is locked by another transaction (no wait)"
                 : "Lock wait on " + row + " exceeded its bound of " + bound.toMillis()
                         + " ms after " + waited.toMillis() + " ms";
         return what + "; the transaction was rolled back";

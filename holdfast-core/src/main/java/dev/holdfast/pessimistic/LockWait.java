@@ -12,8 +12,13 @@ import java.util.Objects;
  *   <li>{@link #skipLocked()}: do not wait and do not fail: a taken row is simply not locked.</li>
  * </ul>
  *
- * The bound holds on every supported database, including fractions of a second on MariaDB and a
- * zero bound on H2 (where {@code LOCK_TIMEOUT 0} would mean "the default").
+ * The bound holds on every supported database for the whole lock statement, whatever the database
+ * waits for inside it: several transactions that share-lock the row (as a foreign-key insert of a
+ * child row does to its parent) or pass it from one to the next, or a lock on the whole table
+ * ({@code LOCK TABLE}, an {@code ALTER TABLE} or one queued behind a long transaction). It holds
+ * for fractions of a second on MariaDB and for a zero bound on H2 (where {@code LOCK_TIMEOUT 0}
+ * would mean "the default"). No-wait and skip-locked never wait for a table lock either: a locked
+ * table fails both at once with {@link LockTimeoutException} (a table cannot be skipped).
  */
 public final class LockWait {
 
@@ -56,12 +61,19 @@ public final class LockWait {
         return new LockWait(Mode.BOUNDED, Duration.ofMillis(millis));
     }
 
-    /** Fails at once with {@link LockTimeoutException} if another transaction holds the row. */
+    /**
+     * Fails at once with {@link LockTimeoutException} if another transaction holds the row, or
+     * holds or waits for a lock on its table that a row lock must wait for.
+     */
     public static LockWait noWait() {
         return NO_WAIT;
     }
 
-    /** Never waits and never fails for a held row: it is left out of the result instead. */
+    /**
+     * Never waits and never fails for a held row: it is left out of the result instead. A locked
+     * table cannot be skipped: like {@link #noWait()}, it fails at once with
+     * {@link LockTimeoutException}, and the transaction is rolled back.
+     */
     public static LockWait skipLocked() {
         return SKIP_LOCKED;
     }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.TreeSet;
 import javax.sql.DataSource;
 
 /**
@@ -110,9 +109,15 @@ public final class PessimisticLocks {
     }
 
     /**
-     * Locks several rows, of one or more tables, in one global order (table, key column, key), so
-     * that two callers locking overlapping sets can never deadlock with each other. A bounded
-     * {@code wait} bounds the whole call, not each row. Duplicates are locked once.
+     * Locks several rows, of one or more tables, in one global order (table, key column, key,
+     * schema), so that two callers locking overlapping sets can never deadlock with each other. The
+     * order is that of the rows the database resolves the names to, however a caller spells them:
+     * {@code Orders} and {@code orders}, or {@code public.orders} and {@code orders} (an
+     * unqualified name means the current schema, or database on MariaDB), take the same place. A
+     * bounded {@code wait} bounds the whole call, not each row. Duplicates are locked once (on
+     * MariaDB, where table names may be case-sensitive, two spellings that differ only in case are
+     * both locked, which is harmless if they are one table). One extra query reads the current
+     * schema, only when a call names the same table, column and key both with and without a schema.
      *
      * @return the rows now locked, in locking order: missing rows (and, with skip-locked, held
      *         rows) are left out
@@ -126,9 +131,16 @@ public final class PessimisticLocks {
             throw new IllegalArgumentException("rows must not be null or contain null");
         }
         requireTransaction(connection);
-        List<RowRef> locked = new ArrayList<>(rows.size());
         long deadline = System.nanoTime() + wait.bound().toNanos();
-        for (RowRef row : new TreeSet<>(rows)) {
+        List<RowRef> ordered;
+        try {
+            ordered = LockOrder.sort(dialect, rows, LockOrder.resolver(dialect, connection));
+        } catch (SQLException e) {
+            rollback(connection, e);
+            throw new DatabaseException("reading the current schema to order " + rows + " (transaction rolled back)", e);
+        }
+        List<RowRef> locked = new ArrayList<>(ordered.size());
+        for (RowRef row : ordered) {
             LockWait remaining = wait;
             if (wait.mode() == LockWait.Mode.BOUNDED) {
                 long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);

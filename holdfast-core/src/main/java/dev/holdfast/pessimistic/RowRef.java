@@ -10,8 +10,11 @@ import java.util.UUID;
 /**
  * One row of one table, named by its key: what a pessimistic lock is taken on.
  *
- * <p>Rows are ordered (table, key column, key) so that {@link PessimisticLocks#forUpdateAll}
- * always locks any set of rows in the same global order, which is what makes it deadlock-free.
+ * <p>Rows are ordered by table name, key column, key and schema, each first without regard to
+ * case, then by exact spelling. {@link PessimisticLocks#forUpdateAll} locks in this order, after
+ * resolving an unqualified table name to its schema where that matters, so that any two sets of
+ * rows are locked in one global order however their names are spelled, which is what makes it
+ * deadlock-free.
  *
  * @param table     the table, a plain identifier, optionally schema-qualified
  * @param keyColumn the unique key column, a plain identifier
@@ -25,10 +28,14 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
     public static final int MAX_STRING_KEY = 1024;
 
     private static final Comparator<RowRef> ORDER = Comparator
-            .comparing((RowRef r) -> r.table.value())
-            .thenComparing(r -> r.keyColumn.value())
+            .comparing((RowRef r) -> fold(tableName(r)))
+            .thenComparing(r -> fold(r.keyColumn.value()))
             .thenComparing(r -> r.key.getClass().getName())
-            .thenComparing(RowRef::compareKeys);
+            .thenComparing(RowRef::compareKeys)
+            .thenComparing(r -> fold(schemaName(r)))
+            .thenComparing(RowRef::tableName)
+            .thenComparing(RowRef::schemaName)
+            .thenComparing(r -> r.keyColumn.value());
 
     /**
      * @throws IllegalArgumentException if any part is null or invalid
@@ -72,6 +79,21 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
         }
         throw new IllegalArgumentException("Unsupported key type " + key.getClass().getName()
                 + ": use String, an integral number, BigDecimal or UUID");
+    }
+
+    private static String tableName(RowRef r) {
+        String value = r.table.value();
+        return value.substring(value.indexOf('.') + 1);
+    }
+
+    private static String schemaName(RowRef r) {
+        String value = r.table.value();
+        int dot = value.indexOf('.');
+        return dot < 0 ? "" : value.substring(0, dot);
+    }
+
+    private static String fold(String name) {
+        return name.toLowerCase(java.util.Locale.ROOT);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -182,17 +182,18 @@ class PessimisticLocksTest {
         }
     }
 
-    private static String lockSettings(TestDatabase db, javax.sql.DataSource pool) throws SQLException {
+    static String lockSettings(TestDatabase db, javax.sql.DataSource pool) throws SQLException {
         try (Connection c = pool.getConnection()) {
             return lockSettings(c, db);
         }
     }
 
-    private static String lockSettings(Connection c, TestDatabase db) throws SQLException {
+    static String lockSettings(Connection c, TestDatabase db) throws SQLException {
         String sql = switch (db.kind()) {
             case H2 -> "SELECT CAST(LOCK_TIMEOUT() AS VARCHAR)";
             case POSTGRESQL -> "SELECT current_setting('lock_timeout') || '/' || current_setting('statement_timeout')";
-            case MARIADB -> "SELECT CONCAT(@@session.innodb_lock_wait_timeout, '/', @@session.max_statement_time)";
+            case MARIADB -> "SELECT CONCAT(@@session.innodb_lock_wait_timeout, '/', @@session.max_statement_time,"
+                    + " '/', @@session.lock_wait_timeout)";
         };
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
