@@ -151,7 +151,7 @@ class OfflineLockContractTest {
     void expiryIsDecidedByDatabaseTimeAndAnExpiredLockAuthorizesNothing(TestDatabase db) throws Exception {
         OfflineLockFixture f = OfflineLockFixture.create(db);
         JdbcLockManager locks = f.manager();
-        LockId lockId = locks.tryLock(ORDER, "A", "alice", Duration.ofMillis(300));
+        LockId lockId = locks.tryLock(ORDER, "A", "alice", Duration.ofSeconds(3));
         locks.checkLock(lockId, ORDER, "A", "alice");
         Instant expiresAt = f.expiresAt(ORDER, "A");
 
