@@ -32,8 +32,10 @@ import java.util.function.Consumer;
  *         guard.checkValid();                       // throws LeaseLostException once lost
  *         fence.update(conn, guard.token(), ...);   // refused if a newer grant wrote
  *     }
- * }                                                  // stops renewing, releases; throws if it was lost
+ * }                                                  // stops renewing, releases; throws a loss checkValid did not
  * }</pre>
+ * A loss surfaces as one {@link LeaseLostException}: thrown by {@code checkValid()} inside the block,
+ * or else by {@code close()}.
  */
 public final class LeaseGuard implements AutoCloseable {
 
@@ -50,6 +52,8 @@ public final class LeaseGuard implements AutoCloseable {
     private volatile Lease lease;
     private volatile long validUntil;
     private volatile LeaseLostException lost;
+    /** Whether {@link #checkValid()} threw {@link #lost} (then {@link #close()} does not throw it again). */
+    private volatile boolean seen;
     private volatile RuntimeException lastFailure;
     private boolean closed;
     private ScheduledFuture<?> renewal;
@@ -100,6 +104,7 @@ public final class LeaseGuard implements AutoCloseable {
     public void checkValid() {
         Optional<LeaseLostException> loss = loss();
         if (loss.isPresent()) {
+            seen = true;
             throw loss.get();
         }
         if (closed) {
@@ -110,8 +115,13 @@ public final class LeaseGuard implements AutoCloseable {
     /**
      * Stops renewing and releases the lease. Does not clear an interrupt the guard caused.
      *
-     * @throws LeaseLostException if the lease was lost while guarded, or the release found it lost:
-     *                            the work may have overlapped another holder's
+     * <p>A loss that {@link #checkValid()} has already thrown is not thrown again: in
+     * try-with-resources that exception is the one the caller catches (throwing the same object
+     * from {@code close()} would make Java replace it with "Self-suppression not permitted").
+     *
+     * @throws LeaseLostException if the lease was lost while guarded and {@code checkValid()} did not
+     *                            throw it yet, or the release found it lost: the work may have
+     *                            overlapped another holder's
      */
     @Override
     public void close() {
@@ -128,6 +138,9 @@ public final class LeaseGuard implements AutoCloseable {
                     + " confirmed expiry"), null);
         }
         if (loss != null) {
+            if (seen && loss == lost) {
+                return;
+            }
             throw loss;
         }
         try {

@@ -36,11 +36,19 @@ class LeaseGuardDeadlineTest {
         final AtomicReference<LeaseGuard> guard = new AtomicReference<>();
         final Thread thread;
 
-        Worker(LeaseService leases, String name) {
+        /** Each {@code onLost} blocks until {@code callbacksMayReturn}: a callback must not hold up other deadlines. */
+        Worker(LeaseService leases, String name, CountDownLatch callbacksMayReturn) {
             thread = new Thread(() -> {
                 try {
                     Lease lease = leases.tryAcquire(name, "worker-" + name, TTL).orElseThrow();
-                    guard.set(leases.keepAlive(lease, TTL, e -> lostAt.complete(System.nanoTime())));
+                    guard.set(leases.keepAlive(lease, TTL, e -> {
+                        lostAt.complete(System.nanoTime());
+                        try {
+                            callbacksMayReturn.await();
+                        } catch (InterruptedException ignored) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }));
                     guarded.countDown();
                     Thread.sleep(60_000);
                     interruptedAt.completeExceptionally(new AssertionError("not interrupted"));
@@ -67,11 +75,12 @@ class LeaseGuardDeadlineTest {
     @DatabaseTest
     void theDeadlineFiresWhileRenewalsWaitForAnExhaustedPool(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
+        CountDownLatch callbacksMayReturn = new CountDownLatch(1);
         HikariDataSource pool = db.newPool(1); // connectionTimeout 10 s: renewals wait that long
         try (LeaseService leases = LeaseService.builder(pool).dialect(dialect(db)).table(table).build()) {
             List<Worker> workers = new ArrayList<>();
             for (String name : List.of("job-1", "job-2")) {
-                Worker w = new Worker(leases, name);
+                Worker w = new Worker(leases, name, callbacksMayReturn);
                 assertThat(w.guarded.await(10, TimeUnit.SECONDS)).isTrue();
                 workers.add(w);
             }
@@ -84,6 +93,7 @@ class LeaseGuardDeadlineTest {
                         .as("renewals are still waiting for the pool").isGreaterThan(0);
                 assertThat(held.isValid(1)).isTrue();
             }
+            callbacksMayReturn.countDown();
             for (Worker w : workers) {
                 w.thread.join(5000);
             }
@@ -93,10 +103,11 @@ class LeaseGuardDeadlineTest {
     @DatabaseTest
     void theDeadlineFiresWhileRenewalsWaitForARowLock(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
+        CountDownLatch callbacksMayReturn = new CountDownLatch(1);
         try (LeaseService leases = LeaseService.builder(db.newPool(4)).dialect(dialect(db)).table(table).build()) {
             List<Worker> workers = new ArrayList<>();
             for (String name : List.of("job-1", "job-2")) {
-                Worker w = new Worker(leases, name);
+                Worker w = new Worker(leases, name, callbacksMayReturn);
                 assertThat(w.guarded.await(10, TimeUnit.SECONDS)).isTrue();
                 workers.add(w);
             }
@@ -117,6 +128,7 @@ class LeaseGuardDeadlineTest {
                 // The row locks are still held here: the renewals could not have got through.
                 locker.rollback();
             }
+            callbacksMayReturn.countDown();
             for (Worker w : workers) {
                 w.thread.join(5000);
             }
