@@ -153,8 +153,10 @@ public final class LeaseService implements AutoCloseable {
          * statement: the session's setting is untouched. Safe because (1) a release lost in a crash
          * only lets the lease run to its TTL, the state the holder had anyway, and (2) the next
          * acquire commits durably, and PostgreSQL's log is sequential, so that flush makes the
-         * release durable too: no fencing token can repeat. Acquires and renewals are always durable.
-         * A release with a {@link #lock} waiter queued stays durable: the waiter's acquire would
+         * release durable too: no fencing token can repeat. Acquires and renewals are always durable:
+         * on PostgreSQL their statements raise {@code synchronous_commit} to {@code on} for their own
+         * transaction where the server, role or session has {@code off} or {@code local}.
+         * A release with a {@link #lock} waiter queued keeps the session's setting: the waiter's acquire would
          * otherwise wait behind the WAL writer's flush. Ignored on H2 and MariaDB (MariaDB's flush
          * policy is server-wide).
          */

@@ -265,6 +265,16 @@ abstract class LeaseSql {
      * 1.2 ms), so with a waiter the release keeps the session's durable setting.
      */
     static final class PostgreSql extends LeaseSql {
+        /**
+         * Grants and renewals are durable whatever the server, database, role or session says: this
+         * condition, evaluated inside the statement, raises {@code synchronous_commit} to {@code on}
+         * for the statement's own transaction if it was {@code off} or {@code local}, and keeps a
+         * stronger setting ({@code remote_write}, {@code remote_apply}). Transaction-local: the
+         * session's setting is back after the commit.
+         */
+        static final String DURABLE = "set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit')"
+                + " IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL";
+
         private final String queue;
         private final String channel;
         private final String acquire;
@@ -285,11 +295,12 @@ abstract class LeaseSql {
                     + " ELSE l.acquired_at END,"
                     + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at";
             String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
-            acquire = insert + "(SELECT clock_timestamp() AS t) n" + update
+            String now = "(SELECT clock_timestamp() AS t WHERE " + DURABLE + ") n";
+            acquire = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
-            reenter = insert + "(SELECT clock_timestamp() AS t) n" + update
+            reenter = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
-            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t),"
+            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t WHERE " + DURABLE + "),"
                     + " a AS (" + insert + "n" + update
                     + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                     + " WHERE q.name = EXCLUDED.name AND q.owner <> EXCLUDED.owner"
@@ -303,7 +314,8 @@ abstract class LeaseSql {
                     + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END)"
                     + " SELECT token, acquired_at, expires_at FROM a";
             renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
-                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp() RETURNING expires_at";
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
+                    + " RETURNING expires_at, " + DURABLE;
             leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
         }
 
