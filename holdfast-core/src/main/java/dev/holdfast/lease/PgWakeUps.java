@@ -56,8 +56,12 @@ final class PgWakeUps implements AutoCloseable {
         return listening;
     }
 
+    /**
+     * The payload a release sends for this waiter: PostgreSQL's {@code length(name)} counts
+     * characters (code points), not UTF-16 units, so neither may this.
+     */
     static String key(String name, String owner) {
-        return name.length() + ":" + name + owner;
+        return name.codePointCount(0, name.length()) + ":" + name + owner;
     }
 
     void register(String key, Semaphore signal) {
