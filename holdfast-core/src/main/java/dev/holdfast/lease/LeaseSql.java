@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The lease statements, one section per dialect (measured forms: shared/reference/database-facts.md §4).
+ * The lease statements, one section per dialect (measured forms: docs/database-facts.md §4).
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>
