@@ -13,10 +13,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -85,7 +89,8 @@ public final class LeaseService implements AutoCloseable {
     private final long safetyPollNanos;
     private final LeaseSql sql;
     private final PgWakeUps wakeUps;
-    private volatile ScheduledExecutorService scheduler;
+    private volatile ScheduledExecutorService timer;
+    private volatile ExecutorService background;
 
     private LeaseService(Builder b) {
         this.dataSource = b.dataSource;
@@ -436,29 +441,74 @@ public final class LeaseService implements AutoCloseable {
         return new LeaseGuard(this, renewed, ttl, sent, Thread.currentThread(), onLost);
     }
 
-    /** Background renewal, package-private for {@link LeaseGuard}: empty if the lease is no longer held. */
-    Optional<Instant> renewQuietly(Lease lease, long ttlMicros) {
-        return call("renewing", lease.name(),
-                c -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+    /**
+     * Background renewal, package-private for {@link LeaseGuard}: empty if the lease is no longer
+     * held. The connection's network timeout is set to {@code boundMillis} for the statement and
+     * restored before the connection goes back to the pool, so a renewal stuck on a stalled server
+     * or a row lock ends (the driver then discards the connection). Waiting for a pooled connection
+     * is bounded by the pool's own timeout only; the guard's deadline does not depend on either.
+     */
+    Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
+        try (Connection c = dataSource.getConnection()) {
+            int saved = c.getNetworkTimeout();
+            c.setNetworkTimeout(Runnable::run, boundMillis);
+            try {
+                return inTransaction(c, () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+            } finally {
+                if (!c.isClosed()) {
+                    c.setNetworkTimeout(Runnable::run, saved);
+                }
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException("renewing lease '" + lease.name() + "'", e);
+        }
     }
 
-    ScheduledExecutorService scheduler() {
-        ScheduledExecutorService s = scheduler;
+    /**
+     * The guards' timer: it only schedules, marks guards lost and interrupts workers; it never
+     * borrows a connection or runs a user's callback, so a deadline fires however stuck renewals are.
+     */
+    ScheduledExecutorService timer() {
+        ScheduledExecutorService s = timer;
         if (s == null) {
             synchronized (this) {
-                s = scheduler;
+                s = timer;
                 if (s == null) {
-                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(2, r -> {
-                        Thread t = new Thread(r, "holdfast-lease-keepalive-" + table);
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1,
+                            daemon("holdfast-lease-timer-" + table));
                     pool.setRemoveOnCancelPolicy(true);
-                    scheduler = s = pool;
+                    timer = s = pool;
                 }
             }
         }
         return s;
+    }
+
+    /**
+     * Runs renewals and {@code onLost} callbacks, each on a thread of its own (threads are reused
+     * and end after a minute idle), so one stuck renewal or callback delays no other guard. A
+     * guard has at most one renewal running.
+     */
+    ExecutorService background() {
+        ExecutorService s = background;
+        if (s == null) {
+            synchronized (this) {
+                s = background;
+                if (s == null) {
+                    background = s = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                            new SynchronousQueue<>(), daemon("holdfast-lease-keepalive-" + table));
+                }
+            }
+        }
+        return s;
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -493,9 +543,13 @@ public final class LeaseService implements AutoCloseable {
         if (wakeUps != null) {
             wakeUps.close();
         }
-        ScheduledExecutorService s = scheduler;
-        if (s != null) {
-            s.shutdownNow();
+        ScheduledExecutorService t = timer;
+        if (t != null) {
+            t.shutdownNow();
+        }
+        ExecutorService b = background;
+        if (b != null) {
+            b.shutdownNow();
         }
     }
 
