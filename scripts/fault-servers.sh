@@ -7,6 +7,8 @@
 #   scripts/fault-servers.sh up                        create (first time) and start both; fast if running
 #   scripts/fault-servers.sh down                      stop both and delete them completely
 #   scripts/fault-servers.sh restart postgresql|mariadb  real restart: the server process exits, a new one starts
+#   scripts/fault-servers.sh crash postgresql|mariadb    as restart, but the server dies without a shutdown
+#                                                      (PostgreSQL: immediate stop; MariaDB: SIGKILL), then recovers
 #   scripts/fault-servers.sh status                    one line per server; exit 1 unless both run
 #
 # Ports and locations can be changed with HOLDFAST_FAULT_PG_PORT, HOLDFAST_FAULT_MARIADB_PORT and
@@ -31,7 +33,7 @@ pg_version() {
 # --- PostgreSQL -------------------------------------------------------------------------------
 pg_exists() {
   local v; v=$(pg_version)
-  [ -n "$v" ] && [ -d "/etc/postgresql/$v/$PG_CLUSTER" ]
+  [ -n "$v" ] && [ -f "/etc/postgresql/$v/$PG_CLUSTER/postgresql.conf" ]
 }
 
 pg_ready() {
@@ -73,6 +75,9 @@ pg_down() {
   if pg_exists; then
     pg_dropcluster --stop "$v" "$PG_CLUSTER"
   fi
+  # pg_dropcluster leaves files it did not create (our conf.d) behind
+  [ -z "$v" ] || rm -rf "/etc/postgresql/$v/$PG_CLUSTER"
+  rm -f "/var/log/postgresql/postgresql-$v-$PG_CLUSTER.log"
 }
 
 pg_restart() {
@@ -85,6 +90,19 @@ pg_restart() {
   new=$(pg_pid)
   [ -n "$new" ] && [ "$new" != "$old" ] || die "PostgreSQL restart kept pid $old"
   echo "postgresql restarted: pid $old -> $new"
+}
+
+pg_crash() {
+  local v old new; v=$(pg_version)
+  pg_exists && pg_ready || die "PostgreSQL fault cluster is not running (run: $0 up)"
+  old=$(pg_pid)
+  # immediate: every server process quits at once; nothing is flushed, the next start runs crash recovery
+  pg_ctlcluster --skip-systemctl-redirect "$v" "$PG_CLUSTER" stop -m immediate
+  pg_ctlcluster --skip-systemctl-redirect "$v" "$PG_CLUSTER" start
+  pg_wait_ready
+  new=$(pg_pid)
+  [ -n "$new" ] && [ "$new" != "$old" ] || die "PostgreSQL crash restart kept pid $old"
+  echo "postgresql crashed and restarted: pid $old -> $new"
 }
 
 pg_status() {
@@ -171,6 +189,22 @@ mariadb_restart() {
   echo "mariadb restarted: pid $old -> $new"
 }
 
+mariadb_crash() {
+  local old new
+  mariadb_ready || die "MariaDB fault server is not running (run: $0 up)"
+  old=$(mariadb_pid)
+  kill -KILL "$old"
+  for _ in $(seq 1 300); do
+    kill -0 "$old" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -f "$MARIADB_PID"
+  mariadb_start
+  new=$(mariadb_pid)
+  [ -n "$new" ] && [ "$new" != "$old" ] || die "MariaDB crash restart kept pid $old"
+  echo "mariadb crashed and restarted: pid $old -> $new"
+}
+
 mariadb_status() {
   if mariadb_ready; then
     echo "mariadb: running on 127.0.0.1:$MARIADB_PORT (datadir $MARIADB_DATA, pid $(mariadb_pid))"
@@ -198,6 +232,13 @@ case "${1:-}" in
       *) die "usage: $0 restart postgresql|mariadb" ;;
     esac
     ;;
+  crash)
+    case "${2:-}" in
+      postgresql) pg_crash ;;
+      mariadb) mariadb_crash ;;
+      *) die "usage: $0 crash postgresql|mariadb" ;;
+    esac
+    ;;
   status)
     rc=0
     pg_status || rc=1
@@ -205,6 +246,6 @@ case "${1:-}" in
     exit $rc
     ;;
   *)
-    die "usage: $0 up|down|restart postgresql|mariadb|status"
+    die "usage: $0 up|down|restart postgresql|mariadb|crash postgresql|mariadb|status"
     ;;
 esac
