@@ -192,7 +192,13 @@ class LeaseStallFaultTest {
     private static void stopIdle(FaultDatabase db, long pid) throws Exception {
         for (int attempt = 0; attempt < 100; attempt++) {
             db.signal(pid, "STOP");
-            String state = state(db, pid);
+            String state;
+            try {
+                state = state(db, pid);
+            } catch (SQLException | RuntimeException e) {
+                db.signal(pid, "CONT");
+                throw e;
+            }
             if ("idle".equals(state)) {
                 return;
             }
