@@ -53,8 +53,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class LeaseRestartFaultTest {
 
-    /** Outlives a restart (2 to 5 s here), so the kept-alive lease must survive it. */
-    private static final Duration HOLD_TTL = Duration.ofSeconds(15);
+    /** Outlives a restart (2 to 8 s here, on a loaded machine), so the kept-alive lease must survive it. */
+    private static final Duration HOLD_TTL = Duration.ofSeconds(20);
     private static final Duration SHORT_TTL = Duration.ofSeconds(1);
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final int ROUNDS = 2;
@@ -238,7 +238,7 @@ class LeaseRestartFaultTest {
                         "SELECT COUNT(*) FROM pg_stat_activity WHERE query = ? AND state = 'idle'", "LISTEN " + channel) == 1);
             }
             Instant restarted = checker.dbNow();
-            await("the keep-alive renewed after the restart", Duration.ofSeconds(20),
+            await("the keep-alive renewed after the restart", Duration.ofSeconds(30),
                     () -> !guardRef.get().lease().expiresAt().isBefore(restarted.plus(HOLD_TTL)));
             assertThat(lost.get()).as("the kept-alive lease survived the restart").isNull();
             assertThat(guardRef.get().isValid()).isTrue();
