@@ -195,6 +195,38 @@ class LeasePoolFaultTest {
         }
     }
 
+    /**
+     * {@code lock()} on a fresh service (on PostgreSQL its listener has no connection yet) while the
+     * application holds every connection of its pool: the wait bound covers the wait for a
+     * connection, so the call ends within {@code maxWait} (plus a margin) with a typed error instead
+     * of HikariCP's 30 s borrow timeout; nothing is granted, and the same service acquires once the
+     * pool is free.
+     */
+    @FaultTest
+    void lockHonoursItsWaitBoundWhileThePoolIsExhausted(FaultDatabase db) throws Exception {
+        String table = FaultChecker.installLeases(db);
+        HikariDataSource pool = db.newPool("app", 2, BORROW_TIMEOUT);
+        try (LeaseService leases = LeaseService.builder(pool).table(table).build()) {
+            Duration maxWait = Duration.ofSeconds(1);
+            Throwable failure;
+            long elapsedMillis;
+            try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+                long start = System.nanoTime();
+                failure = catchThrowable(() -> leases.lock("job", "bounded", TTL, maxWait));
+                elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            }
+            System.out.printf("[%s] pool exhaustion during lock(): a %d ms bound ended after %d ms with %s%n",
+                    db.id(), maxWait.toMillis(), elapsedMillis, failure == null ? "a grant" : failure);
+            assertThat(failure).as("lock() with the pool exhausted")
+                    .isInstanceOfAny(LeaseTimeoutException.class, dev.holdfast.DatabaseException.class);
+            assertThat(elapsedMillis).as("a %d ms wait bound with the pool exhausted", maxWait.toMillis())
+                    .isLessThan(maxWait.toMillis() + 1000);
+            assertThat(leases.find("job")).as("nothing granted").isEmpty();
+            Lease lease = leases.lock("job", "bounded", TTL, Duration.ofSeconds(10));
+            leases.release(lease);
+        }
+    }
+
     private static Told work(LeaseService leases, HikariDataSource pool, FaultChecker checker, String name,
                              CountDownLatch ready, CountDownLatch freed, Map<String, Instant> told) throws Exception {
         Lease lease = leases.tryAcquire(name, "holder", TTL).orElseThrow();
