@@ -70,7 +70,7 @@ class FaultServersTest {
 
     @Test
     void findsTheScriptFromTheWorkingDirectory() {
-        assertThat(FaultDatabase.script()).endsWith("scripts/fault-servers.sh");
+        assertThat(FaultDatabase.script().toString()).endsWith("/scripts/fault-servers.sh");
         assertThat(Files.isExecutable(FaultDatabase.script())).isTrue();
     }
 }
