@@ -187,10 +187,11 @@ class LeaseRestartFaultTest {
 
         // Blocking waiters, each retrying lock() after a typed error, as an application would.
         List<Future<Long>> waiters = new ArrayList<>();
+        Map<String, Thread> waiterThreads = new ConcurrentHashMap<>();
         for (int i = 0; i < WAITERS; i++) {
             String owner = "waiter-" + round + "-" + i;
             waiters.add(executor.submit(() -> {
-                Thread.currentThread().setName(owner);
+                waiterThreads.put(owner, Thread.currentThread());
                 return waitAndWork(leases, app, checker, errors, job, owner);
             }));
         }
@@ -200,7 +201,8 @@ class LeaseRestartFaultTest {
                 await(owner + " queued", Duration.ofSeconds(10), () -> count(db, "SELECT COUNT(*) FROM " + table
                         + "_queue WHERE name = ? AND owner = ?", job, owner) == 1);
             } else {
-                await(owner + " polling", Duration.ofSeconds(10), () -> app.borrows(owner) >= 2);
+                // Polling: it sleeps between attempts only after an attempt was refused.
+                await(owner + " polling", Duration.ofSeconds(10), () -> backingOff(waiterThreads.get(owner)));
             }
         }
 
@@ -308,6 +310,23 @@ class LeaseRestartFaultTest {
         }
     }
 
+    /** Whether {@code thread} sleeps inside {@link LeaseService#lock} (its backoff after a refused attempt). */
+    private static boolean backingOff(Thread thread) {
+        if (thread == null) {
+            return false;
+        }
+        boolean sleeping = false;
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().equals("java.lang.Thread") && frame.getMethodName().equals("sleep")) {
+                sleeping = true;
+            }
+            if (sleeping && frame.getClassName().equals(LeaseService.class.getName()) && frame.getMethodName().equals("lock")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void awaitBlocked(FaultDatabase db, String table) throws Exception {
         String sql = db.kind() == TestDatabase.Kind.POSTGRESQL
                 ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
@@ -347,7 +366,7 @@ class LeaseRestartFaultTest {
         return true;
     }
 
-    /** The application's pool, counting the connections each thread borrowed. */
+    /** The application's pool, counting the connections borrowed per thread name. */
     static final class Borrows implements DataSource {
         private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
         private final DataSource target;
@@ -368,9 +387,10 @@ class LeaseRestartFaultTest {
                     });
         }
 
-        int borrows(String thread) {
-            AtomicInteger n = counts.get(thread);
-            return n == null ? 0 : n.get();
+        /** Connections borrowed by threads whose name starts with {@code prefix}. */
+        int borrows(String prefix) {
+            return counts.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+                    .mapToInt(e -> e.getValue().get()).sum();
         }
 
         @Override
