@@ -121,8 +121,8 @@ class LeaseFaultTest {
         AtomicReference<LeaseLostException> lost = new AtomicReference<>();
         try (LeaseService leases = LeaseFixture.service(pool, table);
              LeaseService other = LeaseFixture.service(db.newPool(1), table)) {
-            Lease lease = leases.tryAcquire("job", "holder", Duration.ofMillis(900)).orElseThrow();
-            try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofMillis(900), lost::set)) {
+            Lease lease = leases.tryAcquire("job", "holder", Duration.ofSeconds(3)).orElseThrow();
+            try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(3), lost::set)) {
                 for (int i = 0; i < 3; i++) {
                     try (Connection c = pool.getConnection()) {
                         kill(db, sessionId(db, c));
