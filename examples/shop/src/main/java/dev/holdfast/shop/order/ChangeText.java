@@ -24,7 +24,8 @@ public final class ChangeText {
     public static String of(String code, Object... args) {
         StringBuilder out = new StringBuilder(MARK).append(code);
         for (Object arg : args) {
-            out.append(ARG).append(clean(String.valueOf(arg)));
+            String text = String.valueOf(arg);
+            out.append(ARG).append(isLines(text) ? text : clean(text)); // lines(...) cleaned its names
         }
         return out.toString();
     }

@@ -65,7 +65,7 @@ class ShopExceptionHandler {
         response.setHeader("Retry-After", "5");
         String number = String.valueOf(e.row().key());
         String why = e instanceof LockTimeoutException t
-                ? texts.get("problem.busy.timeout", number, t.bound().toMillis() / 1000.0)
+                ? texts.get("problem.busy.timeout", number, String.valueOf(t.bound().toMillis() / 1000.0))
                 : texts.get("problem.busy.deadlock", number);
         return problem(model, "busy", texts.get("problem.busy.title", number), texts.get("problem.busy.tail", why),
                 orderPage(request, number), texts.get("problem.busy.link", number));

@@ -154,6 +154,11 @@ class ViewSupport {
                     ? backLink(servlet.getRequest(), null) : null;
         }
 
+        /** Text HTML-escaped, for messages rendered with {@code th:utext}. */
+        public String html(Object text) {
+            return HtmlUtils.htmlEscape(String.valueOf(text));
+        }
+
         /** User data, HTML-escaped, in {@code <strong>}, for messages rendered with {@code th:utext}. */
         public String strong(Object text) {
             return "<strong>" + HtmlUtils.htmlEscape(String.valueOf(text)) + "</strong>";
