@@ -23,6 +23,9 @@ class ShopApplicationTest {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).contains("Holdfast shop").contains("<strong>h2</strong>");
+            // by default the nightly report runs on its schedule (tests switch it off: shop.job.schedule.enabled)
+            assertThat(context.getBeansOfType(org.springframework.scheduling.config.ScheduledTaskHolder.class).values()
+                    .stream().mapToInt(h -> h.getScheduledTasks().size()).sum()).isPositive();
         }
     }
 }

@@ -20,7 +20,8 @@ class SecurityConfiguration {
         return http
                 .authorizeHttpRequests(a -> a
                         .dispatcherTypeMatchers(DispatcherType.FORWARD, DispatcherType.ERROR).permitAll()
-                        .requestMatchers("/", "/login", "/denied", "/error", "/css/**", "/favicon.ico").permitAll()
+                        .requestMatchers("/", "/login", "/denied", "/error", "/css/**", "/js/**", "/favicon.ico",
+                                "/language", "/zone").permitAll()
                         .requestMatchers("/admin/**").hasRole("ADMIN")
                         .requestMatchers("/my/**").hasRole("CUSTOMER")
                         .anyRequest().authenticated())

@@ -109,7 +109,7 @@ public class InvoiceService {
             orderTable.verifyUnchanged(connection, orderNumber, version); // shared lock until commit
         } catch (VersionConflictException e) {
             Order current = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
-            throw OrderVersionCheck.staleRead(e, current, "issue an invoice");
+            throw OrderVersionCheck.staleRead(e, current, dev.holdfast.shop.order.ChangeText.of("attempt.invoice"));
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

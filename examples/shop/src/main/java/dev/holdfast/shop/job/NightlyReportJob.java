@@ -9,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 import java.sql.Connection;
@@ -24,8 +23,8 @@ import javax.sql.DataSource;
 
 /**
  * Scenario 5: the "nightly" order report runs on exactly one shop instance at a time, under a Holdfast
- * lease. Every instance tries on its schedule ({@code shop.job.interval}) or when an admin presses
- * "Run now"; the one that gets the lease runs, keeps the lease alive while it works, and writes its
+ * lease. Every instance tries on its schedule ({@link NightlyReportSchedule}, {@code shop.job.interval}) or
+ * when an admin presses "Run now"; the one that gets the lease runs, keeps the lease alive while it works, and writes its
  * result through a {@link FencedUpdate} with the lease's fencing token; the others skip. A run whose
  * lease was lost meanwhile (a long GC pause, a broken lease) cannot overwrite a newer run's result:
  * the database refuses its stale token.
@@ -76,11 +75,6 @@ public class NightlyReportJob {
     /** How many attempts of this instance found the lease held elsewhere. */
     public long skipped() {
         return skipped.get();
-    }
-
-    @Scheduled(fixedDelayString = "${shop.job.interval:PT1M}", initialDelayString = "${shop.job.initial-delay:PT1M}")
-    void scheduled() {
-        runOnce();
     }
 
     /** One attempt: runs the job if this instance gets the lease, else skips. */

@@ -88,7 +88,7 @@ public class Order implements Persistable<String> {
         this.lines = new ArrayList<>(lines);
         this.shippingInfo = Objects.requireNonNull(shippingInfo, "shippingInfo");
         this.state = Objects.requireNonNull(state, "state");
-        record(orderer, placed, "placed the order");
+        record(orderer, placed, ChangeText.of("change.placed"));
     }
 
     /**
@@ -101,7 +101,7 @@ public class Order implements Persistable<String> {
             throw new OrderStateException(orderNumber, state, "change the shipping address");
         }
         this.shippingInfo = Objects.requireNonNull(newShippingInfo, "newShippingInfo");
-        record(by, at, "changed the shipping address to " + newShippingInfo.oneLine());
+        record(by, at, ChangeText.of("change.address", newShippingInfo.oneLine()));
     }
 
     /**
@@ -114,7 +114,7 @@ public class Order implements Persistable<String> {
             throw new OrderStateException(orderNumber, state, "start shipping");
         }
         this.state = OrderState.SHIPPED;
-        record(by, at, "started shipping to " + shippingInfo.oneLine());
+        record(by, at, ChangeText.of("change.shipping", shippingInfo.oneLine()));
     }
 
     /**
@@ -140,8 +140,7 @@ public class Order implements Persistable<String> {
         }
         this.lines = newLines;
         this.shippingInfo = new ShippingInfo(Objects.requireNonNull(newReceiver, "newReceiver"), shippingInfo.address());
-        record(by, at, "edited the order: receiver " + newReceiver.name() + ", phone " + newReceiver.phone()
-                + ", quantities " + quantities);
+        record(by, at, ChangeText.of("change.edited", newReceiver.name(), newReceiver.phone(), ChangeText.lines(newLines)));
     }
 
     private void record(String by, Instant at, String change) {

@@ -78,7 +78,7 @@ public class OrderService {
         editLocks.checkLock(lockId, EDIT_LOCK_TYPE, orderNumber, admin);
         lockOrder(orderNumber);
         Order order = anyOrder(orderNumber);
-        OrderVersionCheck.matchVersion(order, seenVersion, "edit the order (receiver " + receiver.name() + ")");
+        OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.edit", receiver.name()));
         order.editByAdmin(receiver, quantities, admin, clock.instant());
         return order;
     }
@@ -130,7 +130,7 @@ public class OrderService {
     public Order changeShippingInfo(String customer, String orderNumber, long seenVersion, ShippingInfo newInfo) {
         lockOrder(orderNumber);
         Order order = ownOrder(customer, orderNumber);
-        OrderVersionCheck.matchVersion(order, seenVersion, "change the shipping address to " + newInfo.oneLine());
+        OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.change-address", newInfo.oneLine()));
         order.changeShippingInfo(newInfo, customer, clock.instant());
         return order;
     }
@@ -148,7 +148,7 @@ public class OrderService {
     public Order startShipping(String admin, String orderNumber, long seenVersion) {
         lockOrder(orderNumber);
         Order order = anyOrder(orderNumber);
-        OrderVersionCheck.matchVersion(order, seenVersion, "start shipping");
+        OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.start-shipping"));
         order.startShipping(admin, clock.instant());
         return order;
     }

@@ -4,7 +4,7 @@ package dev.holdfast.shop.order;
 public enum OrderState {
     PAYMENT_WAITING("Waiting for payment"),
     PREPARING("Preparing"),
-    SHIPPED("Shipped"),
+    SHIPPED("Shipping started"),
     DELIVERING("Delivering"),
     DELIVERY_COMPLETED("Delivered"),
     CANCELED("Canceled");
@@ -15,7 +15,7 @@ public enum OrderState {
         this.label = label;
     }
 
-    /** Human-readable name for pages. */
+    /** English name for logs and messages; pages use the message bundle ({@code state.*}). */
     public String label() {
         return label;
     }

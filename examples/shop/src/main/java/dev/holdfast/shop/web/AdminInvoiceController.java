@@ -22,9 +22,11 @@ import java.security.Principal;
 class AdminInvoiceController {
 
     private final InvoiceService invoices;
+    private final Texts texts;
 
-    AdminInvoiceController(InvoiceService invoices) {
+    AdminInvoiceController(InvoiceService invoices, Texts texts) {
         this.invoices = invoices;
+        this.texts = texts;
     }
 
     @GetMapping
@@ -40,8 +42,7 @@ class AdminInvoiceController {
                  RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         Invoice invoice = invoices.issue(admin.getName(), number, state);
-        redirect.addFlashAttribute("notice", "Invoice " + invoice.getId() + " for order " + number + " was issued to "
-                + invoice.getBillTo() + ".");
+        redirect.addFlashAttribute("notice", texts.get("invoice.issued", invoice.getId(), number, invoice.getBillTo()));
         return "redirect:/admin/orders/" + number;
     }
 }

@@ -37,9 +37,11 @@ class AdminLocksController {
     private final NightlyReportJob job;
     private final JobRunRepository runs;
     private final EntityManager em;
+    private final Texts texts;
 
     AdminLocksController(JdbcLockManager locks, LeaseService leases, NightlyReportJob job, JobRunRepository runs,
-                         EntityManager em) {
+                         EntityManager em, Texts texts) {
+        this.texts = texts;
         this.locks = locks;
         this.leases = leases;
         this.job = job;
@@ -63,20 +65,20 @@ class AdminLocksController {
     @PostMapping("/break-lease")
     String breakLease(@RequestParam(required = false) String name, Principal admin, RedirectAttributes redirect) {
         if (name == null || name.isBlank()) {
-            throw new BadRequestException("The form did not say which lease to break. Nothing was changed.");
+            throw new BadRequestException("bad.which-lease");
         }
         Optional<Lease> holder;
         try {
             holder = leases.find(name).filter(l -> !l.isReleased());
         } catch (IllegalArgumentException e) {
-            throw new BadRequestException("'" + name + "' cannot be a lease name. Nothing was changed.");
+            throw new BadRequestException("bad.not-a-lease", name);
         }
         boolean broken = leases.forceRelease(name);
         redirect.addFlashAttribute("notice", broken
-                ? "The lease " + name + holder.map(l -> " held by " + l.owner() + " (token " + l.token() + ")").orElse("")
-                  + " was broken by " + admin.getName() + "; the next grant gets a higher token, so its holder's "
-                  + "fenced writes are refused once the next holder writes."
-                : "There was no live lease " + name + " to break.");
+                ? texts.get("notice.lease-broken", name,
+                        holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
+                        admin.getName())
+                : texts.get("notice.lease-not-live", name));
         return "redirect:/admin/locks";
     }
 
@@ -84,9 +86,9 @@ class AdminLocksController {
     String runJob(RedirectAttributes redirect) {
         NightlyReportJob.Outcome outcome = job.runOnce();
         redirect.addFlashAttribute("notice", outcome.ran()
-                ? "The nightly report ran on " + job.instanceId() + " with fencing token " + outcome.token()
-                  + (outcome.written() ? "." : ", but a newer token had written its result: nothing written.")
-                : "The nightly report did not run here: its lease is held by " + outcome.heldBy() + ".");
+                ? texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
+                        String.valueOf(outcome.token()))
+                : texts.get("notice.job-not-run", outcome.heldBy()));
         return "redirect:/admin/locks";
     }
 
@@ -94,19 +96,19 @@ class AdminLocksController {
     String breakLock(@RequestParam(required = false) String type, @RequestParam(required = false) String id,
                      Principal admin, RedirectAttributes redirect) {
         if (type == null || id == null || type.isBlank() || id.isBlank()) {
-            throw new BadRequestException("The form did not say which lock to break. Nothing was changed.");
+            throw new BadRequestException("bad.which-lock");
         }
         Optional<HeldLock> holder;
         try {
             holder = locks.holder(type, id);
         } catch (IllegalArgumentException e) {
-            throw new BadRequestException("'" + type + "/" + id + "' cannot be a lock. Nothing was changed.");
+            throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
         boolean broken = locks.forceRelease(type, id);
         redirect.addFlashAttribute("notice", broken
-                ? "The lock on " + type + " " + id + holder.map(h -> " held by " + h.owner()).orElse("")
-                  + " was broken by " + admin.getName() + "; its holder can no longer save with it."
-                : "There was no live lock on " + type + " " + id + " to break.");
+                ? texts.get("notice.lock-broken", type, id,
+                        holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName())
+                : texts.get("notice.lock-not-live", type, id));
         return "redirect:/admin/locks";
     }
 }

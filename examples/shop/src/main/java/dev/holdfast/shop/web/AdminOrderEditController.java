@@ -32,8 +32,12 @@ class AdminOrderEditController {
 
     private final OrderService orders;
     private final LockHeartbeat heartbeat;
+    private final Texts texts;
+    private final ViewSupport.Formats formats;
 
-    AdminOrderEditController(OrderService orders, LockHeartbeat heartbeat) {
+    AdminOrderEditController(OrderService orders, LockHeartbeat heartbeat, Texts texts, ViewSupport.Formats formats) {
+        this.texts = texts;
+        this.formats = formats;
         this.orders = orders;
         this.heartbeat = heartbeat;
     }
@@ -65,12 +69,11 @@ class AdminOrderEditController {
             parsed.add(FormInput.quantity(q));
         }
         if (parsed.size() != orders.anyOrder(number).getLines().size()) {
-            throw new BadRequestException("The form carried " + parsed.size() + " quantities for an order with "
-                    + orders.anyOrder(number).getLines().size() + " lines. Nothing was changed; open the edit page again.");
+            throw new BadRequestException("bad.quantity-count", parsed.size(), orders.anyOrder(number).getLines().size());
         }
         orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
         release(admin, lockId);
-        redirect.addFlashAttribute("notice", "Order " + number + " was saved and your edit lock released.");
+        redirect.addFlashAttribute("notice", texts.get("edit.saved", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -79,8 +82,7 @@ class AdminOrderEditController {
                   RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         boolean released = release(admin, lockId);
-        redirect.addFlashAttribute("notice", released ? "Editing cancelled; your edit lock on order " + number + " was released."
-                : "Editing cancelled; you no longer held the edit lock on order " + number + ".");
+        redirect.addFlashAttribute("notice", texts.get(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -88,7 +90,9 @@ class AdminOrderEditController {
     @PostMapping("/heartbeat")
     ResponseEntity<String> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
                                      Principal admin) {
-        return heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber), admin.getName());
+        // The new expiry formatted like every time on the page (viewer's zone and language).
+        return heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber), admin.getName(),
+                formats::clock);
     }
 
     /** Releases the lock if it is still this admin's; a lock already lost needs no release. */

@@ -22,8 +22,10 @@ class AdminOrdersController {
     private final OrderService orders;
     private final JdbcLockManager locks;
     private final InvoiceService invoices;
+    private final Texts texts;
 
-    AdminOrdersController(OrderService orders, JdbcLockManager locks, InvoiceService invoices) {
+    AdminOrdersController(OrderService orders, JdbcLockManager locks, InvoiceService invoices, Texts texts) {
+        this.texts = texts;
         this.orders = orders;
         this.locks = locks;
         this.invoices = invoices;
@@ -50,7 +52,7 @@ class AdminOrdersController {
         String number = FormInput.orderNumber(orderNumber);
         long seenVersion = FormInput.version(version);
         orders.startShipping(admin.getName(), number, seenVersion);
-        redirect.addFlashAttribute("notice", "Shipping of order " + number + " started.");
+        redirect.addFlashAttribute("notice", texts.get("admin-order.ship.started", number));
         return "redirect:/admin/orders/" + number;
     }
 }

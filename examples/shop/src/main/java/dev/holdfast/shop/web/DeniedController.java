@@ -12,19 +12,24 @@ import org.springframework.web.bind.annotation.RequestMapping;
 @Controller
 class DeniedController {
 
+    private final Texts texts;
+
+    DeniedController(Texts texts) {
+        this.texts = texts;
+    }
+
     @RequestMapping("/denied")
     String denied(HttpServletRequest request, HttpServletResponse response, Model model) {
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
         Object cause = request.getAttribute(WebAttributes.ACCESS_DENIED_403);
         boolean csrf = cause instanceof CsrfException;
         model.addAttribute("page", csrf ? "csrf" : "forbidden");
-        model.addAttribute("title", csrf ? "The form's security token was missing or wrong" : "Not for your account");
-        model.addAttribute("message", csrf
-                ? "Every form of the shop carries a security token (CSRF protection); this request had "
-                  + "no valid one. Nothing was changed. Go back, reload the page and submit again."
-                : "This page belongs to another role. Nothing was changed.");
+        model.addAttribute("title", texts.get(csrf ? "problem.csrf.title" : "problem.forbidden.title"));
+        model.addAttribute("message", texts.get(csrf ? "problem.csrf.text" : "problem.forbidden.text"));
+        // The way back to where the user was (the form's page), besides Home.
+        model.addAttribute("backLink", ViewSupport.backLink(request, null));
         model.addAttribute("link", "/");
-        model.addAttribute("linkText", "Home");
+        model.addAttribute("linkText", texts.get("link.home"));
         return "problem";
     }
 }

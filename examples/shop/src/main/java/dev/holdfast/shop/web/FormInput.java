@@ -3,6 +3,9 @@ package dev.holdfast.shop.web;
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.spring.boot.web.ClientVersion;
 
+import org.springframework.context.MessageSourceResolvable;
+import org.springframework.context.support.DefaultMessageSourceResolvable;
+
 import java.util.regex.Pattern;
 
 /** Checks on what a form or URL carries, before any service is called. */
@@ -22,11 +25,8 @@ final class FormInput {
         try {
             return ClientVersion.parse(raw).value(); // holdfast-spring-boot's form binding helper
         } catch (ClientVersion.MalformedVersionException e) {
-            throw new BadRequestException(e.missing()
-                    ? "The form did not carry the order version, so the shop cannot tell which "
-                      + "state of the order you saw. Nothing was changed; reload the order page and try again."
-                    : "The form carried '" + abbreviate(raw) + "' as the order version, which is "
-                      + "not a version number. Nothing was changed; reload the order page and try again.");
+            throw e.missing() ? new BadRequestException("bad.version-missing")
+                    : new BadRequestException("bad.version-malformed", abbreviate(raw));
         }
     }
 
@@ -49,11 +49,11 @@ final class FormInput {
      */
     static String text(String field, String raw, int max) {
         if (raw == null || raw.isBlank()) {
-            throw new BadRequestException("The " + field + " is missing. Nothing was changed; go back and fill it in.");
+            throw new BadRequestException("bad.field-missing", fieldName(field));
         }
         String value = raw.strip();
         if (value.length() > max) {
-            throw new BadRequestException("The " + field + " is longer than " + max + " characters. Nothing was changed.");
+            throw new BadRequestException("bad.field-too-long", fieldName(field), max);
         }
         return value;
     }
@@ -72,7 +72,11 @@ final class FormInput {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new BadRequestException("A quantity must be a whole number from 1 to 99, not '"
-                + abbreviate(raw == null ? "" : raw) + "'. Nothing was changed.");
+        throw new BadRequestException("bad.quantity", abbreviate(raw == null ? "" : raw));
+    }
+
+    /** The field's name in the viewer's language (message {@code field.<field>}). */
+    private static MessageSourceResolvable fieldName(String field) {
+        return new DefaultMessageSourceResolvable(new String[] {"field." + field}, field);
     }
 }

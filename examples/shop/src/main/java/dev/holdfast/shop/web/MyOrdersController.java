@@ -22,8 +22,10 @@ import java.security.Principal;
 class MyOrdersController {
 
     private final OrderService orders;
+    private final Texts texts;
 
-    MyOrdersController(OrderService orders) {
+    MyOrdersController(OrderService orders, Texts texts) {
+        this.texts = texts;
         this.orders = orders;
     }
 
@@ -55,7 +57,7 @@ class MyOrdersController {
             return "my-order";
         }
         orders.changeShippingInfo(user.getName(), number, seenVersion, form.toShippingInfo());
-        redirect.addFlashAttribute("notice", "The shipping address of order " + number + " was changed.");
+        redirect.addFlashAttribute("notice", texts.get("shipping.saved", number));
         return "redirect:/my/orders/" + number;
     }
 }

@@ -11,23 +11,23 @@ import jakarta.validation.constraints.Size;
 /** The "change shipping address" form; {@code version} is the hidden field with the version the page showed. */
 public class ShippingForm {
 
-    @NotBlank(message = "Enter the receiver's name")
-    @Size(max = 100, message = "At most 100 characters")
+    @NotBlank(message = "{form.receiver.required}")
+    @Size(max = 100, message = "{form.max}")
     private String receiverName;
 
-    @NotBlank(message = "Enter a phone number")
-    @Pattern(regexp = "[+0-9 ()-]{3,40}", message = "Digits, spaces, +, ( ) and - only (3 to 40)")
+    @NotBlank(message = "{form.phone.required}")
+    @Pattern(regexp = "[+0-9 ()-]{3,40}", message = "{form.phone.pattern}")
     private String receiverPhone;
 
-    @NotBlank(message = "Enter the postal code")
-    @Size(max = 16, message = "At most 16 characters")
+    @NotBlank(message = "{form.zip.required}")
+    @Size(max = 16, message = "{form.max}")
     private String zipCode;
 
-    @NotBlank(message = "Enter the street and number")
-    @Size(max = 200, message = "At most 200 characters")
+    @NotBlank(message = "{form.address1.required}")
+    @Size(max = 200, message = "{form.max}")
     private String address1;
 
-    @Size(max = 200, message = "At most 200 characters")
+    @Size(max = 200, message = "{form.max}")
     private String address2;
 
     private String version;

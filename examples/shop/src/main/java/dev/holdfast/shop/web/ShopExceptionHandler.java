@@ -2,6 +2,7 @@ package dev.holdfast.shop.web;
 
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.RowLockException;
+import dev.holdfast.shop.order.ChangeText;
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.OrderStateException;
@@ -27,9 +28,11 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 class ShopExceptionHandler {
 
     private final OrderService orders;
+    private final Texts texts;
 
-    ShopExceptionHandler(OrderService orders) {
+    ShopExceptionHandler(OrderService orders, Texts texts) {
         this.orders = orders;
+        this.texts = texts;
     }
 
     @ExceptionHandler(StaleOrderException.class)
@@ -62,42 +65,44 @@ class ShopExceptionHandler {
         response.setHeader("Retry-After", "5");
         String number = String.valueOf(e.row().key());
         String why = e instanceof LockTimeoutException t
-                ? "Someone else is changing order " + number + " right now; the shop waited "
-                  + t.bound().toMillis() / 1000.0 + " s for them to finish."
-                : "Order " + number + " was caught in a deadlock with another change.";
-        return problem(model, "busy", "Order " + number + " is busy",
-                why + " Nothing was changed. Reload the order to see its current state, then try again.",
-                orderPage(request, number), "Reload order " + number);
+                ? texts.get("problem.busy.timeout", number, String.valueOf(t.bound().toMillis() / 1000.0))
+                : texts.get("problem.busy.deadlock", number);
+        return problem(model, "busy", texts.get("problem.busy.title", number), texts.get("problem.busy.tail", why),
+                orderPage(request, number), texts.get("problem.busy.link", number));
     }
 
     @ExceptionHandler(OrderNotFoundException.class)
     String notFound(OrderNotFoundException e, HttpServletResponse response, Model model) {
         response.setStatus(HttpStatus.NOT_FOUND.value());
-        return problem(model, "not-found", "No such order",
-                "There is no order " + e.orderNumber() + " that you can see. Nothing was changed.", "/", "Home");
+        return problem(model, "not-found", texts.get("problem.not-found.title"),
+                texts.get("problem.not-found.text", e.orderNumber()), "/", texts.get("link.home"));
     }
 
     @ExceptionHandler(OrderStateException.class)
     String wrongState(OrderStateException e, HttpServletRequest request, HttpServletResponse response, Model model) {
         response.setStatus(HttpStatus.CONFLICT.value());
-        return problem(model, "wrong-state", "Not possible any more", e.getMessage() + ". Nothing was changed.",
-                orderPage(request, e.orderNumber()), "Back to order " + e.orderNumber());
+        String action = texts.get("action." + e.action().replace(' ', '-'));
+        return problem(model, "wrong-state", texts.get("problem.wrong-state.title"),
+                texts.get("problem.wrong-state.text", action, e.orderNumber(), texts.get("state." + e.state().name())),
+                orderPage(request, e.orderNumber()), texts.get("problem.wrong-state.link", e.orderNumber()));
     }
 
     /** A sealed invoice state that does not verify: altered, missing, another admin's or another order's. */
     @ExceptionHandler(TamperedStateException.class)
     String tampered(TamperedStateException e, HttpServletRequest request, HttpServletResponse response, Model model) {
         response.setStatus(HttpStatus.BAD_REQUEST.value());
-        return problem(model, "bad-request", "The form was altered",
-                "The invoice form's saved state did not verify (it was altered, damaged, missing, or prepared by "
-                        + "another admin or for another order). Nothing was issued. Prepare the invoice again.",
-                "/admin/orders", "All orders");
+        model.addAttribute("backLink", ViewSupport.backLink(request, null));
+        return problem(model, "bad-request", texts.get("problem.tampered.title"), texts.get("problem.tampered.text"),
+                "/admin/orders", texts.get("nav.all-orders"));
     }
 
     @ExceptionHandler(BadRequestException.class)
-    String badRequest(BadRequestException e, HttpServletResponse response, Model model) {
+    String badRequest(BadRequestException e, HttpServletRequest request, HttpServletResponse response, Model model) {
         response.setStatus(HttpStatus.BAD_REQUEST.value());
-        return problem(model, "bad-request", "The form was incomplete", e.getMessage(), "/", "Home");
+        // The way back to where the user was (the form's page), besides Home.
+        model.addAttribute("backLink", ViewSupport.backLink(request, null));
+        return problem(model, "bad-request", texts.get("problem.bad-request.title"), texts.get(e.code(), e.args()),
+                "/", texts.get("link.home"));
     }
 
     private static String problem(Model model, String page, String title, String message, String link, String linkText) {
@@ -119,6 +124,6 @@ class ShopExceptionHandler {
     }
 
     private static String describe(HttpServletRequest request) {
-        return isAdminPage(request) ? "start shipping" : "change the shipping address";
+        return ChangeText.of(isAdminPage(request) ? "attempt.start-shipping" : "attempt.change-address-any");
     }
 }

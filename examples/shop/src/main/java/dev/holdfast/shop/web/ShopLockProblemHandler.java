@@ -4,8 +4,11 @@ import dev.holdfast.spring.boot.web.LockProblem;
 import dev.holdfast.spring.boot.web.OfflineLockExceptionHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.MessageSource;
+import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,7 +16,9 @@ import java.util.regex.Pattern;
 /**
  * holdfast-spring-boot's lock problem handler (409 for lock conflicts and lost locks, 400 for a bad
  * lock id; problem+json for JSON clients) with what the shop's {@code lock-problem} page needs besides
- * the problem: the signed-in user, the expiry in the shop's time zone, and a link back to the order.
+ * the problem: the signed-in user, the expiry in the viewer's time zone, a link back to the order, and
+ * the problem's title and detail in the viewer's language ({@code lock-problem.<code>.*} in the message
+ * bundles; a code without a text there keeps the library's English words).
  */
 @ControllerAdvice
 class ShopLockProblemHandler extends OfflineLockExceptionHandler {
@@ -21,17 +26,27 @@ class ShopLockProblemHandler extends OfflineLockExceptionHandler {
     private static final Pattern ORDER_PAGE = Pattern.compile("^/admin/orders/([A-Za-z0-9-]{1,32})(/|$)");
 
     private final ViewSupport.Formats formats;
+    private final MessageSource messages;
 
-    ShopLockProblemHandler(@Value("${holdfast.web.lock-problem-view:lock-problem}") String view, ViewSupport.Formats formats) {
+    ShopLockProblemHandler(@Value("${holdfast.web.lock-problem-view:lock-problem}") String view, ViewSupport.Formats formats,
+                           MessageSource messages) {
         super(view);
         this.formats = formats;
+        this.messages = messages;
     }
 
     @Override
     protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {
         model.put("currentUser", ViewSupport.signedIn());
         model.put("until", problem.expiresAt() == null ? null : formats.clock(problem.expiresAt()));
+        model.put("untilUtc", problem.expiresAt() == null ? null : formats.utc(problem.expiresAt()));
         Matcher m = ORDER_PAGE.matcher(request.getRequestURI().substring(request.getContextPath().length()));
-        model.put("orderLink", m.find() ? "/admin/orders/" + m.group(1) : "/admin/orders");
+        String orderNumber = m.find() ? m.group(1) : null;
+        model.put("orderLink", orderNumber != null ? "/admin/orders/" + orderNumber : "/admin/orders");
+        Locale locale = LocaleContextHolder.getLocale();
+        String who = problem.owner() != null ? problem.owner() : messages.getMessage("lock-problem.someone", null, locale);
+        Object[] args = {who, orderNumber == null ? "" : orderNumber, model.get("until")};
+        model.put("problemTitle", messages.getMessage("lock-problem." + problem.code() + ".title", args, problem.title(), locale));
+        model.put("problemDetail", messages.getMessage("lock-problem." + problem.code() + ".detail", args, problem.detail(), locale));
     }
 }

@@ -42,6 +42,15 @@ final class Browser implements AutoCloseable {
     private final ShopServer shop;
 
     Browser(String role, ShopServer shop) {
+        this(role, shop, null, null);
+    }
+
+    /**
+     * A session in time zone {@code zone} (the chromedriver's and so chromium's {@code TZ}) whose language
+     * is {@code language} (e.g. {@code ko-KR}: {@code --lang} and the {@code Accept-Language} preference);
+     * null keeps the machine's.
+     */
+    Browser(String role, ShopServer shop, String zone, String language) {
         this.role = role;
         this.shop = shop;
         try {
@@ -54,7 +63,15 @@ final class Browser implements AutoCloseable {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
                 "--no-first-run", "--window-size=1280,900", "--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder()
+        if (language != null) {
+            options.addArguments("--lang=" + language);
+            options.setExperimentalOption("prefs", java.util.Map.of("intl.accept_languages", language + "," + language.substring(0, 2)));
+        }
+        ChromeDriverService.Builder builder = new ChromeDriverService.Builder();
+        if (zone != null) {
+            builder.withEnvironment(java.util.Map.of("TZ", zone));
+        }
+        ChromeDriverService service = builder
                 .usingDriverExecutable(new File(CHROMEDRIVER))
                 .usingAnyFreePort()
                 .build();
@@ -80,12 +97,19 @@ final class Browser implements AutoCloseable {
     void signIn(String user, String password) {
         driver.manage().deleteAllCookies();
         open("/login");
+        awaitZoneReported();
         driver.findElement(By.id("username")).sendKeys(user);
         driver.findElement(By.id("password")).sendKeys(password);
         click("sign-in");
         if (!user.equals(text("current-user"))) {
             throw new IllegalStateException("sign-in of " + user + " failed on " + driver.getCurrentUrl());
         }
+    }
+
+    /** Waits until the page's script has told the shop this browser's time zone (or found it known). */
+    void awaitZoneReported() {
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> ((JavascriptExecutor) d).executeScript(
+                "return document.documentElement.getAttribute('data-zone-reported');") != null);
     }
 
     /** The {@code data-page} of the page's main element: which page the shop rendered. */
@@ -107,6 +131,14 @@ final class Browser implements AutoCloseable {
 
     String text(String id) {
         return driver.findElement(By.id(id)).getText();
+    }
+
+    WebElement css(String selector) {
+        return driver.findElement(By.cssSelector(selector));
+    }
+
+    java.util.List<WebElement> all(String selector) {
+        return driver.findElements(By.cssSelector(selector));
     }
 
     WebElement element(String id) {

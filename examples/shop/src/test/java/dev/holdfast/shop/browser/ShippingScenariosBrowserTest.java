@@ -52,7 +52,7 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
         assertThat(admin.page()).isEqualTo("admin-order");
         admin.click("start-shipping");
         assertThat(admin.text("notice")).contains("Shipping of order " + order + " started");
-        assertThat(admin.text("state")).isEqualTo("Shipped");
+        assertThat(admin.text("state")).isEqualTo("Shipping started");
         admin.screenshot("scenario1-admin-shipped-after-reload");
         row = shop.row(order);
         assertThat(row.state()).isEqualTo("SHIPPED");
@@ -69,7 +69,7 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
         admin.open("/admin/orders/" + order);
 
         admin.click("start-shipping");
-        assertThat(admin.text("state")).isEqualTo("Shipped");
+        assertThat(admin.text("state")).isEqualTo("Shipping started");
 
         customer.type("address1", "7 Too Late Lane");
         customer.click("save-shipping");
@@ -117,7 +117,7 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
 
         admin.click("problem-link");
         admin.click("start-shipping");
-        assertThat(admin.text("state")).isEqualTo("Shipped");
+        assertThat(admin.text("state")).isEqualTo("Shipping started");
         assertThat(shop.row(order).state()).isEqualTo("SHIPPED");
     }
 }

@@ -44,7 +44,9 @@ final class ShopServer {
                 // Edit locks live EDIT_LOCK_EXPIRY unless the page's heartbeat extends them, so that the
                 // offline lock tests see expiry and extension within seconds.
                 "--holdfast.offline.default-expiry=" + EDIT_LOCK_EXPIRY.toMillis() + "ms",
-                "--holdfast.web.heartbeat-interval=" + HEARTBEAT.toMillis() + "ms");
+                "--holdfast.web.heartbeat-interval=" + HEARTBEAT.toMillis() + "ms",
+                // Tests start the nightly job themselves ("Run now"); its schedule would race them.
+                "--shop.job.schedule.enabled=false");
         baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
         jdbc = new JdbcTemplate(context.getBean(DataSource.class));
         table = context.getBean(ShopTableNames.class).orders();
@@ -107,6 +109,12 @@ final class ShopServer {
     /** The shop's lease service (the same table the admin page lists). */
     dev.holdfast.lease.LeaseService leases() {
         return context.getBean(dev.holdfast.lease.LeaseService.class);
+    }
+
+    /** Every task the shop has scheduled (the tests want none: they start runs themselves). */
+    java.util.Set<org.springframework.scheduling.config.ScheduledTask> scheduledTasks() {
+        return context.getBeansOfType(org.springframework.scheduling.config.ScheduledTaskHolder.class).values().stream()
+                .flatMap(h -> h.getScheduledTasks().stream()).collect(java.util.stream.Collectors.toSet());
     }
 
     /** The fencing token stored with the nightly report's result (null: never written). */

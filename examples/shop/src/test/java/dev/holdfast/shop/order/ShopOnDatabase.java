@@ -39,7 +39,9 @@ final class ShopOnDatabase {
                 "--spring.jpa.hibernate.ddl-auto=create-drop",
                 "--shop.table-prefix=" + prefix,
                 "--holdfast.offline.table=" + prefix + "locks",
-                "--holdfast.lease.table=" + prefix + "leases"));
+                "--holdfast.lease.table=" + prefix + "leases",
+                // the nightly job's schedule would run beside the tests; they never need it
+                "--shop.job.schedule.enabled=false"));
         if (kind == TestDatabase.Kind.H2 || System.getenv("HOLDFAST_" + kind.name() + "_URL") != null) {
             args.add("--spring.datasource.url=" + kind.url());
             args.add("--spring.datasource.username=" + kind.user());

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -83,6 +84,19 @@ public class LockHeartbeat {
      *         400 for a missing or malformed lock id
      */
     public ResponseEntity<String> extend(String lockId, String type, String id, String owner) {
+        return extend(lockId, type, id, owner, null);
+    }
+
+    /**
+     * {@link #extend(String, String, String, String)}, and the new expiry as the page shows its times:
+     * the 200 answer gets {@code "expiresAtText"}: {@code display.apply(expiresAt)} (e.g. in the viewer's
+     * time zone and language), which {@code heartbeat.js} shows instead of formatting the time itself,
+     * so the edit page's heartbeat and its server-rendered times read the same.
+     *
+     * @param display formats an instant for the page; null for no {@code expiresAtText}
+     */
+    public ResponseEntity<String> extend(String lockId, String type, String id, String owner,
+                                         Function<Instant, String> display) {
         Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
         if (parsed.isEmpty()) {
             return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()));
@@ -101,6 +115,9 @@ public class LockHeartbeat {
         body.put("held", true);
         body.put("owner", owner);
         body.put("expiresAt", status.get().expiresAt().toString());
+        if (display != null) {
+            body.put("expiresAtText", display.apply(status.get().expiresAt()));
+        }
         body.put("secondsLeft", status.get().secondsLeft());
         body.put("intervalSeconds", interval.toSeconds());
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(

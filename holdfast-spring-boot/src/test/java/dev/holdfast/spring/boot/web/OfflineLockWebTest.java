@@ -54,6 +54,12 @@ class OfflineLockWebTest {
                                          @RequestParam String user) {
             return heartbeatHelper.extend(lockId, "purchase_order", n, user);
         }
+
+        @PostMapping("/orders/{n}/heartbeat-shown")
+        ResponseEntity<String> heartbeatShown(@PathVariable String n, @RequestParam(required = false) String lockId,
+                                              @RequestParam String user) {
+            return heartbeatHelper.extend(lockId, "purchase_order", n, user, at -> "shown " + at.getEpochSecond());
+        }
     }
 
     private LockHeartbeat heartbeatHelper;
@@ -126,6 +132,23 @@ class OfflineLockWebTest {
         assertThat(problem.owner()).isEqualTo("kim");
         assertThat(problem.code()).isEqualTo("already-locked");
         assertThat(locks.holder("purchase_order", "A").orElseThrow().owner()).isEqualTo("kim");
+    }
+
+    @Test
+    void aBeatWithADisplayFunctionAddsTheExpiryAsThePageShowsIt() throws Exception {
+        String id = lock("C", "kim");
+        mvc.perform(post("/orders/C/heartbeat").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isOk()).andExpect(jsonPath("$.expiresAtText").doesNotExist());
+        mvc.perform(post("/orders/C/heartbeat-shown").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isOk()).andExpect(jsonPath("$.held").value(true));
+        String shown = com.jayway.jsonpath.JsonPath.read(mvc.perform(post("/orders/C/heartbeat-shown")
+                .param("lockId", id).param("user", "kim")).andExpect(status().isOk())
+                .andReturn().getResponse().getContentAsString(), "$.expiresAtText");
+        var expires = locks.holder("purchase_order", "C").orElseThrow().expiresAt();
+        assertThat(shown).isEqualTo("shown " + expires.getEpochSecond()); // the display function got the new expiry
+        // a refused beat carries no display text
+        mvc.perform(post("/orders/C/heartbeat-shown").param("lockId", id).param("user", "admin"))
+                .andExpect(status().isConflict()).andExpect(jsonPath("$.expiresAtText").doesNotExist());
     }
 
     @Test
