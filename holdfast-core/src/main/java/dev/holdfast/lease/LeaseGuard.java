@@ -3,6 +3,7 @@ package dev.holdfast.lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -18,16 +19,28 @@ import java.util.function.Consumer;
  * working thread interrupted — when a renewal finds the lease expired or taken over, or when that
  * deadline passes without a successful renewal (even if a renewal is stuck in the database).
  *
+ * <p>Deadlines run on a timer thread of the service that never borrows a connection, runs SQL or
+ * calls {@code onLost} (callbacks run on a background thread), so a deadline fires on time however
+ * many renewals are stuck on an exhausted pool, a stalled server or a row lock. Each renewal runs on
+ * a background thread of its own with the connection's network timeout set to the time left (at
+ * least 1 s), so a stuck renewal delays no other guard and eventually ends; a renewal that returns
+ * after the deadline does not revive the guard.
+ *
  * <pre>{@code
  * try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
  *     for (Batch b : batches) {
  *         guard.checkValid();                       // throws LeaseLostException once lost
  *         fence.update(conn, guard.token(), ...);   // refused if a newer grant wrote
  *     }
- * }                                                  // stops renewing, releases; throws if it was lost
+ * }                                                  // stops renewing, releases; throws a loss checkValid did not
  * }</pre>
+ * A loss surfaces as one {@link LeaseLostException}: thrown by {@code checkValid()} inside the block,
+ * or else by {@code close()}.
  */
 public final class LeaseGuard implements AutoCloseable {
+
+    /** A renewal's statement may take at least this long before the connection is abandoned. */
+    private static final long MIN_RENEWAL_BOUND_MILLIS = 1000;
 
     private final LeaseService service;
     private final long ttlNanos;
@@ -39,6 +52,8 @@ public final class LeaseGuard implements AutoCloseable {
     private volatile Lease lease;
     private volatile long validUntil;
     private volatile LeaseLostException lost;
+    /** Whether {@link #checkValid()} threw {@link #lost} (then {@link #close()} does not throw it again). */
+    private volatile boolean seen;
     private volatile RuntimeException lastFailure;
     private boolean closed;
     private ScheduledFuture<?> renewal;
@@ -89,6 +104,7 @@ public final class LeaseGuard implements AutoCloseable {
     public void checkValid() {
         Optional<LeaseLostException> loss = loss();
         if (loss.isPresent()) {
+            seen = true;
             throw loss.get();
         }
         if (closed) {
@@ -99,8 +115,13 @@ public final class LeaseGuard implements AutoCloseable {
     /**
      * Stops renewing and releases the lease. Does not clear an interrupt the guard caused.
      *
-     * @throws LeaseLostException if the lease was lost while guarded, or the release found it lost:
-     *                            the work may have overlapped another holder's
+     * <p>A loss that {@link #checkValid()} has already thrown is not thrown again: in
+     * try-with-resources that exception is the one the caller catches (throwing the same object
+     * from {@code close()} would make Java replace it with "Self-suppression not permitted").
+     *
+     * @throws LeaseLostException if the lease was lost while guarded and {@code checkValid()} did not
+     *                            throw it yet, or the release found it lost: the work may have
+     *                            overlapped another holder's
      */
     @Override
     public void close() {
@@ -117,6 +138,9 @@ public final class LeaseGuard implements AutoCloseable {
                     + " confirmed expiry"), null);
         }
         if (loss != null) {
+            if (seen && loss == lost) {
+                return;
+            }
             throw loss;
         }
         try {
@@ -127,16 +151,32 @@ public final class LeaseGuard implements AutoCloseable {
         }
     }
 
+    /** On the timer: hands the renewal to a background thread of its own (the timer never does I/O). */
+    private void startRenewal() {
+        try {
+            service.background().execute(this::renew);
+        } catch (RejectedExecutionException e) {
+            // the service is closing: the deadline still tells the worker
+        }
+    }
+
     private void renew() {
         long sent = System.nanoTime();
+        int boundMillis = (int) Math.min(Integer.MAX_VALUE,
+                Math.max(MIN_RENEWAL_BOUND_MILLIS, TimeUnit.NANOSECONDS.toMillis(validUntil - sent)));
         try {
-            Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros);
+            Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros, boundMillis);
             if (expiry.isEmpty()) {
                 markLost("was found expired or taken over at renewal", null);
                 return;
             }
             synchronized (lock) {
                 if (closed || lost != null) {
+                    return;
+                }
+                if (System.nanoTime() - validUntil >= 0) {
+                    // Too late: the deadline passed while this renewal ran; the worker must be told.
+                    markLost("was not renewed before its last confirmed expiry", lastFailure);
                     return;
                 }
                 Lease l = lease;
@@ -162,12 +202,14 @@ public final class LeaseGuard implements AutoCloseable {
         }
     }
 
+    /** On the timer. */
     private void checkDeadline() {
         if (System.nanoTime() - validUntil >= 0) {
             markLost("was not renewed before its last confirmed expiry", lastFailure);
         }
     }
 
+    /** Marks the guard lost and interrupts the worker at once; {@code onLost} runs on a background thread. */
     private void markLost(String why, Throwable cause) {
         LeaseLostException loss;
         synchronized (lock) {
@@ -182,10 +224,17 @@ public final class LeaseGuard implements AutoCloseable {
             }
         }
         if (onLost != null) {
+            Runnable tell = () -> {
+                try {
+                    onLost.accept(loss);
+                } catch (RuntimeException e) {
+                    loss.addSuppressed(e);
+                }
+            };
             try {
-                onLost.accept(loss);
-            } catch (RuntimeException e) {
-                loss.addSuppressed(e);
+                service.background().execute(tell);
+            } catch (RejectedExecutionException e) {
+                tell.run(); // the service is closed: nothing else runs on this thread any more
             }
         }
     }
@@ -200,14 +249,14 @@ public final class LeaseGuard implements AutoCloseable {
         if (renewal != null) {
             renewal.cancel(false);
         }
-        renewal = service.scheduler().schedule(this::renew, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        renewal = service.timer().schedule(this::startRenewal, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     }
 
     private void scheduleDeadline() {
         if (deadline != null) {
             deadline.cancel(false);
         }
-        deadline = service.scheduler().schedule(this::checkDeadline,
+        deadline = service.timer().schedule(this::checkDeadline,
                 Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 

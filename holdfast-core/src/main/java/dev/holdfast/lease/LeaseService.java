@@ -13,10 +13,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -39,8 +43,13 @@ import javax.sql.DataSource;
  * <table>
  *   <caption>Semantics</caption>
  *   <tr><th>operation</th><th>statements</th><th>outcome</th></tr>
- *   <tr><td>{@link #tryAcquire}</td><td>1</td><td>granted if free, expired, or already the caller's (then
- *       extended, same token); a new grant's token is greater than every earlier one of the name</td></tr>
+ *   <tr><td>{@link #tryAcquire}</td><td>1</td><td>granted only if free, released or expired: a live grant
+ *       refuses every call, even its own owner's; a new grant's token is greater than every earlier one
+ *       of the name</td></tr>
+ *   <tr><td>{@link #tryLock}</td><td>1</td><td>the seed's re-entrant form: also true for the owner of the
+ *       live grant, which is extended and keeps its token</td></tr>
+ *   <tr><td>{@link #renew}</td><td>1</td><td>extends the caller's live grant (name, owner and token must
+ *       match), same token</td></tr>
  *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (+1 read to diagnose a failure)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
@@ -54,8 +63,11 @@ import javax.sql.DataSource;
  * characters or unpaired surrogates; a TTL is {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond
  * precision); a wait bound 0 to 366 days. Anything else raises {@link IllegalArgumentException} before
  * any SQL runs. A database failure raises {@link DatabaseException}; an acquire that failed so may
- * still have been granted: retrying it with the same owner is safe (it re-enters with the same token),
- * and otherwise the grant expires by its TTL.
+ * still have been granted (the commit can succeed after the connection broke). Retrying with
+ * {@link #tryAcquire} or {@link #lock} is then refused until that grant's TTL runs out, since
+ * every acquire is exclusive. To take such a grant back at once, give each attempt an owner of its
+ * own (a random id) and retry with {@link #tryLock} under that owner: it re-enters the grant if it
+ * was made, and {@link #find} returns it with its token. Otherwise the grant expires by its TTL.
  *
  * <p>The service borrows a connection from its data source per operation and returns it at once.
  * Give it a plain pool, not one bound to the caller's transaction: a lease must not commit or roll
@@ -85,7 +97,8 @@ public final class LeaseService implements AutoCloseable {
     private final long safetyPollNanos;
     private final LeaseSql sql;
     private final PgWakeUps wakeUps;
-    private volatile ScheduledExecutorService scheduler;
+    private volatile ScheduledExecutorService timer;
+    private volatile ExecutorService background;
 
     private LeaseService(Builder b) {
         this.dataSource = b.dataSource;
@@ -140,8 +153,10 @@ public final class LeaseService implements AutoCloseable {
          * statement: the session's setting is untouched. Safe because (1) a release lost in a crash
          * only lets the lease run to its TTL, the state the holder had anyway, and (2) the next
          * acquire commits durably, and PostgreSQL's log is sequential, so that flush makes the
-         * release durable too: no fencing token can repeat. Acquires and renewals are always durable.
-         * A release with a {@link #lock} waiter queued stays durable: the waiter's acquire would
+         * release durable too: no fencing token can repeat. Acquires and renewals are always durable:
+         * on PostgreSQL their statements raise {@code synchronous_commit} to {@code on} for their own
+         * transaction where the server, role or session has {@code off} or {@code local}.
+         * A release with a {@link #lock} waiter queued keeps the session's setting: the waiter's acquire would
          * otherwise wait behind the WAL writer's flush. Ignored on H2 and MariaDB (MariaDB's flush
          * policy is server-wide).
          */
@@ -176,10 +191,13 @@ public final class LeaseService implements AutoCloseable {
 
     /**
      * Acquires {@code name} for {@code owner} for {@code ttl} (database time), in one statement,
-     * without waiting. Granted if nobody holds it, if the last grant expired, or if {@code owner}
-     * holds it already; in that last case the lease is extended to now + ttl and keeps its token.
+     * without waiting. Granted only if nobody holds it: never granted, released, or the last grant
+     * expired. A live grant refuses, <em>even one of {@code owner}</em>: each grant is exclusive to
+     * the call that got it, so two concurrent calls with the same owner (two runs of one job on one
+     * server) never both hold the lease. Extend a grant through its handle ({@link #renew},
+     * {@link #keepAlive}); the seed's re-entrant form is {@link #tryLock}.
      *
-     * @return the grant, or empty if another owner holds a live lease
+     * @return the grant, or empty if the lease is live
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
      * @throws DatabaseException        if the database failed (the grant may or may not exist; see class doc)
      */
@@ -187,12 +205,25 @@ public final class LeaseService implements AutoCloseable {
         checkName("name", name);
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
-        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros));
+        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, false));
     }
 
-    /** {@link #tryAcquire} as a boolean, for the seed's callers. */
+    /**
+     * The seed's re-entrant acquire: like {@link #tryAcquire}, and also true if {@code owner} holds
+     * the live lease already, which is then extended to now + ttl and keeps its token and
+     * {@code acquired_at}. Re-entry means that two callers using the same owner share one lease:
+     * use it only where the owner names one caller (for instance a per-call id), or where sharing is
+     * meant. {@link #find} returns the grant.
+     *
+     * @return true if {@code owner} holds the lease now
+     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
+     * @throws DatabaseException        if the database failed
+     */
     public boolean tryLock(String name, String owner, Duration ttl) {
-        return tryAcquire(name, owner, ttl).isPresent();
+        checkName("name", name);
+        checkName("owner", owner);
+        long micros = ttlMicros(ttl);
+        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, true)).isPresent();
     }
 
     /**
@@ -206,6 +237,8 @@ public final class LeaseService implements AutoCloseable {
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
      * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class
      * path, or while that connection is down, waiters poll as elsewhere (keeping their queue order).
+     *
+     * <p>Exclusive like {@link #tryAcquire}: a live grant, even one of {@code owner}, is waited for.
      *
      * @param maxWait zero tries once
      * @return the grant, as {@link #tryAcquire}
@@ -240,7 +273,7 @@ public final class LeaseService implements AutoCloseable {
                 Optional<Lease> granted = viaQueue
                         ? acquire("acquiring", name, owner,
                                 c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros))
-                        : acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros));
+                        : acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, false));
                 if (granted.isPresent()) {
                     return granted.get();
                 }
@@ -436,29 +469,74 @@ public final class LeaseService implements AutoCloseable {
         return new LeaseGuard(this, renewed, ttl, sent, Thread.currentThread(), onLost);
     }
 
-    /** Background renewal, package-private for {@link LeaseGuard}: empty if the lease is no longer held. */
-    Optional<Instant> renewQuietly(Lease lease, long ttlMicros) {
-        return call("renewing", lease.name(),
-                c -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+    /**
+     * Background renewal, package-private for {@link LeaseGuard}: empty if the lease is no longer
+     * held. The connection's network timeout is set to {@code boundMillis} for the statement and
+     * restored before the connection goes back to the pool, so a renewal stuck on a stalled server
+     * or a row lock ends (the driver then discards the connection). Waiting for a pooled connection
+     * is bounded by the pool's own timeout only; the guard's deadline does not depend on either.
+     */
+    Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
+        try (Connection c = dataSource.getConnection()) {
+            int saved = c.getNetworkTimeout();
+            c.setNetworkTimeout(Runnable::run, boundMillis);
+            try {
+                return inTransaction(c, () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+            } finally {
+                if (!c.isClosed()) {
+                    c.setNetworkTimeout(Runnable::run, saved);
+                }
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException("renewing lease '" + lease.name() + "'", e);
+        }
     }
 
-    ScheduledExecutorService scheduler() {
-        ScheduledExecutorService s = scheduler;
+    /**
+     * The guards' timer: it only schedules, marks guards lost and interrupts workers; it never
+     * borrows a connection or runs a user's callback, so a deadline fires however stuck renewals are.
+     */
+    ScheduledExecutorService timer() {
+        ScheduledExecutorService s = timer;
         if (s == null) {
             synchronized (this) {
-                s = scheduler;
+                s = timer;
                 if (s == null) {
-                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(2, r -> {
-                        Thread t = new Thread(r, "holdfast-lease-keepalive-" + table);
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1,
+                            daemon("holdfast-lease-timer-" + table));
                     pool.setRemoveOnCancelPolicy(true);
-                    scheduler = s = pool;
+                    timer = s = pool;
                 }
             }
         }
         return s;
+    }
+
+    /**
+     * Runs renewals and {@code onLost} callbacks, each on a thread of its own (threads are reused
+     * and end after a minute idle), so one stuck renewal or callback delays no other guard. A
+     * guard has at most one renewal running.
+     */
+    ExecutorService background() {
+        ExecutorService s = background;
+        if (s == null) {
+            synchronized (this) {
+                s = background;
+                if (s == null) {
+                    background = s = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                            new SynchronousQueue<>(), daemon("holdfast-lease-keepalive-" + table));
+                }
+            }
+        }
+        return s;
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -493,9 +571,13 @@ public final class LeaseService implements AutoCloseable {
         if (wakeUps != null) {
             wakeUps.close();
         }
-        ScheduledExecutorService s = scheduler;
-        if (s != null) {
-            s.shutdownNow();
+        ScheduledExecutorService t = timer;
+        if (t != null) {
+            t.shutdownNow();
+        }
+        ExecutorService b = background;
+        if (b != null) {
+            b.shutdownNow();
         }
     }
 

@@ -16,10 +16,12 @@ import java.util.Optional;
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>
- *   <li>granted if there is no row, or the row has expired ({@code expires_at <= now}), or the caller
- *       already owns the live row (then it is a renewal);</li>
- *   <li>token: {@code +1} when the row had expired (a new grant), unchanged on renewal, 1 for a new row
- *       — so a renewal keeps its token and any new grant increases it;</li>
+ *   <li>granted if there is no row, or the row has expired ({@code expires_at <= now}; a released row
+ *       has); a live row refuses, even the caller's own: each grant is exclusive to one call;</li>
+ *   <li>the re-entrant form (the seed's {@code tryLock}) also grants the owner of the live row, as a
+ *       renewal (same token, same {@code acquired_at});</li>
+ *   <li>token: {@code +1} when the row had expired (a new grant), unchanged on re-entry, 1 for a new
+ *       row — so any new grant increases it;</li>
  *   <li>{@code acquired_at} moves only with a new grant.</li>
  * </ul>
  * A release never deletes the row (the token must survive): it sets {@code expires_at = acquired_at}.
@@ -42,9 +44,13 @@ abstract class LeaseSql {
         };
     }
 
-    /** One statement: the grant, or empty if another owner holds a live lease. */
-    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(acquireSql())) {
+    /**
+     * One statement: the grant, or empty if the lease is live (whoever holds it; with
+     * {@code reentrant}, unless the caller does, which then extends it).
+     */
+    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros, boolean reentrant)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(acquireSql(reentrant))) {
             ps.setString(1, name);
             ps.setString(2, owner);
             ps.setLong(3, ttlMicros);
@@ -55,7 +61,7 @@ abstract class LeaseSql {
     }
 
     /** The acquire: binds name, owner, ttl micros; read by {@link #granted}. */
-    abstract String acquireSql();
+    abstract String acquireSql(boolean reentrant);
 
     /**
      * The blocking acquire's attempt. On PostgreSQL it also respects and maintains the waiter queue
@@ -63,7 +69,7 @@ abstract class LeaseSql {
      */
     Optional<Lease> acquireOrQueue(Connection c, String name, String owner, long ttlMicros, long queueMicros)
             throws SQLException {
-        return acquire(c, name, owner, ttlMicros);
+        return acquire(c, name, owner, ttlMicros, false);
     }
 
     /** Whether this dialect wakes waiters with a notification (else they poll). */
@@ -198,12 +204,13 @@ abstract class LeaseSql {
      */
     static final class H2 extends LeaseSql {
         private final String acquire;
+        private final String reenter;
         private final String renew;
 
         H2(String table) {
             super(table, Dialect.H2);
             String now = Dialect.H2.clock();
-            acquire = "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
+            reenter = "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
                     + " USING (SELECT CAST(? AS VARCHAR(200)) AS name, CAST(? AS VARCHAR(200)) AS owner,"
                     + " " + now + " AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
                     + " WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN UPDATE SET"
@@ -212,14 +219,16 @@ abstract class LeaseSql {
                     + " owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
+            acquire = reenter.replace(" WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN",
+                    " WHEN MATCHED AND t.expires_at <= s.now THEN");
             renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
                     + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
         }
 
         @Override
-        String acquireSql() {
-            return acquire;
+        String acquireSql(boolean reentrant) {
+            return reentrant ? reenter : acquire;
         }
 
         @Override
@@ -256,9 +265,20 @@ abstract class LeaseSql {
      * 1.2 ms), so with a waiter the release keeps the session's durable setting.
      */
     static final class PostgreSql extends LeaseSql {
+        /**
+         * Grants and renewals are durable whatever the server, database, role or session says: this
+         * condition, evaluated inside the statement, raises {@code synchronous_commit} to {@code on}
+         * for the statement's own transaction if it was {@code off} or {@code local}, and keeps a
+         * stronger setting ({@code remote_write}, {@code remote_apply}). Transaction-local: the
+         * session's setting is back after the commit.
+         */
+        static final String DURABLE = "set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit')"
+                + " IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL";
+
         private final String queue;
         private final String channel;
         private final String acquire;
+        private final String reenter;
         private final String acquireOrQueue;
         private final String renew;
         private final String leave;
@@ -275,12 +295,14 @@ abstract class LeaseSql {
                     + " ELSE l.acquired_at END,"
                     + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at";
             String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
-            acquire = insert + "(SELECT clock_timestamp() AS t) n" + update
+            String now = "(SELECT clock_timestamp() AS t WHERE " + DURABLE + ") n";
+            acquire = insert + now + update
+                    + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
+            reenter = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
-            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t),"
+            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t WHERE " + DURABLE + "),"
                     + " a AS (" + insert + "n" + update
-                    + " WHERE (l.owner = EXCLUDED.owner AND l.expires_at > EXCLUDED.acquired_at)"
-                    + " OR (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
+                    + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                     + " WHERE q.name = EXCLUDED.name AND q.owner <> EXCLUDED.owner"
                     + " AND q.wait_until > EXCLUDED.acquired_at AND q.seq < COALESCE((SELECT m.seq FROM " + queue + " m"
                     + " WHERE m.name = EXCLUDED.name AND m.owner = EXCLUDED.owner"
@@ -292,7 +314,8 @@ abstract class LeaseSql {
                     + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END)"
                     + " SELECT token, acquired_at, expires_at FROM a";
             renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
-                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp() RETURNING expires_at";
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
+                    + " RETURNING expires_at, " + DURABLE;
             leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
         }
 
@@ -312,8 +335,8 @@ abstract class LeaseSql {
         }
 
         @Override
-        String acquireSql() {
-            return acquire;
+        String acquireSql(boolean reentrant) {
+            return reentrant ? reenter : acquire;
         }
 
         @Override
@@ -395,20 +418,38 @@ abstract class LeaseSql {
 
     /**
      * MariaDB: {@code INSERT … ON DUPLICATE KEY UPDATE … RETURNING} always returns the row's final
-     * state; the caller holds the lease iff the returned owner is the caller. Assignments apply left
-     * to right and later ones see earlier new values, so token, acquired_at and owner test only the
-     * old {@code expires_at}, which is assigned last; its own test ({@code owner = VALUES(owner)})
-     * is then right under both old-value and new-value rules. {@code UTC_TIMESTAMP(6)} is fixed for
-     * the statement.
+     * state. Assignments apply left to right and later ones see earlier new values, so token,
+     * acquired_at and owner test only the old {@code expires_at}, which is assigned last; its own
+     * test ({@code owner = VALUES(owner)}) is then right under both old-value and new-value rules.
+     * {@code UTC_TIMESTAMP(6)} is fixed for the statement.
+     *
+     * <p>Re-entrant form: the caller holds the lease iff the returned owner is the caller. The
+     * exclusive form must also tell its own grant from the caller's live row: a grant (insert or
+     * takeover) sets {@code acquired_at} to the statement's {@code UTC_TIMESTAMP(6)}, and a refusal
+     * leaves it, so {@code RETURNING acquired_at = UTC_TIMESTAMP(6)} says which. Two statements can
+     * start in the same microsecond, so a refusal that finds {@code acquired_at} equal to its own
+     * now moves it 1 µs back (no other effect: expiry, token and owner stay). A session variable
+     * set in the update cannot carry the decision: measured, {@code RETURNING} then reads it as it
+     * was before the statement when it had no value yet.
      */
     static final class MariaDb extends LeaseSql {
         private final String acquire;
+        private final String reenter;
         private final String renew;
 
         MariaDb(String table) {
             super(table, Dialect.MARIADB);
             String expired = "expires_at <= UTC_TIMESTAMP(6)";
             acquire = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                    + " ON DUPLICATE KEY UPDATE"
+                    + " token = IF(" + expired + ", token + 1, token),"
+                    + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
+                    + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
+                    + " owner = IF(" + expired + ", VALUES(owner), owner),"
+                    + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
+                    + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+            reenter = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
                     + " ON DUPLICATE KEY UPDATE"
                     + " token = IF(" + expired + ", token + 1, token),"
@@ -421,14 +462,20 @@ abstract class LeaseSql {
         }
 
         @Override
-        String acquireSql() {
-            return acquire;
+        String acquireSql(boolean reentrant) {
+            return reentrant ? reenter : acquire;
         }
 
-        /** ODKU always returns the row's final state: granted iff its owner is the caller. */
+        /**
+         * ODKU always returns the row's final state: granted iff its owner is the caller and, in the
+         * exclusive form, the statement granted it (inserted, or updated an expired row).
+         */
         @Override
         Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
             if (!rs.next() || !owner.equals(rs.getString(4))) {
+                return Optional.empty();
+            }
+            if (rs.getMetaData().getColumnCount() > 4 && !rs.getBoolean(5)) {
                 return Optional.empty();
             }
             return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));

@@ -18,7 +18,10 @@ package dev.holdfast.offline;
  *       released it.</li>
  * </ul>
  * {@code extendLockExpiration} is always durable (the user was promised a time), and so are the
- * operator calls.
+ * operator calls. On PostgreSQL "durable" is enforced by the statement, not left to the server's
+ * defaults: the durable statements evaluate {@code set_config('synchronous_commit', …, true)} too,
+ * raising {@code off} or {@code local} to {@code on} for their own transaction and keeping a stronger
+ * setting ({@code remote_write}, {@code remote_apply}).
  *
  * <p><b>Per database.</b> PostgreSQL: {@code set_config('synchronous_commit', 'off', true)} is
  * evaluated inside the lock statement itself, so it applies to that statement's own autocommit

@@ -91,10 +91,20 @@ abstract class OfflineLockSql {
      * PostgreSQL: {@code INSERT … ON CONFLICT DO UPDATE … RETURNING}; "now" is the
      * {@code clock_timestamp()} of the source row (read once, then {@code EXCLUDED.acquired_at}).
      * The relaxed form evaluates {@code set_config('synchronous_commit', 'off', true)} in the same
-     * statement: transaction-local, so it governs only this autocommit transaction's commit.
+     * statement: transaction-local, so it governs only this autocommit transaction's commit. The
+     * durable forms (and every extension) evaluate {@link #DURABLE} the same way, so a server or
+     * role configured with {@code synchronous_commit = off} cannot make them asynchronous.
      */
     static final class PostgreSql extends OfflineLockSql {
         private static final String RELAX = "set_config('synchronous_commit', 'off', true) = 'off'";
+        /**
+         * The durable form: raises {@code synchronous_commit} to {@code on} for this transaction if
+         * the session (server, database or role default) has {@code off} or {@code local}; keeps a
+         * stronger setting. Transaction-local like {@link #RELAX}.
+         */
+        private static final String DURABLE = "set_config('synchronous_commit', CASE WHEN"
+                + " current_setting('synchronous_commit') IN ('off', 'local') THEN 'on'"
+                + " ELSE current_setting('synchronous_commit') END, true) IS NOT NULL";
 
         PostgreSql(String table) {
             super(table);
@@ -106,7 +116,7 @@ abstract class OfflineLockSql {
             return "INSERT INTO " + table + " AS l (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
                     + " SELECT ?, ?, ?, ?, c.now, c.now + ? * interval '1 microsecond'"
                     + " FROM (SELECT clock_timestamp() AS now) c"
-                    + (relaxed ? " WHERE " + RELAX : "")
+                    + " WHERE " + (relaxed ? RELAX : DURABLE)
                     + " ON CONFLICT (lock_type, resource_id) DO UPDATE SET"
                     + " lock_id = CASE WHEN " + taken + " THEN EXCLUDED.lock_id ELSE l.lock_id END,"
                     + " lock_owner = CASE WHEN " + taken + " THEN EXCLUDED.lock_owner ELSE l.lock_owner END,"
@@ -120,7 +130,7 @@ abstract class OfflineLockSql {
             return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
                     + " WHERE lock_id = ? AND expires_at > clock_timestamp()"
                     + (withOwner ? " AND lock_owner = ?" : "")
-                    + (relaxed ? " AND " + RELAX : "");
+                    + " AND " + (relaxed ? RELAX : DURABLE);
         }
 
         @Override
@@ -128,7 +138,8 @@ abstract class OfflineLockSql {
             return "UPDATE " + table + " SET expires_at = LEAST(expires_at + ? * interval '1 microsecond',"
                     + " clock_timestamp() + ? * interval '1 microsecond')"
                     + " WHERE lock_id = ? AND expires_at > clock_timestamp()"
-                    + (withOwner ? " AND lock_owner = ?" : "");
+                    + (withOwner ? " AND lock_owner = ?" : "")
+                    + " AND " + DURABLE;
         }
 
         @Override

@@ -60,12 +60,15 @@ class LeaseContractTest {
         }
     }
 
+    /** The seed's re-entrant {@code tryLock}: the owner re-acquiring extends (tryAcquire refuses, see below). */
     @DatabaseTest
     void theOwnerReacquiringExtendsAndKeepsTokenAndAcquiredAt(TestDatabase db) throws Exception {
         String table = install(db);
         try (LeaseService leases = service(db.dataSource(), table)) {
             Lease first = leases.tryAcquire("job", "a", Duration.ofSeconds(10)).orElseThrow();
-            Lease again = leases.tryAcquire("job", "a", Duration.ofSeconds(60)).orElseThrow();
+            assertThat(leases.tryLock("job", "a", Duration.ofSeconds(60))).isTrue();
+            Lease again = leases.find("job").orElseThrow();
+            assertThat(again.owner()).isEqualTo("a");
             assertThat(again.token()).isEqualTo(first.token());
             assertThat(again.acquiredAt()).isEqualTo(first.acquiredAt());
             assertThat(again.expiresAt()).isAfter(first.expiresAt().plusSeconds(49));
@@ -73,6 +76,25 @@ class LeaseContractTest {
             assertThat(renewed.token()).isEqualTo(first.token());
             assertThat(renewed.expiresAt()).isBefore(again.expiresAt());
             assertThat(leases.find("job").orElseThrow().expiresAt()).isEqualTo(renewed.expiresAt());
+        }
+    }
+
+    /** {@code tryAcquire} and {@code lock} are exclusive per call: the owner's own live grant refuses them; nothing changes. */
+    @DatabaseTest
+    void tryAcquireAndLockRefuseTheOwnersOwnLiveGrantAndChangeNothing(TestDatabase db) throws Exception {
+        String table = install(db);
+        try (LeaseService leases = service(db.dataSource(), table)) {
+            Lease first = leases.tryAcquire("job", "a", Duration.ofSeconds(10)).orElseThrow();
+            String before = dump(db, table);
+            assertThat(leases.tryAcquire("job", "a", Duration.ofSeconds(60))).isEmpty();
+            assertThatThrownBy(() -> leases.lock("job", "a", Duration.ofSeconds(60), Duration.ZERO))
+                    .isInstanceOf(LeaseTimeoutException.class);
+            assertThatThrownBy(() -> leases.lock("job", "a", Duration.ofSeconds(60), Duration.ofMillis(50)))
+                    .isInstanceOf(LeaseTimeoutException.class);
+            assertThat(dump(db, table)).isEqualTo(before);
+            leases.release(first);
+            Lease next = leases.tryAcquire("job", "a", Duration.ofSeconds(60)).orElseThrow();
+            assertThat(next.token()).isEqualTo(first.token() + 1);
         }
     }
 

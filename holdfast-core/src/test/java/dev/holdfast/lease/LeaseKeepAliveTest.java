@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -65,7 +66,8 @@ class LeaseKeepAliveTest {
             assertThatThrownBy(guard::checkValid).isSameAs(told.get()).isInstanceOf(LeaseLostException.class)
                     .hasMessageContaining("expired or taken over");
             assertThat(told.get().token()).isEqualTo(lease.token());
-            assertThatThrownBy(guard::close).isSameAs(told.get());
+            // checkValid() threw the loss already; close() does not throw it twice (see the try-with-resources test)
+            assertThatCode(guard::close).doesNotThrowAnyException();
         }
     }
 
@@ -117,5 +119,73 @@ class LeaseKeepAliveTest {
             assertThatThrownBy(() -> leases.keepAlive(lease, Duration.ofMillis(2), null))
                     .isInstanceOf(IllegalArgumentException.class);
         }
+    }
+
+    /**
+     * The javadoc's pattern: a loss seen by {@code checkValid()} inside try-with-resources reaches
+     * the caller as that {@link LeaseLostException}, with nothing suppressed (close() does not throw
+     * it a second time, which Java would turn into "Self-suppression not permitted").
+     */
+    @DatabaseTest
+    void aLossSeenInsideTryWithResourcesSurfacesAsTheLeaseLostException(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
+             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            CountDownLatch callback = new CountDownLatch(1);
+            Throwable caught;
+            try {
+                try (LeaseGuard guard = leases.keepAlive(lease, TTL, e -> {
+                    told.set(e);
+                    callback.countDown();
+                })) {
+                    assertThat(operator.forceRelease("job")).isTrue();
+                    awaitIgnoringInterrupts(callback);
+                    guard.checkValid();
+                }
+                caught = null;
+            } catch (Throwable t) {
+                caught = t;
+            } finally {
+                Thread.interrupted(); // the guard interrupted this thread when it lost the lease
+            }
+            assertThat(caught).isInstanceOf(LeaseLostException.class).isSameAs(told.get());
+            assertThat(caught.getSuppressed()).isEmpty();
+            assertThat(caught.getCause()).isNull();
+        }
+    }
+
+    /** Closing a lost guard whose loss the work never saw throws the loss (the work may have overlapped). */
+    @DatabaseTest
+    void closingALostGuardThrowsTheLossTheWorkDidNotSee(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
+             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            CountDownLatch callback = new CountDownLatch(1);
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            LeaseGuard guard = leases.keepAlive(lease, TTL, e -> {
+                told.set(e);
+                callback.countDown();
+            });
+            assertThat(operator.forceRelease("job")).isTrue();
+            awaitIgnoringInterrupts(callback);
+            Thread.interrupted();
+            assertThatThrownBy(guard::close).isSameAs(told.get());
+        }
+    }
+
+    /** The guard interrupts this thread when it loses the lease, possibly while the test waits here. */
+    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
+            try {
+                latch.await(10, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                // expected once; keep waiting for the callback
+            }
+        }
+        assertThat(latch.getCount()).as("onLost was called").isZero();
     }
 }

@@ -1,0 +1,114 @@
+package dev.holdfast.lease;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Grants and renewals are durable whatever the session says: on PostgreSQL the acquire, renew and
+ * queueing statements force {@code synchronous_commit} to at least {@code on} for their own
+ * transaction (a stronger setting is kept), and the session keeps its own setting afterwards.
+ */
+class LeaseDurabilityTest {
+
+    /** Session setting → the setting the statement's own transaction must commit with. */
+    private static final Map<String, String> EXPECTED = Map.of(
+            "off", "on", "local", "on", "on", "on", "remote_write", "remote_write", "remote_apply", "remote_apply");
+
+    private interface Statement1 {
+        void run(Connection c, LeaseSql sql, String name) throws SQLException;
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void acquireRenewAndQueueCommitDurablyAndLeaveTheSessionAsItWas(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseSql sql = LeaseSql.forDialect(Dialect.POSTGRESQL, table);
+        long ttl = 60_000_000;
+        Map<String, Statement1> statements = Map.of(
+                "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
+                "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
+                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", ttl, 2_000_000)).isPresent(),
+                "renew", (c, s, n) -> {
+                    Lease l = granted(db, table, n);
+                    assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
+                });
+        try (HikariDataSource pool = db.newPool(1)) {
+            int i = 0;
+            for (var session : EXPECTED.entrySet()) {
+                for (var statement : statements.entrySet()) {
+                    String name = "job-" + i++;
+                    try (Connection c = pool.getConnection()) {
+                        set(c, session.getKey());
+                        c.setAutoCommit(false);
+                        statement.getValue().run(c, sql, name);
+                        assertThat(setting(c)).as(statement.getKey() + " in a session with " + session.getKey())
+                                .isEqualTo(session.getValue());
+                        c.commit();
+                        c.setAutoCommit(true);
+                        assertThat(setting(c)).as("the session after " + statement.getKey()).isEqualTo(session.getKey());
+                        set(c, "on");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The whole service on a pool whose sessions run with {@code synchronous_commit = off}: works, and leaves them so. */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aPoolConfiguredAsynchronousStaysSoAndTheServiceWorks(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.kind().url());
+        config.setUsername(db.kind().user());
+        config.setPassword(db.kind().password());
+        config.setMaximumPoolSize(2);
+        config.setConnectionInitSql("SET synchronous_commit = off");
+        try (HikariDataSource pool = new HikariDataSource(config);
+             LeaseService leases = LeaseService.builder(pool).table(table).build()) {
+            Lease lease = leases.tryAcquire("job", "a", Duration.ofSeconds(30)).orElseThrow();
+            lease = leases.renew(lease, Duration.ofSeconds(30));
+            try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
+                guard.checkValid();
+            }
+            Lease again = leases.lock("job", "a", Duration.ofSeconds(30), Duration.ofSeconds(5));
+            leases.release(again);
+            for (int i = 0; i < 2; i++) {
+                try (Connection c = pool.getConnection()) {
+                    assertThat(setting(c)).isEqualTo("off");
+                }
+            }
+        }
+    }
+
+    private static Lease granted(TestDatabase db, String table, String name) throws SQLException {
+        try (Connection c = db.connection()) {
+            return LeaseSql.forDialect(Dialect.POSTGRESQL, table).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+        }
+    }
+
+    private static void set(Connection c, String value) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET synchronous_commit = " + value);
+        }
+    }
+
+    static String setting(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT current_setting('synchronous_commit')");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
