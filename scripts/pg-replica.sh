@@ -11,6 +11,8 @@
 #   scripts/pg-replica.sh stop-primary      stop the primary hard (pg_ctlcluster stop -m immediate)
 #   scripts/pg-replica.sh promote           promote the standby (waits until it accepts writes)
 #   scripts/pg-replica.sh failover          stop-primary, then promote
+#   scripts/pg-replica.sh cut-standby       end the standby's WAL stream for good (primary_conninfo leads nowhere), so
+#                                           that an asynchronous failover right after loses what follows
 #   scripts/pg-replica.sh status            one line per cluster; exit 1 unless a primary runs
 #
 # Ports can be changed with HOLDFAST_REPLICA_PRIMARY_PORT and HOLDFAST_REPLICA_STANDBY_PORT; tests
@@ -117,6 +119,19 @@ promote() {
   die "the standby did not leave recovery"
 }
 
+cut_standby() { # ends the standby's WAL stream: what the primary commits from now on the standby never gets
+  ready "$STANDBY_PORT" || die "the standby is not running (run: $0 up)"
+  # a primary_conninfo that leads nowhere: the reload restarts the WAL receiver, which then cannot connect
+  psql -q -h 127.0.0.1 -p "$STANDBY_PORT" -U postgres -tAX postgres \
+    -c "ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 connect_timeout=1'" -c "SELECT pg_reload_conf()" >/dev/null
+  for _ in $(seq 1 200); do
+    [ "$(psql -h 127.0.0.1 -p "$STANDBY_PORT" -U postgres -tAXc \
+      "SELECT count(*) FROM pg_stat_wal_receiver WHERE status = 'streaming' AND sender_port = $PRIMARY_PORT" postgres)" = 0 ] && return 0
+    sleep 0.05
+  done
+  die "the standby still streams from the primary"
+}
+
 status() {
   local rc=1 c port
   for c in "$PRIMARY:$PRIMARY_PORT" "$STANDBY:$STANDBY_PORT"; do
@@ -142,6 +157,7 @@ case "${1:-}" in
   stop-primary) stop_primary ;;
   promote) promote ;;
   failover) stop_primary; promote ;;
+  cut-standby) cut_standby ;;
   status) status ;;
-  *) die "usage: $0 up [sync|async]|down|stop-primary|promote|failover|status" ;;
+  *) die "usage: $0 up [sync|async]|down|stop-primary|promote|failover|cut-standby|status" ;;
 esac
