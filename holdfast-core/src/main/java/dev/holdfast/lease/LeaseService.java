@@ -13,7 +13,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
@@ -22,6 +26,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -236,7 +241,13 @@ public final class LeaseService implements AutoCloseable {
      *
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
      * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class
-     * path, or while that connection is down, waiters poll as elsewhere (keeping their queue order).
+     * path, or while that connection is down or not yet there, waiters poll as elsewhere (keeping
+     * their queue order); a waiter never waits for the listener.
+     *
+     * <p>The bound covers waiting for a pooled connection too: with {@code maxWait > 0} each
+     * attempt borrows its connection on a background thread and gives up at the bound (a
+     * connection that comes later goes back to the pool), so an exhausted pool ends the call with
+     * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout.
      *
      * <p>Exclusive like {@link #tryAcquire}: a live grant, even one of {@code owner}, is waited for.
      *
@@ -255,6 +266,8 @@ public final class LeaseService implements AutoCloseable {
             throw new InterruptedException();
         }
         long deadline = System.nanoTime() + waitNanos;
+        // Never waits for the listener (its first connection may be long in coming): until it
+        // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
         String key = PgWakeUps.key(name, owner);
         Semaphore signal = new Semaphore(0);
@@ -270,10 +283,19 @@ public final class LeaseService implements AutoCloseable {
             while (true) {
                 attempts++;
                 boolean viaQueue = wakeUps != null && waitNanos > 0;
-                Optional<Lease> granted = viaQueue
-                        ? acquire("acquiring", name, owner,
-                                c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros))
-                        : acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, false));
+                SqlCall<Optional<Lease>> attempt = viaQueue
+                        ? c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros)
+                        : c -> sql.acquire(c, name, owner, micros, false);
+                Optional<Lease> granted;
+                if (waitNanos == 0) {
+                    granted = acquire("acquiring", name, owner, attempt);
+                } else {
+                    Connection borrowed = borrow(deadline);
+                    if (borrowed == null) {
+                        throw new LeaseTimeoutException(name, owner, maxWait, attempts - 1);
+                    }
+                    granted = acquire("acquiring", name, owner, attempt, borrowed);
+                }
                 if (granted.isPresent()) {
                     return granted.get();
                 }
@@ -305,6 +327,60 @@ public final class LeaseService implements AutoCloseable {
         }
     }
 
+    /**
+     * A pooled connection, or null if none came before {@code deadline} ({@link System#nanoTime()}).
+     * {@code getConnection()} cannot be bounded per call, so it runs on a background thread that
+     * is interrupted when the caller gives up; a connection that arrives after that goes straight
+     * back to the pool.
+     */
+    private Connection borrow(long deadline) throws InterruptedException {
+        CompletableFuture<Connection> result = new CompletableFuture<>();
+        Future<?> task;
+        try {
+            task = background().submit(() -> {
+                try {
+                    Connection c = dataSource.getConnection();
+                    if (!result.complete(c)) {
+                        closeQuietly(c);
+                    }
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("The lease service is closed", e);
+        }
+        try {
+            return result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            if (result.completeExceptionally(e)) {
+                task.cancel(true);
+                if (e instanceof InterruptedException ie) {
+                    throw ie;
+                }
+                return null;
+            }
+            return result.join(); // it came just now
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException sql) {
+                throw new DatabaseException("borrowing a connection", sql);
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // the pool discards it
+        }
+    }
+
     private void leaveQueue(String name, String owner, Exception failure) {
         try (Connection c = dataSource.getConnection()) {
             inTransaction(c, () -> {
@@ -317,8 +393,15 @@ public final class LeaseService implements AutoCloseable {
     }
 
     private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call) {
+        return acquire(what, name, owner, call, null);
+    }
+
+    /** Runs {@code call}, on {@code first} if given (then closed), retrying a lost race on a new connection. */
+    private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call,
+                                    Connection first) {
         for (int attempt = 1; ; attempt++) {
-            try (Connection c = dataSource.getConnection()) {
+            Connection given = attempt == 1 ? first : null;
+            try (Connection c = given != null ? given : dataSource.getConnection()) {
                 return inTransaction(c, () -> call.run(c));
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);

@@ -252,7 +252,7 @@ abstract class LeaseSql {
      *
      * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
      * the same statement; one that succeeds dequeues itself. A free lease goes to a blocking caller
-     * only if no live waiter queued before it, and a release notifies (in the same statement) only
+     * only if no live waiter queued before it, and a release notifies (in the same round trip, by a second statement) only
      * the first live waiter. So each waiter makes one failed and one successful attempt per grant
      * instead of polling, and the releasing worker cannot barge ahead of the queue. Queue entries
      * carry a short {@code wait_until} that waiters refresh, so a crashed waiter stops counting soon.
@@ -389,43 +389,82 @@ abstract class LeaseSql {
             return "(" + column + " + ? * interval '1 microsecond')";
         }
 
+        /**
+         * The statement sent after a release (same round trip, same transaction): notifies the first
+         * live waiter if the lease is free now. A statement of its own, so that it reads the queue with
+         * a snapshot taken after the release got the row lock: when the release waited for that lock
+         * behind a failing queued attempt, a subquery of the release itself (its snapshot taken
+         * before the wait) would miss the entry that attempt just committed, and nobody would be
+         * woken. With {@code fast}, also sets {@code synchronous_commit} off for the transaction
+         * unless a waiter is queued. Binds: name, name[, name].
+         */
+        private String wakeFirstWaiter(boolean fast) {
+            return "SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner) IS NULL"
+                    + " FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = ?"
+                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h"
+                    + " WHERE EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
+                    + " AND f.expires_at <= clock_timestamp()))"
+                    + (fast ? ", set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM " + queue + " w"
+                            + " WHERE w.name = ? AND w.wait_until > clock_timestamp())"
+                            + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
+        }
+
+        /**
+         * Runs {@code update} (an {@code UPDATE … RETURNING}) and {@link #wakeFirstWaiter} in one
+         * round trip; true if the update matched a row. {@code bind} sets the update's parameters and
+         * returns the next index.
+         */
+        private boolean updateThenWake(Connection c, String update, String name, boolean fast, SqlBinder bind)
+                throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(update + "; " + wakeFirstWaiter(fast))) {
+                int i = bind.bind(ps);
+                ps.setString(i++, name);
+                if (fast) {
+                    ps.setString(i, name);
+                }
+                boolean updated;
+                ps.execute();
+                try (ResultSet rs = ps.getResultSet()) {
+                    updated = rs != null && rs.next();
+                }
+                while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+                    // drain the wake-up's result
+                }
+                return updated;
+            }
+        }
+
+        @FunctionalInterface
+        private interface SqlBinder {
+            int bind(PreparedStatement ps) throws SQLException;
+        }
+
         @Override
         boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
                 throws SQLException {
-            String sql = "UPDATE " + table + " AS l SET expires_at = " + releasedExpiry(heldAtLeastMicros)
+            String update = "UPDATE " + table + " AS l SET expires_at = " + releasedExpiry(heldAtLeastMicros)
                     + " WHERE l.name = ? AND l.owner = ?"
                     + (token == null ? "" : " AND l.token = ?") + " AND l.expires_at > clock_timestamp()"
-                    + " RETURNING l.token, (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
-                    + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
-                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)"
-                    + (fast ? ", set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM " + queue + " w"
-                            + " WHERE w.name = l.name AND w.wait_until > clock_timestamp())"
-                            + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    + " RETURNING l.token";
+            return updateThenWake(c, update, name, fast, ps -> {
                 int i = bindHeldAtLeast(ps, heldAtLeastMicros);
                 ps.setString(i++, name);
                 ps.setString(i++, owner);
                 if (token != null) {
-                    ps.setLong(i, token);
+                    ps.setLong(i++, token);
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
+                return i;
+            });
         }
 
         @Override
         boolean forceRelease(Connection c, String name) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS l SET expires_at = l.acquired_at"
-                    + " WHERE l.name = ? AND l.expires_at > clock_timestamp()"
-                    + " RETURNING (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner)"
-                    + " IS NULL FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = l.name"
-                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h)")) {
+            String update = "UPDATE " + table + " AS l SET expires_at = l.acquired_at"
+                    + " WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token";
+            return updateThenWake(c, update, name, false, ps -> {
                 ps.setString(1, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
+                return 2;
+            });
         }
 
         @Override

@@ -5,9 +5,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
@@ -26,7 +24,6 @@ final class PgWakeUps implements AutoCloseable {
     private final DataSource dataSource;
     private final String channel;
     private final ConcurrentHashMap<String, Set<Semaphore>> waiters = new ConcurrentHashMap<>();
-    private final CountDownLatch firstAttempt = new CountDownLatch(1);
     private volatile boolean listening;
     private volatile boolean closed;
     private Thread thread;
@@ -36,8 +33,13 @@ final class PgWakeUps implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Starts listening if not yet done; true if notifications are flowing now. */
-    boolean start() throws InterruptedException {
+    /**
+     * Starts the listener if not yet done, without waiting for it: its first connection may be long
+     * in coming (an exhausted pool), and a waiter's bound must not wait for it. True unless
+     * listening is impossible (closed, or no pgjdbc); while not yet {@link #isListening()}, waiters
+     * poll, and the listener wakes every registered waiter once it listens.
+     */
+    boolean start() {
         synchronized (this) {
             if (closed) {
                 return false;
@@ -48,16 +50,19 @@ final class PgWakeUps implements AutoCloseable {
                 thread.start();
             }
         }
-        firstAttempt.await(5, TimeUnit.SECONDS);
-        return listening;
+        return true;
     }
 
     boolean isListening() {
         return listening;
     }
 
+    /**
+     * The payload a release sends for this waiter: PostgreSQL's {@code length(name)} counts
+     * characters (code points), not UTF-16 units, so neither may this.
+     */
     static String key(String name, String owner) {
-        return name.length() + ":" + name + owner;
+        return name.codePointCount(0, name.length()) + ":" + name + owner;
     }
 
     void register(String key, Semaphore signal) {
@@ -85,7 +90,6 @@ final class PgWakeUps implements AutoCloseable {
                 // Down: waiters fall back to polling until the next connection listens.
             } finally {
                 listening = false;
-                firstAttempt.countDown();
                 wakeAll();
             }
             if (!closed) {
@@ -120,7 +124,6 @@ final class PgWakeUps implements AutoCloseable {
             try {
                 listening = true;
                 wakeAll();
-                firstAttempt.countDown();
                 while (!closed) {
                     Object[] notifications = (Object[]) getNotifications.invoke(pg, 250);
                     if (notifications == null) {

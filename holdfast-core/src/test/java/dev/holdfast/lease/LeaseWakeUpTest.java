@@ -1,0 +1,139 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Wake-ups of blocked {@link LeaseService#lock} callers on PostgreSQL, with the safety poll set to
+ * a minute, so that a waiter gets the lease within the test's bounds only if a notification woke it.
+ */
+class LeaseWakeUpTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration wait) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock(name, owner, LONG, wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "test-lock-" + owner);
+        t.start();
+        return result;
+    }
+
+    /** Defect 8: a name outside the BMP (two UTF-16 units for one character) is notified too. */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aNameOutsideTheBmpIsWokenByTheRelease(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String name = "job-\uD83D\uDE00"; // job-😀
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, name, "b", Duration.ofSeconds(20));
+            awaitQueued(db, table, 1);
+            Thread.sleep(200); // the waiter is on its semaphore now (its safety poll is a minute)
+            a.release(held);
+            Lease got = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            b.release(got);
+        }
+    }
+
+    /**
+     * Defect 7: the release waits for the row lock of a failing queued attempt (the waiter's own
+     * statement, still uncommitted); once that commits, the release must see the new queue entry
+     * and notify it. The waiter's pool hands out manual-commit connections whose first commit the
+     * test holds back until the release is seen waiting for the row lock.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aReleaseBlockedBehindAQueueingAttemptStillWakesThatWaiter(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        CountDownLatch attemptWaitsToCommit = new CountDownLatch(1);
+        CountDownLatch releaseIsBlocked = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        DataSource heldBack = commitHeldBack(db.newPool(3), first, attemptWaitsToCommit, releaseIsBlocked);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(heldBack).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, "job", "b", Duration.ofSeconds(20));
+            assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS)).as("b's failing attempt ran").isTrue();
+            CompletableFuture<Void> release = CompletableFuture.runAsync(() -> a.release(held));
+            awaitBlockedOnLock(db, table);
+            releaseIsBlocked.countDown(); // b's attempt commits its queue entry; then the release goes on
+            release.get(10, TimeUnit.SECONDS);
+            long released = System.nanoTime();
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released))
+                    .as("woken by the release, not by the one-minute poll").isLessThan(5000);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            b.release(got);
+        }
+    }
+
+    private static DataSource commitHeldBack(DataSource pool, AtomicBoolean first, CountDownLatch waiting,
+                                             CountDownLatch mayCommit) {
+        return (DataSource) Proxy.newProxyInstance(LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(pool, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (!(result instanceof Connection c) || Thread.currentThread().getName().startsWith("holdfast-lease-listener")) {
+                        return result;
+                    }
+                    c.setAutoCommit(false);
+                    return Proxy.newProxyInstance(LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("commit") && first.compareAndSet(true, false)) {
+                                    waiting.countDown();
+                                    if (!mayCommit.await(20, TimeUnit.SECONDS)) {
+                                        throw new AssertionError("the release was never seen blocked");
+                                    }
+                                }
+                                try {
+                                    return m.invoke(c, a);
+                                } catch (InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+                });
+    }
+
+    private static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
+        for (int i = 0; i < 500; i++) {
+            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the waiter never queued");
+    }
+
+    private static void awaitBlockedOnLock(TestDatabase db, String table) throws Exception {
+        for (int i = 0; i < 1000; i++) {
+            if (db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query LIKE 'UPDATE " + table + " %'") > 0) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the release never waited for the row lock");
+    }
+}
