@@ -32,7 +32,8 @@ import javax.sql.DataSource;
  *   <caption>How ShedLock's terms map to a lease</caption>
  *   <tr><th>ShedLock</th><th>here</th></tr>
  *   <tr><td>{@code lock(config)}</td><td>one {@link LeaseService#tryAcquire} for {@code lockAtMostFor}, by
- *       database time; the configuration's {@code createdAt} (application clock) is ignored</td></tr>
+ *       database time (exclusive per call: a live lease refuses, whoever holds it); the configuration's
+ *       {@code createdAt} (application clock) is ignored</td></tr>
  *   <tr><td>{@code unlock()}</td><td>one {@link LeaseService#release(Lease, Duration)}: the lease ends at the
  *       later of now and grant + {@code lockAtLeastFor}; if it had already expired, {@code unlock()} throws
  *       {@link dev.holdfast.lease.LeaseExpiredException} so the task's failure is logged, never silent</td></tr>
