@@ -8,7 +8,9 @@ import java.time.Instant;
  * @param name       the lease name
  * @param owner      who holds it
  * @param token      the fencing token: strictly greater than every earlier grant of this name; a
- *                   renewal of a live lease by its owner keeps it
+ *                   renewal of a live lease by its owner keeps it. On PostgreSQL it is at least
+ *                   {@code (timeline - 1) << 40}, so it stays greater after a failover to a standby,
+ *                   even than grants the standby never received
  * @param acquiredAt when this grant began (kept by renewals)
  * @param expiresAt  when it ends unless renewed; a released lease has {@code expiresAt == acquiredAt}
  */

@@ -21,7 +21,9 @@ import java.util.Optional;
  *   <li>the re-entrant form (the seed's {@code tryLock}) also grants the owner of the live row, as a
  *       renewal (same token, same {@code acquired_at});</li>
  *   <li>token: {@code +1} when the row had expired (a new grant), unchanged on re-entry, 1 for a new
- *       row — so any new grant increases it;</li>
+ *       row — so any new grant increases it; on PostgreSQL a new grant's token is also at least
+ *       {@code (timeline - 1) << 40}, so after a promotion every grant outranks every grant made
+ *       before it, even one the standby never received;</li>
  *   <li>{@code acquired_at} moves only with a new grant.</li>
  * </ul>
  * A release never deletes the row (the token must survive): it sets {@code expires_at = acquired_at}.
@@ -275,6 +277,21 @@ abstract class LeaseSql {
         static final String DURABLE = "set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit')"
                 + " IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL";
 
+        /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
+        static final int TIMELINE_SHIFT = 40;
+
+        /**
+         * The smallest token this server may grant: {@code (timeline - 1) << 40}, read in the
+         * acquire statement itself. The timeline is the one WAL is inserted on now, the first 8 hex
+         * digits of {@code pg_walfile_name(pg_current_wal_lsn())} (both callable by any role, and
+         * an error during recovery, where no grant can be written anyway); a promotion raises it
+         * before the new primary accepts its first write. {@code pg_control_checkpoint()} would
+         * not do: it reports the old timeline until the end-of-recovery checkpoint (measured,
+         * PostgreSQL 15).
+         */
+        static final String FIRST_TOKEN = "((('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))"
+                + "::bit(32)::int::bigint - 1) << " + TIMELINE_SHIFT + ")";
+
         private final String queue;
         private final String channel;
         private final String acquire;
@@ -288,19 +305,20 @@ abstract class LeaseSql {
             this.queue = table + "_queue";
             this.channel = channel(table);
             String insert = "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
-                    + " SELECT ?, ?, 1, n.t, n.t + ? * interval '1 microsecond' FROM ";
+                    + " SELECT ?, ?, GREATEST(1, n.e), n.t, n.t + ? * interval '1 microsecond' FROM ";
             String update = " ON CONFLICT (name) DO UPDATE SET"
-                    + " token = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN l.token + 1 ELSE l.token END,"
+                    + " token = CASE WHEN l.expires_at <= EXCLUDED.acquired_at"
+                    + " THEN GREATEST(l.token + 1, EXCLUDED.token) ELSE l.token END,"
                     + " acquired_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.acquired_at"
                     + " ELSE l.acquired_at END,"
                     + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at";
             String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
-            String now = "(SELECT clock_timestamp() AS t WHERE " + DURABLE + ") n";
+            String now = "(SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ") n";
             acquire = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
             reenter = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
-            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t WHERE " + DURABLE + "),"
+            acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + "),"
                     + " a AS (" + insert + "n" + update
                     + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                     + " WHERE q.name = EXCLUDED.name AND q.owner <> EXCLUDED.owner"

@@ -1,0 +1,441 @@
+package dev.holdfast.lease;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Leases and fencing across a real PostgreSQL failover. {@code scripts/pg-replica.sh up sync|async}
+ * makes a fresh primary (127.0.0.1:5434) and hot standby (5435); the 16 workers reach the pair only
+ * through the pgjdbc multi-host URL ({@code HOLDFAST_REPLICA_URL}, default
+ * {@code jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary}), each with a
+ * pool and a {@link LeaseService} of its own, as separate servers would. They fight over two names
+ * (TTL 400 ms; half {@code tryAcquire}, half the blocking {@code lock}); about 2% of critical sections
+ * pause past the TTL. In the middle the test stops the primary with {@code stop -m immediate} and
+ * promotes the standby; nobody restarts anything on the client side.
+ *
+ * <p><b>Where the protected data lives.</b> The fenced resource table is on the test matrix's
+ * PostgreSQL server (5432), not on the failing-over pair: it stands for the storage a lease protects,
+ * and it must not lose writes itself, or the checker could not tell a stale write from a lost one.
+ * Had it lived on the asynchronously replicated pair, the failover could roll back accepted
+ * resource writes together with the grants; no token can prevent that, only synchronous replication
+ * of the resource can. Every claim and write is {@link FencedUpdate} with the worker's token.
+ *
+ * <p><b>The checker</b> uses only what the workers saw (each grant's token and database-time
+ * window, each accepted write) and what the servers hold afterwards. (1) Stale writes accepted: the
+ * accepted writes of a name, in value order, never go down in token, and are 1..N exactly once;
+ * (2) token order: the grants of a name, in database-time order across the failover, strictly
+ * increase in token; (3) no two live holders: no grant starts while an earlier-token grant, not yet
+ * released by its worker, is live by database time. A grant the old primary made but had not yet
+ * sent to an asynchronous standby is lost: the new primary never knew it, so it can hand the name
+ * to someone else while that holder's window is still open. The test finds those grants (old
+ * timeline, token above what the standby had replayed when the primary stopped, read before the
+ * promotion) and reports overlaps they cause separately; (3) is asserted for every other grant, and
+ * in synchronous mode there must be no lost grant at all. For a lost grant the token is what keeps
+ * the data safe: every grant of the new timeline has a greater token, so (1) covers its writes.
+ *
+ * <p>To make the asynchronous loss certain rather than a matter of luck, the asynchronous run cuts
+ * the standby's stream ({@code pg-replica.sh cut-standby}) one second before it stops the primary:
+ * every grant of that second is lost. With a plain per-row counter (the token before timelines)
+ * the new primary would hand those very tokens out again: (2) would count duplicates, and a lost
+ * grant's holder and a new holder with equal tokens would both pass the fence.
+ */
+class LeaseFailoverTest {
+
+    private static final int WORKERS = 16;
+    private static final Duration TTL = Duration.ofMillis(400);
+    private static final String[] NAMES = {"alpha", "beta"};
+    private static final long RUN_BEFORE_MILLIS = 4_000;
+    private static final long RUN_AFTER_MILLIS = 5_000;
+    private static final long CUT_MILLIS = 1_000;
+    /** The workers' role: no superuser, no monitoring role; it owns the lease table. */
+    private static final String APP_ROLE = "holdfast_app";
+    private static final long NEW_TIMELINE = 1L << LeaseSql.PostgreSql.TIMELINE_SHIFT;
+
+    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos) {
+    }
+
+    record Write(String name, long token, long value) {
+    }
+
+    static String replicaUrl() {
+        String url = System.getenv("HOLDFAST_REPLICA_URL");
+        return url != null ? url : "jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary";
+    }
+
+    static String standbyUrl() {
+        String port = System.getenv("HOLDFAST_REPLICA_STANDBY_PORT");
+        return "jdbc:postgresql://127.0.0.1:" + (port != null ? port : "5435") + "/test";
+    }
+
+    static boolean onCi() {
+        return "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    /** Runs {@code scripts/pg-replica.sh args}; fails on CI, skips elsewhere, if the pair cannot be had. */
+    static String script(String... args) {
+        Path script = Path.of("..", "scripts", "pg-replica.sh").toAbsolutePath().normalize();
+        if (!Files.isExecutable(script)) {
+            script = Path.of("scripts", "pg-replica.sh").toAbsolutePath();
+        }
+        List<String> command = new ArrayList<>(List.of(script.toString()));
+        command.addAll(List.of(args));
+        String output;
+        int exit;
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            exit = p.waitFor();
+        } catch (IOException e) {
+            output = e.toString();
+            exit = -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        if (exit != 0) {
+            String message = "PostgreSQL replica pair unavailable: " + command + " exited " + exit + ": " + output.strip();
+            if (onCi()) {
+                fail(message);
+            }
+            Assumptions.abort(message + " (set CI=true to make this a failure)");
+        }
+        return output;
+    }
+
+    static HikariDataSource pool(String url, int size, String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(APP_ROLE);
+        config.setPassword("");
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(1_000);
+        config.setValidationTimeout(500);
+        config.setPoolName(name);
+        config.setInitializationFailTimeout(-1);
+        return new HikariDataSource(config);
+    }
+
+    @AfterAll
+    static void removePair() {
+        if (Files.isExecutable(Path.of("..", "scripts", "pg-replica.sh"))) {
+            script("down");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} replication")
+    @ValueSource(strings = {"sync", "async"})
+    void fencedStressAcrossFailover(String mode) throws Exception {
+        script("up", mode);
+        try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
+            s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
+        }
+        TestDatabase.Kind store = TestDatabase.Kind.POSTGRESQL;
+        String table = "lease_failover";
+        String resource = "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        List<HikariDataSource> pools = new ArrayList<>();
+        List<LeaseService> services = new ArrayList<>();
+        try (HikariDataSource admin = pool(replicaUrl(), 2, "failover-admin");
+             HikariDataSource resources = store.newPool("failover-resource", WORKERS + 2)) {
+            new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
+            try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
+                        + " holder VARCHAR(50), fence BIGINT)");
+                for (String name : NAMES) {
+                    s.execute("INSERT INTO " + resource + " (name, val) VALUES ('" + name + "', 0)");
+                }
+            }
+            try {
+                run(mode, table, resource, resources, pools, services);
+            } finally {
+                services.forEach(LeaseService::close);
+                pools.forEach(HikariDataSource::close);
+                try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE IF EXISTS " + resource);
+                }
+            }
+        }
+    }
+
+    private void run(String mode, String table, String resource, HikariDataSource resources,
+                     List<HikariDataSource> pools, List<LeaseService> services) throws Exception {
+        FencedUpdate claim = FencedUpdate.of(resource, "name", "fence", "holder");
+        FencedUpdate write = FencedUpdate.of(resource, "name", "fence", "val", "holder");
+        for (int i = 0; i < WORKERS; i++) {
+            HikariDataSource pool = pool(replicaUrl(), 3, "failover-worker-" + i);
+            pools.add(pool);
+            services.add(LeaseService.builder(pool).table(table).build());
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong typedErrors = new AtomicLong();
+        AtomicLong otherErrors = new AtomicLong();
+        AtomicLong pauses = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        AtomicLong lostReleases = new AtomicLong();
+        Queue<Grant> grants = new ConcurrentLinkedQueue<>();
+        Queue<Write> accepted = new ConcurrentLinkedQueue<>();
+        Queue<String> unexpected = new ConcurrentLinkedQueue<>();
+        Map<String, java.util.concurrent.atomic.AtomicReference<Grant>> live = Map.of(
+                NAMES[0], new java.util.concurrent.atomic.AtomicReference<>(),
+                NAMES[1], new java.util.concurrent.atomic.AtomicReference<>());
+        Queue<Grant[]> overlaps = new ConcurrentLinkedQueue<>();
+
+        ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+            int worker = w;
+            futures.add(executor.submit(() -> {
+                LeaseService leases = services.get(worker);
+                String owner = "worker-" + worker;
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                    String name = NAMES[random.nextInt(NAMES.length)];
+                    Lease lease;
+                    try {
+                        if (worker % 2 == 0) {
+                            Optional<Lease> granted = leases.tryAcquire(name, owner, TTL);
+                            if (granted.isEmpty()) {
+                                Thread.sleep(0, random.nextInt(1_000_000));
+                                continue;
+                            }
+                            lease = granted.get();
+                        } else {
+                            lease = leases.lock(name, owner, TTL, Duration.ofSeconds(2));
+                        }
+                    } catch (LeaseTimeoutException e) {
+                        continue;
+                    } catch (DatabaseException e) {
+                        typedErrors.incrementAndGet();
+                        Thread.sleep(20);
+                        continue;
+                    }
+                    Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
+                    grants.add(mine);
+                    Grant other = live.get(name).getAndSet(mine);
+                    if (other != null) {
+                        Grant earlier = other.token() < mine.token() ? other : mine;
+                        Grant later = earlier == mine ? other : mine;
+                        if (earlier.expiresAt().isAfter(later.acquiredAt())) {
+                            overlaps.add(new Grant[] {earlier, later});
+                        }
+                    }
+                    try (Connection c = resources.getConnection()) {
+                        if (!claim.update(c, lease.token(), name, owner)) {
+                            refused.incrementAndGet();
+                        } else {
+                            long value;
+                            try (PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
+                                ps.setString(1, name);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    rs.next();
+                                    value = rs.getLong(1);
+                                }
+                            }
+                            if (random.nextInt(50) == 0) {
+                                pauses.incrementAndGet();
+                                Thread.sleep(TTL.toMillis() + 50 + random.nextInt(100));
+                            }
+                            if (write.update(c, lease.token(), name, value + 1, owner)) {
+                                accepted.add(new Write(name, lease.token(), value + 1));
+                            } else {
+                                refused.incrementAndGet();
+                            }
+                        }
+                    } catch (SQLException e) {
+                        unexpected.add("resource store: " + e);
+                    }
+                    live.get(name).compareAndSet(mine, null);
+                    try {
+                        leases.release(lease);
+                    } catch (LeaseNotHeldException e) { // includes LeaseExpiredException
+                        lostReleases.incrementAndGet();
+                    } catch (DatabaseException e) {
+                        typedErrors.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+
+        Thread.sleep(RUN_BEFORE_MILLIS);
+        if (mode.equals("async")) {
+            // Make the asynchronous loss certain: the standby receives nothing of the last second.
+            script("cut-standby");
+            Thread.sleep(CUT_MILLIS);
+        }
+        long stopNanos = System.nanoTime();
+        script("stop-primary");
+        long stoppedNanos = System.nanoTime();
+        Map<String, Long> survived = replayedTokens(table);
+        script("promote");
+        long promotedNanos = System.nanoTime();
+        Thread.sleep(RUN_AFTER_MILLIS);
+        long listeners = listenersOnPrimary(table);
+        stop.set(true);
+        for (Future<?> f : futures) {
+            try {
+                f.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                otherErrors.incrementAndGet();
+                unexpected.add("worker failed: " + e.getCause());
+            }
+        }
+        executor.shutdownNow();
+
+        // Lost grants: of the old timeline, above what the standby had when the primary stopped.
+        List<Grant> all = new ArrayList<>(grants);
+        List<Grant> lost = all.stream()
+                .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L)).toList();
+        long before = all.stream().filter(g -> g.token() < NEW_TIMELINE).count();
+        long after = all.size() - before;
+        long firstNewNanos = all.stream().filter(g -> g.token() >= NEW_TIMELINE).mapToLong(Grant::seenNanos).min().orElse(-1);
+
+        long staleAccepted = 0;
+        long lostOrDuplicated = 0;
+        for (String name : NAMES) {
+            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            for (int i = 0; i < writes.size(); i++) {
+                if (writes.get(i).value() != i + 1) {
+                    lostOrDuplicated++;
+                }
+                if (i > 0 && writes.get(i).token() < writes.get(i - 1).token()) {
+                    staleAccepted++;
+                }
+            }
+            try (Connection c = resources.getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    assertThat(rs.getLong(1)).as("resource counter of " + name).isEqualTo(writes.size());
+                }
+            }
+        }
+        long tokenDisorder = 0;
+        for (String name : NAMES) {
+            List<Grant> inTime = all.stream().filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token)).toList();
+            for (int i = 1; i < inTime.size(); i++) {
+                if (inTime.get(i).token() <= inTime.get(i - 1).token()) {
+                    tokenDisorder++;
+                }
+            }
+        }
+        List<Grant[]> overlapsOfKept = overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
+        long overlapsOfLost = overlaps.size() - overlapsOfKept.size();
+
+        Map<String, Long> perName = new HashMap<>();
+        all.forEach(g -> perName.merge(g.name(), 1L, Long::sum));
+        System.out.printf("[failover %s] grants %d before / %d after the failover (%s); primary stop took %d ms,"
+                        + " promotion %d ms; first grant on the new primary %d ms after the stop; %d typed errors"
+                        + " (DatabaseException) seen by workers, %d releases found their lease gone; %d pauses > TTL;"
+                        + " %d accepted writes, %d refused by the fence; lost grants (async loss) %d, overlaps they caused %d;"
+                        + " stale writes accepted %d; lost/duplicated updates %d; token order violations %d;"
+                        + " two live holders %d; standby had tokens %s; %d LISTEN sessions on the new primary%n",
+                mode, before, after, perName, ms(stoppedNanos - stopNanos), ms(promotedNanos - stoppedNanos),
+                firstNewNanos < 0 ? -1 : ms(firstNewNanos - stopNanos), typedErrors.get(), lostReleases.get(),
+                pauses.get(), accepted.size(), refused.get(), lost.size(), overlapsOfLost, staleAccepted,
+                lostOrDuplicated, tokenDisorder, overlapsOfKept.size(), survived, listeners);
+
+        assertThat(unexpected).as("unexpected failures").isEmpty();
+        assertThat(before).as("grants before the failover").isPositive();
+        assertThat(after).as("grants on the new primary, without restarting anything").isPositive();
+        assertThat(pauses.get()).as("sections paused past the TTL").isPositive();
+        assertThat(listeners).as("waiters' LISTEN connections re-subscribed on the new primary").isEqualTo(WORKERS / 2);
+        assertThat(staleAccepted).as("stale writes accepted").isZero();
+        assertThat(lostOrDuplicated).as("lost or duplicated resource updates").isZero();
+        assertThat(tokenDisorder).as("token order violations").isZero();
+        assertThat(overlapsOfKept).as("two live holders (grants the new primary knew of)").isEmpty();
+        if (mode.equals("sync")) {
+            assertThat(lost).as("grants lost with synchronous replication").isEmpty();
+        } else {
+            assertThat(lost).as("grants lost with the cut asynchronous stream (the case under test)").isNotEmpty();
+        }
+        // every post-failover grant outranks every grant made before it
+        long maxOld = all.stream().filter(g -> g.token() < NEW_TIMELINE).mapToLong(Grant::token).max().orElse(0);
+        assertThat(all.stream().filter(g -> g.token() >= NEW_TIMELINE).mapToLong(Grant::token).min().orElse(Long.MAX_VALUE))
+                .isGreaterThan(maxOld);
+    }
+
+    /** Sessions on the (new) primary that listen for this table's wake-ups: one per service that waited. */
+    private static long listenersOnPrimary(String table) throws SQLException {
+        try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+                     + " WHERE state = 'idle' AND query = ?")) {
+            ps.setString(1, "LISTEN " + LeaseSql.PostgreSql.channel(table));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The tokens the standby holds once it has replayed all it received from the stopped primary. */
+    private static Map<String, Long> replayedTokens(String table) throws Exception {
+        try (Connection c = DriverManager.getConnection(standbyUrl(), "postgres", "");
+             Statement s = c.createStatement()) {
+            for (int i = 0; i < 200; i++) {
+                try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()")) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        break;
+                    }
+                }
+                Thread.sleep(10);
+            }
+            Map<String, Long> tokens = new HashMap<>();
+            try (ResultSet rs = s.executeQuery("SELECT name, token FROM " + table)) {
+                while (rs.next()) {
+                    tokens.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+            return tokens;
+        }
+    }
+
+    private static long ms(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+}
