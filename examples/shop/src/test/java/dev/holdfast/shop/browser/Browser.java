@@ -5,6 +5,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.WindowType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -62,7 +63,10 @@ final class Browser implements AutoCloseable {
         options.setBinary(CHROMIUM);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-                "--no-first-run", "--window-size=1280,900", "--user-data-dir=" + profile);
+                "--no-first-run", "--window-size=1280,900", "--user-data-dir=" + profile,
+                // a page left in a background tab keeps its timers (an edit page's heartbeat)
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-backgrounding-occluded-windows");
         if (language != null) {
             options.addArguments("--lang=" + language);
             options.setExperimentalOption("prefs", java.util.Map.of("intl.accept_languages", language + "," + language.substring(0, 2)));
@@ -86,6 +90,22 @@ final class Browser implements AutoCloseable {
 
     void open(String path) {
         driver.get(shop.url(path));
+    }
+
+    /**
+     * Opens a new tab and switches to it; the page left behind keeps running (an edit page keeps
+     * extending its lock). Returns the handle of the tab left behind.
+     */
+    String openTab() {
+        String left = driver.getWindowHandle();
+        driver.switchTo().newWindow(WindowType.TAB);
+        return left;
+    }
+
+    /** Closes the current tab and switches back to {@code tab}. */
+    void closeTabAndReturnTo(String tab) {
+        driver.close();
+        driver.switchTo().window(tab);
     }
 
     /** Forgets the session (the shop's cookies). */

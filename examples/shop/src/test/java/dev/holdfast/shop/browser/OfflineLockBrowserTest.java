@@ -127,6 +127,9 @@ class OfflineLockBrowserTest {
         String adminsLock = (String) admin.script("return document.getElementById('lockId').value;");
         kim.open("/admin/orders/" + orderB + "/edit");
         String kimsLockOnB = (String) kim.script("return document.getElementById('lockId').value;");
+        // kim's edit page of B stays open in its own tab, extending the lock, while kim forges submits
+        // elsewhere: the lock on B is alive by its heartbeat, not by how fast the refusals come.
+        String editTabOfB = kim.openTab();
         OrderRow before = shop.row(orderA);
         String linesBefore = shop.phoneAndQuantities(orderA);
 
@@ -152,6 +155,7 @@ class OfflineLockBrowserTest {
         admin.click("save-edit");
         assertThat(admin.text("notice")).contains("was saved");
         assertThat(shop.row(orderA).receiverName()).isEqualTo("Right Receiver");
+        kim.closeTabAndReturnTo(editTabOfB);
         kim.open("/admin/orders/" + orderB);
         kim.script("var f = document.createElement('form'); f.method = 'post'; f.action = '/admin/orders/" + orderB
                 + "/edit/cancel'; f.innerHTML = '<input name=lockId value=" + kimsLockOnB + ">' + "
