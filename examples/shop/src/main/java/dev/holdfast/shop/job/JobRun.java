@@ -36,17 +36,23 @@ public class JobRun {
     @Column(name = "written", nullable = false)
     private boolean written;
 
+    /** When the run learned that its lease was lost (it then wrote nothing); null if it kept it. */
+    @Column(name = "lease_lost_at")
+    private Instant leaseLostAt;
+
     protected JobRun() {
         // for JPA
     }
 
-    JobRun(String job, String instanceId, long token, Instant started, Instant finished, boolean written) {
+    JobRun(String job, String instanceId, long token, Instant started, Instant finished, boolean written,
+           Instant leaseLostAt) {
         this.job = job;
         this.instanceId = instanceId;
         this.token = token;
         this.started = started;
         this.finished = finished;
         this.written = written;
+        this.leaseLostAt = leaseLostAt;
     }
 
     public Long getId() { return id; }
@@ -56,4 +62,5 @@ public class JobRun {
     public Instant getStarted() { return started; }
     public Instant getFinished() { return finished; }
     public boolean isWritten() { return written; }
+    public Instant getLeaseLostAt() { return leaseLostAt; }
 }

@@ -3,6 +3,7 @@ package dev.holdfast.shop.job;
 import dev.holdfast.lease.FencedUpdate;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
+import dev.holdfast.lease.LeaseLostException;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.shop.config.ShopTableNames;
 import org.slf4j.Logger;
@@ -35,8 +36,12 @@ public class NightlyReportJob {
     public static final String JOB = "nightly-order-report";
     private static final Logger log = LoggerFactory.getLogger(NightlyReportJob.class);
 
-    /** What one attempt did. */
-    public record Outcome(boolean ran, long token, boolean written, String heldBy) {
+    /**
+     * What one attempt did.
+     *
+     * @param leaseLostAt when the run learned that its lease was lost (nothing was written); null if not
+     */
+    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant leaseLostAt) {
     }
 
     private final LeaseService leases;
@@ -84,17 +89,24 @@ public class NightlyReportJob {
             skipped.incrementAndGet();
             String holder = leases.find(JOB).map(Lease::owner).orElse("another instance");
             log.info("{}: skipped, the lease is held by {}", JOB, holder);
-            return new Outcome(false, 0, false, holder);
+            return new Outcome(false, 0, false, holder, null);
         }
         Instant started = clock.instant();
-        boolean written;
+        long token = granted.get().token();
         try (LeaseGuard guard = leases.keepAlive(granted.get(), ttl, lost -> log.warn("{}: lease lost", JOB, lost))) {
             String summary = report();
             pause(work); // the report's real work would take this long
             guard.checkValid();
-            written = write(guard.token(), summary);
-            runs.save(new JobRun(JOB, instanceId, guard.token(), started, clock.instant(), written));
-            return new Outcome(true, guard.token(), written, instanceId);
+            boolean written = write(token, summary);
+            runs.save(new JobRun(JOB, instanceId, token, started, clock.instant(), written, null));
+            return new Outcome(true, token, written, instanceId, null);
+        } catch (LeaseLostException lost) {
+            // Another instance may run the job now: this run writes nothing, and says so.
+            Thread.interrupted(); // the guard interrupted this thread to stop the work; the thread goes on serving
+            Instant lostAt = clock.instant();
+            log.warn("{}: run with token {} stopped, its lease was lost: {}", JOB, token, lost.getMessage());
+            runs.save(new JobRun(JOB, instanceId, token, started, lostAt, false, lostAt));
+            return new Outcome(true, token, false, instanceId, lostAt);
         }
     }
 

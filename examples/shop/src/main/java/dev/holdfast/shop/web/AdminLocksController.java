@@ -38,10 +38,12 @@ class AdminLocksController {
     private final JobRunRepository runs;
     private final EntityManager em;
     private final Texts texts;
+    private final ViewSupport.Formats fmt;
 
     AdminLocksController(JdbcLockManager locks, LeaseService leases, NightlyReportJob job, JobRunRepository runs,
-                         EntityManager em, Texts texts) {
+                         EntityManager em, Texts texts, ViewSupport.Formats fmt) {
         this.texts = texts;
+        this.fmt = fmt;
         this.locks = locks;
         this.leases = leases;
         this.job = job;
@@ -85,10 +87,17 @@ class AdminLocksController {
     @PostMapping("/run-job")
     String runJob(RedirectAttributes redirect) {
         NightlyReportJob.Outcome outcome = job.runOnce();
-        redirect.addFlashAttribute("notice", outcome.ran()
-                ? texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
-                        String.valueOf(outcome.token()))
-                : texts.get("notice.job-not-run", outcome.heldBy()));
+        String notice;
+        if (!outcome.ran()) {
+            notice = texts.get("notice.job-not-run", outcome.heldBy());
+        } else if (outcome.leaseLostAt() != null) {
+            notice = texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
+                    fmt.clock(outcome.leaseLostAt()));
+        } else {
+            notice = texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
+                    String.valueOf(outcome.token()));
+        }
+        redirect.addFlashAttribute("notice", notice);
         return "redirect:/admin/locks";
     }
 

@@ -38,19 +38,36 @@ final class ShopServer {
     private final JdbcTemplate jdbc;
     private final String table;
 
-    private ShopServer() {
-        context = SpringApplication.run(ShopApplication.class, "--server.port=0",
+    private ShopServer(String... extraArgs) {
+        String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--server.port=0",
                 "--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
                 // Edit locks live EDIT_LOCK_EXPIRY unless the page's heartbeat extends them, so that the
                 // offline lock tests see expiry and extension within seconds.
                 "--holdfast.offline.default-expiry=" + EDIT_LOCK_EXPIRY.toMillis() + "ms",
                 "--holdfast.web.heartbeat-interval=" + HEARTBEAT.toMillis() + "ms",
                 // Tests start the nightly job themselves ("Run now"); its schedule would race them.
-                "--shop.job.schedule.enabled=false");
+                "--shop.job.schedule.enabled=false"), java.util.Arrays.stream(extraArgs)).toArray(String[]::new);
+        context = SpringApplication.run(ShopApplication.class, args);
         baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
         jdbc = new JdbcTemplate(context.getBean(DataSource.class));
         table = context.getBean(ShopTableNames.class).orders();
         Runtime.getRuntime().addShutdownHook(new Thread(context::close));
+    }
+
+    /**
+     * A shop of its own (own port, own in-memory database) with extra properties, for tests that need
+     * another configuration; the caller closes it.
+     */
+    static ShopServer separate(String... extraArgs) {
+        return new ShopServer(extraArgs);
+    }
+
+    void close() {
+        context.close();
+    }
+
+    <T> T bean(Class<T> type) {
+        return context.getBean(type);
     }
 
     static synchronized ShopServer get() {
