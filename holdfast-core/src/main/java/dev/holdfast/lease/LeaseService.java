@@ -7,13 +7,17 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 import java.sql.Connection;
+import java.security.SecureRandom;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -94,6 +98,13 @@ public final class LeaseService implements AutoCloseable {
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final int ATTEMPTS_ON_RACE = 3;
+    /**
+     * How long past its bound an attempt of {@link #lock} may wait for a pooled connection, so that
+     * a bound shorter than a hand-over from a background thread still gets one attempt, and a
+     * waiter gets its last attempt at the bound.
+     */
+    static final long BORROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final SecureRandom WAITER_IDS = new SecureRandom();
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -247,7 +258,14 @@ public final class LeaseService implements AutoCloseable {
      * <p>The bound covers waiting for a pooled connection too: with {@code maxWait > 0} each
      * attempt borrows its connection on a background thread and gives up at the bound (a
      * connection that comes later goes back to the pool), so an exhausted pool ends the call with
-     * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout.
+     * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout. Each attempt
+     * may wait up to 0.1 s past {@code maxWait} for its connection: so every call makes at least
+     * one attempt, however short its bound, and a waiter makes its last attempt at the bound. A
+     * call that gives up after queueing leaves the queue in the background (or its entry lapses
+     * within seconds), never waiting for a connection for it.
+     *
+     * <p>Each call waits as a waiter of its own: concurrent calls of one owner queue separately and
+     * never take each other's place or wake-up.
      *
      * <p>Exclusive like {@link #tryAcquire}: a live grant, even one of {@code owner}, is waited for.
      *
@@ -269,32 +287,43 @@ public final class LeaseService implements AutoCloseable {
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
-        String key = PgWakeUps.key(name, owner);
+        boolean viaQueue = wakeUps != null && waitNanos > 0;
+        // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
+        String waiter = viaQueue ? newWaiterId() : null;
+        String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
         Semaphore signal = new Semaphore(0);
         if (notified) {
             wakeUps.register(key, signal);
         }
         // A queue entry outlives several safety polls, each of which refreshes it.
         long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
+        SqlCall<Optional<Lease>> attempt = viaQueue
+                ? c -> sql.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
+                : c -> sql.acquire(c, name, owner, micros, false);
         boolean queued = false;
         int attempts = 0;
+        int races = 0;
         long backoff = MIN_BACKOFF_NANOS;
         try {
             while (true) {
-                attempts++;
-                boolean viaQueue = wakeUps != null && waitNanos > 0;
-                SqlCall<Optional<Lease>> attempt = viaQueue
-                        ? c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros)
-                        : c -> sql.acquire(c, name, owner, micros, false);
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
+                    attempts++;
                     granted = acquire("acquiring", name, owner, attempt);
                 } else {
-                    Connection borrowed = borrow(deadline);
+                    // Every attempt, the first and the one at the bound included, may take up to
+                    // BORROW_GRACE past the bound to get its connection: otherwise a short bound
+                    // could end without any attempt, and a waiter woken at the bound without its last one.
+                    Connection borrowed = borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
                     if (borrowed == null) {
-                        throw new LeaseTimeoutException(name, owner, maxWait, attempts - 1);
+                        throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                     }
-                    granted = acquire("acquiring", name, owner, attempt, borrowed);
+                    attempts++;
+                    granted = attemptOn(borrowed, attempt, name, owner, ++races >= ATTEMPTS_ON_RACE);
+                    if (granted == null) {
+                        continue; // lost a race (the statement had no effect): again at once, still bounded
+                    }
+                    races = 0;
                 }
                 if (granted.isPresent()) {
                     return granted.get();
@@ -317,7 +346,7 @@ public final class LeaseService implements AutoCloseable {
             }
         } catch (InterruptedException | RuntimeException e) {
             if (queued) {
-                leaveQueue(name, owner, e);
+                leaveQueue(name, waiter);
             }
             throw e;
         } finally {
@@ -327,11 +356,37 @@ public final class LeaseService implements AutoCloseable {
         }
     }
 
+    /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
+    private static String newWaiterId() {
+        byte[] bytes = new byte[16];
+        WAITER_IDS.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * Runs one attempt on {@code c} (then closed): the grant or empty, or null if it lost a race
+     * with a concurrent first insert or a deadlock (the statement had no effect) and is not the
+     * {@code last} try.
+     */
+    private Optional<Lease> attemptOn(Connection c, SqlCall<Optional<Lease>> call, String name, String owner,
+                                      boolean last) {
+        try (c) {
+            return inTransaction(c, () -> call.run(c));
+        } catch (SQLException e) {
+            if (!last && isRace(dialect.classify(e))) {
+                return null;
+            }
+            throw new DatabaseException("acquiring lease '" + name + "' for '" + owner + "'", e);
+        }
+    }
+
     /**
      * A pooled connection, or null if none came before {@code deadline} ({@link System#nanoTime()}).
      * {@code getConnection()} cannot be bounded per call, so it runs on a background thread that
      * is interrupted when the caller gives up; a connection that arrives after that goes straight
      * back to the pool.
+     *
+     * @throws IllegalStateException if the service is closed
      */
     private Connection borrow(long deadline) throws InterruptedException {
         CompletableFuture<Connection> result = new CompletableFuture<>();
@@ -362,15 +417,18 @@ public final class LeaseService implements AutoCloseable {
             }
             return result.join(); // it came just now
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException sql) {
-                throw new DatabaseException("borrowing a connection", sql);
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(cause);
+            throw borrowFailure(e.getCause());
         }
+    }
+
+    private static RuntimeException borrowFailure(Throwable cause) {
+        if (cause instanceof SQLException sql) {
+            return new DatabaseException("borrowing a connection", sql);
+        }
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        return new IllegalStateException(cause);
     }
 
     private static void closeQuietly(Connection c) {
@@ -381,19 +439,35 @@ public final class LeaseService implements AutoCloseable {
         }
     }
 
-    private void leaveQueue(String name, String owner, Exception failure) {
-        try (Connection c = dataSource.getConnection()) {
-            inTransaction(c, () -> {
-                sql.leaveQueue(c, name, owner);
-                return null;
+    /**
+     * Removes a waiter that gave up, on a background thread: the caller never waits for a pooled
+     * connection to do it (its bound and interrupt come first). If that fails or the service is
+     * closed, the entry lapses by itself within its {@code wait_until}.
+     */
+    private void leaveQueue(String name, String waiter) {
+        try {
+            background().execute(() -> {
+                try (Connection c = dataSource.getConnection()) {
+                    inTransaction(c, () -> {
+                        sql.leaveQueue(c, name, waiter);
+                        return null;
+                    });
+                } catch (SQLException | RuntimeException e) {
+                    // the entry lapses by itself
+                }
             });
-        } catch (SQLException | RuntimeException e) {
-            failure.addSuppressed(e); // the entry lapses by itself within QUEUE_ENTRY_MICROS
+        } catch (RejectedExecutionException e) {
+            // closed: the entry lapses by itself
         }
     }
 
     private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call) {
         return acquire(what, name, owner, call, null);
+    }
+
+    private static boolean isRace(SqlErrorKind kind) {
+        return kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
+                || kind == SqlErrorKind.SERIALIZATION_FAILURE;
     }
 
     /** Runs {@code call}, on {@code first} if given (then closed), retrying a lost race on a new connection. */
@@ -407,9 +481,7 @@ public final class LeaseService implements AutoCloseable {
                 SqlErrorKind kind = dialect.classify(e);
                 // Two first inserts of a new name (H2: 23505) or an InnoDB gap-lock deadlock: the
                 // statement had no effect; the next attempt sees the winner's row.
-                boolean race = kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
-                        || kind == SqlErrorKind.SERIALIZATION_FAILURE;
-                if (!race || attempt >= ATTEMPTS_ON_RACE) {
+                if (!isRace(kind) || attempt >= ATTEMPTS_ON_RACE) {
                     throw new DatabaseException(what + " lease '" + name + "' for '" + owner + "'", e);
                 }
             }
