@@ -415,7 +415,21 @@ public final class LeaseService implements AutoCloseable {
                 }
                 return null;
             }
-            return result.join(); // it came just now
+            // The future completed just now, before our cancellation.
+            Connection c;
+            try {
+                c = result.getNow(null);
+            } catch (CompletionException | CancellationException failed) {
+                if (e instanceof InterruptedException ie) {
+                    throw ie;
+                }
+                throw borrowFailure(failed.getCause());
+            }
+            if (e instanceof InterruptedException ie) {
+                closeQuietly(c); // the interrupt wins: nothing is held, and the flag's meaning is kept
+                throw ie;
+            }
+            return c;
         } catch (ExecutionException e) {
             throw borrowFailure(e.getCause());
         }
