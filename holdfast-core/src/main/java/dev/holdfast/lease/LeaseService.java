@@ -9,6 +9,7 @@ import dev.holdfast.jdbc.dialect.SqlErrorKind;
 import java.sql.Connection;
 import java.security.SecureRandom;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -644,16 +645,37 @@ public final class LeaseService implements AutoCloseable {
      * restored before the connection goes back to the pool, so a renewal stuck on a stalled server
      * or a row lock ends (the driver then discards the connection). Waiting for a pooled connection
      * is bounded by the pool's own timeout only; the guard's deadline does not depend on either.
+     * A driver without network timeouts ({@link SQLFeatureNotSupportedException}) renews unbounded.
+     * A failure to restore the timeout after a failed renewal is added to that failure as suppressed.
      */
     Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
         try (Connection c = dataSource.getConnection()) {
-            int saved = c.getNetworkTimeout();
-            c.setNetworkTimeout(Runnable::run, boundMillis);
+            SqlWork<Optional<Instant>> renewal = () -> inTransaction(c,
+                    () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+            int saved;
             try {
-                return inTransaction(c, () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+                saved = c.getNetworkTimeout();
+                c.setNetworkTimeout(Runnable::run, boundMillis);
+            } catch (SQLFeatureNotSupportedException unsupported) {
+                return renewal.run(); // the driver cannot bound it: the guard's deadline still fires
+            }
+            SQLException failure = null;
+            try {
+                return renewal.run();
+            } catch (SQLException e) {
+                failure = e;
+                throw e;
             } finally {
-                if (!c.isClosed()) {
-                    c.setNetworkTimeout(Runnable::run, saved);
+                try {
+                    if (!c.isClosed()) {
+                        c.setNetworkTimeout(Runnable::run, saved);
+                    }
+                } catch (SQLException restore) {
+                    // e.g. a pool's proxy still open over a connection the driver aborted
+                    if (failure == null) {
+                        throw restore;
+                    }
+                    failure.addSuppressed(restore);
                 }
             }
         } catch (SQLException e) {
