@@ -25,8 +25,11 @@ import java.util.function.Consumer;
  * calls {@code onLost} (callbacks run on a background thread), so a deadline fires on time however
  * many renewals are stuck on an exhausted pool, a stalled server or a row lock. Each renewal runs on
  * a background thread of its own with the connection's network timeout set to the time left (at
- * least 1 s), so a stuck renewal delays no other guard and eventually ends; a renewal that returns
- * after the deadline does not revive the guard.
+ * least 1 s), so a stuck renewal delays no other guard; it ends when that timeout fires (where the
+ * driver supports one) or, while it waits for a pooled connection, at the pool's own timeout. A
+ * renewal that returns after the deadline does not revive the guard: it releases the grant
+ * (best effort), as {@link #close()} of a lost guard does, so that a renewal which committed
+ * late does not block the lease for another TTL.
  *
  * <pre>{@code
  * try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {

@@ -15,8 +15,9 @@ import javax.sql.DataSource;
  * one {@code lock} call).
  *
  * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
- * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) {@link #start} returns
- * false and waiters poll. While the connection is down, waiters poll too; after a reconnect every
+ * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
+ * listens ({@link #isListening()} stays false; {@link #start} returns false only once closed) and
+ * waiters poll. While the connection is down, waiters poll too; after a reconnect every
  * waiter is woken once, as notifications may have been missed. The connection is {@code UNLISTEN}ed
  * before it goes back to the pool, so no pooled connection keeps collecting notifications.
  */
