@@ -81,7 +81,10 @@ import javax.sql.DataSource;
  *
  * <p>The service borrows a connection from its data source per operation and returns it at once.
  * Give it a plain pool, not one bound to the caller's transaction: a lease must not commit or roll
- * back with the caller's work. Thread-safe; keep one per table and close it at shutdown.
+ * back with the caller's work. On PostgreSQL the pool's connections must use READ COMMITTED (the
+ * default): a release reads the waiter queue in a second statement of its transaction, which
+ * under REPEATABLE READ or SERIALIZABLE would reuse the first statement's snapshot and could miss
+ * a waiter that queued meanwhile (that waiter then gets the lease only by its safety poll). Thread-safe; keep one per table and close it at shutdown.
  */
 public final class LeaseService implements AutoCloseable {
 
@@ -275,6 +278,8 @@ public final class LeaseService implements AutoCloseable {
      * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out
      * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
      * @throws DatabaseException     if the database failed
+     * @throws IllegalStateException if this service was closed and {@code maxWait > 0} (a zero
+     *                               bound, like {@link #tryAcquire}, still works after close)
      */
     public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         checkName("name", name);
@@ -624,7 +629,9 @@ public final class LeaseService implements AutoCloseable {
      * the guard becomes invalid at once, calls {@code onLost} and interrupts the calling thread.
      * Close the guard to stop renewing and release the lease.
      *
-     * @param onLost called once, on a background thread, when the lease is lost; may be null
+     * @param onLost called once, on a background thread, when the guard finds the lease lost while
+     *               it is open; may be null. Not called when {@link LeaseGuard#close()} itself
+     *               finds the deadline passed (close then throws the {@link LeaseLostException})
      * @throws LeaseExpiredException if the lease had already expired
      * @throws LeaseNotHeldException if it was not held
      */

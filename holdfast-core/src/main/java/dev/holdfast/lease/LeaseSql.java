@@ -384,6 +384,11 @@ abstract class LeaseSql {
          * before the wait) would miss the entry that attempt just committed, and nobody would be
          * woken. With {@code fast}, also sets {@code synchronous_commit} off for the transaction
          * unless a waiter is queued. Binds: name, name[, name].
+         *
+         * <p>Requires READ COMMITTED (PostgreSQL's default), as each statement must take its own
+         * snapshot: under REPEATABLE READ or SERIALIZABLE both statements share the transaction's
+         * first snapshot and a waiter queued meanwhile would not be woken (it still finds the lease
+         * by its safety poll). {@link LeaseService} documents this for the pool.
          */
         private String wakeFirstWaiter(boolean fast) {
             return "SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner) IS NULL"
