@@ -265,8 +265,8 @@ public final class LeaseService implements AutoCloseable {
      * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout. Each attempt
      * may wait up to 0.1 s past {@code maxWait} for its connection: so every call makes at least
      * one attempt, however short its bound, and a waiter makes its last attempt at the bound. A
-     * call that gives up after queueing leaves the queue in the background (or its entry lapses
-     * within seconds), never waiting for a connection for it.
+     * call that gives up after queueing leaves the queue before it returns if a connection comes
+     * within 0.1 s more, else in the background (or its entry lapses within seconds).
      *
      * <p>Each call waits as a waiter of its own: concurrent calls of one owner queue separately and
      * never take each other's place or wake-up.
@@ -460,16 +460,34 @@ public final class LeaseService implements AutoCloseable {
     }
 
     /**
-     * Removes a waiter that gave up, on a background thread: the caller never waits for a pooled
-     * connection to do it (its bound and interrupt come first). If that fails or the service is
-     * closed, the entry lapses by itself within its {@code wait_until}.
+     * Removes a waiter that gave up. It waits at most {@link #BORROW_GRACE_NANOS} for a pooled
+     * connection (never the pool's own timeout: the caller's bound and interrupt come first); if
+     * none comes, a background thread removes it later. If that fails or the service is closed,
+     * the entry lapses by itself within its {@code wait_until}.
      */
     private void leaveQueue(String name, String waiter) {
+        Connection c = null;
+        try {
+            c = borrow(System.nanoTime() + BORROW_GRACE_NANOS);
+        } catch (InterruptedException | RuntimeException e) {
+            // fall through to the background
+        }
+        if (c != null) {
+            try (Connection own = c) {
+                inTransaction(own, () -> {
+                    sql.leaveQueue(own, name, waiter);
+                    return null;
+                });
+            } catch (SQLException | RuntimeException e) {
+                // the entry lapses by itself
+            }
+            return;
+        }
         try {
             background().execute(() -> {
-                try (Connection c = dataSource.getConnection()) {
-                    inTransaction(c, () -> {
-                        sql.leaveQueue(c, name, waiter);
+                try (Connection own = dataSource.getConnection()) {
+                    inTransaction(own, () -> {
+                        sql.leaveQueue(own, name, waiter);
                         return null;
                     });
                 } catch (SQLException | RuntimeException e) {
