@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.DatabaseException;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -23,8 +25,11 @@ import java.util.function.Consumer;
  * calls {@code onLost} (callbacks run on a background thread), so a deadline fires on time however
  * many renewals are stuck on an exhausted pool, a stalled server or a row lock. Each renewal runs on
  * a background thread of its own with the connection's network timeout set to the time left (at
- * least 1 s), so a stuck renewal delays no other guard and eventually ends; a renewal that returns
- * after the deadline does not revive the guard.
+ * least 1 s), so a stuck renewal delays no other guard; it ends when that timeout fires (where the
+ * driver supports one) or, while it waits for a pooled connection, at the pool's own timeout. A
+ * renewal that returns after the deadline does not revive the guard: it releases the grant
+ * (best effort), as {@link #close()} of a lost guard does, so that a renewal which committed
+ * late does not block the lease for another TTL.
  *
  * <pre>{@code
  * try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
@@ -138,6 +143,7 @@ public final class LeaseGuard implements AutoCloseable {
                     + " confirmed expiry"), null);
         }
         if (loss != null) {
+            releaseQuietly(); // a renewal that lost in memory may still have committed
             if (seen && loss == lost) {
                 return;
             }
@@ -164,6 +170,8 @@ public final class LeaseGuard implements AutoCloseable {
         long sent = System.nanoTime();
         int boundMillis = (int) Math.min(Integer.MAX_VALUE,
                 Math.max(MIN_RENEWAL_BOUND_MILLIS, TimeUnit.NANOSECONDS.toMillis(validUntil - sent)));
+        LeaseLostException loss = null;
+        boolean releaseLate = false;
         try {
             Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros, boundMillis);
             if (expiry.isEmpty()) {
@@ -172,19 +180,23 @@ public final class LeaseGuard implements AutoCloseable {
             }
             synchronized (lock) {
                 if (closed || lost != null) {
-                    return;
-                }
-                if (System.nanoTime() - validUntil >= 0) {
+                    // Committed after the guard was lost: it must not keep the lease. (After a plain
+                    // close, close() releases; releasing here too could make that release fail.)
+                    releaseLate = lost != null;
+                } else if (System.nanoTime() - validUntil >= 0) {
                     // Too late: the deadline passed while this renewal ran; the worker must be told.
-                    markLost("was not renewed before its last confirmed expiry", lastFailure);
-                    return;
+                    loss = lose("was not renewed before its last confirmed expiry", lastFailure);
+                    releaseLate = true;
+                } else {
+                    Lease l = lease;
+                    lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), expiry.get());
+                    validUntil = sent + ttlNanos;
+                    lastFailure = null;
+                    // The next renewal must also end before the new deadline, which counts from
+                    // when this one was sent: a slow renewal leaves less than the full ttl.
+                    scheduleRenewal(Math.min(ttlNanos / 3, (validUntil - System.nanoTime()) / 2));
+                    scheduleDeadline();
                 }
-                Lease l = lease;
-                lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), expiry.get());
-                validUntil = sent + ttlNanos;
-                lastFailure = null;
-                scheduleRenewal(ttlNanos / 3);
-                scheduleDeadline();
             }
         } catch (RuntimeException e) {
             synchronized (lock) {
@@ -194,11 +206,28 @@ public final class LeaseGuard implements AutoCloseable {
                 lastFailure = e;
                 long left = validUntil - System.nanoTime();
                 if (left <= 0) {
-                    markLost("could not be renewed before its last confirmed expiry", e);
+                    loss = lose("could not be renewed before its last confirmed expiry", e);
                 } else {
                     scheduleRenewal(Math.min(ttlNanos / 10, left / 2));
                 }
             }
+        }
+        tell(loss);
+        if (releaseLate) {
+            releaseQuietly();
+        }
+    }
+
+    /**
+     * Best effort: releases the guard's grant (name, owner and token must match) after the guard
+     * gave up on it, so that a renewal which committed after all does not block the lease for
+     * another ttl. A grant that expired or passed on is left alone; a failure leaves it to its ttl.
+     */
+    private void releaseQuietly() {
+        try {
+            service.release(lease);
+        } catch (LeaseNotHeldException | DatabaseException e) {
+            // expired, released or taken over already; or unreachable: it expires by its ttl
         }
     }
 
@@ -209,21 +238,35 @@ public final class LeaseGuard implements AutoCloseable {
         }
     }
 
-    /** Marks the guard lost and interrupts the worker at once; {@code onLost} runs on a background thread. */
+    /**
+     * Marks the guard lost and interrupts the worker at once; then {@code onLost} runs on a
+     * background thread. Never call it holding {@link #lock}: if the service is closed the
+     * callback runs on this thread, and a callback that waits for the worker must not find the
+     * guard's lock taken.
+     */
     private void markLost(String why, Throwable cause) {
-        LeaseLostException loss;
+        tell(lose(why, cause));
+    }
+
+    /** Under {@link #lock}: marks the guard lost and interrupts the worker; null if it was already lost or closed. */
+    private LeaseLostException lose(String why, Throwable cause) {
         synchronized (lock) {
             if (closed || lost != null) {
-                return;
+                return null;
             }
-            loss = new LeaseLostException(lease.name(), lease.token(), message(why), cause);
+            LeaseLostException loss = new LeaseLostException(lease.name(), lease.token(), message(why), cause);
             lost = loss;
             cancelTasks();
             if (worker != null) {
                 worker.interrupt();
             }
+            return loss;
         }
-        if (onLost != null) {
+    }
+
+    /** Calls {@code onLost} for {@code loss} (if any); the caller must not hold {@link #lock}. */
+    private void tell(LeaseLostException loss) {
+        if (loss != null && onLost != null) {
             Runnable tell = () -> {
                 try {
                     onLost.accept(loss);

@@ -7,13 +7,18 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 import java.sql.Connection;
+import java.security.SecureRandom;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -76,7 +81,10 @@ import javax.sql.DataSource;
  *
  * <p>The service borrows a connection from its data source per operation and returns it at once.
  * Give it a plain pool, not one bound to the caller's transaction: a lease must not commit or roll
- * back with the caller's work. Thread-safe; keep one per table and close it at shutdown.
+ * back with the caller's work. On PostgreSQL the pool's connections must use READ COMMITTED (the
+ * default): a release reads the waiter queue in a second statement of its transaction, which
+ * under REPEATABLE READ or SERIALIZABLE would reuse the first statement's snapshot and could miss
+ * a waiter that queued meanwhile (that waiter then gets the lease only by its safety poll). Thread-safe; keep one per table and close it at shutdown.
  */
 public final class LeaseService implements AutoCloseable {
 
@@ -94,6 +102,13 @@ public final class LeaseService implements AutoCloseable {
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final int ATTEMPTS_ON_RACE = 3;
+    /**
+     * How long past its bound an attempt of {@link #lock} may wait for a pooled connection, so that
+     * a bound shorter than a hand-over from a background thread still gets one attempt, and a
+     * waiter gets its last attempt at the bound.
+     */
+    static final long BORROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final SecureRandom WAITER_IDS = new SecureRandom();
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -247,7 +262,14 @@ public final class LeaseService implements AutoCloseable {
      * <p>The bound covers waiting for a pooled connection too: with {@code maxWait > 0} each
      * attempt borrows its connection on a background thread and gives up at the bound (a
      * connection that comes later goes back to the pool), so an exhausted pool ends the call with
-     * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout.
+     * {@link LeaseTimeoutException} at {@code maxWait}, not at the pool's own timeout. Each attempt
+     * may wait up to 0.1 s past {@code maxWait} for its connection: so every call makes at least
+     * one attempt, however short its bound, and a waiter makes its last attempt at the bound. A
+     * call that gives up after queueing leaves the queue before it returns if a connection comes
+     * within 0.1 s more, else in the background (or its entry lapses within seconds).
+     *
+     * <p>Each call waits as a waiter of its own: concurrent calls of one owner queue separately and
+     * never take each other's place or wake-up.
      *
      * <p>Exclusive like {@link #tryAcquire}: a live grant, even one of {@code owner}, is waited for.
      *
@@ -256,6 +278,8 @@ public final class LeaseService implements AutoCloseable {
      * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out
      * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
      * @throws DatabaseException     if the database failed
+     * @throws IllegalStateException if this service was closed and {@code maxWait > 0} (a zero
+     *                               bound, like {@link #tryAcquire}, still works after close)
      */
     public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         checkName("name", name);
@@ -269,32 +293,43 @@ public final class LeaseService implements AutoCloseable {
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
-        String key = PgWakeUps.key(name, owner);
+        boolean viaQueue = wakeUps != null && waitNanos > 0;
+        // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
+        String waiter = viaQueue ? newWaiterId() : null;
+        String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
         Semaphore signal = new Semaphore(0);
         if (notified) {
             wakeUps.register(key, signal);
         }
         // A queue entry outlives several safety polls, each of which refreshes it.
         long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
+        SqlCall<Optional<Lease>> attempt = viaQueue
+                ? c -> sql.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
+                : c -> sql.acquire(c, name, owner, micros, false);
         boolean queued = false;
         int attempts = 0;
+        int races = 0;
         long backoff = MIN_BACKOFF_NANOS;
         try {
             while (true) {
-                attempts++;
-                boolean viaQueue = wakeUps != null && waitNanos > 0;
-                SqlCall<Optional<Lease>> attempt = viaQueue
-                        ? c -> sql.acquireOrQueue(c, name, owner, micros, queueMicros)
-                        : c -> sql.acquire(c, name, owner, micros, false);
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
+                    attempts++;
                     granted = acquire("acquiring", name, owner, attempt);
                 } else {
-                    Connection borrowed = borrow(deadline);
+                    // Every attempt, the first and the one at the bound included, may take up to
+                    // BORROW_GRACE past the bound to get its connection: otherwise a short bound
+                    // could end without any attempt, and a waiter woken at the bound without its last one.
+                    Connection borrowed = borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
                     if (borrowed == null) {
-                        throw new LeaseTimeoutException(name, owner, maxWait, attempts - 1);
+                        throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                     }
-                    granted = acquire("acquiring", name, owner, attempt, borrowed);
+                    attempts++;
+                    granted = attemptOn(borrowed, attempt, name, owner, ++races >= ATTEMPTS_ON_RACE);
+                    if (granted == null) {
+                        continue; // lost a race (the statement had no effect): again at once, still bounded
+                    }
+                    races = 0;
                 }
                 if (granted.isPresent()) {
                     return granted.get();
@@ -317,7 +352,7 @@ public final class LeaseService implements AutoCloseable {
             }
         } catch (InterruptedException | RuntimeException e) {
             if (queued) {
-                leaveQueue(name, owner, e);
+                leaveQueue(name, waiter);
             }
             throw e;
         } finally {
@@ -327,11 +362,37 @@ public final class LeaseService implements AutoCloseable {
         }
     }
 
+    /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
+    private static String newWaiterId() {
+        byte[] bytes = new byte[16];
+        WAITER_IDS.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * Runs one attempt on {@code c} (then closed): the grant or empty, or null if it lost a race
+     * with a concurrent first insert or a deadlock (the statement had no effect) and is not the
+     * {@code last} try.
+     */
+    private Optional<Lease> attemptOn(Connection c, SqlCall<Optional<Lease>> call, String name, String owner,
+                                      boolean last) {
+        try (c) {
+            return inTransaction(c, () -> call.run(c));
+        } catch (SQLException e) {
+            if (!last && isRace(dialect.classify(e))) {
+                return null;
+            }
+            throw new DatabaseException("acquiring lease '" + name + "' for '" + owner + "'", e);
+        }
+    }
+
     /**
      * A pooled connection, or null if none came before {@code deadline} ({@link System#nanoTime()}).
      * {@code getConnection()} cannot be bounded per call, so it runs on a background thread that
      * is interrupted when the caller gives up; a connection that arrives after that goes straight
      * back to the pool.
+     *
+     * @throws IllegalStateException if the service is closed
      */
     private Connection borrow(long deadline) throws InterruptedException {
         CompletableFuture<Connection> result = new CompletableFuture<>();
@@ -360,17 +421,34 @@ public final class LeaseService implements AutoCloseable {
                 }
                 return null;
             }
-            return result.join(); // it came just now
+            // The future completed just now, before our cancellation.
+            Connection c;
+            try {
+                c = result.getNow(null);
+            } catch (CompletionException | CancellationException failed) {
+                if (e instanceof InterruptedException ie) {
+                    throw ie;
+                }
+                throw borrowFailure(failed.getCause());
+            }
+            if (e instanceof InterruptedException ie) {
+                closeQuietly(c); // the interrupt wins: nothing is held, and the flag's meaning is kept
+                throw ie;
+            }
+            return c;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException sql) {
-                throw new DatabaseException("borrowing a connection", sql);
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(cause);
+            throw borrowFailure(e.getCause());
         }
+    }
+
+    private static RuntimeException borrowFailure(Throwable cause) {
+        if (cause instanceof SQLException sql) {
+            return new DatabaseException("borrowing a connection", sql);
+        }
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        return new IllegalStateException(cause);
     }
 
     private static void closeQuietly(Connection c) {
@@ -381,19 +459,53 @@ public final class LeaseService implements AutoCloseable {
         }
     }
 
-    private void leaveQueue(String name, String owner, Exception failure) {
-        try (Connection c = dataSource.getConnection()) {
-            inTransaction(c, () -> {
-                sql.leaveQueue(c, name, owner);
-                return null;
+    /**
+     * Removes a waiter that gave up. It waits at most {@link #BORROW_GRACE_NANOS} for a pooled
+     * connection (never the pool's own timeout: the caller's bound and interrupt come first); if
+     * none comes, a background thread removes it later. If that fails or the service is closed,
+     * the entry lapses by itself within its {@code wait_until}.
+     */
+    private void leaveQueue(String name, String waiter) {
+        Connection c = null;
+        try {
+            c = borrow(System.nanoTime() + BORROW_GRACE_NANOS);
+        } catch (InterruptedException | RuntimeException e) {
+            // fall through to the background
+        }
+        if (c != null) {
+            try (Connection own = c) {
+                inTransaction(own, () -> {
+                    sql.leaveQueue(own, name, waiter);
+                    return null;
+                });
+            } catch (SQLException | RuntimeException e) {
+                // the entry lapses by itself
+            }
+            return;
+        }
+        try {
+            background().execute(() -> {
+                try (Connection own = dataSource.getConnection()) {
+                    inTransaction(own, () -> {
+                        sql.leaveQueue(own, name, waiter);
+                        return null;
+                    });
+                } catch (SQLException | RuntimeException e) {
+                    // the entry lapses by itself
+                }
             });
-        } catch (SQLException | RuntimeException e) {
-            failure.addSuppressed(e); // the entry lapses by itself within QUEUE_ENTRY_MICROS
+        } catch (RejectedExecutionException e) {
+            // closed: the entry lapses by itself
         }
     }
 
     private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call) {
         return acquire(what, name, owner, call, null);
+    }
+
+    private static boolean isRace(SqlErrorKind kind) {
+        return kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
+                || kind == SqlErrorKind.SERIALIZATION_FAILURE;
     }
 
     /** Runs {@code call}, on {@code first} if given (then closed), retrying a lost race on a new connection. */
@@ -407,9 +519,7 @@ public final class LeaseService implements AutoCloseable {
                 SqlErrorKind kind = dialect.classify(e);
                 // Two first inserts of a new name (H2: 23505) or an InnoDB gap-lock deadlock: the
                 // statement had no effect; the next attempt sees the winner's row.
-                boolean race = kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
-                        || kind == SqlErrorKind.SERIALIZATION_FAILURE;
-                if (!race || attempt >= ATTEMPTS_ON_RACE) {
+                if (!isRace(kind) || attempt >= ATTEMPTS_ON_RACE) {
                     throw new DatabaseException(what + " lease '" + name + "' for '" + owner + "'", e);
                 }
             }
@@ -537,7 +647,9 @@ public final class LeaseService implements AutoCloseable {
      * the guard becomes invalid at once, calls {@code onLost} and interrupts the calling thread.
      * Close the guard to stop renewing and release the lease.
      *
-     * @param onLost called once, on a background thread, when the lease is lost; may be null
+     * @param onLost called once, on a background thread, when the guard finds the lease lost while
+     *               it is open; may be null. Not called when {@link LeaseGuard#close()} itself
+     *               finds the deadline passed (close then throws the {@link LeaseLostException})
      * @throws LeaseExpiredException if the lease had already expired
      * @throws LeaseNotHeldException if it was not held
      */
@@ -558,16 +670,37 @@ public final class LeaseService implements AutoCloseable {
      * restored before the connection goes back to the pool, so a renewal stuck on a stalled server
      * or a row lock ends (the driver then discards the connection). Waiting for a pooled connection
      * is bounded by the pool's own timeout only; the guard's deadline does not depend on either.
+     * A driver without network timeouts ({@link SQLFeatureNotSupportedException}) renews unbounded.
+     * A failure to restore the timeout after a failed renewal is added to that failure as suppressed.
      */
     Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
         try (Connection c = dataSource.getConnection()) {
-            int saved = c.getNetworkTimeout();
-            c.setNetworkTimeout(Runnable::run, boundMillis);
+            SqlWork<Optional<Instant>> renewal = () -> inTransaction(c,
+                    () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+            int saved;
             try {
-                return inTransaction(c, () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+                saved = c.getNetworkTimeout();
+                c.setNetworkTimeout(Runnable::run, boundMillis);
+            } catch (SQLFeatureNotSupportedException unsupported) {
+                return renewal.run(); // the driver cannot bound it: the guard's deadline still fires
+            }
+            SQLException failure = null;
+            try {
+                return renewal.run();
+            } catch (SQLException e) {
+                failure = e;
+                throw e;
             } finally {
-                if (!c.isClosed()) {
-                    c.setNetworkTimeout(Runnable::run, saved);
+                try {
+                    if (!c.isClosed()) {
+                        c.setNetworkTimeout(Runnable::run, saved);
+                    }
+                } catch (SQLException restore) {
+                    // e.g. a pool's proxy still open over a connection the driver aborted
+                    if (failure == null) {
+                        throw restore;
+                    }
+                    failure.addSuppressed(restore);
                 }
             }
         } catch (SQLException e) {

@@ -69,8 +69,8 @@ abstract class LeaseSql {
      * The blocking acquire's attempt. On PostgreSQL it also respects and maintains the waiter queue
      * (see {@link PostgreSql}); elsewhere it is {@link #acquire}.
      */
-    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, long ttlMicros, long queueMicros)
-            throws SQLException {
+    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+                                   long queueMicros) throws SQLException {
         return acquire(c, name, owner, ttlMicros, false);
     }
 
@@ -80,7 +80,7 @@ abstract class LeaseSql {
     }
 
     /** Removes a waiter that gave up; no-op where there is no queue. */
-    void leaveQueue(Connection c, String name, String owner) throws SQLException {
+    void leaveQueue(Connection c, String name, String waiter) throws SQLException {
     }
 
     /**
@@ -253,9 +253,12 @@ abstract class LeaseSql {
      * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
      * the same statement; one that succeeds dequeues itself. A free lease goes to a blocking caller
      * only if no live waiter queued before it, and a release notifies (in the same round trip, by a second statement) only
-     * the first live waiter. So each waiter makes one failed and one successful attempt per grant
+     * the first live waiter (the barging rule compares waiter ids). So each waiter makes one failed and one successful attempt per grant
      * instead of polling, and the releasing worker cannot barge ahead of the queue. Queue entries
      * carry a short {@code wait_until} that waiters refresh, so a crashed waiter stops counting soon.
+     * The queue's {@code owner} column holds the <em>waiter id</em> of one {@code lock} call (128
+     * random bits, base64url), not the lease owner: concurrent calls of one owner are separate
+     * waiters with their own place, entry and notification (payload {@code <length of name>:<name><waiter id>}).
      *
      * <p>Fast release: {@code set_config('synchronous_commit', 'off', true)} in the release's own
      * auto-commit transaction, so its commit does not wait for the WAL flush; the setting ends with
@@ -321,9 +324,9 @@ abstract class LeaseSql {
             acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + "),"
                     + " a AS (" + insert + "n" + update
                     + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
-                    + " WHERE q.name = EXCLUDED.name AND q.owner <> EXCLUDED.owner"
+                    + " WHERE q.name = EXCLUDED.name AND q.owner <> ?"
                     + " AND q.wait_until > EXCLUDED.acquired_at AND q.seq < COALESCE((SELECT m.seq FROM " + queue + " m"
-                    + " WHERE m.name = EXCLUDED.name AND m.owner = EXCLUDED.owner"
+                    + " WHERE m.name = EXCLUDED.name AND m.owner = ?"
                     + " AND m.wait_until > EXCLUDED.acquired_at), 9223372036854775807)))" + returning + "),"
                     + " d AS (DELETE FROM " + queue + " WHERE name = ? AND owner = ? AND EXISTS (SELECT 1 FROM a)),"
                     + " e AS (INSERT INTO " + queue + " AS w (name, owner, wait_until)"
@@ -358,17 +361,19 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Lease> acquireOrQueue(Connection c, String name, String owner, long ttlMicros, long queueMicros)
-                throws SQLException {
+        Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+                                       long queueMicros) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(acquireOrQueue)) {
                 ps.setString(1, name);
                 ps.setString(2, owner);
                 ps.setLong(3, ttlMicros);
-                ps.setString(4, name);
-                ps.setString(5, owner);
+                ps.setString(4, waiter);
+                ps.setString(5, waiter);
                 ps.setString(6, name);
-                ps.setString(7, owner);
-                ps.setLong(8, queueMicros);
+                ps.setString(7, waiter);
+                ps.setString(8, name);
+                ps.setString(9, waiter);
+                ps.setLong(10, queueMicros);
                 try (ResultSet rs = ps.executeQuery()) {
                     return granted(rs, name, owner);
                 }
@@ -376,10 +381,10 @@ abstract class LeaseSql {
         }
 
         @Override
-        void leaveQueue(Connection c, String name, String owner) throws SQLException {
+        void leaveQueue(Connection c, String name, String waiter) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(leave)) {
                 ps.setString(1, name);
-                ps.setString(2, owner);
+                ps.setString(2, waiter);
                 ps.executeUpdate();
             }
         }
@@ -397,6 +402,11 @@ abstract class LeaseSql {
          * before the wait) would miss the entry that attempt just committed, and nobody would be
          * woken. With {@code fast}, also sets {@code synchronous_commit} off for the transaction
          * unless a waiter is queued. Binds: name, name[, name].
+         *
+         * <p>Requires READ COMMITTED (PostgreSQL's default), as each statement must take its own
+         * snapshot: under REPEATABLE READ or SERIALIZABLE both statements share the transaction's
+         * first snapshot and a waiter queued meanwhile would not be woken (it still finds the lease
+         * by its safety poll). {@link LeaseService} documents this for the pool.
          */
         private String wakeFirstWaiter(boolean fast) {
             return "SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner) IS NULL"

@@ -11,11 +11,13 @@ import javax.sql.DataSource;
 /**
  * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
  * holds one pooled connection that {@code LISTEN}s on the table's channel, and releases a local
- * waiter when a release names it (payload {@code <length of name>:<name><owner>}).
+ * waiter when a release names it (payload {@code <length of name>:<name><waiter id>}, the id of
+ * one {@code lock} call).
  *
  * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
- * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) {@link #start} returns
- * false and waiters poll. While the connection is down, waiters poll too; after a reconnect every
+ * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
+ * listens ({@link #isListening()} stays false; {@link #start} returns false only once closed) and
+ * waiters poll. While the connection is down, waiters poll too; after a reconnect every
  * waiter is woken once, as notifications may have been missed. The connection is {@code UNLISTEN}ed
  * before it goes back to the pool, so no pooled connection keeps collecting notifications.
  */
@@ -61,8 +63,8 @@ final class PgWakeUps implements AutoCloseable {
      * The payload a release sends for this waiter: PostgreSQL's {@code length(name)} counts
      * characters (code points), not UTF-16 units, so neither may this.
      */
-    static String key(String name, String owner) {
-        return name.codePointCount(0, name.length()) + ":" + name + owner;
+    static String key(String name, String waiter) {
+        return name.codePointCount(0, name.length()) + ":" + name + waiter;
     }
 
     void register(String key, Semaphore signal) {

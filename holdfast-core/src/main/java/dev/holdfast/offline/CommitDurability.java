@@ -17,8 +17,9 @@ package dev.holdfast.offline;
  *       waits at most the expiry (default 5 minutes); its lock id belongs to the user who had just
  *       released it.</li>
  * </ul>
- * {@code extendLockExpiration} is always durable (the user was promised a time), and so are the
- * operator calls. On PostgreSQL "durable" is enforced by the statement, not left to the server's
+ * {@code extendLockExpiration} is always durable (the user was promised a time), and so is the
+ * operator's {@code forceRelease} ({@code purge} deletes only expired rows: a lost purge loses
+ * nothing). On PostgreSQL "durable" is enforced by the statement, not left to the server's
  * defaults: the durable statements evaluate {@code set_config('synchronous_commit', …, true)} too,
  * raising {@code off} or {@code local} to {@code on} for their own transaction and keeping a stronger
  * setting ({@code remote_write}, {@code remote_apply}).

@@ -145,7 +145,8 @@ abstract class OfflineLockSql {
         @Override
         String forceRelease() {
             return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
-                    + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";
+                    + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()"
+                    + " AND " + DURABLE;
         }
 
         @Override

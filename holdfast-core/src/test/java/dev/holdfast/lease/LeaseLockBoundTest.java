@@ -8,7 +8,9 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -51,4 +53,139 @@ class LeaseLockBoundTest {
         }
     }
 
+    /**
+     * Review finding 1: a bound too short for a background thread to fetch a pooled connection
+     * still makes one attempt (it used to throw "(0 attempts)" on a free name).
+     */
+    @DatabaseTest
+    void aShortBoundOnAFreeLeaseStillMakesAnAttempt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseFixture.service(db.newPool(4), table)) {
+            List<String> refusals = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                try {
+                    leases.release(leases.lock("job-" + i, "a", LONG, Duration.ofMillis(2)));
+                } catch (LeaseTimeoutException e) {
+                    refusals.add(e.getMessage());
+                }
+            }
+            assertThat(refusals).as("lock(free name, maxWait 2 ms) refusals").isEmpty();
+        }
+    }
+
+    /**
+     * Review finding 1: the last attempt is made at the bound. The holder's grant expires after
+     * 1 s and nothing wakes the waiter (safety poll a minute, no release): it must get the lease
+     * by its final attempt at the 3 s bound instead of failing without checking again.
+     */
+    @DatabaseTest
+    void aLeaseThatExpiredBeforeTheBoundIsGrantedByTheLastAttempt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            a.tryAcquire("job", "a", Duration.ofSeconds(1)).orElseThrow();
+            Lease granted = b.lock("job", "b", LONG, Duration.ofSeconds(3));
+            assertThat(granted.owner()).isEqualTo("b");
+            assertThat(b.find("job").orElseThrow().token()).isEqualTo(granted.token());
+        }
+    }
+
+    /**
+     * Review finding 2: a waiter that has queued (PostgreSQL) and then finds the pool exhausted
+     * ends at its bound; leaving the queue must not wait for the pool's own 10 s timeout.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aQueuedWaiterOnAnExhaustedPoolEndsAtItsBound(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(3); // connectionTimeout 10 s
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(pool, table)) {
+            a.tryAcquire("job", "a", LONG).orElseThrow();
+            long start = System.nanoTime();
+            CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(3), new AtomicReference<>());
+            awaitQueued(db, table, 1);
+            List<Connection> taken = exhaust(pool, 3);
+            Throwable thrown;
+            try {
+                thrown = w.handle((l, e) -> e).get(60, TimeUnit.SECONDS);
+            } finally {
+                for (Connection c : taken) {
+                    c.close();
+                }
+            }
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(thrown).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(took).as("a 3 s bound ends before 5 s").isLessThan(5000);
+        }
+    }
+
+    /**
+     * Review finding 2: an interrupted waiter that has queued (PostgreSQL) ends at once on an
+     * exhausted pool, instead of after the pool's 10 s timeout spent leaving the queue.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aQueuedWaiterInterruptedOnAnExhaustedPoolEndsAtOnce(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(3); // connectionTimeout 10 s
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(pool, table)) {
+            a.tryAcquire("job", "a", LONG).orElseThrow();
+            AtomicReference<Thread> thread = new AtomicReference<>();
+            CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(25), thread);
+            awaitQueued(db, table, 1);
+            List<Connection> taken = exhaust(pool, 3);
+            Thread.sleep(1500); // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
+            long interrupted = System.nanoTime();
+            thread.get().interrupt();
+            Throwable thrown;
+            try {
+                thrown = w.handle((l, e) -> e).get(60, TimeUnit.SECONDS);
+            } finally {
+                for (Connection c : taken) {
+                    c.close();
+                }
+            }
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interrupted);
+            assertThat(thrown).isInstanceOf(InterruptedException.class);
+            assertThat(took).as("an interrupt ends lock() well before the pool's 10 s timeout").isLessThan(3000);
+        }
+    }
+
+    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration wait,
+                                                      AtomicReference<Thread> thread) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock(name, owner, LONG, wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "test-lock-" + owner);
+        thread.set(t);
+        t.start();
+        return result;
+    }
+
+    private static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
+        for (int i = 0; i < 500; i++) {
+            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the waiter never queued");
+    }
+
+    /** Takes every connection the pool has left (its listener keeps one; the first attempt's is back). */
+    private static List<Connection> exhaust(HikariDataSource pool, int size) throws Exception {
+        for (int i = 0; i < 500 && pool.getHikariPoolMXBean().getActiveConnections() > 1; i++) {
+            Thread.sleep(10);
+        }
+        List<Connection> taken = new ArrayList<>();
+        for (int i = pool.getHikariPoolMXBean().getActiveConnections(); i < size; i++) {
+            taken.add(pool.getConnection());
+        }
+        assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isEqualTo(size);
+        return taken;
+    }
 }

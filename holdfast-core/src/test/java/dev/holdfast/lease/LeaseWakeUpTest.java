@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Wake-ups of blocked {@link LeaseService#lock} callers on PostgreSQL, with the safety poll set to
@@ -114,6 +115,28 @@ class LeaseWakeUpTest {
                                 }
                             });
                 });
+    }
+
+    /**
+     * Review finding 3: two concurrent {@code lock} calls by one owner queue as two waiters. The
+     * second one giving up must not remove the first one's entry or take its wake-up: the release
+     * still wakes the first (safety poll a minute, so only the notification can hand it over in time).
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aSameOwnerWaiterGivingUpDoesNotCostTheOtherItsWakeUp(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> first = lockAsync(b, "job", "x", Duration.ofSeconds(20));
+            awaitQueued(db, table, 1);
+            assertThatThrownBy(() -> b.lock("job", "x", LONG, Duration.ofMillis(500)))
+                    .isInstanceOf(LeaseTimeoutException.class);
+            awaitQueued(db, table, 1); // the second call's entry is gone, the first one's stays
+            a.release(held);
+            Lease granted = first.get(5, TimeUnit.SECONDS);
+            assertThat(granted.owner()).isEqualTo("x");
+        }
     }
 
     private static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {

@@ -1,0 +1,256 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Renewals of a {@link LeaseGuard} that are slow, late or cannot be bounded (review findings 5, 6,
+ * 9, 10). The renewal statement is held up by a proxy that the test controls.
+ */
+class LeaseGuardRenewalTest {
+
+    /** Holds up renewal statements: before they run ({@link #before}) or after they ran and committed ({@link #after}). */
+    private static final class Renewals {
+        final Queue<Long> delaysMillis = new ConcurrentLinkedQueue<>();
+        final AtomicBoolean holdAfter = new AtomicBoolean();
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch resume = new CountDownLatch(1);
+        final AtomicBoolean noNetworkTimeout = new AtomicBoolean();
+
+        DataSource wrap(DataSource pool, String renewSql) {
+            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                    (p, m, a) -> {
+                        Object result = invoke(m, pool, a);
+                        return m.getName().equals("getConnection") ? connection((Connection) result, renewSql) : result;
+                    });
+        }
+
+        private Connection connection(Connection c, String renewSql) {
+            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                    (p, m, a) -> {
+                        if (noNetworkTimeout.get() && m.getName().endsWith("NetworkTimeout")) {
+                            throw new SQLFeatureNotSupportedException("no network timeout (test)");
+                        }
+                        Object result = invoke(m, c, a);
+                        if (m.getName().equals("prepareStatement") && renewSql.equals(a[0])) {
+                            return statement((PreparedStatement) result);
+                        }
+                        return result;
+                    });
+        }
+
+        private PreparedStatement statement(PreparedStatement ps) {
+            return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                        boolean execute = m.getName().startsWith("execute");
+                        Long delay = execute ? delaysMillis.poll() : null;
+                        if (delay != null) {
+                            Thread.sleep(delay);
+                        }
+                        Object result = invoke(m, ps, a);
+                        if (execute && holdAfter.getAndSet(false)) {
+                            held.countDown();
+                            awaitUninterruptibly(resume);
+                        }
+                        return result;
+                    });
+        }
+
+        private static Object invoke(java.lang.reflect.Method m, Object target, Object[] a) throws Throwable {
+            try {
+                return m.invoke(target, a);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
+            try {
+                latch.await(10, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                // the service's shutdown interrupts renewals; this one must still return late
+            }
+        }
+    }
+
+    private static String renewSql(TestDatabase db, String table) {
+        return LeaseSql.forDialect(dialect(db), table).renewSql();
+    }
+
+    private static Dialect dialect(TestDatabase db) {
+        return switch (db.kind()) {
+            case H2 -> Dialect.H2;
+            case POSTGRESQL -> Dialect.POSTGRESQL;
+            case MARIADB -> Dialect.MARIADB;
+        };
+    }
+
+    /** Sleeps, and fails if the guard interrupted this (its working) thread. */
+    private static void workFor(long millis) {
+        Throwable slept = catchThrowable(() -> Thread.sleep(millis));
+        assertThat(slept).as("the guard did not interrupt the work").isNull();
+    }
+
+    /** Finding 6: a driver without network timeouts renews unbounded instead of failing every renewal. */
+    @DatabaseTest
+    void aDriverWithoutNetworkTimeoutsStillRenews(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Renewals renewals = new Renewals();
+        renewals.noNetworkTimeout.set(true);
+        try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
+                .dialect(dialect(db)).table(table).build()) {
+            Duration ttl = Duration.ofMillis(600);
+            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+            try (LeaseGuard guard = leases.keepAlive(lease, ttl, null)) {
+                workFor(2000);
+                assertThat(guard.isValid()).isTrue();
+                assertThat(leases.list()).extracting(Lease::owner).containsExactly("worker");
+            }
+        }
+    }
+
+    /**
+     * Finding 10: a slow but successful renewal (0.6 TTL) followed by a normal one (0.125 TTL) is
+     * not a loss. The deadline counts from when the slow one was sent, so the next renewal must
+     * start within the time left, not a full ttl/3 after the slow one ended (that ends after the
+     * deadline: 1/3 + 0.6 + 1/3 + 0.125 > 1 + 1/3).
+     */
+    @DatabaseTest
+    void aSlowSuccessfulRenewalDoesNotCostTheNextOne(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Renewals renewals = new Renewals();
+        try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
+                .dialect(dialect(db)).table(table).build()) {
+            Duration ttl = Duration.ofSeconds(4);
+            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            try (LeaseGuard guard = leases.keepAlive(lease, ttl, told::set)) {
+                renewals.delaysMillis.add(2400L); // the renewal after ttl/3 takes 0.6 ttl
+                renewals.delaysMillis.add(500L);  // the next one 0.125 ttl
+                workFor(7000);
+                assertThat(renewals.delaysMillis).as("both renewals ran").isEmpty();
+                assertThat(told.get()).isNull();
+                assertThat(guard.isValid()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * Finding 5: a renewal that committed but returned after the guard's deadline (lost in memory)
+     * must not keep the lease for another TTL: the late renewal releases the grant.
+     */
+    @DatabaseTest
+    void aRenewalThatCommitsAfterTheLossReleasesTheGrant(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Renewals renewals = new Renewals();
+        try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
+                .dialect(dialect(db)).table(table).build()) {
+            Duration ttl = Duration.ofSeconds(3);
+            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+            AtomicReference<LeaseLostException> told = new AtomicReference<>();
+            CountDownLatch lost = new CountDownLatch(1);
+            LeaseGuard guard = leases.keepAlive(lease, ttl, e -> {
+                told.set(e);
+                lost.countDown();
+            });
+            renewals.holdAfter.set(true);
+            assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
+            awaitUninterruptibly(lost); // the deadline passes while the committed renewal is held
+            Thread.interrupted(); // the guard interrupted this thread, as its worker
+            assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
+            renewals.resume.countDown();
+            for (int i = 0; i < 500 && !leases.find("job").orElseThrow().isReleased(); i++) {
+                Thread.sleep(10);
+            }
+            assertThat(leases.find("job").orElseThrow().isReleased()).as("released by the late renewal").isTrue();
+            assertThatThrownBy(guard::close).isSameAs(told.get());
+        }
+    }
+
+    /**
+     * Finding 5: closing a lost guard releases the grant (best effort) in case a renewal committed
+     * after all; here it committed and is still held up when the work closes the guard.
+     */
+    @DatabaseTest
+    void closingALostGuardReleasesAGrantALateRenewalMade(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Renewals renewals = new Renewals();
+        try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(3), renewSql(db, table)))
+                .dialect(dialect(db)).table(table).build()) {
+            Duration ttl = Duration.ofSeconds(3);
+            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+            CountDownLatch lost = new CountDownLatch(1);
+            LeaseGuard guard = leases.keepAlive(lease, ttl, e -> lost.countDown());
+            renewals.holdAfter.set(true);
+            try {
+                assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
+                awaitUninterruptibly(lost);
+                Thread.interrupted();
+                assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
+                assertThatThrownBy(guard::close).isInstanceOf(LeaseLostException.class);
+                assertThat(leases.find("job").orElseThrow().isReleased()).as("released by close()").isTrue();
+            } finally {
+                renewals.resume.countDown();
+            }
+        }
+    }
+
+    /**
+     * Finding 9: with the service closed, a renewal that returns after the deadline runs
+     * {@code onLost} on its own thread; a callback that waits for the worker to close the guard
+     * must not deadlock on the guard's lock.
+     */
+    @DatabaseTest
+    void aCallbackWaitingForCloseDoesNotDeadlockOnAClosedService(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Renewals renewals = new Renewals();
+        LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
+                .dialect(dialect(db)).table(table).build();
+        Duration ttl = Duration.ofMillis(600);
+        Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+        AtomicReference<LeaseGuard> guard = new AtomicReference<>();
+        AtomicReference<Boolean> closeReturned = new AtomicReference<>();
+        CountDownLatch told = new CountDownLatch(1);
+        guard.set(leases.keepAlive(lease, ttl, e -> {
+            Thread closer = new Thread(() -> catchThrowable(guard.get()::close), "test-closer");
+            closer.start();
+            try {
+                closer.join(5000);
+            } catch (InterruptedException ignored) {
+                // reported below
+            }
+            closeReturned.set(!closer.isAlive());
+            told.countDown();
+        }));
+        renewals.holdAfter.set(true);
+        assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal is held").isTrue();
+        leases.close(); // no timer any more: only the late renewal can find the loss
+        Thread.sleep(1000); // past the deadline (ttl 0.6 s from the first renewal)
+        renewals.resume.countDown();
+        awaitUninterruptibly(told);
+        assertThat(told.getCount()).as("onLost ran").isZero();
+        assertThat(closeReturned.get()).as("close() from another thread returned while onLost ran").isTrue();
+    }
+}
