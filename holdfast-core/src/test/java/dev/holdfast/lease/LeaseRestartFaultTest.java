@@ -223,19 +223,33 @@ class LeaseRestartFaultTest {
 
             long restart = db.restart().toMillis();
 
+            Optional<Lease> completed = null;
             Throwable failure = catchThrowable(() -> inFlight.get(30, TimeUnit.SECONDS));
-            assertThat(failure).as("the acquire in flight").isInstanceOf(ExecutionException.class);
-            assertThat(failure.getCause()).isInstanceOf(DatabaseException.class)
-                    .hasMessageContaining("lease '" + blocked + "' for 'acquirer'");
-            assertThat(leases.dialect().classify(failure.getCause())).isEqualTo(SqlErrorKind.CONNECTION_LOST);
+            if (failure == null) {
+                completed = inFlight.get();
+            } else {
+                assertThat(failure).as("the acquire in flight").isInstanceOf(ExecutionException.class);
+                assertThat(failure.getCause()).isInstanceOf(DatabaseException.class)
+                        .hasMessageContaining("lease '" + blocked + "' for 'acquirer'");
+                assertThat(leases.dialect().classify(failure.getCause())).isEqualTo(SqlErrorKind.CONNECTION_LOST);
+            }
             try {
                 blocker.rollback();
             } catch (SQLException expected) {
                 // its server went away
             }
 
-            assertThat(leases.find(blocked).orElseThrow().toString()).as("the failed acquire granted nothing")
-                    .isEqualTo(before);
+            if (completed == null) {
+                assertThat(leases.find(blocked).orElseThrow().toString()).as("the failed acquire granted nothing")
+                        .isEqualTo(before);
+            } else {
+                // A shutdown ends every backend at once: rarely the blocker's end lets the blocked acquire
+                // commit before its own end comes. Then the caller was told of a grant, and that grant is
+                // what the database holds after the restart, with the next token: durable, never repeated.
+                Lease granted = completed.orElseThrow(() -> new AssertionError("a free lease was refused"));
+                assertThat(granted.token()).isEqualTo(first.token() + 1);
+                assertThat(leases.find(blocked)).contains(granted);
+            }
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
                 String channel = LeaseSql.PostgreSql.channel(table);
                 await("the listener is back", Duration.ofSeconds(20), () -> count(db,
