@@ -212,20 +212,24 @@ abstract class LeaseSql {
         H2(String table) {
             super(table, Dialect.H2);
             String now = Dialect.H2.clock();
-            reenter = "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
+            acquire = merge(table, now, "t.expires_at <= s.now");
+            reenter = merge(table, now, "(t.expires_at <= s.now OR t.owner = s.owner)");
+            renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
+                    + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
+        }
+
+        /** The acquire, granting a matched row where {@code grants} holds. */
+        private static String merge(String table, String now, String grants) {
+            return "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
                     + " USING (SELECT CAST(? AS VARCHAR(200)) AS name, CAST(? AS VARCHAR(200)) AS owner,"
                     + " " + now + " AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
-                    + " WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN UPDATE SET"
+                    + " WHEN MATCHED AND " + grants + " THEN UPDATE SET"
                     + " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
                     + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
                     + " owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
-            acquire = reenter.replace(" WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN",
-                    " WHEN MATCHED AND t.expires_at <= s.now THEN");
-            renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
-                    + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
-                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
         }
 
         @Override
@@ -507,23 +511,23 @@ abstract class LeaseSql {
         MariaDb(String table) {
             super(table, Dialect.MARIADB);
             String expired = "expires_at <= UTC_TIMESTAMP(6)";
-            acquire = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+            String head = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
                     + " ON DUPLICATE KEY UPDATE"
-                    + " token = IF(" + expired + ", token + 1, token),"
+                    + " token = IF(" + expired + ", token + 1, token),";
+            String owner = " owner = IF(" + expired + ", VALUES(owner), owner),";
+            // Column 5 says whether this statement granted: always true for the re-entrant form.
+            acquire = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
                     + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
-                    + " owner = IF(" + expired + ", VALUES(owner), owner),"
+                    + owner
                     + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
                     + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
-            reenter = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
-                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
-                    + " ON DUPLICATE KEY UPDATE"
-                    + " token = IF(" + expired + ", token + 1, token),"
+            reenter = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
-                    + " owner = IF(" + expired + ", VALUES(owner), owner),"
+                    + owner
                     + " expires_at = IF(" + expired + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)"
-                    + " RETURNING token, acquired_at, expires_at, owner";
+                    + " RETURNING token, acquired_at, expires_at, owner, TRUE";
             renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
         }
@@ -542,7 +546,7 @@ abstract class LeaseSql {
             if (!rs.next() || !owner.equals(rs.getString(4))) {
                 return Optional.empty();
             }
-            if (rs.getMetaData().getColumnCount() > 4 && !rs.getBoolean(5)) {
+            if (!rs.getBoolean(5)) {
                 return Optional.empty();
             }
             return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
