@@ -4,9 +4,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.offline.CommitDurability;
-import dev.holdfast.offline.JdbcLockManager;
-import dev.holdfast.offline.LockId;
+import dev.holdfast.pessimistic.offline.CommitDurability;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.testing.TestDatabase;
 
 import java.nio.file.Path;

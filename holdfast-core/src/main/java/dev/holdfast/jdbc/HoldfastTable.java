@@ -8,7 +8,7 @@ package dev.holdfast.jdbc;
  */
 public enum HoldfastTable {
 
-    /** The offline pessimistic locks of {@code dev.holdfast.offline}. */
+    /** The offline pessimistic locks of {@code dev.holdfast.pessimistic.offline}. */
     OFFLINE_LOCKS("holdfast_locks", "V1_1__holdfast_locks.sql"),
 
     /** The distributed leases of {@code dev.holdfast.lease}. */

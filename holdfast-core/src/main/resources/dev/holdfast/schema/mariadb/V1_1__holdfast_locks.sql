@@ -1,4 +1,4 @@
--- Offline pessimistic locks (dev.holdfast.offline). One row per resource that was ever locked;
+-- Offline pessimistic locks (dev.holdfast.pessimistic.offline). One row per resource that was ever locked;
 -- a released or expired row is taken over in place by the next tryLock, and purged by operators.
 -- lock_id is NULL once released; expiry is decided by database time only (UTC in DATETIME(6)).
 -- utf8mb4_nopad_bin: exact, case- and trailing-space-sensitive comparison, as on PostgreSQL and H2

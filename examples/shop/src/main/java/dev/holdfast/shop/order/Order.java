@@ -16,7 +16,7 @@ import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
 import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
-import dev.holdfast.version.VersionStamp;
+import dev.holdfast.optimistic.VersionStamp;
 import org.springframework.data.domain.Persistable;
 
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.holdfast.shop.order;
 
-import dev.holdfast.offline.LockId;
-import dev.holdfast.offline.LockManager;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
@@ -37,7 +37,7 @@ public class OrderService {
     private final LockManager editLocks;
 
     /**
-     * {@code locks} and {@code editLocks} come from holdfast-spring-boot's auto-configuration (dialect
+     * {@code locks} and {@code editLocks} come from holdfast-spring-boot-starter's auto-configuration (dialect
      * detected from the DataSource; offline locks in {@code holdfast_locks}, bound to their owner).
      */
     public OrderService(OrderRepository orders, DataSource dataSource, PessimisticLocks locks, ShopTableNames tables,
@@ -54,7 +54,7 @@ public class OrderService {
      * An admin opens the edit page of an order: takes the offline lock for them.
      *
      * @throws OrderNotFoundException                     no such order (no lock is taken)
-     * @throws dev.holdfast.offline.AlreadyLockedException someone (maybe the same admin in another tab) edits it
+     * @throws dev.holdfast.pessimistic.offline.AlreadyLockedException someone (maybe the same admin in another tab) edits it
      */
     public LockId startEditing(String admin, String orderNumber) {
         anyOrder(orderNumber);
@@ -67,7 +67,7 @@ public class OrderService {
      * order's, since customers do not take the admin's lock. The lock is released by the caller once
      * this transaction has committed ({@link #stopEditing}).
      *
-     * @throws dev.holdfast.offline.NoLockException       the lock expired, was broken or released, is another
+     * @throws dev.holdfast.pessimistic.offline.LockNotHeldException       the lock expired, was broken or released, is another
      *                                                     admin's or another order's, or was never issued
      * @throws OrderVersionCheck.StaleOrderException      the order changed since the page was opened
      * @throws OrderStateException                        shipping has started
@@ -86,7 +86,7 @@ public class OrderService {
     /**
      * Releases the admin's edit lock (after saving, or on cancel).
      *
-     * @throws dev.holdfast.offline.NoLockException if it authorizes nothing any more (expired, broken, another's)
+     * @throws dev.holdfast.pessimistic.offline.LockNotHeldException if it authorizes nothing any more (expired, broken, another's)
      */
     public void stopEditing(String admin, LockId lockId) {
         editLocks.releaseLock(lockId, admin);

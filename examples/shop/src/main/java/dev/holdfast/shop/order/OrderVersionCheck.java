@@ -1,8 +1,8 @@
 package dev.holdfast.shop.order;
 
-import dev.holdfast.version.StaleRow;
-import dev.holdfast.version.VersionConflictException;
-import dev.holdfast.version.VersionStamp;
+import dev.holdfast.optimistic.StaleRow;
+import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.VersionStamp;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 
 import java.time.Instant;
@@ -18,7 +18,7 @@ import java.time.Instant;
  * Both end in a {@link StaleOrderException} rendered as the conflict page. The check is Holdfast's
  * {@link VersionStamp#requireVersion}; {@link StaleOrderException} is its {@link VersionConflictException}
  * plus what the shop's page says besides (the order's last change in words, what the user attempted),
- * so holdfast-spring-boot translates it to Spring's {@code OptimisticLockingFailureException} and counts it.
+ * so holdfast-spring-boot-starter translates it to Spring's {@code OptimisticLockingFailureException} and counts it.
  */
 public final class OrderVersionCheck {
 

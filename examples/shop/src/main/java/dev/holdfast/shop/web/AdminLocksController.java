@@ -1,9 +1,9 @@
 package dev.holdfast.shop.web;
 
-import dev.holdfast.offline.HeldLock;
+import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
-import dev.holdfast.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.shop.job.JobResult;
 import dev.holdfast.shop.job.JobRunRepository;
 import dev.holdfast.shop.job.NightlyReportJob;

@@ -1,7 +1,7 @@
 package dev.holdfast.shop.web;
 
-import dev.holdfast.offline.LockId;
-import dev.holdfast.offline.NoLockException;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
@@ -24,7 +24,7 @@ import java.util.List;
  * Scenario 3: an admin edits an order under an offline lock. Opening the page takes the lock (a second
  * admin gets "being edited by …"); the {@link LockId} travels in a hidden field; the page's heartbeat
  * extends it; saving checks it is still this admin's live lock on this order, then releases it.
- * Lock refusals are rendered by holdfast-spring-boot's handler ({@link ShopLockProblemHandler}).
+ * Lock refusals are rendered by holdfast-spring-boot-starter's handler ({@link ShopLockProblemHandler}).
  */
 @Controller
 @RequestMapping("/admin/orders/{orderNumber}/edit")
@@ -100,7 +100,7 @@ class AdminOrderEditController {
         try {
             orders.stopEditing(admin.getName(), lockId);
             return true;
-        } catch (NoLockException e) {
+        } catch (LockNotHeldException e) {
             return false;
         }
     }

@@ -1,6 +1,6 @@
 package dev.holdfast.shop.web;
 
-import dev.holdfast.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.shop.invoice.InvoiceService;
 import dev.holdfast.shop.order.OrderService;
 import org.springframework.stereotype.Controller;

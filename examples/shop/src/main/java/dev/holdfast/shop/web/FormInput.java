@@ -23,7 +23,7 @@ final class FormInput {
      */
     static long version(String raw) {
         try {
-            return ClientVersion.parse(raw).value(); // holdfast-spring-boot's form binding helper
+            return ClientVersion.parse(raw).value(); // holdfast-spring-boot-starter's form binding helper
         } catch (ClientVersion.MalformedVersionException e) {
             throw e.missing() ? new BadRequestException("bad.version-missing")
                     : new BadRequestException("bad.version-malformed", abbreviate(raw));

@@ -10,7 +10,7 @@ import dev.holdfast.shop.order.OrderVersionCheck;
 import dev.holdfast.shop.order.OrderVersionCheck.StaleOrderException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import dev.holdfast.version.offline.TamperedStateException;
+import dev.holdfast.optimistic.offline.TamperedStateException;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
@@ -20,7 +20,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
  * Turns every refused change into a page that says what happened and how to go on; nothing was saved.
- * Ordered before holdfast-spring-boot's generic handlers (lowest precedence): a
+ * Ordered before holdfast-spring-boot-starter's generic handlers (lowest precedence): a
  * {@link StaleOrderException} is a {@code VersionConflictException}, and the shop's page says more.
  */
 @ControllerAdvice

@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * holdfast-spring-boot's lock problem handler (409 for lock conflicts and lost locks, 400 for a bad
+ * holdfast-spring-boot-starter's lock problem handler (409 for lock conflicts and lost locks, 400 for a bad
  * lock id; problem+json for JSON clients) with what the shop's {@code lock-problem} page needs besides
  * the problem: the signed-in user, the expiry in the viewer's time zone, a link back to the order, and
  * the problem's title and detail in the viewer's language ({@code lock-problem.<code>.*} in the message

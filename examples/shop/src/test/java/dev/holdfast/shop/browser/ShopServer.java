@@ -112,8 +112,8 @@ final class ShopServer {
 
     /** Who holds the live edit lock of an order, by database time (null: nobody). */
     String editLockOwner(String orderNumber) {
-        return context.getBean(dev.holdfast.offline.JdbcLockManager.class)
-                .holder("purchase_order", orderNumber).map(dev.holdfast.offline.HeldLock::owner).orElse(null);
+        return context.getBean(dev.holdfast.pessimistic.offline.JdbcLockManager.class)
+                .holder("purchase_order", orderNumber).map(dev.holdfast.pessimistic.offline.HeldLock::owner).orElse(null);
     }
 
     /** Invoices of an order, as the database holds them: "bill_to @ order_version by issued_by" each. */

@@ -1,9 +1,9 @@
 package dev.holdfast.shop.order;
 
-import dev.holdfast.offline.AlreadyLockedException;
-import dev.holdfast.offline.ForeignLockException;
-import dev.holdfast.offline.LockId;
-import dev.holdfast.offline.NoLockException;
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.pessimistic.offline.ForeignLockException;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -37,7 +37,7 @@ class OrderEditDatabaseTest {
         assertThatThrownBy(() -> shop.service.edit("kim", a, adminsB, 0, NEW_RECEIVER, List.of(2)))
                 .isInstanceOf(ForeignLockException.class);
         assertThatThrownBy(() -> shop.service.edit("kim", a, LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"), 0, NEW_RECEIVER, List.of(2)))
-                .isExactlyInstanceOf(NoLockException.class);
+                .isExactlyInstanceOf(LockNotHeldException.class);
         assertThat(shop.version(a)).isZero();
         assertThat(shop.activeConnections()).isZero();
 
@@ -49,7 +49,7 @@ class OrderEditDatabaseTest {
         // released: the next admin gets the lock; the old lock id authorizes nothing any more
         LockId next = shop.service.startEditing("admin", a);
         assertThatThrownBy(() -> shop.service.edit("kim", a, kimsA, 1, NEW_RECEIVER, List.of(3)))
-                .isInstanceOf(NoLockException.class);
+                .isInstanceOf(LockNotHeldException.class);
         shop.service.stopEditing("admin", next);
         shop.service.stopEditing("admin", adminsB);
         assertThat(shop.version(a)).isEqualTo(1);

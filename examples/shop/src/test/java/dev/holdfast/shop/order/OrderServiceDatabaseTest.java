@@ -49,7 +49,7 @@ class OrderServiceDatabaseTest {
                     assertThat(e.currentVersion()).contains(1L);
                     assertThat(e.modifiedBy()).contains("alice");
                     // Holdfast's VersionConflictException, so Spring code sees an OptimisticLockingFailureException
-                    assertThat(e).isInstanceOf(dev.holdfast.version.VersionConflictException.class)
+                    assertThat(e).isInstanceOf(dev.holdfast.optimistic.VersionConflictException.class)
                             .hasMessageStartingWith("order " + order + " was modified by alice at ")
                             .hasMessageEndingWith("(version 1, you had 0)");
                     assertThat(new dev.holdfast.spring.boot.HoldfastExceptionTranslator().translate(e))

@@ -1,9 +1,0 @@
-/**
- * Offline pessimistic locks (Fowler's Pessimistic Offline Lock), with the seed's
- * {@link dev.holdfast.offline.LockManager} interface: a lock that outlives a request, held by a
- * user while an edit page is open, identified by an unguessable {@link dev.holdfast.offline.LockId}
- * and checked on submit. {@link dev.holdfast.offline.JdbcLockManager} keeps the locks in a table
- * ({@link dev.holdfast.jdbc.HoldfastTable#OFFLINE_LOCKS}), one statement per call, database time
- * for every expiry.
- */
-package dev.holdfast.offline;

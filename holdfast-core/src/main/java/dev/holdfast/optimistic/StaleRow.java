@@ -1,0 +1,71 @@
+package dev.holdfast.optimistic;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One row whose version was not the expected one: either it changed (then {@link #current()} says
+ * to what, by whom and when) or it was deleted.
+ *
+ * @param entity          what the row is, e.g. {@code "order"} (the table name unless configured)
+ * @param id              the row's key
+ * @param expectedVersion the version the caller had
+ * @param current         the row as it is now; {@code null} if it was deleted
+ */
+public record StaleRow(String entity, Object id, long expectedVersion, VersionStamp current) {
+
+    private static final DateTimeFormatter MINUTES = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
+
+    public StaleRow {
+        Objects.requireNonNull(entity, "entity");
+        Objects.requireNonNull(id, "id");
+    }
+
+    /** A row that exists with another version than expected. */
+    public static StaleRow changed(String entity, Object id, long expectedVersion, VersionStamp current) {
+        return new StaleRow(entity, id, expectedVersion, Objects.requireNonNull(current, "current"));
+    }
+
+    /** A row that no longer exists. */
+    public static StaleRow deleted(String entity, Object id, long expectedVersion) {
+        return new StaleRow(entity, id, expectedVersion, null);
+    }
+
+    /** Whether the row no longer exists. */
+    public boolean deleted() {
+        return current == null;
+    }
+
+    /** The row's version now; empty if it was deleted. */
+    public Optional<Long> currentVersion() {
+        return deleted() ? Optional.empty() : Optional.of(current.version());
+    }
+
+    /**
+     * One sentence for people: "order 42 was modified by kim at 2026-11-21 14:03 UTC (version 7,
+     * you had 6)", or "order 42 was deleted (you had version 6)". Times are database time, UTC.
+     */
+    public String describe() {
+        String row = entity + " " + id;
+        if (deleted()) {
+            return row + " was deleted (you had version " + expectedVersion + ")";
+        }
+        StringBuilder s = new StringBuilder(row);
+        s.append(current.version() > expectedVersion ? " was modified" : " was last modified");
+        if (current.modifiedBy() != null) {
+            s.append(" by ").append(current.modifiedBy());
+        }
+        if (current.modified() != null) {
+            s.append(" at ").append(MINUTES.format(current.modified())).append(" UTC");
+        }
+        return s.append(" (version ").append(current.version()).append(", you had ").append(expectedVersion).append(')')
+                .toString();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

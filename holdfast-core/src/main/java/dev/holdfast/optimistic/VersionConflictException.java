@@ -1,0 +1,88 @@
+package dev.holdfast.optimistic;
+
+import dev.holdfast.HoldfastException;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * A write or check found a stale version: someone changed or deleted the row since the caller
+ * read it. Nothing was written by the refused operation. The exception lists every stale row (one
+ * for a single-row write; all of them for an offline-lock commit); the accessors without an index
+ * describe the first.
+ *
+ * <p>The message is for people: "order 42 was modified by kim at 2026-11-21 14:03 UTC (version 7,
+ * you had 6)".
+ */
+public class VersionConflictException extends HoldfastException {
+
+    private final List<StaleRow> staleRows;
+
+    public VersionConflictException(StaleRow staleRow) {
+        this(List.of(staleRow));
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code staleRows} is empty
+     */
+    public VersionConflictException(List<StaleRow> staleRows) {
+        super(message(staleRows));
+        this.staleRows = List.copyOf(staleRows);
+    }
+
+    private static String message(List<StaleRow> rows) {
+        if (rows == null || rows.isEmpty()) {
+            throw new IllegalArgumentException("a version conflict needs at least one stale row");
+        }
+        if (rows.size() == 1) {
+            return rows.get(0).describe();
+        }
+        return rows.size() + " stale rows: " + rows.stream().map(StaleRow::describe).collect(Collectors.joining("; "));
+    }
+
+    /** Every stale row, in the order they were found. */
+    public List<StaleRow> staleRows() {
+        return staleRows;
+    }
+
+    private StaleRow first() {
+        return staleRows.get(0);
+    }
+
+    /** The first stale row's entity, e.g. {@code "order"}. */
+    public String entity() {
+        return first().entity();
+    }
+
+    /** The first stale row's key. */
+    public Object id() {
+        return first().id();
+    }
+
+    /** The version the caller had for the first stale row. */
+    public long expectedVersion() {
+        return first().expectedVersion();
+    }
+
+    /** Whether the first stale row was deleted. */
+    public boolean deleted() {
+        return first().deleted();
+    }
+
+    /** The first stale row's current version; empty if it was deleted. */
+    public Optional<Long> currentVersion() {
+        return first().currentVersion();
+    }
+
+    /** Who last modified the first stale row; empty if it was deleted or the column is null. */
+    public Optional<String> modifiedBy() {
+        return first().deleted() ? Optional.empty() : Optional.ofNullable(first().current().modifiedBy());
+    }
+
+    /** When (database time) the first stale row was last modified; empty if deleted or null. */
+    public Optional<Instant> modified() {
+        return first().deleted() ? Optional.empty() : Optional.ofNullable(first().current().modified());
+    }
+}

@@ -1,0 +1,137 @@
+package dev.holdfast.optimistic.offline;
+
+import dev.holdfast.optimistic.Assignments;
+import dev.holdfast.optimistic.StaleRow;
+import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.VersionStamp;
+import dev.holdfast.optimistic.VersionedTable;
+
+import java.sql.Connection;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What a business transaction spanning several requests has read (rows and the versions it saw)
+ * and, in its last request, what it will write. Created by {@link OptimisticOfflineLock#begin()}
+ * or restored by {@link OptimisticOfflineLock#open(String)}; committed by
+ * {@link OptimisticOfflineLock#commit}. Not thread-safe: one per user interaction.
+ *
+ * <p>Writes use the version recorded when the row was read, so a row must be read before it is
+ * written. Every recorded row that is not written is verified unchanged at commit.
+ */
+public final class BusinessTransaction {
+
+    /** What the commit does with one row. */
+    enum Action { VERIFY, UPDATE, DELETE }
+
+    record Entry(VersionedTable table, Object id, long version, Action action, Assignments changes) {
+    }
+
+    private final OptimisticOfflineLock lock;
+    private final TreeMap<RowId, Entry> rows = new TreeMap<>();
+
+    BusinessTransaction(OptimisticOfflineLock lock) {
+        this.lock = lock;
+    }
+
+    /**
+     * Reads a row's stamp on {@code connection} and records its version.
+     *
+     * @return the row's stamp, or empty if there is no such row (nothing is recorded then)
+     */
+    public Optional<VersionStamp> read(Connection connection, VersionedTable table, Object id) {
+        Optional<VersionStamp> stamp = lock.registered(table).read(connection, id);
+        stamp.ifPresent(s -> recordRead(table, id, s.version()));
+        return stamp;
+    }
+
+    /**
+     * Records that the business transaction read version {@code version} of a row (loaded by the
+     * caller, e.g. through JPA). Recording the same row again with the same version does nothing.
+     *
+     * @throws VersionConflictException if the row was recorded before with another version: the
+     *                                  business transaction has already seen two states of it
+     * @throws IllegalArgumentException for an unregistered table, a bad id or a negative version
+     */
+    public BusinessTransaction recordRead(VersionedTable table, Object id, long version) {
+        VersionedTable registered = lock.registered(table);
+        if (version < 0) {
+            throw new IllegalArgumentException("a version must not be negative, was " + version);
+        }
+        RowId row = lock.rowId(registered, id);
+        Entry known = rows.get(row);
+        if (known != null) {
+            if (known.version() != version) {
+                throw new VersionConflictException(StaleRow.changed(registered.entity(), row.id(), known.version(),
+                        new VersionStamp(version, null, null)));
+            }
+            return this;
+        }
+        rows.put(row, new Entry(registered, row.id(), version, Action.VERIFY, null));
+        return this;
+    }
+
+    /**
+     * Plans a conditional update of a row read earlier, at the version then read.
+     *
+     * @throws IllegalStateException if the row was not read in this business transaction
+     */
+    public BusinessTransaction write(VersionedTable table, Object id, Assignments changes) {
+        Objects.requireNonNull(changes, "changes");
+        return plan(table, id, Action.UPDATE, changes);
+    }
+
+    /**
+     * Plans a conditional delete of a row read earlier, at the version then read.
+     *
+     * @throws IllegalStateException if the row was not read in this business transaction
+     */
+    public BusinessTransaction delete(VersionedTable table, Object id) {
+        return plan(table, id, Action.DELETE, null);
+    }
+
+    private BusinessTransaction plan(VersionedTable table, Object id, Action action, Assignments changes) {
+        RowId row = lock.rowId(lock.registered(table), id);
+        Entry known = rows.get(row);
+        if (known == null) {
+            throw new IllegalStateException(row + " was not read in this business transaction:"
+                    + " only a row whose version was recorded can be written");
+        }
+        rows.put(row, new Entry(known.table(), known.id(), known.version(), action, changes));
+        return this;
+    }
+
+    /** The recorded version of every row, in commit order. */
+    public Map<RowId, Long> versions() {
+        Map<RowId, Long> versions = new TreeMap<>();
+        rows.forEach((row, entry) -> versions.put(row, entry.version()));
+        return Collections.unmodifiableMap(versions);
+    }
+
+    /** The rows that will be written (updated or deleted) at commit. */
+    public java.util.Set<RowId> writes() {
+        java.util.Set<RowId> writes = new java.util.TreeSet<>();
+        rows.forEach((row, entry) -> {
+            if (entry.action() != Action.VERIFY) {
+                writes.add(row);
+            }
+        });
+        return Collections.unmodifiableSet(writes);
+    }
+
+    Map<RowId, Entry> entries() {
+        return Collections.unmodifiableMap(rows);
+    }
+
+    OptimisticOfflineLock lock() {
+        return lock;
+    }
+
+    @Override
+    public String toString() {
+        return "BusinessTransaction" + versions() + " writing " + writes();
+    }
+}

@@ -1,0 +1,550 @@
+package dev.holdfast.pessimistic.offline;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SqlIdentifier;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
+
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * {@link LockManager} over a locks table (create it with
+ * {@code new SchemaInstaller(dataSource).install(HoldfastTable.OFFLINE_LOCKS, name)}).
+ *
+ * <pre>{@code
+ * JdbcLockManager locks = JdbcLockManager.builder(dataSource)
+ *         .defaultExpiry(Duration.ofMinutes(5))
+ *         .ownerBinding(true)
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>One statement per call, on its own connection.</b> Every call borrows a connection,
+ * runs one statement in autocommit mode and returns the connection: it commits independently of
+ * any transaction the caller has open (pass a plain pool, not a transaction-aware proxy). The
+ * decision of {@code tryLock}, {@code checkLock}, {@code releaseLock} and
+ * {@code extendLockExpiration} is that one atomic statement. When a release or an extension is
+ * refused, one more read finds out why (expired, released, foreign), only on that refusal path.
+ * {@code tryLock} learns who holds a live lock from its own upsert's returned row. Two rare cases
+ * repeat the statement (at most {@value #ATTEMPTS} attempts): H2 reports a concurrent insert of the
+ * same new resource as a unique violation, and MariaDB may choose it as a deadlock victim against
+ * a purge.
+ *
+ * <p><b>Database time.</b> Every expiry is computed and compared by the database's clock
+ * ({@link Dialect#clock()}); the application's clock is never used.
+ *
+ * <p><b>Operators</b> get {@link #holder}, {@link #heldLocks}, {@link #forceRelease} and
+ * {@link #purgeExpired}/{@link #purgeAllExpired}. None of them reveals a lock id.
+ *
+ * <p>Thread-safe; keep one per table.
+ */
+public final class JdbcLockManager implements LockManager {
+
+    /** How often a statement is tried when the database reports a transient conflict. */
+    static final int ATTEMPTS = 3;
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final String table;
+    private final Duration defaultExpiry;
+    private final Duration maxExpiry;
+    private final boolean ownerBinding;
+    private final CommitDurability durability;
+    private final SecureRandom random;
+    private final OfflineLockSql sql;
+    private final String tryLockSql;
+    private final String checkSql;
+    private final String releaseSql;
+    private final String releaseOwnedSql;
+    private final String extendSql;
+    private final String extendOwnedSql;
+    private final AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
+
+    private JdbcLockManager(Builder b, Dialect dialect) {
+        this.dataSource = b.dataSource;
+        this.dialect = dialect;
+        this.table = b.table;
+        this.defaultExpiry = b.defaultExpiry;
+        this.maxExpiry = b.maxExpiry;
+        this.ownerBinding = b.ownerBinding;
+        this.durability = b.durability;
+        this.random = b.random;
+        this.sql = OfflineLockSql.forDialect(dialect, table);
+        boolean relaxed = durability == CommitDurability.RELAXED;
+        this.tryLockSql = sql.tryLock(relaxed);
+        this.checkSql = sql.check();
+        this.releaseSql = sql.release(false, relaxed);
+        this.releaseOwnedSql = sql.release(true, relaxed);
+        this.extendSql = sql.extend(false);
+        this.extendOwnedSql = sql.extend(true);
+    }
+
+    /** A builder over {@code dataSource}, a plain (not transaction-aware) pool. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public Duration defaultExpiry() {
+        return defaultExpiry;
+    }
+
+    public CommitDurability durability() {
+        return durability;
+    }
+
+    public boolean ownerBinding() {
+        return ownerBinding;
+    }
+
+    // ---------------------------------------------------------------- the seed's operations
+
+    @Override
+    public LockId tryLock(String type, String id) {
+        requireUnbound("tryLock");
+        return acquire(type, id, null, defaultExpiry);
+    }
+
+    @Override
+    public LockId tryLock(String type, String id, String owner) {
+        return tryLock(type, id, owner, defaultExpiry);
+    }
+
+    @Override
+    public LockId tryLock(String type, String id, String owner, Duration expiry) {
+        Names.require("owner", owner, MAX_OWNER_LENGTH);
+        return acquire(type, id, owner, expiry);
+    }
+
+    private LockId acquire(String type, String id, String owner, Duration expiry) {
+        Names.require("type", type, MAX_TYPE_LENGTH);
+        Names.require("id", id, MAX_ID_LENGTH);
+        long micros = Names.micros(Names.positive("expiry", expiry, maxExpiry));
+        LockId lockId = LockId.generate(random);
+        for (int attempt = 1; ; attempt++) {
+            try (Borrowed borrowed = new Borrowed(dataSource)) {
+                Connection c = borrowed.connection;
+                try (PreparedStatement ps = c.prepareStatement(tryLockSql)) {
+                    ps.setString(1, type);
+                    ps.setString(2, id);
+                    ps.setString(3, lockId.getValue());
+                    ps.setString(4, owner);
+                    ps.setLong(5, micros);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new IllegalStateException("tryLock upsert returned no row");
+                        }
+                        if (lockId.getValue().equals(rs.getString(1))) {
+                            return lockId;
+                        }
+                        throw new AlreadyLockedException(type, id, rs.getString(2),
+                                dialect.readInstant(rs, 3), dialect.readInstant(rs, 4));
+                    }
+                }
+            } catch (SQLException e) {
+                SqlErrorKind kind = dialect.classify(e);
+                boolean transientConflict = kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK;
+                if (!transientConflict || attempt >= ATTEMPTS) {
+                    throw new DatabaseException("tryLock " + type + " " + id, e);
+                }
+                retries.incrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public void checkLock(LockId lockId) {
+        requireUnbound("checkLock");
+        verify(requireLockId(lockId), null, null, null);
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id) {
+        requireUnbound("checkLock");
+        verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
+                Names.require("id", id, MAX_ID_LENGTH), null);
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id, String owner) {
+        verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
+                Names.require("id", id, MAX_ID_LENGTH), Names.require("owner", owner, MAX_OWNER_LENGTH));
+    }
+
+    @Override
+    public void releaseLock(LockId lockId) {
+        requireUnbound("releaseLock");
+        release(requireLockId(lockId), null);
+    }
+
+    @Override
+    public void releaseLock(LockId lockId, String owner) {
+        release(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH));
+    }
+
+    private void release(LockId lockId, String owner) {
+        int updated = update("releaseLock", owner == null ? releaseSql : releaseOwnedSql, ps -> {
+            ps.setString(1, lockId.getValue());
+            if (owner != null) {
+                ps.setString(2, owner);
+            }
+        });
+        if (updated == 0) {
+            explainRefusal(lockId, owner);
+        }
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, long incMillis) {
+        requireUnbound("extendLockExpiration");
+        if (incMillis <= 0 || incMillis > maxExpiry.toMillis()) {
+            throw new IllegalArgumentException("increment must be 1 to " + maxExpiry.toMillis() + " ms, not " + incMillis);
+        }
+        extend(requireLockId(lockId), null, Duration.ofMillis(incMillis));
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, Duration increment) {
+        requireUnbound("extendLockExpiration");
+        extend(requireLockId(lockId), null, increment);
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
+        extend(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH), increment);
+    }
+
+    private void extend(LockId lockId, String owner, Duration increment) {
+        long micros = Names.micros(Names.positive("increment", increment, maxExpiry));
+        long maxMicros = Names.micros(maxExpiry);
+        int updated = update("extendLockExpiration", owner == null ? extendSql : extendOwnedSql, ps -> {
+            ps.setLong(1, micros);
+            ps.setLong(2, maxMicros);
+            ps.setString(3, lockId.getValue());
+            if (owner != null) {
+                ps.setString(4, owner);
+            }
+        });
+        if (updated == 0) {
+            explainRefusal(lockId, owner);
+        }
+    }
+
+    /** The update refused; read the row to say why. Always throws. */
+    private void explainRefusal(LockId lockId, String owner) {
+        verify(lockId, null, null, owner);
+        // The row was live and matching when read, yet the update found nothing: it changed in
+        // between (released and re-taken). The caller's lock is gone either way.
+        throw new LockNotHeldException();
+    }
+
+    /** Reads the lock by id and throws unless it is live and matches what is given (null = any). */
+    private void verify(LockId lockId, String type, String id, String owner) {
+        try (Borrowed borrowed = new Borrowed(dataSource)) {
+                Connection c = borrowed.connection;
+            try (PreparedStatement ps = c.prepareStatement(checkSql)) {
+                ps.setString(1, lockId.getValue());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new LockNotHeldException();
+                    }
+                    String lockedType = rs.getString(1);
+                    String lockedId = rs.getString(2);
+                    String lockedOwner = rs.getString(3);
+                    Instant expiresAt = dialect.readInstant(rs, 5);
+                    boolean live = rs.getInt(6) == 1;
+                    if (type != null && !(type.equals(lockedType) && id.equals(lockedId))) {
+                        throw new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
+                                "This lock id is not for " + type + " " + id);
+                    }
+                    if (owner != null && !owner.equals(lockedOwner)) {
+                        throw new ForeignLockException(ForeignLockException.Reason.OTHER_OWNER,
+                                "This lock on " + lockedType + " " + lockedId + " is not held by " + owner);
+                    }
+                    if (!live) {
+                        throw new LockExpiredException(lockedType, lockedId, expiresAt);
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException("checkLock", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    /** The live lock on {@code type}/{@code id}, if any: who holds it and until when. */
+    public Optional<HeldLock> holder(String type, String id) {
+        Names.require("type", type, MAX_TYPE_LENGTH);
+        Names.require("id", id, MAX_ID_LENGTH);
+        List<HeldLock> found = query("holder", "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM "
+                + table + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > "
+                + sql.clock(), ps -> {
+            ps.setString(1, type);
+            ps.setString(2, id);
+        });
+        return found.stream().findFirst();
+    }
+
+    /**
+     * Live locks, soonest expiry first.
+     *
+     * @param type  only this type, or null for all
+     * @param owner only this owner, or null for all
+     * @param limit at most this many (1 to 10,000)
+     */
+    public List<HeldLock> heldLocks(String type, String owner, int limit) {
+        if (type != null) {
+            Names.require("type", type, MAX_TYPE_LENGTH);
+        }
+        if (owner != null) {
+            Names.require("owner", owner, MAX_OWNER_LENGTH);
+        }
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be 1 to 10000, not " + limit);
+        }
+        return query("heldLocks", sql.held(type != null, owner != null), ps -> {
+            int i = 1;
+            if (type != null) {
+                ps.setString(i++, type);
+            }
+            if (owner != null) {
+                ps.setString(i++, owner);
+            }
+            ps.setInt(i, limit);
+        });
+    }
+
+    /**
+     * Breaks the live lock on {@code type}/{@code id}, whoever holds it: its lock id stops
+     * authorizing anything at once. Durable.
+     *
+     * @return whether there was a live lock to break
+     */
+    public boolean forceRelease(String type, String id) {
+        Names.require("type", type, MAX_TYPE_LENGTH);
+        Names.require("id", id, MAX_ID_LENGTH);
+        return update("forceRelease", sql.forceRelease(), ps -> {
+            ps.setString(1, type);
+            ps.setString(2, id);
+        }) > 0;
+    }
+
+    /**
+     * Deletes at most {@code maxRows} expired or released rows in one short autocommit
+     * transaction. Rows an acquirer is taking over at that moment are skipped (PostgreSQL) or
+     * waited for briefly; acquirers of other resources are never blocked.
+     *
+     * @param maxRows 1 to 100,000; a few hundred keeps each transaction to milliseconds
+     * @return how many rows were deleted
+     */
+    public int purgeExpired(int maxRows) {
+        if (maxRows < 1 || maxRows > 100_000) {
+            throw new IllegalArgumentException("maxRows must be 1 to 100000, not " + maxRows);
+        }
+        for (int attempt = 1; ; attempt++) {
+            try (Borrowed borrowed = new Borrowed(dataSource)) {
+                return sql.purge(borrowed.connection, maxRows);
+            } catch (SQLException e) {
+                if (dialect.classify(e) != SqlErrorKind.DEADLOCK || attempt >= ATTEMPTS) {
+                    throw new DatabaseException("purging expired locks", e);
+                }
+                retries.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Purges in batches of {@code batchSize} until a batch finds fewer rows, each batch its own
+     * transaction.
+     *
+     * @return how many rows were deleted in all
+     */
+    public long purgeAllExpired(int batchSize) {
+        long total = 0;
+        int deleted;
+        do {
+            deleted = purgeExpired(batchSize);
+            total += deleted;
+        } while (deleted == batchSize);
+        return total;
+    }
+
+    /** How many statements were repeated after a transient conflict (see the class description). */
+    public long retries() {
+        return retries.get();
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private void requireUnbound(String call) {
+        if (ownerBinding) {
+            throw new IllegalStateException("Owner binding is on: call the " + call + " form that takes the owner");
+        }
+    }
+
+    private static LockId requireLockId(LockId lockId) {
+        if (lockId == null) {
+            throw new IllegalArgumentException("lockId must not be null");
+        }
+        return lockId;
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private int update(String what, String statement, Binder binder) {
+        try (Borrowed borrowed = new Borrowed(dataSource)) {
+                Connection c = borrowed.connection;
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                binder.bind(ps);
+                return ps.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException(what, e);
+        }
+    }
+
+    private List<HeldLock> query(String what, String statement, Binder binder) {
+        try (Borrowed borrowed = new Borrowed(dataSource)) {
+                Connection c = borrowed.connection;
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                binder.bind(ps);
+                List<HeldLock> locks = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        locks.add(new HeldLock(rs.getString(1), rs.getString(2), rs.getString(3),
+                                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5)));
+                    }
+                }
+                return locks;
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException(what, e);
+        }
+    }
+
+    /**
+     * A borrowed connection in autocommit mode, so that the one statement commits on its own. A
+     * connection that came with autocommit off goes back to the pool that way.
+     */
+    private static final class Borrowed implements AutoCloseable {
+        final Connection connection;
+        private final boolean wasManual;
+
+        Borrowed(DataSource dataSource) throws SQLException {
+            this.connection = dataSource.getConnection();
+            boolean manual;
+            try {
+                manual = !connection.getAutoCommit();
+                if (manual) {
+                    connection.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                connection.close();
+                throw e;
+            }
+            this.wasManual = manual;
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                if (wasManual) {
+                    connection.setAutoCommit(false);
+                }
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    /** Configuration of a {@link JdbcLockManager}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String table = HoldfastTable.OFFLINE_LOCKS.defaultName();
+        private Duration defaultExpiry = Duration.ofMinutes(5);
+        private Duration maxExpiry = Duration.ofDays(1);
+        private boolean ownerBinding;
+        private CommitDurability durability = CommitDurability.RELAXED;
+        private SecureRandom random = new SecureRandom();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** The dialect; detected from the data source (one borrowed connection) if not set. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** The locks table, a plain identifier (optionally schema-qualified); default {@code holdfast_locks}. */
+        public Builder tableName(String table) {
+            this.table = SqlIdentifier.of(table).value();
+            return this;
+        }
+
+        /** Expiry of {@code tryLock} without an explicit one; default 5 minutes. */
+        public Builder defaultExpiry(Duration expiry) {
+            this.defaultExpiry = Objects.requireNonNull(expiry, "expiry");
+            return this;
+        }
+
+        /** Longest expiry and increment accepted, and the cap on any extended expiry from now; default 1 day. */
+        public Builder maxExpiry(Duration max) {
+            this.maxExpiry = Objects.requireNonNull(max, "max");
+            return this;
+        }
+
+        /** When on, every check, release and extension must name the owner; default off. */
+        public Builder ownerBinding(boolean on) {
+            this.ownerBinding = on;
+            return this;
+        }
+
+        /** Whether tryLock and release wait for a durable commit; default {@link CommitDurability#RELAXED}. */
+        public Builder durability(CommitDurability durability) {
+            this.durability = Objects.requireNonNull(durability, "durability");
+            return this;
+        }
+
+        /** The source of lock ids; default a new {@link SecureRandom}. */
+        public Builder random(SecureRandom random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the expiries are not 1 ms ≤ default ≤ max ≤ 365 days
+         */
+        public JdbcLockManager build() {
+            if (maxExpiry.compareTo(Duration.ofMillis(1)) < 0 || maxExpiry.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("maxExpiry must be 1 ms to 365 days, not " + maxExpiry);
+            }
+            Names.positive("defaultExpiry", defaultExpiry, maxExpiry);
+            return new JdbcLockManager(this, dialect != null ? dialect : Dialect.detect(dataSource));
+        }
+    }
+}

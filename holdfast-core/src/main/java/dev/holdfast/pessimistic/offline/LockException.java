@@ -1,0 +1,16 @@
+package dev.holdfast.pessimistic.offline;
+
+import dev.holdfast.HoldfastException;
+
+/**
+ * An offline lock was not granted or does not authorize what was asked, as in the seed's
+ * interface. Subtypes say why: {@link AlreadyLockedException} (someone else holds it) or
+ * {@link LockNotHeldException} and its refinements {@link LockExpiredException} and
+ * {@link ForeignLockException} (this lock id does not authorize the call).
+ */
+public abstract class LockException extends HoldfastException {
+
+    protected LockException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,141 @@
+package dev.holdfast.pessimistic.offline;
+
+import java.time.Duration;
+
+/**
+ * Offline pessimistic locks (Fowler's Pessimistic Offline Lock): a user takes a lock on an
+ * aggregate when the edit page opens, the page keeps it alive, and the submit checks it. The seed
+ * interface — {@link #tryLock(String, String)}, {@link #checkLock(LockId)},
+ * {@link #releaseLock(LockId)}, {@link #extendLockExpiration(LockId, long)} — is kept as is; the
+ * overloads add an owner, {@link Duration}s, and checks bound to the resource and the owner.
+ *
+ * <pre>{@code
+ * LockId lockId = locks.tryLock("purchase_order", orderNo, user);       // page opens; put getValue() in the form
+ * locks.extendLockExpiration(lockId, user, Duration.ofMinutes(1));      // heartbeat
+ * locks.checkLock(LockId.parse(form.lockId()), "purchase_order", orderNo, user); // on submit, before changing anything
+ * locks.releaseLock(lockId, user);
+ * }</pre>
+ *
+ * <p>Rules every implementation keeps:
+ * <ul>
+ *   <li>Each call commits on its own, independent of any transaction the caller has open (the
+ *       seed ran them {@code REQUIRES_NEW}): a rolled-back edit neither loses nor leaks its lock,
+ *       and other users see a lock at once.</li>
+ *   <li>Expiry is decided by database time only. An expired lock authorizes nothing: checking,
+ *       extending or releasing it raises {@link LockExpiredException}.</li>
+ *   <li>A type is 1 to {@value #MAX_TYPE_LENGTH} characters, an id and an owner 1 to
+ *       {@value #MAX_ID_LENGTH}; none may be blank or contain control characters or unpaired
+ *       surrogates. Violations raise {@link IllegalArgumentException} before any SQL runs.</li>
+ *   <li>With owner binding on (an implementation option), the owner-less forms raise
+ *       {@link IllegalStateException}, so no call can forget to prove who it is for. An owner
+ *       passed explicitly is always checked.</li>
+ * </ul>
+ */
+public interface LockManager {
+
+    /** Longest lock type, in characters (code points). */
+    int MAX_TYPE_LENGTH = 100;
+
+    /** Longest resource id, in characters (code points). */
+    int MAX_ID_LENGTH = 200;
+
+    /** Longest owner name, in characters (code points). */
+    int MAX_OWNER_LENGTH = 200;
+
+    /**
+     * Takes the lock on {@code type}/{@code id} without an owner, for the default expiry.
+     *
+     * @throws AlreadyLockedException if a live lock is held (who and until when are in it)
+     * @throws IllegalStateException  if owner binding is on
+     */
+    LockId tryLock(String type, String id);
+
+    /** Takes the lock for {@code owner}, for the default expiry; see {@link #tryLock(String, String, String, Duration)}. */
+    LockId tryLock(String type, String id, String owner);
+
+    /**
+     * Takes the lock on {@code type}/{@code id} for {@code owner}: a free, released or expired lock
+     * is taken in one atomic statement; a live one is refused.
+     *
+     * @param expiry how long the lock lives unless extended; positive, at most the implementation's maximum
+     * @return a new, unguessable lock id
+     * @throws AlreadyLockedException   if a live lock is held, even by the same owner (a second
+     *                                  browser tab must not silently share the first one's lock)
+     * @throws IllegalArgumentException for a bad type, id, owner or expiry
+     */
+    LockId tryLock(String type, String id, String owner, Duration expiry);
+
+    /**
+     * Succeeds if {@code lockId} is a live lock.
+     *
+     * @throws LockNotHeldException       if it authorizes nothing (released, taken over, never issued)
+     * @throws LockExpiredException  if it has expired
+     * @throws IllegalStateException if owner binding is on
+     */
+    void checkLock(LockId lockId);
+
+    /**
+     * Succeeds if {@code lockId} is a live lock on exactly {@code type}/{@code id}.
+     *
+     * @throws ForeignLockException  with {@link ForeignLockException.Reason#OTHER_RESOURCE} if it is
+     *                               a lock on something else
+     * @throws IllegalStateException if owner binding is on
+     * @see #checkLock(LockId)
+     */
+    void checkLock(LockId lockId, String type, String id);
+
+    /**
+     * Succeeds if {@code lockId} is a live lock on exactly {@code type}/{@code id} held by {@code owner}.
+     *
+     * @throws ForeignLockException with {@link ForeignLockException.Reason#OTHER_OWNER} if another
+     *                              owner (or none) holds it
+     * @see #checkLock(LockId, String, String)
+     */
+    void checkLock(LockId lockId, String type, String id, String owner);
+
+    /**
+     * Releases a live lock; the resource is free at once.
+     *
+     * @throws LockNotHeldException       if it was already released, taken over or never issued
+     * @throws LockExpiredException  if it has expired (it is free anyway)
+     * @throws IllegalStateException if owner binding is on
+     */
+    void releaseLock(LockId lockId);
+
+    /**
+     * Releases a live lock held by {@code owner}.
+     *
+     * @throws ForeignLockException with {@link ForeignLockException.Reason#OTHER_OWNER} if another owner holds it
+     * @see #releaseLock(LockId)
+     */
+    void releaseLock(LockId lockId, String owner);
+
+    /**
+     * The seed's extension: adds {@code incMillis} milliseconds to the lock's expiry.
+     *
+     * @see #extendLockExpiration(LockId, String, Duration)
+     * @throws IllegalStateException if owner binding is on
+     */
+    void extendLockExpiration(LockId lockId, long incMillis);
+
+    /**
+     * Adds {@code increment} to the expiry of a live lock.
+     *
+     * @see #extendLockExpiration(LockId, String, Duration)
+     * @throws IllegalStateException if owner binding is on
+     */
+    void extendLockExpiration(LockId lockId, Duration increment);
+
+    /**
+     * Adds {@code increment} to the expiry of a live lock held by {@code owner}. The new expiry is
+     * capped at the implementation's maximum expiry from now, so a heartbeat that keeps adding
+     * cannot push a lock into the far future.
+     *
+     * @param increment positive, at most the implementation's maximum expiry
+     * @throws LockExpiredException     if the lock has already expired: an expired lock is never revived
+     * @throws LockNotHeldException          if it was released, taken over or never issued
+     * @throws ForeignLockException     if another owner holds it
+     * @throws IllegalArgumentException for a zero, negative or too large increment
+     */
+    void extendLockExpiration(LockId lockId, String owner, Duration increment);
+}

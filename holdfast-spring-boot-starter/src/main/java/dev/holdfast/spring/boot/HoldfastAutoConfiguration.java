@@ -1,0 +1,117 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.LockManager;
+import dev.holdfast.pessimistic.PessimisticLocks;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+import javax.sql.DataSource;
+
+/**
+ * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
+ * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
+ * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
+ * {@link LeaseService} ({@code holdfast.lease.*}) and, with {@code holdfast.schema.install=true}, their tables. Every bean backs off when the application defines
+ * its own; {@code holdfast.enabled=false} turns all of it off.
+ *
+ * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
+ * manager is given the pool itself, never a {@link TransactionAwareDataSourceProxy} (one is
+ * unwrapped), so it borrows its own connection in autocommit mode.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBooleanProperty(name = "holdfast.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(HoldfastProperties.class)
+public class HoldfastAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    Dialect holdfastDialect(DataSource dataSource, HoldfastProperties properties) {
+        return properties.getDialect() != null ? properties.getDialect() : Dialect.detect(dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, ObjectProvider<PessimisticLocks.Observer> observers) {
+        PessimisticLocks locks = PessimisticLocks.of(dialect);
+        PessimisticLocks.Observer observer = observers.getIfUnique();
+        return observer == null ? locks : locks.observedBy(observer);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static HoldfastExceptionTranslator holdfastExceptionTranslator() {
+        return new HoldfastExceptionTranslator();
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "holdfast.schema.install")
+    HoldfastSchema holdfastSchema(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
+        SchemaInstaller installer = new SchemaInstaller(nonTransactional(dataSource), dialect);
+        installer.install(HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable());
+        installer.install(HoldfastTable.LEASES, properties.getLease().getTable());
+        return new HoldfastSchema(properties.getOffline().getTable(), properties.getLease().getTable());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(LockManager.class)
+    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                        ObjectProvider<HoldfastSchema> schema) {
+        schema.ifAvailable(installed -> { }); // the table exists before the first lock call
+        HoldfastProperties.Offline offline = properties.getOffline();
+        return JdbcLockManager.builder(nonTransactional(dataSource))
+                .dialect(dialect)
+                .tableName(offline.getTable())
+                .defaultExpiry(offline.getDefaultExpiry())
+                .maxExpiry(offline.getMaxExpiry())
+                .ownerBinding(offline.isOwnerBinding())
+                .durability(offline.getDurability())
+                .build();
+    }
+
+    /**
+     * Leases on the pool itself (never the caller's transaction: a lease commits on its own), in
+     * {@code holdfast.lease.table}. Closed with the context (stops keep-alive threads and the
+     * PostgreSQL listener; leases stay as they are).
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                      ObjectProvider<HoldfastSchema> schema) {
+        schema.ifAvailable(installed -> { }); // the table exists before the first lease call
+        return LeaseService.builder(nonTransactional(dataSource))
+                .dialect(dialect)
+                .table(properties.getLease().getTable())
+                .fastRelease(properties.getLease().isFastRelease())
+                .build();
+    }
+
+    /**
+     * The pool behind {@code dataSource}: a {@link TransactionAwareDataSourceProxy} would hand the lock
+     * manager the connection of the caller's transaction, so a lock taken inside a transaction that
+     * rolls back would vanish (and switching that connection to autocommit would commit the caller's
+     * work early).
+     */
+    static DataSource nonTransactional(DataSource dataSource) {
+        DataSource ds = dataSource;
+        while (ds instanceof TransactionAwareDataSourceProxy proxy) {
+            ds = proxy.getTargetDataSource();
+        }
+        return ds;
+    }
+
+    /** Marks that Holdfast's tables were installed at startup. */
+    record HoldfastSchema(String offlineLocksTable, String leasesTable) {
+    }
+}

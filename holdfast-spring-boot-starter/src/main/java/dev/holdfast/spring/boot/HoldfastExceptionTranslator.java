@@ -1,0 +1,75 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.pessimistic.DeadlockException;
+import dev.holdfast.pessimistic.LockTimeoutException;
+import dev.holdfast.optimistic.VersionConflictException;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+import java.sql.SQLException;
+
+/**
+ * Translates Holdfast's outcomes into Spring's {@link DataAccessException} tree, so code written against
+ * Spring keeps working, and the original Holdfast exception stays available as the cause:
+ *
+ * <table>
+ *   <caption>Translations</caption>
+ *   <tr><th>Holdfast</th><th>Spring</th></tr>
+ *   <tr><td>{@link LockTimeoutException} (a lock wait bound ran out, or no-wait found the row held)</td>
+ *       <td>{@link CannotAcquireLockException}</td></tr>
+ *   <tr><td>{@link DeadlockException}</td><td>{@link PessimisticLockingFailureException}, as Spring's own
+ *       SQL translators do since 6.0.3 (its {@code DeadlockLoserDataAccessException} is deprecated)</td></tr>
+ *   <tr><td>{@link AlreadyLockedException} (an offline lock is held by someone else)</td>
+ *       <td>{@link OfflineLockHeldException}, a {@link CannotAcquireLockException}</td></tr>
+ *   <tr><td>{@link LockNotHeldException} and its subtypes (expired, foreign)</td>
+ *       <td>{@link OfflineLockLostException}, a {@link PessimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link VersionConflictException} (a stale version: the row changed or was deleted)</td>
+ *       <td>{@link StaleVersionException}, an {@link org.springframework.dao.OptimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link DatabaseException} wrapping an {@link SQLException}</td><td>what Spring's
+ *       {@link SQLExceptionSubclassTranslator} makes of that SQLException</td></tr>
+ *   <tr><td>anything else</td><td>{@code null}: not translated</td></tr>
+ * </table>
+ *
+ * As a {@link PersistenceExceptionTranslator} bean it is picked up by Spring's
+ * {@code @Repository} exception translation; {@link #translate(RuntimeException)} serves direct use.
+ */
+public class HoldfastExceptionTranslator implements PersistenceExceptionTranslator {
+
+    private final SQLExceptionTranslator sqlTranslator = new SQLExceptionSubclassTranslator();
+
+    @Override
+    public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+        if (ex instanceof LockTimeoutException e) {
+            return new CannotAcquireLockException(e.getMessage(), e);
+        }
+        if (ex instanceof DeadlockException e) {
+            return new PessimisticLockingFailureException(e.getMessage(), e);
+        }
+        if (ex instanceof AlreadyLockedException e) {
+            return new OfflineLockHeldException(e);
+        }
+        if (ex instanceof LockNotHeldException e) {
+            return new OfflineLockLostException(e);
+        }
+        if (ex instanceof VersionConflictException e) {
+            return new StaleVersionException(e);
+        }
+        if (ex instanceof DatabaseException e && e.getCause() instanceof SQLException sql) {
+            return sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);
+        }
+        return null;
+    }
+
+    /** The translation of {@code ex}, or {@code ex} itself if there is none. */
+    public RuntimeException translate(RuntimeException ex) {
+        DataAccessException translated = translateExceptionIfPossible(ex);
+        return translated != null ? translated : ex;
+    }
+}

@@ -1,0 +1,222 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.pessimistic.offline.CommitDurability;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * Settings under {@code holdfast.*}.
+ */
+@ConfigurationProperties("holdfast")
+public class HoldfastProperties {
+
+    /** Whether Holdfast configures itself from the application's DataSource. */
+    private boolean enabled = true;
+
+    /**
+     * The database dialect: H2, POSTGRESQL or MARIADB. Empty (the default) detects it from the
+     * DataSource, which borrows one connection at startup.
+     */
+    private Dialect dialect;
+
+    private final Schema schema = new Schema();
+
+    private final Offline offline = new Offline();
+
+    private final Lease lease = new Lease();
+
+    private final Web web = new Web();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Dialect getDialect() {
+        return dialect;
+    }
+
+    public void setDialect(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    public Schema getSchema() {
+        return schema;
+    }
+
+    public Offline getOffline() {
+        return offline;
+    }
+
+    public Lease getLease() {
+        return lease;
+    }
+
+    public Web getWeb() {
+        return web;
+    }
+
+    /** Settings under {@code holdfast.lease.*}: distributed leases ({@code LeaseService}). */
+    public static class Lease {
+
+        /** The leases table, a plain SQL identifier (optionally schema-qualified). */
+        private String table = "holdfast_leases";
+
+        /**
+         * On PostgreSQL, whether a release skips the wait for the WAL flush (its own statement only). A
+         * release lost in a crash only lets the lease run to its TTL; acquires and renewals stay durable.
+         */
+        private boolean fastRelease = true;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isFastRelease() {
+            return fastRelease;
+        }
+
+        public void setFastRelease(boolean fastRelease) {
+            this.fastRelease = fastRelease;
+        }
+    }
+
+    /** Settings under {@code holdfast.schema.*}. */
+    public static class Schema {
+
+        /**
+         * Whether Holdfast's tables (and on H2 the database clock alias) are created at startup, with
+         * idempotent DDL. Off by default: production schemas usually come from Flyway or Liquibase,
+         * which can run the same scripts.
+         */
+        private boolean install = false;
+
+        public boolean isInstall() {
+            return install;
+        }
+
+        public void setInstall(boolean install) {
+            this.install = install;
+        }
+    }
+
+    /** Settings under {@code holdfast.offline.*}: the offline pessimistic locks ({@code LockManager}). */
+    public static class Offline {
+
+        /** The offline locks table, a plain SQL identifier (optionally schema-qualified). */
+        private String table = "holdfast_locks";
+
+        /** How long a lock lives unless extended, when tryLock is not given an expiry. */
+        private Duration defaultExpiry = Duration.ofMinutes(5);
+
+        /** Longest expiry or increment accepted, and the cap on any extended expiry from now. */
+        private Duration maxExpiry = Duration.ofDays(1);
+
+        /**
+         * Whether every check, release and extension must name the owner (owner-less calls are then
+         * refused with IllegalStateException), so no call can forget to prove whose lock it is.
+         */
+        private boolean ownerBinding = true;
+
+        /**
+         * RELAXED: on PostgreSQL, tryLock and releaseLock do not wait for the WAL flush (a crash can
+         * lose only recent lock operations, which checkLock then catches). DURABLE: every operation waits.
+         */
+        private CommitDurability durability = CommitDurability.RELAXED;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public Duration getDefaultExpiry() {
+            return defaultExpiry;
+        }
+
+        public void setDefaultExpiry(Duration defaultExpiry) {
+            this.defaultExpiry = defaultExpiry;
+        }
+
+        public Duration getMaxExpiry() {
+            return maxExpiry;
+        }
+
+        public void setMaxExpiry(Duration maxExpiry) {
+            this.maxExpiry = maxExpiry;
+        }
+
+        public boolean isOwnerBinding() {
+            return ownerBinding;
+        }
+
+        public void setOwnerBinding(boolean ownerBinding) {
+            this.ownerBinding = ownerBinding;
+        }
+
+        public CommitDurability getDurability() {
+            return durability;
+        }
+
+        public void setDurability(CommitDurability durability) {
+            this.durability = durability;
+        }
+    }
+
+    /** Settings under {@code holdfast.web.*}: the Spring MVC helpers. */
+    public static class Web {
+
+        /**
+         * How often an open edit page extends its offline lock (heartbeat.js), and by how much each
+         * extension moves the expiry. Keep it well below holdfast.offline.default-expiry.
+         */
+        private Duration heartbeatInterval = Duration.ofMinutes(1);
+
+        /**
+         * The view that renders lock conflicts and bad lock ids for browsers (model attribute
+         * "lockProblem"). Empty: a small built-in HTML page.
+         */
+        private String lockProblemView;
+
+        /**
+         * The view that renders version conflicts for browsers (model attribute "versionProblem").
+         * Empty: a small built-in HTML page.
+         */
+        private String conflictView;
+
+        public String getConflictView() {
+            return conflictView;
+        }
+
+        public void setConflictView(String conflictView) {
+            this.conflictView = conflictView;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public String getLockProblemView() {
+            return lockProblemView;
+        }
+
+        public void setLockProblemView(String lockProblemView) {
+            this.lockProblemView = lockProblemView;
+        }
+    }
+}

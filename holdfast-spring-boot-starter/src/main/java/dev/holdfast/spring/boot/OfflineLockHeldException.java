@@ -1,0 +1,21 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import org.springframework.dao.CannotAcquireLockException;
+
+/**
+ * Spring's view of {@link AlreadyLockedException}: someone else holds the offline lock. A
+ * {@link CannotAcquireLockException}, so a {@code PessimisticLockingFailureException}; the Holdfast
+ * exception (owner, until when) is the {@linkplain #getCause() cause}.
+ */
+public class OfflineLockHeldException extends CannotAcquireLockException {
+
+    public OfflineLockHeldException(AlreadyLockedException cause) {
+        super(cause.getMessage(), cause);
+    }
+
+    @Override
+    public AlreadyLockedException getCause() {
+        return (AlreadyLockedException) super.getCause();
+    }
+}

@@ -1,0 +1,21 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import org.springframework.dao.PessimisticLockingFailureException;
+
+/**
+ * Spring's view of {@link LockNotHeldException} and its subtypes: the presented lock id authorizes nothing
+ * (expired, released, broken, forged, or another resource's or owner's). The Holdfast exception is
+ * the {@linkplain #getCause() cause}.
+ */
+public class OfflineLockLostException extends PessimisticLockingFailureException {
+
+    public OfflineLockLostException(LockNotHeldException cause) {
+        super(cause.getMessage(), cause);
+    }
+
+    @Override
+    public LockNotHeldException getCause() {
+        return (LockNotHeldException) super.getCause();
+    }
+}

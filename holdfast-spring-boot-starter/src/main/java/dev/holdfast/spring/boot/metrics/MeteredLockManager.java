@@ -1,0 +1,173 @@
+package dev.holdfast.spring.boot.metrics;
+
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.pessimistic.offline.ForeignLockException;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.LockExpiredException;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockManager;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A {@link LockManager} that counts what happens to the calls of another one; the outcomes (and
+ * exceptions) are the delegate's, unchanged.
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>{@value #ACQUISITIONS}</td><td>counter</td><td></td></tr>
+ *   <tr><td>{@value #RELEASES}</td><td>counter</td><td></td></tr>
+ *   <tr><td>{@value #EXTENSIONS}</td><td>counter</td><td></td></tr>
+ *   <tr><td>{@value #REFUSALS}</td><td>counter</td><td>{@code operation} (acquire, check, release,
+ *       extend), {@code reason} (already_locked, expired, other_resource, other_owner, no_lock)</td></tr>
+ *   <tr><td>{@value #HELD}</td><td>gauge: live locks in the table, all servers together, read when
+ *       the registry publishes (one query, capped at 10,000); only with a {@link JdbcLockManager}</td><td></td></tr>
+ * </table>
+ */
+public final class MeteredLockManager implements LockManager {
+
+    public static final String ACQUISITIONS = "holdfast.offline.lock.acquisitions";
+    public static final String RELEASES = "holdfast.offline.lock.releases";
+    public static final String EXTENSIONS = "holdfast.offline.lock.extensions";
+    public static final String REFUSALS = "holdfast.offline.lock.refusals";
+    public static final String HELD = "holdfast.offline.locks.held";
+
+    private static final int HELD_CAP = 10_000;
+
+    private final LockManager delegate;
+    private final MeterRegistry registry;
+    private final Counter acquisitions;
+    private final Counter releases;
+    private final Counter extensions;
+
+    /**
+     * @param delegate the lock manager that does the work; with a {@link JdbcLockManager} the
+     *                 {@value #HELD} gauge is registered too
+     */
+    public MeteredLockManager(LockManager delegate, MeterRegistry registry) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.acquisitions = Counter.builder(ACQUISITIONS).description("Offline locks taken").register(registry);
+        this.releases = Counter.builder(RELEASES).description("Offline locks released by their holder").register(registry);
+        this.extensions = Counter.builder(EXTENSIONS).description("Offline lock expiries extended").register(registry);
+        if (delegate instanceof JdbcLockManager jdbc) {
+            Gauge.builder(HELD, jdbc, MeteredLockManager::countHeld)
+                    .description("Live offline locks (all servers; capped at " + HELD_CAP + ")")
+                    .register(registry);
+        }
+    }
+
+    private static double countHeld(JdbcLockManager jdbc) {
+        try {
+            return jdbc.heldLocks(null, null, HELD_CAP).size();
+        } catch (RuntimeException e) {
+            return Double.NaN; // the database is unreachable: no value rather than a wrong one
+        }
+    }
+
+    /** The lock manager doing the work. */
+    public LockManager delegate() {
+        return delegate;
+    }
+
+    @Override
+    public LockId tryLock(String type, String id) {
+        return acquire(() -> delegate.tryLock(type, id));
+    }
+
+    @Override
+    public LockId tryLock(String type, String id, String owner) {
+        return acquire(() -> delegate.tryLock(type, id, owner));
+    }
+
+    @Override
+    public LockId tryLock(String type, String id, String owner, Duration expiry) {
+        return acquire(() -> delegate.tryLock(type, id, owner, expiry));
+    }
+
+    @Override
+    public void checkLock(LockId lockId) {
+        run("check", null, () -> delegate.checkLock(lockId));
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id) {
+        run("check", null, () -> delegate.checkLock(lockId, type, id));
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id, String owner) {
+        run("check", null, () -> delegate.checkLock(lockId, type, id, owner));
+    }
+
+    @Override
+    public void releaseLock(LockId lockId) {
+        run("release", releases, () -> delegate.releaseLock(lockId));
+    }
+
+    @Override
+    public void releaseLock(LockId lockId, String owner) {
+        run("release", releases, () -> delegate.releaseLock(lockId, owner));
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, long incMillis) {
+        run("extend", extensions, () -> delegate.extendLockExpiration(lockId, incMillis));
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, Duration increment) {
+        run("extend", extensions, () -> delegate.extendLockExpiration(lockId, increment));
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
+        run("extend", extensions, () -> delegate.extendLockExpiration(lockId, owner, increment));
+    }
+
+    private LockId acquire(Supplier<LockId> call) {
+        try {
+            LockId id = call.get();
+            acquisitions.increment();
+            return id;
+        } catch (AlreadyLockedException e) {
+            refused("acquire", "already_locked");
+            throw e;
+        }
+    }
+
+    private void run(String operation, Counter success, Runnable call) {
+        try {
+            call.run();
+        } catch (LockNotHeldException e) {
+            refused(operation, reason(e));
+            throw e;
+        }
+        if (success != null) {
+            success.increment();
+        }
+    }
+
+    private static String reason(LockNotHeldException e) {
+        if (e instanceof LockExpiredException) {
+            return "expired";
+        }
+        if (e instanceof ForeignLockException f) {
+            return f.reason() == ForeignLockException.Reason.OTHER_RESOURCE ? "other_resource" : "other_owner";
+        }
+        return "no_lock";
+    }
+
+    private void refused(String operation, String reason) {
+        Counter.builder(REFUSALS).description("Offline lock calls refused")
+                .tag("operation", operation).tag("reason", reason)
+                .register(registry).increment();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.holdfast.spring.boot.metrics;
+
+import dev.holdfast.spring.boot.VersionConflictListener;
+import dev.holdfast.optimistic.StaleRow;
+import dev.holdfast.optimistic.VersionConflictException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Counts version conflicts: {@code holdfast.version.conflicts}, one per stale row, tagged {@code entity}
+ * and {@code kind} ({@code changed} or {@code deleted}). The MVC conflict handler records every conflict
+ * it answers; call {@link #record} for conflicts handled elsewhere (a retry loop, a scheduled job).
+ */
+public class VersionConflictCounter implements VersionConflictListener {
+
+    private final MeterRegistry registry;
+
+    public VersionConflictCounter(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void onConflict(VersionConflictException e) {
+        record(e);
+    }
+
+    public void record(VersionConflictException e) {
+        for (StaleRow row : e.staleRows()) {
+            Counter.builder("holdfast.version.conflicts")
+                    .description("Stale versions found (one per stale row)")
+                    .tag("entity", row.entity())
+                    .tag("kind", row.deleted() ? "deleted" : "changed")
+                    .register(registry)
+                    .increment();
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.holdfast.spring.boot.web;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.pessimistic.offline.HeldLock;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockManager;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import javax.sql.DataSource;
+
+/**
+ * The server side of {@code /holdfast/heartbeat.js}: an application maps one POST endpoint per edit
+ * page to {@link #extend} with the resource and the signed-in user, and renders {@link #interval()} and
+ * {@link #status} into the page:
+ *
+ * <pre>{@code
+ * @PostMapping("/admin/orders/{n}/edit/heartbeat")
+ * ResponseEntity<String> heartbeat(@PathVariable String n, @RequestParam(required = false) String lockId, Principal user) {
+ *     return heartbeat.extend(lockId, "purchase_order", n, user.getName());
+ * }
+ * }</pre>
+ *
+ * Each beat adds one {@link #interval()} to the lock's expiry (the lock manager caps it), so a page
+ * that beats on time keeps its lock's remaining time steady, and a page that stops beating loses the
+ * lock one expiry later. Times left are computed from database time.
+ */
+public class LockHeartbeat {
+
+    private final LockManager locks;
+    private final JdbcLockManager store;
+    private final DataSource dataSource;
+    private final Duration interval;
+
+    /**
+     * @param locks      extends the locks (may be a metered wrapper of {@code store})
+     * @param store      reads who holds a lock until when
+     * @param dataSource the pool, for the database time
+     * @param interval   how often the page beats, and how much each beat adds
+     */
+    public LockHeartbeat(LockManager locks, JdbcLockManager store, DataSource dataSource, Duration interval) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+        this.store = Objects.requireNonNull(store, "store");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.interval = Objects.requireNonNull(interval, "interval");
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("interval must be positive, not " + interval);
+        }
+    }
+
+    /** How often a page beats (for {@code data-holdfast-interval-seconds}). */
+    public Duration interval() {
+        return interval;
+    }
+
+    /** Who holds the lock on {@code type}/{@code id}, since and until when, with the seconds left by database time. */
+    public Optional<LockStatus> status(String type, String id) {
+        Optional<HeldLock> held = store.holder(type, id);
+        if (held.isEmpty()) {
+            return Optional.empty();
+        }
+        HeldLock lock = held.get();
+        long left = Math.max(0, Duration.between(databaseNow(), lock.expiresAt()).toSeconds());
+        return Optional.of(new LockStatus(lock.owner(), lock.acquiredAt(), lock.expiresAt(), left));
+    }
+
+    /**
+     * One beat: extends {@code lockId}, which must be the live lock of {@code owner} on {@code type}/{@code id}.
+     *
+     * @return 200 {@code {"held":true,"owner":…,"expiresAt":…,"secondsLeft":…,"intervalSeconds":…}}; 409 problem
+     *         detail ({@code "held":false}) if the lock is lost (expired, broken, taken over, another's);
+     *         400 for a missing or malformed lock id
+     */
+    public ResponseEntity<String> extend(String lockId, String type, String id, String owner) {
+        return extend(lockId, type, id, owner, null);
+    }
+
+    /**
+     * {@link #extend(String, String, String, String)}, and the new expiry as the page shows its times:
+     * the 200 answer gets {@code "expiresAtText"}: {@code display.apply(expiresAt)} (e.g. in the viewer's
+     * time zone and language), which {@code heartbeat.js} shows instead of formatting the time itself,
+     * so the edit page's heartbeat and its server-rendered times read the same.
+     *
+     * @param display formats an instant for the page; null for no {@code expiresAtText}
+     */
+    public ResponseEntity<String> extend(String lockId, String type, String id, String owner,
+                                         Function<Instant, String> display) {
+        Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
+        if (parsed.isEmpty()) {
+            return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()));
+        }
+        try {
+            locks.checkLock(parsed.get(), type, id, owner);
+            locks.extendLockExpiration(parsed.get(), owner, interval);
+        } catch (LockNotHeldException e) {
+            return problem(LockProblem.of(e));
+        }
+        Optional<LockStatus> status = status(type, id).filter(s -> owner.equals(s.owner()));
+        if (status.isEmpty()) { // broken between the extension and this read
+            return problem(LockProblem.of(new LockNotHeldException()));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("held", true);
+        body.put("owner", owner);
+        body.put("expiresAt", status.get().expiresAt().toString());
+        if (display != null) {
+            body.put("expiresAtText", display.apply(status.get().expiresAt()));
+        }
+        body.put("secondsLeft", status.get().secondsLeft());
+        body.put("intervalSeconds", interval.toSeconds());
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(
+                org.springframework.http.CacheControl.noStore()).body(Json.object(body));
+    }
+
+    private static ResponseEntity<String> problem(LockProblem problem) {
+        Map<String, Object> body = new LinkedHashMap<>(problem.problemDetail());
+        body.put("held", false);
+        return ResponseEntity.status(HttpStatus.valueOf(problem.status()))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(Json.object(body));
+    }
+
+    private Instant databaseNow() {
+        try (Connection c = dataSource.getConnection()) {
+            return store.dialect().now(c);
+        } catch (SQLException e) {
+            throw new DatabaseException("reading the database time", e);
+        }
+    }
+
+    /**
+     * A live lock as an edit page shows it.
+     *
+     * @param owner       null for a lock taken without an owner
+     * @param secondsLeft seconds until {@code expiresAt}, by database time
+     */
+    public record LockStatus(String owner, Instant acquiredAt, Instant expiresAt, long secondsLeft) {
+    }
+}

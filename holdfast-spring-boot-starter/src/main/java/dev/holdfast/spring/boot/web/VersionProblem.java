@@ -1,0 +1,79 @@
+package dev.holdfast.spring.boot.web;
+
+import dev.holdfast.optimistic.StaleRow;
+import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.offline.TamperedStateException;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What went wrong with a version, for a page or a problem-detail response.
+ *
+ * @param status    409 for a stale version, 400 for a missing or malformed version or a tampered state
+ * @param code      a stable code: {@code version-conflict}, {@code bad-version}, {@code tampered-state}
+ * @param title     a short headline
+ * @param detail    what happened and that nothing was changed
+ * @param staleRows for a conflict, every stale row: what changed, by whom, when (database time); else empty
+ */
+public record VersionProblem(int status, String code, String title, String detail, List<StaleRow> staleRows) {
+
+    public VersionProblem {
+        staleRows = List.copyOf(staleRows);
+    }
+
+    /** The problem for a stale version. */
+    public static VersionProblem of(VersionConflictException e) {
+        return new VersionProblem(409, "version-conflict",
+                e.staleRows().size() == 1 ? "Changed while you were looking at it" : "Changed while you were working",
+                capitalize(e.getMessage()) + ". Nothing was saved. Reload to see the current state and decide again.",
+                e.staleRows());
+    }
+
+    /** The problem for a form that carried no version, or something that is not one. */
+    public static VersionProblem badVersion(ClientVersion.MalformedVersionException e) {
+        return new VersionProblem(400, "bad-version",
+                e.missing() ? "The form carried no version" : "The form carried a damaged version",
+                "Without the version the page showed, nobody can tell which state you decided on, so "
+                        + capitalize(e.getMessage()) + " was refused. Nothing was changed. Reload the page and try again.",
+                List.of());
+    }
+
+    /** The problem for a sealed business-transaction state that did not verify. */
+    public static VersionProblem of(TamperedStateException e) {
+        return new VersionProblem(400, "tampered-state", "The form was altered",
+                "The form's saved state did not verify (it was altered, damaged, or belongs to another session). "
+                        + "Nothing was changed. Start again from the beginning.", List.of());
+    }
+
+    /** The fields of an RFC 9457 problem detail, with {@code code} and, per stale row, its description. */
+    public Map<String, Object> problemDetail() {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("type", "about:blank");
+        fields.put("title", title);
+        fields.put("status", status);
+        fields.put("detail", detail);
+        fields.put("code", code);
+        for (int i = 0; i < staleRows.size(); i++) {
+            StaleRow row = staleRows.get(i);
+            fields.put("stale" + i, row.describe());
+        }
+        if (!staleRows.isEmpty()) {
+            StaleRow first = staleRows.get(0);
+            fields.put("entity", first.entity());
+            fields.put("id", String.valueOf(first.id()));
+            fields.put("expectedVersion", first.expectedVersion());
+            fields.put("currentVersion", first.currentVersion().orElse(null));
+            fields.put("deleted", first.deleted());
+            fields.put("modifiedBy", first.deleted() ? null : first.current().modifiedBy());
+            fields.put("modified", first.deleted() || first.current().modified() == null ? null
+                    : first.current().modified().toString());
+        }
+        return fields;
+    }
+
+    private static String capitalize(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+}

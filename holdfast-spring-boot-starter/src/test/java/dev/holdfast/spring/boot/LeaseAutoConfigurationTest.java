@@ -1,0 +1,125 @@
+package dev.holdfast.spring.boot;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseGuard;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
+import dev.holdfast.spring.boot.metrics.MeteredLeases;
+import dev.holdfast.spring.boot.metrics.VersionConflictCounter;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+import dev.holdfast.optimistic.StaleRow;
+import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.VersionStamp;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.OptimisticLockingFailureException;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The auto-configured {@link LeaseService} on H2, PostgreSQL and MariaDB: its table installed at
+ * startup under the configured name, leases granted with increasing fencing tokens, and the Micrometer
+ * counters for acquisitions, refusals and losses; the version-conflict translation and counter.
+ */
+class LeaseAutoConfigurationTest {
+
+    private static double count(MeterRegistry r, String name, String... tags) {
+        var counter = r.find(name).tags(tags).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @DatabaseTest
+    void leaseServiceOnTheConfiguredTableWithMetrics(TestDatabase db) throws Exception {
+        String leasesTable = db.newTableName("hf_sb_leases");
+        db.dropAfterTest(leasesTable + "_queue");
+        String locksTable = db.newTableName("hf_sb_locks");
+        try (HikariDataSource pool = db.newPool(4)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> pool)
+                    .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                    .withPropertyValues("holdfast.schema.install=true", "holdfast.offline.table=" + locksTable,
+                            "holdfast.lease.table=" + leasesTable, "holdfast.lease.fast-release=false")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        LeaseService service = context.getBean(LeaseService.class);
+                        assertThat(service.table()).isEqualTo(leasesTable);
+                        MeteredLeases leases = context.getBean(MeteredLeases.class);
+                        assertThat(leases.service()).isSameAs(service);
+                        MeterRegistry registry = context.getBean(MeterRegistry.class);
+
+                        Lease first = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
+                        assertThat(leases.tryAcquire("nightly", "server-2", Duration.ofMinutes(1))).isEmpty();
+                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + leasesTable)).isEqualTo(1);
+                        assertThat(registry.get("holdfast.leases.held").gauge().value()).isEqualTo(1);
+                        service.release(first);
+                        Lease second = leases.tryAcquire("nightly", "server-2", Duration.ofMinutes(1)).orElseThrow();
+                        assertThat(second.token()).isGreaterThan(first.token());
+
+                        // An operator breaks the kept-alive lease: the guard sees the loss, the counter counts it.
+                        // (the guard interrupts its worker thread on loss, so the worker is a thread of its own)
+                        CountDownLatch lost = new CountDownLatch(1);
+                        CountDownLatch guarding = new CountDownLatch(1);
+                        Thread worker = new Thread(() -> {
+                            LeaseGuard guard = leases.keepAlive(second, Duration.ofMillis(300), e -> lost.countDown());
+                            guarding.countDown();
+                            try {
+                                Thread.sleep(30_000);
+                            } catch (InterruptedException expected) {
+                                // interrupted by the guard: the lease is lost
+                            }
+                            assertThat(guard.isValid()).isFalse();
+                            try {
+                                guard.close();
+                            } catch (RuntimeException expected) {
+                                // LeaseLostException
+                            }
+                        });
+                        worker.start();
+                        assertThat(guarding.await(10, TimeUnit.SECONDS)).isTrue();
+                        assertThat(service.forceRelease("nightly")).isTrue();
+                        assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
+                        worker.join(10_000);
+                        assertThat(worker.isAlive()).isFalse();
+
+                        assertThat(count(registry, "holdfast.lease.acquisitions", "name", "nightly")).isEqualTo(2);
+                        assertThat(count(registry, "holdfast.lease.refusals", "name", "nightly", "reason", "held")).isEqualTo(1);
+                        assertThat(count(registry, "holdfast.lease.losses", "name", "nightly")).isEqualTo(1);
+                        assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isLessThanOrEqualTo(1); // PG listener
+                    });
+        }
+    }
+
+    @Test
+    void versionConflictsBecomeOptimisticLockingFailuresWithTheCauseKeptAndAreCounted() {
+        VersionConflictException conflict = new VersionConflictException(
+                StaleRow.changed("order", "ORD-1", 6, new VersionStamp(7, "kim", Instant.parse("2026-11-21T14:03:00Z"))));
+        DataAccessException translated = new HoldfastExceptionTranslator().translateExceptionIfPossible(conflict);
+        assertThat(translated).isInstanceOf(StaleVersionException.class).isInstanceOf(OptimisticLockingFailureException.class);
+        assertThat(translated.getCause()).isSameAs(conflict);
+        assertThat(translated.getMessage()).isEqualTo("order ORD-1 was modified by kim at 2026-11-21 14:03 UTC (version 7, you had 6)");
+
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        VersionConflictCounter counter = new VersionConflictCounter(registry);
+        counter.onConflict(conflict);
+        counter.onConflict(new VersionConflictException(java.util.List.of(StaleRow.deleted("order", "ORD-2", 1),
+                StaleRow.changed("address", 5L, 1, new VersionStamp(2, "bob", null)))));
+        assertThat(count(registry, "holdfast.version.conflicts", "entity", "order", "kind", "changed")).isEqualTo(1);
+        assertThat(count(registry, "holdfast.version.conflicts", "entity", "order", "kind", "deleted")).isEqualTo(1);
+        assertThat(count(registry, "holdfast.version.conflicts", "entity", "address")).isEqualTo(1);
+        assertThat(Optional.ofNullable(registry.find("holdfast.version.conflicts").counter())).isPresent();
+    }
+}
