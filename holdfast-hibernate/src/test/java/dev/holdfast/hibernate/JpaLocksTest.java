@@ -51,6 +51,21 @@ class JpaLocksTest {
     }
 
     @DatabaseTest
+    void theReadmeExampleLocksTheRootForItsTransaction(TestDatabase db) {
+        Jpa jpa = seeded(db);
+        try (EntityManager em = jpa.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            // tag::jpa-find-for-update[]
+            PurchaseOrder order = JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, Duration.ofSeconds(3));
+            // locked until the transaction ends; LockTimeoutException (transaction marked rollback-only) after 3 s
+            // end::jpa-find-for-update[]
+            assertThat(order).isNotNull();
+            assertThat(em.getLockMode(order)).isEqualTo(LockModeType.PESSIMISTIC_WRITE);
+            em.getTransaction().commit();
+        }
+    }
+
+    @DatabaseTest
     void findForUpdateHoldsItsBoundOnEveryDatabase(TestDatabase db) throws Exception {
         Jpa jpa = seeded(db);
         Connection holder = holdLock(db, jpa);

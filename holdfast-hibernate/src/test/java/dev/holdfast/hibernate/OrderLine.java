@@ -11,16 +11,25 @@ import jakarta.persistence.Table;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Test aggregate member: has no version of its own, and an element collection of notes. */
+/** Test aggregate member: has no version of its own, and an element collection of notes (the README's example). */
+// tag::aggregate-member[]
 @Entity
 @Table(name = "hf_line")
-public class OrderLine implements AggregateMember {
+public class OrderLine implements AggregateMember {   // a member of the PurchaseOrder aggregate
 
     @Id
     Long id;
 
     @ManyToOne(optional = false)
-    PurchaseOrder order;
+    PurchaseOrder order;                               // the root, which has @Version
+
+    @Override
+    public Object aggregateRoot() {
+        return order;                                  // a change to this line bumps the order's version
+    }
+
+    // quantity, notes, constructors ...
+    // end::aggregate-member[]
 
     int quantity;
 
@@ -35,10 +44,5 @@ public class OrderLine implements AggregateMember {
         this.id = id;
         this.order = order;
         this.quantity = quantity;
-    }
-
-    @Override
-    public Object aggregateRoot() {
-        return order;
     }
 }

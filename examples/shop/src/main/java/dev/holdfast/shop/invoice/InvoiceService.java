@@ -84,8 +84,10 @@ public class InvoiceService {
     @Transactional(readOnly = true)
     public Draft prepare(String admin, String orderNumber) {
         Order order = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
+        // tag::invoice-prepare[]
         BusinessTransaction tx = offline.begin().recordRead(orderTable, orderNumber, order.getVersion());
         return new Draft(order, offline.seal(tx, binding(admin, orderNumber)));
+        // end::invoice-prepare[]
     }
 
     /**
@@ -97,6 +99,7 @@ public class InvoiceService {
      */
     @Transactional
     public Invoice issue(String admin, String orderNumber, String state) {
+        // tag::invoice-issue[]
         BusinessTransaction tx = offline.open(state, binding(admin, orderNumber));
         Map<RowId, Long> read = tx.versions();
         RowId row = new RowId(orderTable.table().value(), orderNumber);
@@ -116,6 +119,7 @@ public class InvoiceService {
         Order order = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
         return invoices.save(new Invoice(orderNumber, order.getShippingInfo().oneLine(), order.getTotalCents(),
                 version, admin, clock.instant()));
+        // end::invoice-issue[]
     }
 
     /** A state opens only for the admin and the order it was sealed for: anything else is "tampered". */

@@ -84,6 +84,7 @@ public class NightlyReportJob {
 
     /** One attempt: runs the job if this instance gets the lease, else skips. */
     public Outcome runOnce() {
+        // tag::nightly-run[]
         Optional<Lease> granted = leases.tryAcquire(JOB, instanceId, ttl);
         if (granted.isEmpty()) {
             skipped.incrementAndGet();
@@ -107,6 +108,7 @@ public class NightlyReportJob {
             log.warn("{}: run with token {} stopped, its lease was lost: {}", JOB, token, lost.getMessage());
             runs.save(new JobRun(JOB, instanceId, token, started, lostAt, false, lostAt));
             return new Outcome(true, token, false, instanceId, lostAt);
+        // end::nightly-run[]
         }
     }
 

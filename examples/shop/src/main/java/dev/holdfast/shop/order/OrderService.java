@@ -58,7 +58,9 @@ public class OrderService {
      */
     public LockId startEditing(String admin, String orderNumber) {
         anyOrder(orderNumber);
+        // tag::start-editing[]
         return editLocks.tryLock(EDIT_LOCK_TYPE, orderNumber, admin);
+        // end::start-editing[]
     }
 
     /**
@@ -75,11 +77,13 @@ public class OrderService {
     @Transactional
     public Order edit(String admin, String orderNumber, LockId lockId, long seenVersion, Receiver receiver,
                       List<Integer> quantities) {
+        // tag::edit-with-lock[]
         editLocks.checkLock(lockId, EDIT_LOCK_TYPE, orderNumber, admin);
         lockOrder(orderNumber);
         Order order = anyOrder(orderNumber);
         OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.edit", receiver.name()));
         order.editByAdmin(receiver, quantities, admin, clock.instant());
+        // end::edit-with-lock[]
         return order;
     }
 
@@ -146,10 +150,12 @@ public class OrderService {
      */
     @Transactional
     public Order startShipping(String admin, String orderNumber, long seenVersion) {
+        // tag::start-shipping[]
         lockOrder(orderNumber);
         Order order = anyOrder(orderNumber);
         OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.start-shipping"));
         order.startShipping(admin, clock.instant());
+        // end::start-shipping[]
         return order;
     }
 
@@ -158,12 +164,14 @@ public class OrderService {
      * this transaction ends and the entity read after it is current.
      */
     private void lockOrder(String orderNumber) {
+        // tag::lock-order[]
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             locks.forUpdate(connection, RowRef.of(tables.orders(), Order.KEY_COLUMN, orderNumber), LockWait.atMost(LOCK_WAIT));
             // A missing row needs no lock: the load that follows reports it.
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
+        // end::lock-order[]
         }
     }
 }

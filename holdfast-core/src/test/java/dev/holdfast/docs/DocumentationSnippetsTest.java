@@ -1,0 +1,143 @@
+package dev.holdfast.docs;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every Java block of the README and of {@code docs/} is a tagged region of a source file that the
+ * build compiles and a test runs, word for word: a block is preceded by {@code <!-- snippet: NAME -->}
+ * and NAME is the region between {@code // tag::NAME[]} and {@code // end::NAME[]} in exactly one
+ * Java file of the repository (indentation removed).
+ */
+class DocumentationSnippetsTest {
+
+    private static final Pattern MARKER = Pattern.compile("<!-- snippet: ([a-z0-9-]+) -->");
+    private static final Pattern TAG = Pattern.compile("//\\s*tag::([a-z0-9-]+)\\[]");
+
+    private static final Path ROOT = repositoryRoot();
+
+    @Test
+    void everyJavaBlockOfTheDocsIsACompiledRegionWordForWord() throws IOException {
+        Map<String, List<Region>> regions = regions();
+        List<String> problems = new ArrayList<>();
+        int checked = 0;
+        for (Path doc : documents()) {
+            List<String> lines = Files.readAllLines(doc);
+            for (int i = 0; i < lines.size(); i++) {
+                if (!lines.get(i).strip().equals("```java")) {
+                    continue;
+                }
+                String where = ROOT.relativize(doc) + ":" + (i + 1);
+                int end = i + 1;
+                while (end < lines.size() && !lines.get(end).strip().equals("```")) {
+                    end++;
+                }
+                List<String> block = lines.subList(i + 1, end);
+                Matcher marker = i > 0 ? MARKER.matcher(lines.get(i - 1).strip()) : MARKER.matcher("");
+                if (!marker.matches()) {
+                    problems.add(where + ": a java block without <!-- snippet: NAME --> above it");
+                } else {
+                    List<Region> found = regions.getOrDefault(marker.group(1), List.of());
+                    if (found.size() != 1) {
+                        problems.add(where + ": snippet '" + marker.group(1) + "' is tagged in " + found.size()
+                                + " places, not 1: " + found);
+                    } else if (!normalise(block).equals(found.get(0).lines())) {
+                        problems.add(where + ": snippet '" + marker.group(1) + "' differs from " + found.get(0)
+                                + "\n--- docs\n" + String.join("\n", normalise(block))
+                                + "\n--- source\n" + String.join("\n", found.get(0).lines()));
+                    }
+                    checked++;
+                }
+                i = end;
+            }
+        }
+        assertThat(problems).isEmpty();
+        assertThat(checked).as("snippets checked").isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    void aChangedSnippetIsCaught() {
+        List<String> source = normalise(List.of("    int a = 1;", "    int b = 2;  "));
+        assertThat(normalise(List.of("int a = 1;", "int b = 2;"))).isEqualTo(source);
+        assertThat(normalise(List.of("int a = 1;", "int b = 3;"))).isNotEqualTo(source);
+    }
+
+    /** The README and every Markdown file under docs/. */
+    private static List<Path> documents() throws IOException {
+        List<Path> docs = new ArrayList<>();
+        docs.add(ROOT.resolve("README.md"));
+        try (Stream<Path> files = Files.walk(ROOT.resolve("docs"))) {
+            files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        return docs;
+    }
+
+    private static Map<String, List<Region>> regions() throws IOException {
+        Map<String, List<Region>> regions = new HashMap<>();
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            for (Path file : files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).toList()) {
+                List<String> lines = read(file);
+                for (int i = 0; i < lines.size(); i++) {
+                    Matcher tag = TAG.matcher(lines.get(i).strip());
+                    if (tag.matches()) {
+                        String end = "// end::" + tag.group(1) + "[]";
+                        int j = i + 1;
+                        while (j < lines.size() && !lines.get(j).strip().equals(end)) {
+                            j++;
+                        }
+                        regions.computeIfAbsent(tag.group(1), k -> new ArrayList<>())
+                                .add(new Region(ROOT.relativize(file) + ":" + (i + 1), normalise(lines.subList(i + 1, j))));
+                    }
+                }
+            }
+        }
+        return regions;
+    }
+
+    private static List<String> read(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Trailing blanks and the common indentation removed. */
+    static List<String> normalise(List<String> lines) {
+        int indent = lines.stream().filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing()).toList();
+    }
+
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isDirectory(dir.resolve(".ci"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("no repository root (a folder with .ci/) above " + Path.of("").toAbsolutePath());
+        }
+        return dir;
+    }
+
+    private record Region(String where, List<String> lines) {
+        @Override
+        public String toString() {
+            return where;
+        }
+    }
+}
