@@ -27,7 +27,7 @@ class DocumentationSnippetsTest {
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: ([a-z0-9-]+) -->");
     private static final Pattern TAG = Pattern.compile("//\\s*tag::([a-z0-9-]+)\\[]");
 
-    private static final Path ROOT = repositoryRoot();
+    private static final Path ROOT = RepositoryRoot.path();
 
     @Test
     void everyJavaBlockOfTheDocsIsACompiledRegionWordForWord() throws IOException {
@@ -121,17 +121,6 @@ class DocumentationSnippetsTest {
         int indent = lines.stream().filter(l -> !l.isBlank())
                 .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
         return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing()).toList();
-    }
-
-    private static Path repositoryRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve(".ci"))) {
-            dir = dir.getParent();
-        }
-        if (dir == null) {
-            throw new IllegalStateException("no repository root (a folder with .ci/) above " + Path.of("").toAbsolutePath());
-        }
-        return dir;
     }
 
     private record Region(String where, List<String> lines) {
