@@ -86,7 +86,7 @@ import javax.sql.DataSource;
  * under REPEATABLE READ or SERIALIZABLE would reuse the first statement's snapshot and could miss
  * a waiter that queued meanwhile (that waiter then gets the lease only by its safety poll). Thread-safe; keep one per table and close it at shutdown.
  */
-public final class LeaseService implements AutoCloseable {
+public final class LeaseService implements Leases {
 
     /** Longest lease name or owner, in characters (the column width). */
     public static final int MAX_NAME_LENGTH = 200;
@@ -209,18 +209,7 @@ public final class LeaseService implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // acquire
 
-    /**
-     * Acquires {@code name} for {@code owner} for {@code ttl} (database time), in one statement,
-     * without waiting. Granted only if nobody holds it: never granted, released, or the last grant
-     * expired. A live grant refuses, <em>even one of {@code owner}</em>: each grant is exclusive to
-     * the call that got it, so two concurrent calls with the same owner (two runs of one job on one
-     * server) never both hold the lease. Extend a grant through its handle ({@link #renew},
-     * {@link #keepAlive}); the seed's re-entrant form is {@link #tryLock}.
-     *
-     * @return the grant, or empty if the lease is live
-     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
-     * @throws DatabaseException        if the database failed (the grant may or may not exist; see class doc)
-     */
+    @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
         checkName("name", name);
         checkName("owner", owner);
@@ -228,17 +217,7 @@ public final class LeaseService implements AutoCloseable {
         return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, false));
     }
 
-    /**
-     * The seed's re-entrant acquire: like {@link #tryAcquire}, and also true if {@code owner} holds
-     * the live lease already, which is then extended to now + ttl and keeps its token and
-     * {@code acquired_at}. Re-entry means that two callers using the same owner share one lease:
-     * use it only where the owner names one caller (for instance a per-call id), or where sharing is
-     * meant. {@link #find} returns the grant.
-     *
-     * @return true if {@code owner} holds the lease now
-     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
-     * @throws DatabaseException        if the database failed
-     */
+    @Override
     public boolean tryLock(String name, String owner, Duration ttl) {
         checkName("name", name);
         checkName("owner", owner);
@@ -281,6 +260,7 @@ public final class LeaseService implements AutoCloseable {
      * @throws IllegalStateException if this service was closed and {@code maxWait > 0} (a zero
      *                               bound, like {@link #tryAcquire}, still works after close)
      */
+    @Override
     public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         checkName("name", name);
         checkName("owner", owner);
@@ -529,13 +509,7 @@ public final class LeaseService implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // renew and release
 
-    /**
-     * Extends a live grant to now + {@code ttl} (database time), keeping its token.
-     *
-     * @return the grant with its new expiry
-     * @throws LeaseExpiredException if it had already expired (another owner may hold it now)
-     * @throws LeaseNotHeldException if it was released, or never this caller's
-     */
+    @Override
     public Lease renew(Lease lease, Duration ttl) {
         checkLease(lease);
         long micros = ttlMicros(ttl);
@@ -547,40 +521,20 @@ public final class LeaseService implements AutoCloseable {
         return new Lease(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get());
     }
 
-    /**
-     * Releases this grant (name, owner and token must match) in one statement; the row stays, expired,
-     * so that the token keeps counting.
-     *
-     * @throws LeaseExpiredException if the grant had run out first: the caller's critical section may
-     *                               have overlapped another holder's
-     * @throws LeaseNotHeldException if it was already released, force-released, or not this caller's
-     */
+    @Override
     public void release(Lease lease) {
         checkLease(lease);
         release(lease.name(), lease.owner(), lease.token());
     }
 
-    /**
-     * Releases {@code name} if {@code owner} holds it, whatever the token (the seed's {@code unlock}).
-     *
-     * @throws LeaseExpiredException if the owner's grant had run out first
-     * @throws LeaseNotHeldException if another owner holds it, or it is not held
-     */
+    @Override
     public void unlock(String name, String owner) {
         checkName("name", name);
         checkName("owner", owner);
         release(name, owner, null);
     }
 
-    /**
-     * Releases this grant, but not before {@code acquiredAt + heldAtLeast} (database time): if that
-     * moment is still ahead, the lease stays live until then, else it is released now. This is
-     * ShedLock's {@code lockAtLeastFor}: a job that ran too quickly still blocks other nodes for
-     * the minimum.
-     *
-     * @throws LeaseExpiredException if the grant had run out first
-     * @throws LeaseNotHeldException if it was released already or is not this caller's
-     */
+    @Override
     public void release(Lease lease, Duration heldAtLeast) {
         checkLease(lease);
         if (heldAtLeast == null || heldAtLeast.isNegative() || heldAtLeast.compareTo(MAX_DURATION) > 0) {
@@ -640,19 +594,7 @@ public final class LeaseService implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // keep-alive
 
-    /**
-     * Keeps {@code lease} alive for the work of the calling thread: renews it now (so its validity is
-     * measured from a known moment), then every {@code ttl}/3 in the background. If a renewal finds
-     * the lease expired or taken over, or renewals fail until the last confirmed grant has run out,
-     * the guard becomes invalid at once, calls {@code onLost} and interrupts the calling thread.
-     * Close the guard to stop renewing and release the lease.
-     *
-     * @param onLost called once, on a background thread, when the guard finds the lease lost while
-     *               it is open; may be null. Not called when {@link LeaseGuard#close()} itself
-     *               finds the deadline passed (close then throws the {@link LeaseLostException})
-     * @throws LeaseExpiredException if the lease had already expired
-     * @throws LeaseNotHeldException if it was not held
-     */
+    @Override
     public LeaseGuard keepAlive(Lease lease, Duration ttl, Consumer<LeaseLostException> onLost) {
         checkLease(lease);
         ttlMicros(ttl);
@@ -758,24 +700,18 @@ public final class LeaseService implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // operators
 
-    /** The leases live now (by database time), ordered by name: name, owner, token, acquired, expires. */
+    @Override
     public List<Lease> list() {
         return call("listing", "*", sql::listLive);
     }
 
-    /** The row of {@code name}, live or not (a released row has {@link Lease#isReleased()}). */
+    @Override
     public Optional<Lease> find(String name) {
         checkName("name", name);
         return call("reading", name, c -> sql.read(c, name));
     }
 
-    /**
-     * Expires {@code name} whoever holds it (an operator breaking a stuck lease). The holder learns it
-     * at its next renewal or release ({@link LeaseNotHeldException}); fenced writes with its token
-     * are refused once the next holder writes. The token is kept, so the next grant's is greater.
-     *
-     * @return true if a live lease was expired
-     */
+    @Override
     public boolean forceRelease(String name) {
         checkName("name", name);
         return call("force-releasing", name, c -> sql.forceRelease(c, name));

@@ -3,6 +3,7 @@ package dev.holdfast.shedlock;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseNotHeldException;
 import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Leases;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -18,7 +19,8 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * A ShedLock {@link ExtensibleLockProvider} backed by Holdfast leases. A ShedLock user switches by
+ * A ShedLock {@link ExtensibleLockProvider} backed by Holdfast {@link Leases} (the JDBC
+ * {@link LeaseService}, or any decorator of it). A ShedLock user switches by
  * replacing one bean:
  *
  * <pre>{@code
@@ -31,13 +33,13 @@ import javax.sql.DataSource;
  * <table>
  *   <caption>How ShedLock's terms map to a lease</caption>
  *   <tr><th>ShedLock</th><th>here</th></tr>
- *   <tr><td>{@code lock(config)}</td><td>one {@link LeaseService#tryAcquire} for {@code lockAtMostFor}, by
+ *   <tr><td>{@code lock(config)}</td><td>one {@link Leases#tryAcquire} for {@code lockAtMostFor}, by
  *       database time (exclusive per call: a live lease refuses, whoever holds it); the configuration's
  *       {@code createdAt} (application clock) is ignored</td></tr>
- *   <tr><td>{@code unlock()}</td><td>one {@link LeaseService#release(Lease, Duration)}: the lease ends at the
+ *   <tr><td>{@code unlock()}</td><td>one {@link Leases#release(Lease, Duration)}: the lease ends at the
  *       later of now and grant + {@code lockAtLeastFor}; if it had already expired, {@code unlock()} throws
  *       {@link dev.holdfast.lease.LeaseExpiredException} so the task's failure is logged, never silent</td></tr>
- *   <tr><td>{@code extend(atMost, atLeast)}</td><td>one {@link LeaseService#renew}, same token; empty if the lease
+ *   <tr><td>{@code extend(atMost, atLeast)}</td><td>one {@link Leases#renew}, same token; empty if the lease
  *       was lost</td></tr>
  *   <tr><td>{@code locked_by}</td><td>owner {@code node/random}: unique per lock call, so two threads of one node
  *       never share a lock by re-entry</td></tr>
@@ -49,18 +51,18 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final LeaseService leases;
+    private final Leases leases;
     private final String node;
 
     /** A provider whose owners start with this host's name and the JVM's process id. */
-    public HoldfastLockProvider(LeaseService leases) {
+    public HoldfastLockProvider(Leases leases) {
         this(leases, defaultNode());
     }
 
     /**
      * @param node how this server appears in owners (at most 160 characters)
      */
-    public HoldfastLockProvider(LeaseService leases, String node) {
+    public HoldfastLockProvider(Leases leases, String node) {
         this.leases = Objects.requireNonNull(leases, "leases");
         if (node == null || node.isBlank() || node.length() > 160) {
             throw new IllegalArgumentException("node must be 1 to 160 characters, not blank");
@@ -100,15 +102,15 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider {
     /** One held ShedLock lock: a lease grant. */
     public static final class HoldfastLock extends AbstractSimpleLock {
         private final Lease lease;
-        private final LeaseService leases;
+        private final Leases leases;
         /** Minimum hold, measured from the grant's start (database time). */
         private final Duration heldAtLeast;
 
-        HoldfastLock(LockConfiguration config, Lease lease, LeaseService leases) {
+        HoldfastLock(LockConfiguration config, Lease lease, Leases leases) {
             this(config, lease, leases, config.getLockAtLeastFor());
         }
 
-        private HoldfastLock(LockConfiguration config, Lease lease, LeaseService leases, Duration heldAtLeast) {
+        private HoldfastLock(LockConfiguration config, Lease lease, Leases leases, Duration heldAtLeast) {
             super(config);
             this.lease = lease;
             this.leases = leases;

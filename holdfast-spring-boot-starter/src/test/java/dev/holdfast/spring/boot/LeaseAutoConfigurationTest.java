@@ -58,7 +58,8 @@ class LeaseAutoConfigurationTest {
                         LeaseService service = context.getBean(LeaseService.class);
                         assertThat(service.table()).isEqualTo(leasesTable);
                         MeteredLeases leases = context.getBean(MeteredLeases.class);
-                        assertThat(leases.service()).isSameAs(service);
+                        assertThat(leases.delegate()).isSameAs(service);
+                        assertThat(context.getBean(dev.holdfast.lease.Leases.class)).isSameAs(leases);
                         MeterRegistry registry = context.getBean(MeterRegistry.class);
 
                         Lease first = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();

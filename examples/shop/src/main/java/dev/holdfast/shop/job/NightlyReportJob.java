@@ -4,7 +4,7 @@ import dev.holdfast.lease.FencedUpdate;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseLostException;
-import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Leases;
 import dev.holdfast.shop.config.ShopTableNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +44,7 @@ public class NightlyReportJob {
     public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant leaseLostAt) {
     }
 
-    private final LeaseService leases;
+    private final Leases leases;
     private final DataSource dataSource;
     private final JdbcTemplate jdbc;
     private final JobRunRepository runs;
@@ -56,7 +56,7 @@ public class NightlyReportJob {
     private final FencedUpdate fence;
     private final AtomicLong skipped = new AtomicLong();
 
-    public NightlyReportJob(LeaseService leases, DataSource dataSource, JobRunRepository runs, ShopTableNames tables,
+    public NightlyReportJob(Leases leases, DataSource dataSource, JobRunRepository runs, ShopTableNames tables,
                             Clock clock, @Value("${shop.job.lease-ttl:PT30S}") Duration ttl,
                             @Value("${shop.job.work:PT0S}") Duration work,
                             @Value("${shop.instance-id:}") String instanceId) {

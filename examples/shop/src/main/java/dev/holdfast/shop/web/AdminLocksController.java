@@ -2,7 +2,7 @@ package dev.holdfast.shop.web;
 
 import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.lease.Lease;
-import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Leases;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.shop.job.JobResult;
 import dev.holdfast.shop.job.JobRunRepository;
@@ -33,14 +33,14 @@ class AdminLocksController {
     static final int MAX_SHOWN = 500;
 
     private final JdbcLockManager locks;
-    private final LeaseService leases;
+    private final Leases leases;
     private final NightlyReportJob job;
     private final JobRunRepository runs;
     private final EntityManager em;
     private final Texts texts;
     private final ViewSupport.Formats fmt;
 
-    AdminLocksController(JdbcLockManager locks, LeaseService leases, NightlyReportJob job, JobRunRepository runs,
+    AdminLocksController(JdbcLockManager locks, Leases leases, NightlyReportJob job, JobRunRepository runs,
                          EntityManager em, Texts texts, ViewSupport.Formats fmt) {
         this.texts = texts;
         this.fmt = fmt;

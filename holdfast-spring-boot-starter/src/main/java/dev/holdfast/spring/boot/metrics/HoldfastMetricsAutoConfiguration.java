@@ -20,7 +20,8 @@ import org.springframework.context.annotation.Primary;
  * a {@link MeterRegistry}: a {@link MeteredLockManager} around the auto-configured
  * {@link JdbcLockManager} (the {@code @Primary} {@link LockManager}; inject {@code JdbcLockManager}
  * for the operator calls), {@link PessimisticLockMetrics} observing {@link PessimisticLocks},
- * {@link MeteredLeases} around the {@link LeaseService}, and the {@link VersionConflictCounter}.
+ * {@link MeteredLeases} around the {@link LeaseService} (the {@code @Primary} {@link dev.holdfast.lease.Leases}),
+ * and the {@link VersionConflictCounter}.
  * {@code holdfast.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class, afterName = {
@@ -41,8 +42,9 @@ public class HoldfastMetricsAutoConfiguration {
     }
 
     @Bean
+    @Primary
     @ConditionalOnSingleCandidate(LeaseService.class)
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(MeteredLeases.class)
     MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry) {
         return new MeteredLeases(leases, registry);
     }

@@ -3,30 +3,31 @@ package dev.holdfast.spring.boot.metrics;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseLostException;
-import dev.holdfast.lease.LeaseService;
 import dev.holdfast.lease.LeaseTimeoutException;
+import dev.holdfast.lease.Leases;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The acquire and keep-alive calls of a {@link LeaseService}, counted:
- * {@code holdfast.lease.acquisitions}, {@code holdfast.lease.refusals} (held by another owner, or a
- * blocking acquire's bound ran out; tag {@code reason} = held, timeout) and {@code holdfast.lease.losses}
- * (a kept-alive lease was lost), all tagged {@code name}; and the gauge {@code holdfast.leases.held}
- * (live leases of all servers, one query per publish). {@code LeaseService} is final, so metered
- * callers use this class; {@link #service()} gives the rest (release, list, forceRelease).
+ * {@link Leases} that counts what the leases it decorates do: {@code holdfast.lease.acquisitions},
+ * {@code holdfast.lease.refusals} (held by another caller, or a blocking acquire's bound ran out; tag
+ * {@code reason} = held, timeout) and {@code holdfast.lease.losses} (a kept-alive lease was lost), all
+ * tagged {@code name}; and the gauge {@code holdfast.leases.held} (live leases of all servers, one query
+ * per publish). Every call is delegated unchanged, exceptions included.
  */
-public class MeteredLeases {
+public final class MeteredLeases implements Leases {
 
-    private final LeaseService leases;
+    private final Leases leases;
     private final MeterRegistry registry;
 
-    public MeteredLeases(LeaseService leases, MeterRegistry registry) {
+    public MeteredLeases(Leases leases, MeterRegistry registry) {
         this.leases = leases;
         this.registry = registry;
         Gauge.builder("holdfast.leases.held", leases, l -> l.list().size())
@@ -34,19 +35,29 @@ public class MeteredLeases {
                 .register(registry);
     }
 
-    /** The metered service. */
-    public LeaseService service() {
+    /** The decorated leases. */
+    public Leases delegate() {
         return leases;
     }
 
-    /** {@link LeaseService#tryAcquire}, counted as an acquisition or a refusal. */
+    /** Counted as an acquisition or a refusal. */
+    @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
         Optional<Lease> lease = leases.tryAcquire(name, owner, ttl);
         count(lease.isPresent() ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
         return lease;
     }
 
-    /** {@link LeaseService#lock}, counted as an acquisition, or a refusal when the bound runs out. */
+    /** Counted as an acquisition or a refusal. */
+    @Override
+    public boolean tryLock(String name, String owner, Duration ttl) {
+        boolean held = leases.tryLock(name, owner, ttl);
+        count(held ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
+        return held;
+    }
+
+    /** Counted as an acquisition, or a refusal when the bound runs out. */
+    @Override
     public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         try {
             Lease lease = leases.lock(name, owner, ttl, maxWait);
@@ -58,8 +69,29 @@ public class MeteredLeases {
         }
     }
 
-    /** {@link LeaseService#keepAlive}; a loss is counted before {@code onLost} is called. */
-    public LeaseGuard keepAlive(Lease lease, Duration ttl, Consumer<LeaseLostException> onLost) {
+    @Override
+    public Lease renew(Lease lease, Duration ttl) {
+        return leases.renew(lease, ttl);
+    }
+
+    @Override
+    public void release(Lease lease) {
+        leases.release(lease);
+    }
+
+    @Override
+    public void release(Lease lease, Duration heldAtLeast) {
+        leases.release(lease, heldAtLeast);
+    }
+
+    @Override
+    public void unlock(String name, String owner) {
+        leases.unlock(name, owner);
+    }
+
+    /** A loss is counted before {@code onLost} is called. */
+    @Override
+    public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
         return leases.keepAlive(lease, ttl, lost -> {
             count("holdfast.lease.losses", lease.name(), null);
             if (onLost != null) {
@@ -68,7 +100,28 @@ public class MeteredLeases {
         });
     }
 
-    private void count(String meter, String name, String reason) {
+    @Override
+    public List<Lease> list() {
+        return leases.list();
+    }
+
+    @Override
+    public Optional<Lease> find(String name) {
+        return leases.find(name);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return leases.forceRelease(name);
+    }
+
+    /** Closes the decorated leases (closing them twice is harmless). */
+    @Override
+    public void close() {
+        leases.close();
+    }
+
+    private void count(String meter, String name, @Nullable String reason) {
         Counter.Builder b = Counter.builder(meter).tag("name", name);
         if (reason != null) {
             b.tag("reason", reason);

@@ -1,0 +1,141 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.DatabaseException;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Distributed leases with fencing tokens: a named lease is held by one owner at a time for a time
+ * to live, and every grant carries a token greater than every earlier grant's of that name, so a
+ * write fenced by the token ({@link FencedUpdate}) is refused once a newer holder has written.
+ *
+ * <p>The contract every implementation keeps (the abstract suite {@code LeasesContract} of
+ * {@code holdfast-testing} checks it on every database):
+ * <ul>
+ *   <li>expiry is decided by one clock for all holders (the database's, in {@link LeaseService});</li>
+ *   <li>{@link #tryAcquire} and {@link #lock} are exclusive per call: a live grant refuses every
+ *       caller, even its own owner; {@link #tryLock} is the re-entrant form;</li>
+ *   <li>a renewal keeps the token; a new grant adds at least one; tokens never go back;</li>
+ *   <li>a release or renewal of a grant that ran out fails with {@link LeaseExpiredException}, of a
+ *       grant that is not the caller's (released, broken, taken over) with {@link LeaseNotHeldException};</li>
+ *   <li>bad arguments (blank, over-long or control characters in a name or owner; a TTL under 1 ms or
+ *       over 366 days; a negative wait) raise {@link IllegalArgumentException} before anything is
+ *       written; a failure of the store raises {@link DatabaseException}.</li>
+ * </ul>
+ *
+ * <p>Implementations are thread-safe. Decorators (metrics, tracing) implement this interface and
+ * delegate.
+ */
+public interface Leases extends AutoCloseable {
+
+    /**
+     * Acquires {@code name} for {@code owner} for {@code ttl}, without waiting. Granted only if nobody
+     * holds it: never granted, released, or the last grant expired. A live grant refuses, <em>even one
+     * of {@code owner}</em>: two concurrent calls with the same owner (two runs of one job on one
+     * server) never both hold the lease. Extend a grant through its handle ({@link #renew},
+     * {@link #keepAlive}); the re-entrant form is {@link #tryLock}.
+     *
+     * @return the grant, or empty if the lease is live
+     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
+     * @throws DatabaseException        if the store failed (the grant may or may not exist)
+     */
+    Optional<Lease> tryAcquire(String name, String owner, Duration ttl);
+
+    /**
+     * The re-entrant acquire: like {@link #tryAcquire}, and also true if {@code owner} holds the live
+     * lease already, which is then extended to now + ttl and keeps its token. Two callers using the
+     * same owner share one lease: use it only where the owner names one caller (for instance a
+     * per-call id), or where sharing is meant. {@link #find} returns the grant.
+     *
+     * @return true if {@code owner} holds the lease now
+     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
+     * @throws DatabaseException        if the store failed
+     */
+    boolean tryLock(String name, String owner, Duration ttl);
+
+    /**
+     * Acquires {@code name}, waiting at most {@code maxWait} (interruptibly) for the holder to release
+     * it or for its grant to expire. Exclusive like {@link #tryAcquire}: a live grant, even one of
+     * {@code owner}, is waited for.
+     *
+     * @param maxWait zero tries once
+     * @return the grant, as {@link #tryAcquire}
+     * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out
+     * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
+     * @throws DatabaseException     if the store failed
+     */
+    Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException;
+
+    /**
+     * Extends a live grant to now + {@code ttl}, keeping its token.
+     *
+     * @return the grant with its new expiry
+     * @throws LeaseExpiredException if it had already expired (another owner may hold it now)
+     * @throws LeaseNotHeldException if it was released, or never this caller's
+     */
+    Lease renew(Lease lease, Duration ttl);
+
+    /**
+     * Releases this grant (name, owner and token must match); the token keeps counting.
+     *
+     * @throws LeaseExpiredException if the grant had run out first: the caller's critical section may
+     *                               have overlapped another holder's
+     * @throws LeaseNotHeldException if it was already released, force-released, or not this caller's
+     */
+    void release(Lease lease);
+
+    /**
+     * Releases this grant, but not before {@code acquiredAt + heldAtLeast}: if that moment is still
+     * ahead, the lease stays live until then, else it is released now (ShedLock's
+     * {@code lockAtLeastFor}).
+     *
+     * @throws LeaseExpiredException if the grant had run out first
+     * @throws LeaseNotHeldException if it was released already or is not this caller's
+     */
+    void release(Lease lease, Duration heldAtLeast);
+
+    /**
+     * Releases {@code name} if {@code owner} holds it, whatever the token.
+     *
+     * @throws LeaseExpiredException if the owner's grant had run out first
+     * @throws LeaseNotHeldException if another owner holds it, or it is not held
+     */
+    void unlock(String name, String owner);
+
+    /**
+     * Keeps {@code lease} alive for the work of the calling thread: renews it now, then every
+     * {@code ttl}/3 in the background. If a renewal finds the lease expired or taken over, or renewals
+     * fail until the last confirmed grant has run out, the guard becomes invalid at once, calls
+     * {@code onLost} and interrupts the calling thread. Close the guard to stop renewing and release
+     * the lease.
+     *
+     * @param onLost called once, on a background thread, when the guard finds the lease lost while it
+     *               is open; may be null. Not called when {@link LeaseGuard#close()} itself finds the
+     *               deadline passed (close then throws the {@link LeaseLostException})
+     * @throws LeaseExpiredException if the lease had already expired
+     * @throws LeaseNotHeldException if it was not held
+     */
+    LeaseGuard keepAlive(Lease lease, Duration ttl, @org.jspecify.annotations.Nullable Consumer<LeaseLostException> onLost);
+
+    /** The leases live now, ordered by name. */
+    List<Lease> list();
+
+    /** The last grant of {@code name}, live or not (a released one has {@link Lease#isReleased()}). */
+    Optional<Lease> find(String name);
+
+    /**
+     * Expires {@code name} whoever holds it (an operator breaking a stuck lease). The holder learns it
+     * at its next renewal or release ({@link LeaseNotHeldException}); its fenced writes are refused
+     * once the next holder writes. The token is kept, so the next grant's is greater.
+     *
+     * @return true if a live lease was expired
+     */
+    boolean forceRelease(String name);
+
+    /** Stops background work; leases stay as they are. */
+    @Override
+    void close();
+}

@@ -1,0 +1,292 @@
+package dev.holdfast.testing.contract;
+
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseExpiredException;
+import dev.holdfast.lease.LeaseGuard;
+import dev.holdfast.lease.LeaseLostException;
+import dev.holdfast.lease.LeaseNotHeldException;
+import dev.holdfast.lease.LeaseTimeoutException;
+import dev.holdfast.lease.Leases;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The contract of {@link Leases}, on every database of the matrix. Extend it and return fresh leases
+ * on storage no other test uses:
+ *
+ * <pre>{@code
+ * class MyLeasesTest extends LeasesContract {
+ *     protected Leases leases(TestDatabase db) {
+ *         return new MyLeases(db.dataSource(), db.newTableName("leases"));
+ *     }
+ * }
+ * }</pre>
+ *
+ * Only the interface is used, so a decorator is proved the same way as an implementation. Each test
+ * closes the leases it got.
+ */
+public abstract class LeasesContract {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final Duration SHORT = Duration.ofMillis(200);
+
+    /** Fresh leases whose names no other test sees. */
+    protected abstract Leases leases(TestDatabase db) throws Exception;
+
+    @DatabaseTest
+    void aLiveGrantRefusesEveryCallerEvenItsOwnerAndChangesNothing(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            assertThat(a.name()).isEqualTo("job");
+            assertThat(a.owner()).isEqualTo("a");
+            assertThat(a.token()).isPositive();
+            assertThat(Duration.between(a.acquiredAt(), a.expiresAt())).isEqualTo(LONG);
+
+            assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
+            assertThat(leases.tryAcquire("job", "a", LONG)).as("exclusive per call, even for its owner").isEmpty();
+            assertThat(leases.tryLock("job", "b", LONG)).isFalse();
+            assertThatThrownBy(() -> leases.lock("job", "b", LONG, Duration.ZERO)).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(leases.find("job")).contains(a);
+        }
+    }
+
+    @DatabaseTest
+    void theReentrantFormExtendsTheOwnersGrantAndKeepsItsToken(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", Duration.ofSeconds(10)).orElseThrow();
+            assertThat(leases.tryLock("job", "a", Duration.ofSeconds(60))).isTrue();
+            Lease again = leases.find("job").orElseThrow();
+            assertThat(again.owner()).isEqualTo("a");
+            assertThat(again.token()).isEqualTo(a.token());
+            assertThat(again.expiresAt()).isAfter(a.expiresAt());
+            Lease renewed = leases.renew(again, Duration.ofSeconds(5));
+            assertThat(renewed.token()).isEqualTo(a.token());
+            assertThat(renewed.expiresAt()).isBefore(again.expiresAt());
+        }
+    }
+
+    @DatabaseTest
+    void everyNewGrantHasAGreaterTokenAndAReleasedLeaseIsFreeAtOnce(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            long last = 0;
+            for (int i = 0; i < 10; i++) {
+                String owner = "owner-" + (i % 3);
+                Lease lease = leases.tryAcquire("job", owner, LONG).orElseThrow();
+                assertThat(lease.token()).isGreaterThan(last);
+                last = lease.token();
+                if (i % 2 == 0) {
+                    leases.release(lease);
+                } else {
+                    leases.unlock("job", owner);
+                }
+                assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
+            }
+            assertThat(leases.list()).isEmpty();
+        }
+    }
+
+    @DatabaseTest
+    void anExpiredGrantIsTakenOverWithAGreaterTokenAndItsHolderIsToldItMayHaveOverlapped(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", SHORT).orElseThrow();
+            Lease b = awaitGrant(leases, "job", "b");
+            assertThat(b.token()).isGreaterThan(a.token());
+            assertThat(b.acquiredAt()).isAfterOrEqualTo(a.expiresAt());
+
+            assertThatThrownBy(() -> leases.release(a)).isInstanceOf(LeaseExpiredException.class);
+            assertThatThrownBy(() -> leases.renew(a, LONG)).isInstanceOf(LeaseExpiredException.class);
+            assertThatThrownBy(() -> leases.keepAlive(a, LONG, null)).isInstanceOf(LeaseExpiredException.class);
+            assertThat(leases.find("job")).contains(b);
+        }
+    }
+
+    @DatabaseTest
+    void aGrantThatIsNotTheCallersIsATypedErrorAndChangesNothing(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            Lease forgedOwner = new Lease("job", "b", a.token(), a.acquiredAt(), a.expiresAt());
+            Lease forgedToken = new Lease("job", "a", a.token() + 5, a.acquiredAt(), a.expiresAt());
+
+            assertThatThrownBy(() -> leases.unlock("job", "b")).isExactlyInstanceOf(LeaseNotHeldException.class);
+            assertThatThrownBy(() -> leases.release(forgedOwner)).isExactlyInstanceOf(LeaseNotHeldException.class);
+            assertThatThrownBy(() -> leases.release(forgedToken)).isExactlyInstanceOf(LeaseNotHeldException.class);
+            assertThatThrownBy(() -> leases.renew(forgedOwner, LONG)).isExactlyInstanceOf(LeaseNotHeldException.class);
+            assertThatThrownBy(() -> leases.unlock("nothing", "a")).isExactlyInstanceOf(LeaseNotHeldException.class);
+            assertThat(leases.find("job")).contains(a);
+
+            leases.release(a);
+            assertThatThrownBy(() -> leases.release(a)).as("released twice").isExactlyInstanceOf(LeaseNotHeldException.class);
+        }
+    }
+
+    @DatabaseTest
+    void aReleaseWithAMinimumHoldKeepsTheLeaseUntilThen(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            leases.release(a, Duration.ofMillis(400));
+            Lease row = leases.find("job").orElseThrow();
+            assertThat(row.isReleased()).isFalse();
+            assertThat(row.expiresAt()).isEqualTo(a.acquiredAt().plusMillis(400));
+            assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
+            Lease b = awaitGrant(leases, "job", "b");
+            assertThat(b.acquiredAt()).isAfterOrEqualTo(a.acquiredAt().plusMillis(400));
+        }
+    }
+
+    @DatabaseTest
+    void anOperatorBreaksALeaseAndItsHolderIsToldOnItsNextCall(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease x = leases.tryAcquire("x", "a", LONG).orElseThrow();
+            Lease y = leases.tryAcquire("y", "b", LONG).orElseThrow();
+            assertThat(leases.list()).containsExactly(x, y);
+
+            assertThat(leases.forceRelease("x")).isTrue();
+            assertThat(leases.forceRelease("x")).isFalse();
+            assertThat(leases.list()).containsExactly(y);
+            assertThatThrownBy(() -> leases.release(x)).isInstanceOf(LeaseNotHeldException.class);
+            Lease next = leases.tryAcquire("x", "d", LONG).orElseThrow();
+            assertThat(next.token()).isGreaterThan(x.token());
+        }
+    }
+
+    @DatabaseTest
+    void aBlockingAcquireGetsTheLeaseWhenTheHolderReleasesIt(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            ExecutorService waiter = Executors.newSingleThreadExecutor();
+            try {
+                CountDownLatch started = new CountDownLatch(1);
+                Future<Lease> b = waiter.submit(() -> {
+                    started.countDown();
+                    return leases.lock("job", "b", LONG, Duration.ofSeconds(20));
+                });
+                started.await();
+                Thread.sleep(100);
+                assertThat(b).isNotDone();
+                leases.release(a);
+                Lease granted = b.get(20, TimeUnit.SECONDS);
+                assertThat(granted.owner()).isEqualTo("b");
+                assertThat(granted.token()).isGreaterThan(a.token());
+            } finally {
+                waiter.shutdownNow();
+            }
+            assertThatThrownBy(() -> leases.lock("job", "c", LONG, Duration.ofMillis(300)))
+                    .isInstanceOf(LeaseTimeoutException.class);
+        }
+    }
+
+    @DatabaseTest
+    void aKeptAliveLeaseOutlivesItsTtlAndABrokenOneIsReportedToTheWork(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", Duration.ofSeconds(2)).orElseThrow();
+            AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+            CountDownLatch told = new CountDownLatch(1);
+            ExecutorService worker = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> work = worker.submit(() -> {
+                    try (LeaseGuard guard = leases.keepAlive(a, Duration.ofSeconds(2), e -> {
+                        lost.set(e);
+                        told.countDown();
+                    })) {
+                        Thread.sleep(3000);   // past the first TTL: still valid thanks to the renewals
+                        boolean validAfterTtl = guard.isValid();
+                        assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
+                        leases.forceRelease("job");
+                        try {
+                            Thread.sleep(10_000);   // interrupted when the guard sees the loss
+                        } catch (InterruptedException expected) {
+                            Thread.currentThread().interrupt();
+                        }
+                        assertThatThrownBy(guard::checkValid).isInstanceOf(LeaseLostException.class);
+                        return validAfterTtl;
+                    } catch (LeaseLostException closeSawIt) {
+                        return true;
+                    }
+                });
+                assertThat(work.get(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(lost.get()).isNotNull();
+            } finally {
+                worker.shutdownNow();
+            }
+        }
+    }
+
+    @DatabaseTest
+    void concurrentAcquiresOfOneNameGrantExactlyOne(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            int callers = 8;
+            for (int round = 0; round < 10; round++) {
+                String name = "job-" + round;
+                CountDownLatch start = new CountDownLatch(1);
+                ExecutorService pool = Executors.newFixedThreadPool(callers);
+                try {
+                    List<Future<Optional<Lease>>> results = new ArrayList<>();
+                    for (int i = 0; i < callers; i++) {
+                        String owner = i % 2 == 0 ? "same-owner" : "owner-" + i;
+                        results.add(pool.submit(() -> {
+                            start.await();
+                            return leases.tryAcquire(name, owner, LONG);
+                        }));
+                    }
+                    start.countDown();
+                    int granted = 0;
+                    for (Future<Optional<Lease>> f : results) {
+                        granted += f.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+                    }
+                    assertThat(granted).as("round %d", round).isEqualTo(1);
+                } finally {
+                    pool.shutdownNow();
+                }
+            }
+        }
+    }
+
+    @DatabaseTest
+    void badInputIsATypedErrorAndGrantsNothing(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            List<Runnable> bad = List.of(
+                    () -> leases.tryAcquire(" ", "a", LONG),
+                    () -> leases.tryAcquire("job", "", LONG),
+                    () -> leases.tryAcquire("x".repeat(201), "a", LONG),
+                    () -> leases.tryAcquire("job", "a\u0007", LONG),
+                    () -> leases.tryAcquire("job", "a", Duration.ZERO),
+                    () -> leases.tryAcquire("job", "a", Duration.ofDays(367)),
+                    () -> leases.tryLock("job", "a", Duration.ofMillis(-1)));
+            for (Runnable call : bad) {
+                assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class);
+            }
+            assertThatThrownBy(() -> leases.lock("job", "a", LONG, Duration.ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(leases.find("job")).isEmpty();
+            assertThat(leases.list()).isEmpty();
+        }
+    }
+
+    /** Tries every 10 ms until granted (at most 10 s). */
+    private static Lease awaitGrant(Leases leases, String name, String owner) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            Optional<Lease> lease = leases.tryAcquire(name, owner, LONG);
+            if (lease.isPresent()) {
+                return lease.get();
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError(name + " was never granted to " + owner);
+    }
+}

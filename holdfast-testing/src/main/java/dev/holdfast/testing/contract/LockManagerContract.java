@@ -1,0 +1,219 @@
+package dev.holdfast.testing.contract;
+
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.pessimistic.offline.ForeignLockException;
+import dev.holdfast.pessimistic.offline.LockExpiredException;
+import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockManager;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The contract of {@link LockManager}, on every database of the matrix. Extend it and return a fresh
+ * manager, on storage no other test uses, whose owner binding is off and whose maximum expiry is at
+ * least a minute:
+ *
+ * <pre>{@code
+ * class MyLockManagerTest extends LockManagerContract {
+ *     protected LockManager lockManager(TestDatabase db) {
+ *         return new MyLockManager(db.dataSource(), db.newTableName("locks"));
+ *     }
+ * }
+ * }</pre>
+ *
+ * Only the interface is used, so a decorator is proved the same way as an implementation.
+ */
+public abstract class LockManagerContract {
+
+    private static final String TYPE = "purchase_order";
+    private static final Duration LONG = Duration.ofMinutes(1);
+
+    /** A fresh manager whose locks no other test sees. */
+    protected abstract LockManager lockManager(TestDatabase db) throws Exception;
+
+    @DatabaseTest
+    void aLockIsTakenCheckedExtendedAndReleasedAndItsIdThenAuthorizesNothing(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        LockId lockId = locks.tryLock(TYPE, "A-1", "alice", LONG);
+        assertThat(LockId.parse(lockId.getValue())).isEqualTo(lockId);
+        locks.checkLock(lockId);
+        locks.checkLock(lockId, TYPE, "A-1");
+        locks.checkLock(lockId, TYPE, "A-1", "alice");
+        locks.extendLockExpiration(lockId, "alice", Duration.ofSeconds(30));
+        locks.checkLock(lockId, TYPE, "A-1", "alice");
+
+        locks.releaseLock(lockId, "alice");
+
+        assertThatThrownBy(() -> locks.checkLock(lockId)).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.releaseLock(lockId)).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isInstanceOf(LockNotHeldException.class);
+        LockId next = locks.tryLock(TYPE, "A-1", "bob", LONG);
+        assertThat(next).isNotEqualTo(lockId);
+        locks.checkLock(next, TYPE, "A-1", "bob");
+        assertThatThrownBy(() -> locks.checkLock(lockId)).as("the old id stays dead").isInstanceOf(LockNotHeldException.class);
+    }
+
+    @DatabaseTest
+    void aLiveLockRefusesEveryoneWithItsHolderAndExpiryAndStaysTheHolders(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        Instant before = Instant.now().minusSeconds(60);
+        LockId alice = locks.tryLock(TYPE, "A-1", "alice", LONG);
+
+        AlreadyLockedException busy = catchThrowableOfType(AlreadyLockedException.class,
+                () -> locks.tryLock(TYPE, "A-1", "bob", LONG));
+        assertThat(busy).isNotNull();
+        assertThat(busy.type()).isEqualTo(TYPE);
+        assertThat(busy.id()).isEqualTo("A-1");
+        assertThat(busy.owner()).contains("alice");
+        assertThat(busy.expiresAt()).isAfter(busy.acquiredAt()).isAfter(before);
+        assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "alice", LONG))
+                .as("the same owner too: a second tab must not share the lock").isInstanceOf(AlreadyLockedException.class);
+        assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1")).isInstanceOf(AlreadyLockedException.class);
+
+        locks.checkLock(alice, TYPE, "A-1", "alice");
+        LockId other = locks.tryLock(TYPE, "A-2", "bob", LONG);
+        locks.checkLock(other, TYPE, "A-2", "bob");
+    }
+
+    @DatabaseTest
+    void aLockIdAuthorizesOnlyItsOwnResourceAndOwner(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        LockId alice = locks.tryLock(TYPE, "A-1", "alice", LONG);
+        locks.tryLock(TYPE, "A-2", "bob", LONG);
+
+        ForeignLockException otherResource = catchThrowableOfType(ForeignLockException.class,
+                () -> locks.checkLock(alice, TYPE, "A-2"));
+        assertThat(otherResource.reason()).isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
+        assertThatThrownBy(() -> locks.checkLock(alice, "invoice", "A-1")).isInstanceOf(ForeignLockException.class);
+        ForeignLockException otherOwner = catchThrowableOfType(ForeignLockException.class,
+                () -> locks.checkLock(alice, TYPE, "A-1", "bob"));
+        assertThat(otherOwner.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
+        assertThatThrownBy(() -> locks.releaseLock(alice, "bob")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(alice, "bob", Duration.ofSeconds(5)))
+                .isInstanceOf(LockNotHeldException.class);
+
+        locks.checkLock(alice, TYPE, "A-1", "alice");
+        assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "carol", LONG)).isInstanceOf(AlreadyLockedException.class);
+    }
+
+    @DatabaseTest
+    void anExpiredLockAuthorizesNothingIsNeverRevivedAndIsFreeForOthers(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        LockId lockId = locks.tryLock(TYPE, "A-1", "alice", Duration.ofMillis(300));
+        awaitExpiry(() -> {
+            locks.checkLock(lockId);
+            return null;
+        });
+
+        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice")).isInstanceOf(LockExpiredException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, "alice", LONG)).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId)).as("an extension never revives it")
+                .isInstanceOf(LockNotHeldException.class);
+        LockId bob = locks.tryLock(TYPE, "A-1", "bob", LONG);
+        locks.checkLock(bob, TYPE, "A-1", "bob");
+        assertThatThrownBy(() -> locks.releaseLock(lockId, "alice")).isInstanceOf(LockNotHeldException.class);
+        locks.checkLock(bob, TYPE, "A-1", "bob");
+    }
+
+    @DatabaseTest
+    void anExtensionKeepsALockAlivePastItsFirstExpiry(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        LockId lockId = locks.tryLock(TYPE, "A-1", "alice", Duration.ofMillis(600));
+        locks.extendLockExpiration(lockId, "alice", Duration.ofSeconds(30));
+        Thread.sleep(900);
+        locks.checkLock(lockId, TYPE, "A-1", "alice");
+        assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "bob", LONG)).isInstanceOf(AlreadyLockedException.class);
+    }
+
+    @DatabaseTest
+    void badInputIsATypedErrorAndTakesNoLock(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        List<Runnable> bad = List.of(
+                () -> locks.tryLock(" ", "A-1", "alice", LONG),
+                () -> locks.tryLock(TYPE, "", "alice", LONG),
+                () -> locks.tryLock(TYPE, "A-1", "", LONG),
+                () -> locks.tryLock("x".repeat(LockManager.MAX_TYPE_LENGTH + 1), "A-1", "alice", LONG),
+                () -> locks.tryLock(TYPE, "x".repeat(LockManager.MAX_ID_LENGTH + 1), "alice", LONG),
+                () -> locks.tryLock(TYPE, "A-1", "x".repeat(LockManager.MAX_OWNER_LENGTH + 1), LONG),
+                () -> locks.tryLock(TYPE, "A-1\u0000", "alice", LONG),
+                () -> locks.tryLock(TYPE, "A-1", "alice", Duration.ZERO),
+                () -> locks.tryLock(TYPE, "A-1", "alice", Duration.ofMillis(-1)));
+        for (Runnable call : bad) {
+            assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> LockId.parse("not a lock id")).isInstanceOf(IllegalArgumentException.class);
+
+        LockId taken = locks.tryLock(TYPE, "A-1", "alice", LONG);
+        assertThatThrownBy(() -> locks.extendLockExpiration(taken, "alice", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+        locks.checkLock(taken, TYPE, "A-1", "alice");
+    }
+
+    @DatabaseTest
+    void concurrentCallersForOneResourceGetExactlyOneLock(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        int callers = 8;
+        for (int round = 0; round < 10; round++) {
+            String id = "R-" + round;
+            CountDownLatch start = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(callers);
+            try {
+                List<Future<LockId>> results = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    String owner = "user-" + i;
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            return locks.tryLock(TYPE, id, owner, LONG);
+                        } catch (AlreadyLockedException refused) {
+                            return null;
+                        }
+                    }));
+                }
+                start.countDown();
+                List<LockId> granted = new ArrayList<>();
+                for (Future<LockId> f : results) {
+                    LockId lockId = f.get(30, TimeUnit.SECONDS);
+                    if (lockId != null) {
+                        granted.add(lockId);
+                    }
+                }
+                assertThat(granted).as("round %d", round).hasSize(1);
+                locks.checkLock(granted.get(0), TYPE, id);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    /** Calls {@code check} until it fails with {@link LockExpiredException} (at most 10 s). */
+    private static void awaitExpiry(Callable<Void> check) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try {
+                check.call();
+            } catch (LockExpiredException expired) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the lock never expired");
+    }
+}
