@@ -60,7 +60,7 @@ public final class InterleavedOverhead {
                         + " version BIGINT NOT NULL, modified_by VARCHAR(100), modified " + timestamp + ")");
                 s.execute("INSERT INTO " + table + " (id, street, counter, version) VALUES (1, 'a', 0, 0), (2, 'a', 0, 0), (3, 'a', 0, 0)");
             }
-            VersionedTable versioned = VersionedTable.builder(table).build(dialect);
+            VersionedTable versioned = VersionedTable.builder(table).dialect(dialect).build();
             long[] state = new long[3]; // version of row 1, counter, version of row 3
             String handWritten = "UPDATE " + table + " SET street = ?, counter = ?, version = version + 1, modified_by = ?,"
                     + " modified = " + dialect.clock() + " WHERE id = ? AND version = ?";

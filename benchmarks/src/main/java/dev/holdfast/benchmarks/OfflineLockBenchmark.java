@@ -106,8 +106,8 @@ public class OfflineLockBenchmark {
                 s.execute("ANALYZE TABLE " + table);
             }
         }
-        relaxed = JdbcLockManager.builder(pool).tableName(table).durability(CommitDurability.RELAXED).build();
-        durable = JdbcLockManager.builder(pool).tableName(table).durability(CommitDurability.DURABLE).build();
+        relaxed = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.RELAXED).build();
+        durable = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.DURABLE).build();
         seed = new SeedLockManager(pool, dialect, table);
     }
 

@@ -30,8 +30,8 @@ public final class OfflineLockInterleaved {
         try (HikariDataSource pool = kind.newPool("bench-offline-ab", 4)) {
             Dialect dialect = Dialect.detect(pool);
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, table);
-            JdbcLockManager relaxed = JdbcLockManager.builder(pool).tableName(table).durability(CommitDurability.RELAXED).build();
-            JdbcLockManager durable = JdbcLockManager.builder(pool).tableName(table).durability(CommitDurability.DURABLE).build();
+            JdbcLockManager relaxed = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.RELAXED).build();
+            JdbcLockManager durable = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.DURABLE).build();
             OfflineLockBenchmark.SeedLockManager seed = new OfflineLockBenchmark.SeedLockManager(pool, dialect, table);
             new Interleaved()
                     .add("holdfastTryLockReleaseRelaxed", i -> relaxed.releaseLock(relaxed.tryLock("ab_relaxed", "r" + i % 1000, "bench")))

@@ -72,7 +72,7 @@ public class VersionedUpdateBenchmark {
             s.execute("INSERT INTO " + table + " (id, street, counter, version) VALUES (2, 'a', 0, 0)");
         }
         plain = connection.prepareStatement("UPDATE " + table + " SET street = ?, counter = ? WHERE id = ?");
-        versioned = VersionedTable.builder(table).entity("row").build(dialect);
+        versioned = VersionedTable.builder(table).entity("row").dialect(dialect).build();
     }
 
     @TearDown(Level.Trial)

@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
@@ -13,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -38,8 +38,8 @@ public final class SchemaInstaller {
     }
 
     public SchemaInstaller(DataSource dataSource, Dialect dialect) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.dataSource = Arguments.notNull(dataSource, "dataSource");
+        this.dialect = Arguments.notNull(dialect, "dialect");
     }
 
     /** Installs {@code table} under its {@linkplain HoldfastTable#defaultName() default name}. */
@@ -55,7 +55,7 @@ public final class SchemaInstaller {
      *                                  most {@value HoldfastTable#MAX_NAME_LENGTH} characters
      */
     public void install(HoldfastTable table, String name) {
-        Objects.requireNonNull(table, "table");
+        Arguments.notNull(table, "table");
         String script = script(dialect, table, name);
         List<String> statements = new ArrayList<>();
         if (dialect == Dialect.H2) {

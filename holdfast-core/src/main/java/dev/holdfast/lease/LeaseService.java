@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -152,7 +152,7 @@ public final class LeaseService implements Leases {
 
         /** The dialect, instead of detecting it from the data source (which borrows a connection). */
         public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            this.dialect = Arguments.notNull(dialect, "dialect");
             return this;
         }
 

@@ -1,8 +1,8 @@
 package dev.holdfast.optimistic;
 
+import dev.holdfast.internal.Arguments;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -19,13 +19,13 @@ public record StaleRow(String entity, Object id, long expectedVersion, VersionSt
     private static final DateTimeFormatter MINUTES = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
 
     public StaleRow {
-        Objects.requireNonNull(entity, "entity");
-        Objects.requireNonNull(id, "id");
+        Arguments.notNull(entity, "entity");
+        Arguments.notNull(id, "id");
     }
 
     /** A row that exists with another version than expected. */
     public static StaleRow changed(String entity, Object id, long expectedVersion, VersionStamp current) {
-        return new StaleRow(entity, id, expectedVersion, Objects.requireNonNull(current, "current"));
+        return new StaleRow(entity, id, expectedVersion, Arguments.notNull(current, "current"));
     }
 
     /** A row that no longer exists. */

@@ -1,5 +1,7 @@
 package dev.holdfast.optimistic;
 
+import dev.holdfast.internal.Arguments;
+import org.jspecify.annotations.Nullable;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -10,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -20,7 +21,7 @@ import java.util.UUID;
  * the version the caller read, increments it, and records who wrote and when (database time).
  *
  * <pre>{@code
- * VersionedTable orders = VersionedTable.builder("purchase_order").entity("order").idColumn("order_no").build(dialect);
+ * VersionedTable orders = VersionedTable.builder("purchase_order").entity("order").idColumn("order_no").dialect(dialect).build();
  * long newVersion = orders.update(connection, 42L, 6, "kim", Assignments.of("street", "Main 1"));
  * }</pre>
  *
@@ -52,7 +53,7 @@ public final class VersionedTable {
     private final VersionedSql sql;
 
     private VersionedTable(Builder b, Dialect dialect) {
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.dialect = Arguments.notNull(dialect, "dialect");
         this.table = b.table;
         this.entity = b.entity == null ? b.table.value() : b.entity;
         this.reserved = Set.of(lower(b.id), lower(b.version), lower(b.modifiedBy), lower(b.modified));
@@ -102,7 +103,7 @@ public final class VersionedTable {
         if (modifiedBy == null || modifiedBy.isBlank()) {
             throw new IllegalArgumentException("modifiedBy must not be null or blank");
         }
-        Objects.requireNonNull(changes, "changes");
+        Arguments.notNull(changes, "changes");
         for (SqlIdentifier column : changes.columns()) {
             if (reserved.contains(lower(column))) {
                 throw new IllegalArgumentException("column '" + column + "' is managed by the versioned update");
@@ -281,6 +282,7 @@ public final class VersionedTable {
         private SqlIdentifier version = SqlIdentifier.unqualified("version");
         private SqlIdentifier modifiedBy = SqlIdentifier.unqualified("modified_by");
         private SqlIdentifier modified = SqlIdentifier.unqualified("modified");
+        private @Nullable Dialect dialect;
 
         private Builder(SqlIdentifier table) {
             this.table = table;
@@ -315,7 +317,17 @@ public final class VersionedTable {
             return this;
         }
 
-        public VersionedTable build(Dialect dialect) {
+        /** The table's database (required: a versioned table has no data source to detect it from). */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Arguments.notNull(dialect, "dialect");
+            return this;
+        }
+
+        /** @throws IllegalStateException if no {@link #dialect(Dialect) dialect} was set */
+        public VersionedTable build() {
+            if (dialect == null) {
+                throw new IllegalStateException("a VersionedTable needs its dialect: call dialect(..) before build()");
+            }
             return new VersionedTable(this, dialect);
         }
     }

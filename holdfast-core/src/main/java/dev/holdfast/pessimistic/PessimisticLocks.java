@@ -1,16 +1,17 @@
 package dev.holdfast.pessimistic;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
+import java.util.Objects;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -54,9 +55,9 @@ public final class PessimisticLocks {
     private final Observer observer;
 
     private PessimisticLocks(Dialect dialect, Observer observer) {
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.dialect = Arguments.notNull(dialect, "dialect");
         this.sql = RowLockSql.forDialect(dialect);
-        this.observer = Objects.requireNonNull(observer, "observer");
+        this.observer = Arguments.notNull(observer, "observer");
     }
 
     /** Locks for a database of the given dialect. */

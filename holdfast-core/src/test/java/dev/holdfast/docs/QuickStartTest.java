@@ -116,7 +116,7 @@ class QuickStartTest {
         long seenVersion = 6;   // carried through the form
         // tag::optimistic[]
         VersionedTable orders = VersionedTable.builder(purchaseOrder).entity("order").idColumn("order_no")
-                .build(Dialect.detect(dataSource));
+                .dialect(Dialect.detect(dataSource)).build();
         try (Connection connection = dataSource.getConnection()) {
             long newVersion = orders.update(connection, "A-1", seenVersion, "kim", Assignments.of("street", "Main 1"));
             // a second submit of version 6 now fails, writes nothing and explains:
@@ -143,7 +143,7 @@ class QuickStartTest {
         List<String> page = new ArrayList<>();
         // tag::offline-lock[]
         JdbcLockManager editLocks = JdbcLockManager.builder(dataSource)   // the pool itself, not a transaction-aware proxy
-                .tableName(lockTable)
+                .table(lockTable)
                 .defaultExpiry(Duration.ofMinutes(5))
                 .ownerBinding(true)                                       // check, extend and release must name the owner
                 .build();
@@ -181,7 +181,7 @@ class QuickStartTest {
         byte[] serverKey = "a server-side secret of 32 bytes or more, never sent".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String sessionId = "session-1";
         VersionedTable orders = VersionedTable.builder(purchaseOrder).entity("order").idColumn("order_no")
-                .build(Dialect.detect(dataSource));
+                .dialect(Dialect.detect(dataSource)).build();
         // tag::optimistic-offline[]
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(serverKey).table(orders).build();
 

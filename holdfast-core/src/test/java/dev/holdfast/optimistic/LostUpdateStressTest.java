@@ -36,7 +36,7 @@ class LostUpdateStressTest {
     void sixteenThreadsTimesFiveHundredIncrementsLoseNothing(TestDatabase db) throws Exception {
         String table = create(db, "stress");
         insert(db, table, 1, "counter", 1);
-        VersionedTable counters = VersionedTable.builder(table).entity("counter").build(dialect(db));
+        VersionedTable counters = VersionedTable.builder(table).entity("counter").dialect(dialect(db)).build();
         HikariDataSource pool = db.newPool(THREADS);
         AtomicLong conflicts = new AtomicLong();
         CyclicBarrier start = new CyclicBarrier(THREADS);

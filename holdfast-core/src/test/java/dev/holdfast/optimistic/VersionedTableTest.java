@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class VersionedTableTest {
 
     private static VersionedTable orders(TestDatabase db, String table) {
-        return VersionedTable.builder(table).entity("order").build(dialect(db));
+        return VersionedTable.builder(table).entity("order").dialect(dialect(db)).build();
     }
 
     @DatabaseTest
@@ -158,7 +158,7 @@ class VersionedTableTest {
             assertThatThrownBy(() -> orders.update(c, new Object(), 1, "kim", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> orders.delete(c, 1L, -5)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> VersionedTable.builder("t; DROP TABLE x")).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> VersionedTable.builder(table).versionColumn("id").build(Dialect.H2))
+            assertThatThrownBy(() -> VersionedTable.builder(table).versionColumn("id").dialect(Dialect.H2).build())
                     .isInstanceOf(IllegalArgumentException.class);
             // A value is bound, never SQL: this is stored verbatim.
             orders.update(c, 1L, 1, "kim", Assignments.of("street", "x'; DROP TABLE " + table + "; --"));
@@ -240,5 +240,11 @@ class VersionedTableTest {
                 assertThat(rs.getLong(1)).isEqualTo(2);
             }
         }
+    }
+
+    @Test
+    void aTableWithoutItsDialectIsRefusedWhenBuilt() {
+        assertThatThrownBy(() -> VersionedTable.builder("orders").entity("order").build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("dialect");
     }
 }

@@ -1,5 +1,6 @@
 package dev.holdfast.hibernate;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.LockWait;
@@ -14,7 +15,6 @@ import org.hibernate.persister.entity.AbstractEntityPersister;
 import org.hibernate.persister.entity.EntityPersister;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * JPA pessimistic locks whose wait bound holds on H2, PostgreSQL and MariaDB. Hibernate's own
@@ -47,8 +47,8 @@ public final class JpaLocks {
      * @throws IllegalStateException    if no transaction is active
      */
     public static <T> T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait) {
-        Objects.requireNonNull(em, "em");
-        Objects.requireNonNull(type, "type");
+        Arguments.notNull(em, "em");
+        Arguments.notNull(type, "type");
         LockWait wait = LockWait.atMost(maxWait);
         Session session = em.unwrap(Session.class);
         RowRef row = rowOf(session, type, id);

@@ -1,5 +1,6 @@
 package dev.holdfast.shedlock;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseNotHeldException;
 import dev.holdfast.lease.LeaseService;
@@ -14,7 +15,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
-import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -63,7 +63,7 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider {
      * @param node how this server appears in owners (at most 160 characters)
      */
     public HoldfastLockProvider(Leases leases, String node) {
-        this.leases = Objects.requireNonNull(leases, "leases");
+        this.leases = Arguments.notNull(leases, "leases");
         if (node == null || node.isBlank() || node.length() > 160) {
             throw new IllegalArgumentException("node must be 1 to 160 characters, not blank");
         }

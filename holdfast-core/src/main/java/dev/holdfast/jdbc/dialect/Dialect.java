@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc.dialect;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 
 import java.sql.Connection;
@@ -12,7 +13,6 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -217,7 +217,7 @@ public enum Dialect {
 
     /** Borrows one connection to {@linkplain #detect(Connection) detect} the dialect. */
     public static Dialect detect(DataSource dataSource) {
-        Objects.requireNonNull(dataSource, "dataSource");
+        Arguments.notNull(dataSource, "dataSource");
         try (Connection connection = dataSource.getConnection()) {
             return detect(connection);
         } catch (SQLException e) {
@@ -230,7 +230,7 @@ public enum Dialect {
      * {@linkplain #id() id} to its dialect.
      */
     public static Dialect fromProductName(String productName) {
-        String name = Objects.requireNonNull(productName, "productName").toLowerCase(Locale.ROOT);
+        String name = Arguments.notNull(productName, "productName").toLowerCase(Locale.ROOT);
         if (name.equals("h2")) {
             return H2;
         }

@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
@@ -9,7 +10,6 @@ import dev.holdfast.optimistic.VersionedTable;
 import java.sql.Connection;
 import java.util.Collections;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -80,7 +80,7 @@ public final class BusinessTransaction {
      * @throws IllegalStateException if the row was not read in this business transaction
      */
     public BusinessTransaction write(VersionedTable table, Object id, Assignments changes) {
-        Objects.requireNonNull(changes, "changes");
+        Arguments.notNull(changes, "changes");
         return plan(table, id, Action.UPDATE, changes);
     }
 

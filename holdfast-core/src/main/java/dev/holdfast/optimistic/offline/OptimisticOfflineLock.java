@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
@@ -12,7 +13,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 
@@ -86,7 +86,7 @@ public final class OptimisticOfflineLock {
      */
     public String seal(BusinessTransaction tx, String binding) {
         own(tx);
-        return codec.seal(tx.versions(), Objects.requireNonNull(binding, "binding"));
+        return codec.seal(tx.versions(), Arguments.notNull(binding, "binding"));
     }
 
     /** {@link #open(String, String)} with no binding. */
@@ -101,7 +101,7 @@ public final class OptimisticOfflineLock {
      * @throws IllegalArgumentException if it names a table this lock does not know (a configuration change)
      */
     public BusinessTransaction open(String state, String binding) {
-        Map<RowId, Long> versions = codec.open(state, Objects.requireNonNull(binding, "binding"));
+        Map<RowId, Long> versions = codec.open(state, Arguments.notNull(binding, "binding"));
         BusinessTransaction tx = begin();
         versions.forEach((row, version) -> {
             VersionedTable table = tables.get(row.table());
@@ -127,7 +127,7 @@ public final class OptimisticOfflineLock {
      * @throws DatabaseException        for any other database failure; nothing was written
      */
     public Map<RowId, Long> commit(DataSource dataSource, BusinessTransaction tx, String modifiedBy) {
-        Objects.requireNonNull(dataSource, "dataSource");
+        Arguments.notNull(dataSource, "dataSource");
         own(tx);
         if (modifiedBy == null || modifiedBy.isBlank()) {
             throw new IllegalArgumentException("modifiedBy must not be null or blank");
@@ -180,7 +180,7 @@ public final class OptimisticOfflineLock {
     }
 
     VersionedTable registered(VersionedTable table) {
-        Objects.requireNonNull(table, "table");
+        Arguments.notNull(table, "table");
         if (tables.get(table.table().value()) != table) {
             throw new IllegalArgumentException(table + " is not registered with this optimistic offline lock");
         }
@@ -192,7 +192,7 @@ public final class OptimisticOfflineLock {
     }
 
     private void own(BusinessTransaction tx) {
-        Objects.requireNonNull(tx, "tx");
+        Arguments.notNull(tx, "tx");
         if (tx.lock() != this) {
             throw new IllegalArgumentException("the business transaction belongs to another optimistic offline lock");
         }
@@ -213,7 +213,7 @@ public final class OptimisticOfflineLock {
          * @throws IllegalArgumentException if another table of the same name is registered
          */
         public Builder table(VersionedTable table) {
-            Objects.requireNonNull(table, "table");
+            Arguments.notNull(table, "table");
             VersionedTable previous = tables.putIfAbsent(table.table().value(), table);
             if (previous != null && previous != table) {
                 throw new IllegalArgumentException("table " + table.table() + " is registered twice");

@@ -1,8 +1,8 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.internal.Arguments;
 import java.math.BigDecimal;
 import java.util.Comparator;
-import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -19,8 +19,8 @@ public record RowId(String table, Object id) implements Comparable<RowId> {
             .thenComparing(RowId::compareIds);
 
     public RowId {
-        Objects.requireNonNull(table, "table");
-        Objects.requireNonNull(id, "id");
+        Arguments.notNull(table, "table");
+        Arguments.notNull(id, "id");
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -491,30 +491,30 @@ public final class JdbcLockManager implements LockManager {
         private SecureRandom random = new SecureRandom();
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.dataSource = Arguments.notNull(dataSource, "dataSource");
         }
 
         /** The dialect; detected from the data source (one borrowed connection) if not set. */
         public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            this.dialect = Arguments.notNull(dialect, "dialect");
             return this;
         }
 
         /** The locks table, a plain identifier (optionally schema-qualified); default {@code holdfast_locks}. */
-        public Builder tableName(String table) {
+        public Builder table(String table) {
             this.table = SqlIdentifier.of(table).value();
             return this;
         }
 
         /** Expiry of {@code tryLock} without an explicit one; default 5 minutes. */
         public Builder defaultExpiry(Duration expiry) {
-            this.defaultExpiry = Objects.requireNonNull(expiry, "expiry");
+            this.defaultExpiry = Arguments.notNull(expiry, "expiry");
             return this;
         }
 
         /** Longest expiry and increment accepted, and the cap on any extended expiry from now; default 1 day. */
         public Builder maxExpiry(Duration max) {
-            this.maxExpiry = Objects.requireNonNull(max, "max");
+            this.maxExpiry = Arguments.notNull(max, "max");
             return this;
         }
 
@@ -526,13 +526,13 @@ public final class JdbcLockManager implements LockManager {
 
         /** Whether tryLock and release wait for a durable commit; default {@link CommitDurability#RELAXED}. */
         public Builder durability(CommitDurability durability) {
-            this.durability = Objects.requireNonNull(durability, "durability");
+            this.durability = Arguments.notNull(durability, "durability");
             return this;
         }
 
         /** The source of lock ids; default a new {@link SecureRandom}. */
         public Builder random(SecureRandom random) {
-            this.random = Objects.requireNonNull(random, "random");
+            this.random = Arguments.notNull(random, "random");
             return this;
         }
 

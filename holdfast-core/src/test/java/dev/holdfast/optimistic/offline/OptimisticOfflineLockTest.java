@@ -32,8 +32,8 @@ class OptimisticOfflineLockTest {
     }
 
     private static Fixture fixture(TestDatabase db, String addressTable, String invoiceTable) {
-        VersionedTable addresses = VersionedTable.builder(addressTable).entity("address").build(dialect(db));
-        VersionedTable invoices = VersionedTable.builder(invoiceTable).entity("invoice").build(dialect(db));
+        VersionedTable addresses = VersionedTable.builder(addressTable).entity("address").dialect(dialect(db)).build();
+        VersionedTable invoices = VersionedTable.builder(invoiceTable).entity("invoice").dialect(dialect(db)).build();
         return new Fixture(addresses, invoices, OptimisticOfflineLock.builder(KEY).table(addresses).table(invoices).build());
     }
 
@@ -152,7 +152,7 @@ class OptimisticOfflineLockTest {
     void aReadRowStaysUnchangedUntilTheCheckingTransactionEnds(TestDatabase db) throws Exception {
         String table = create(db, "addr");
         insert(db, table, 7, "a", 3);
-        VersionedTable addresses = VersionedTable.builder(table).entity("address").build(dialect(db));
+        VersionedTable addresses = VersionedTable.builder(table).entity("address").dialect(dialect(db)).build();
         try (Connection checker = db.connection(); Connection writer = db.connection()) {
             checker.setAutoCommit(false);
             writer.setAutoCommit(false);
@@ -207,8 +207,8 @@ class OptimisticOfflineLockTest {
 
     @Test
     void theSealedStateIsCompactAndRoundTrips() {
-        VersionedTable a = VersionedTable.builder("address").build(Dialect.H2);
-        VersionedTable b = VersionedTable.builder("invoice").build(Dialect.H2);
+        VersionedTable a = VersionedTable.builder("address").dialect(Dialect.H2).build();
+        VersionedTable b = VersionedTable.builder("invoice").dialect(Dialect.H2).build();
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(KEY).table(a).table(b).build();
         UUID uuid = UUID.randomUUID();
         BusinessTransaction tx = offline.begin()
@@ -224,7 +224,7 @@ class OptimisticOfflineLockTest {
 
     @Test
     void aForgedOrAlteredStateIsRefused() {
-        VersionedTable a = VersionedTable.builder("address").build(Dialect.H2);
+        VersionedTable a = VersionedTable.builder("address").dialect(Dialect.H2).build();
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(KEY).table(a).build();
         String state = offline.seal(offline.begin().recordRead(a, 7L, 3), "kim");
         String payload = state.substring(0, state.indexOf('.'));
@@ -256,8 +256,8 @@ class OptimisticOfflineLockTest {
 
     @Test
     void misuseIsRefusedClearly() {
-        VersionedTable a = VersionedTable.builder("address").build(Dialect.H2);
-        VersionedTable stranger = VersionedTable.builder("other").build(Dialect.H2);
+        VersionedTable a = VersionedTable.builder("address").dialect(Dialect.H2).build();
+        VersionedTable stranger = VersionedTable.builder("other").dialect(Dialect.H2).build();
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(KEY).table(a).build();
         assertThatThrownBy(() -> OptimisticOfflineLock.builder(new byte[31])).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> OptimisticOfflineLock.builder(KEY).build()).isInstanceOf(IllegalArgumentException.class);

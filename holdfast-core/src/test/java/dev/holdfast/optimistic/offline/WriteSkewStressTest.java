@@ -42,7 +42,7 @@ class WriteSkewStressTest {
         String table = create(db, "skew");
         insert(db, table, 1, "X", 1);
         insert(db, table, 2, "Y", 1);
-        VersionedTable rows = VersionedTable.builder(table).entity("doctor").build(dialect(db));
+        VersionedTable rows = VersionedTable.builder(table).entity("doctor").dialect(dialect(db)).build();
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(KEY).table(rows).build();
         HikariDataSource pool = db.newPool(4);
         CyclicBarrier bothRead = new CyclicBarrier(2);

@@ -307,7 +307,7 @@ class OfflineLockContractTest {
                 locks.extendLockExpiration(lockId, 10);
                 locks.releaseLock(lockId);
             }
-            JdbcLockManager broken = JdbcLockManager.builder(pool).tableName("holdfast_no_such_table").build();
+            JdbcLockManager broken = JdbcLockManager.builder(pool).table("holdfast_no_such_table").build();
             assertThatThrownBy(() -> broken.tryLock(ORDER, "A")).isInstanceOf(dev.holdfast.DatabaseException.class);
             assertThatThrownBy(() -> broken.checkLock(forged)).isInstanceOf(dev.holdfast.DatabaseException.class);
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();

@@ -61,9 +61,9 @@ class OfflineLockFailoverTest {
         try (HikariDataSource pool = pool()) {
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_durable");
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_relaxed");
-            JdbcLockManager durable = JdbcLockManager.builder(pool).tableName("locks_durable")
+            JdbcLockManager durable = JdbcLockManager.builder(pool).table("locks_durable")
                     .durability(CommitDurability.DURABLE).ownerBinding(true).build();
-            JdbcLockManager relaxed = JdbcLockManager.builder(pool).tableName("locks_relaxed")
+            JdbcLockManager relaxed = JdbcLockManager.builder(pool).table("locks_relaxed")
                     .durability(CommitDurability.RELAXED).ownerBinding(true).build();
             List<Op> durableOps = work(durable);
             List<Op> relaxedOps = work(relaxed);

@@ -44,7 +44,7 @@ final class OfflineLockFixture {
     }
 
     JdbcLockManager manager(DataSource ds, UnaryOperator<JdbcLockManager.Builder> config) {
-        return config.apply(JdbcLockManager.builder(ds).tableName(table)).build();
+        return config.apply(JdbcLockManager.builder(ds).table(table)).build();
     }
 
     /** Every row, every column, as text: to prove that a refused call changed nothing. */

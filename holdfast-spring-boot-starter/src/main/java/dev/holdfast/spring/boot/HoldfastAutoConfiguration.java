@@ -72,7 +72,7 @@ public class HoldfastAutoConfiguration {
         HoldfastProperties.Offline offline = properties.getOffline();
         return JdbcLockManager.builder(nonTransactional(dataSource))
                 .dialect(dialect)
-                .tableName(offline.getTable())
+                .table(offline.getTable())
                 .defaultExpiry(offline.getDefaultExpiry())
                 .maxExpiry(offline.getMaxExpiry())
                 .ownerBinding(offline.isOwnerBinding())

@@ -140,7 +140,7 @@ class OfflineLockTransactionTest {
         try (HikariDataSource pool = db.newPool(4)) {
             new dev.holdfast.jdbc.SchemaInstaller(pool).install(dev.holdfast.jdbc.HoldfastTable.OFFLINE_LOCKS, locksTable);
             DataSource proxy = new TransactionAwareDataSourceProxy(pool);
-            LockManager wrong = JdbcLockManager.builder(proxy).tableName(locksTable).build();
+            LockManager wrong = JdbcLockManager.builder(proxy).table(locksTable).build();
             Work work = new Work(proxy, wrong, workTable);
             org.springframework.transaction.support.TransactionTemplate tx =
                     new org.springframework.transaction.support.TransactionTemplate(new DataSourceTransactionManager(pool));

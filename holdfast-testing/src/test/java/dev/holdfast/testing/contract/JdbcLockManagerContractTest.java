@@ -13,6 +13,6 @@ class JdbcLockManagerContractTest extends LockManagerContract {
     protected LockManager lockManager(TestDatabase db) {
         String table = db.newTableName("contract_locks");
         new SchemaInstaller(db.dataSource()).install(HoldfastTable.OFFLINE_LOCKS, table);
-        return JdbcLockManager.builder(db.dataSource()).tableName(table).build();
+        return JdbcLockManager.builder(db.dataSource()).table(table).build();
     }
 }

@@ -59,7 +59,7 @@ public class InvoiceService {
         this.dataSource = dataSource;
         this.clock = clock;
         this.orderTable = VersionedTable.builder(tables.orders()).entity(OrderVersionCheck.ENTITY)
-                .idColumn(Order.KEY_COLUMN).build(dialect);
+                .idColumn(Order.KEY_COLUMN).dialect(dialect).build();
         this.offline = OptimisticOfflineLock.builder(key(key)).table(orderTable).build();
     }
 

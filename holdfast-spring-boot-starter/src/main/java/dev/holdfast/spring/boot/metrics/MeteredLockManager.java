@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.metrics;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
@@ -12,7 +13,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -52,8 +52,8 @@ public final class MeteredLockManager implements LockManager {
      *                 {@value #HELD} gauge is registered too
      */
     public MeteredLockManager(LockManager delegate, MeterRegistry registry) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
-        this.registry = Objects.requireNonNull(registry, "registry");
+        this.delegate = Arguments.notNull(delegate, "delegate");
+        this.registry = Arguments.notNull(registry, "registry");
         this.acquisitions = Counter.builder(ACQUISITIONS).description("Offline locks taken").register(registry);
         this.releases = Counter.builder(RELEASES).description("Offline locks released by their holder").register(registry);
         this.extensions = Counter.builder(EXTENSIONS).description("Offline lock expiries extended").register(registry);

@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.metrics;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.LockWait;
@@ -10,7 +11,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Meters every row lock of {@link PessimisticLocks} (give it to {@link PessimisticLocks#observedBy}):
@@ -34,7 +34,7 @@ public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
     private final MeterRegistry registry;
 
     public PessimisticLockMetrics(MeterRegistry registry) {
-        this.registry = Objects.requireNonNull(registry, "registry");
+        this.registry = Arguments.notNull(registry, "registry");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.web;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -51,10 +51,10 @@ public class LockHeartbeat {
      * @param interval   how often the page beats, and how much each beat adds
      */
     public LockHeartbeat(LockManager locks, JdbcLockManager store, DataSource dataSource, Duration interval) {
-        this.locks = Objects.requireNonNull(locks, "locks");
-        this.store = Objects.requireNonNull(store, "store");
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.interval = Objects.requireNonNull(interval, "interval");
+        this.locks = Arguments.notNull(locks, "locks");
+        this.store = Arguments.notNull(store, "store");
+        this.dataSource = Arguments.notNull(dataSource, "dataSource");
+        this.interval = Arguments.notNull(interval, "interval");
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive, not " + interval);
         }

@@ -21,7 +21,7 @@ class MeteredContractTest {
         protected LockManager lockManager(TestDatabase db) {
             String table = db.newTableName("metered_locks");
             new SchemaInstaller(db.dataSource()).install(HoldfastTable.OFFLINE_LOCKS, table);
-            return new MeteredLockManager(JdbcLockManager.builder(db.dataSource()).tableName(table).build(),
+            return new MeteredLockManager(JdbcLockManager.builder(db.dataSource()).table(table).build(),
                     new SimpleMeterRegistry());
         }
     }

@@ -79,7 +79,7 @@ class VersionConflictWebTest {
         jdbc.execute("CREATE TABLE item (id BIGINT PRIMARY KEY, name VARCHAR(50), version BIGINT NOT NULL,"
                 + " modified_by VARCHAR(50), modified TIMESTAMP WITH TIME ZONE)");
         jdbc.update("INSERT INTO item VALUES (1, 'kettle', 3, 'alice', CURRENT_TIMESTAMP)");
-        items = VersionedTable.builder("item").build(Dialect.H2);
+        items = VersionedTable.builder("item").dialect(Dialect.H2).build();
         offline = OptimisticOfflineLock.builder(new byte[32]).table(items).build();
         mvc = MockMvcBuilders.standaloneSetup(new ItemController())
                 .setControllerAdvice(new VersionConflictExceptionHandler(null, e -> conflicts.add(e.getMessage()))).build();
