@@ -23,12 +23,16 @@ import javax.sql.DataSource;
  */
 final class PgWakeUps implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
+
     private final DataSource dataSource;
     private final String channel;
     private final ConcurrentHashMap<String, Set<Semaphore>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
     private volatile boolean closed;
     private Thread thread;
+    /** Listener thread only: an outage was logged and its end is not yet. */
+    private boolean outageReported;
 
     PgWakeUps(DataSource dataSource, String channel) {
         this.dataSource = dataSource;
@@ -89,7 +93,12 @@ final class PgWakeUps implements AutoCloseable {
                 listen(c);
                 backoffMillis = 50;
             } catch (Exception e) {
-                // Down: waiters fall back to polling until the next connection listens.
+                // Down: waiters fall back to polling until the next connection listens. Said once per outage.
+                if (!outageReported && !closed) {
+                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + channel + ") stopped: blocking"
+                            + " lease waiters poll until the listener connects again", e);
+                }
+                outageReported = true;
             } finally {
                 listening = false;
                 wakeAll();
@@ -110,6 +119,8 @@ final class PgWakeUps implements AutoCloseable {
         Class<?> pgNotification = load(c, "org.postgresql.PGNotification");
         if (pgConnection == null || pgNotification == null || !c.isWrapperFor(pgConnection)) {
             closed = true; // no way to listen: never retry, waiters poll
+            LOG.log(System.Logger.Level.WARNING, "Lease wake-ups disabled: the pool's connections are not pgjdbc"
+                    + " connections (org.postgresql.PGConnection), so blocking lease waiters poll");
             return;
         }
         Object pg = c.unwrap(pgConnection);
@@ -125,6 +136,10 @@ final class PgWakeUps implements AutoCloseable {
             peek.disable();
             try {
                 listening = true;
+                if (outageReported) {
+                    LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + ") resumed");
+                    outageReported = false;
+                }
                 wakeAll();
                 while (!closed) {
                     Object[] notifications = (Object[]) getNotifications.invoke(pg, 250);
