@@ -1,6 +1,7 @@
 package dev.holdfast.jdbc;
 
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
@@ -106,19 +107,14 @@ public final class SchemaInstaller {
 
     private void runOnce(List<String> statements) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            try (Statement statement = connection.createStatement()) {
-                if (!autoCommit) {
-                    connection.setAutoCommit(true);
+            Jdbc.autocommit(connection, c -> {
+                try (Statement statement = c.createStatement()) {
+                    for (String sql : statements) {
+                        statement.execute(sql);
+                    }
                 }
-                for (String sql : statements) {
-                    statement.execute(sql);
-                }
-            } finally {
-                if (!autoCommit) {
-                    connection.setAutoCommit(false);
-                }
-            }
+                return null;
+            });
         }
     }
 

@@ -6,6 +6,10 @@ import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
+import dev.holdfast.jdbc.internal.Jdbc;
+import dev.holdfast.jdbc.internal.Names;
+import dev.holdfast.jdbc.internal.Retry;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.security.SecureRandom;
@@ -88,7 +92,7 @@ import javax.sql.DataSource;
  */
 public final class LeaseService implements Leases {
 
-    /** Longest lease name or owner, in characters (the column width). */
+    /** Longest lease name or owner, in characters (code points, as the column counts them). */
     public static final int MAX_NAME_LENGTH = 200;
     /** Shortest TTL: expiry precision on every database is far finer, but shorter leases are meaningless. */
     public static final long MIN_TTL_MILLIS = 1;
@@ -117,6 +121,7 @@ public final class LeaseService implements Leases {
     private final long safetyPollNanos;
     private final LeaseSql sql;
     private final PgWakeUps wakeUps;
+    private final Retry races;
     private volatile ScheduledExecutorService timer;
     private volatile ExecutorService background;
 
@@ -128,6 +133,7 @@ public final class LeaseService implements Leases {
         this.safetyPollNanos = b.safetyPollNanos;
         this.sql = LeaseSql.forDialect(dialect, table);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
+        this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -357,7 +363,7 @@ public final class LeaseService implements Leases {
     private Optional<Lease> attemptOn(Connection c, SqlCall<Optional<Lease>> call, String name, String owner,
                                       boolean last) {
         try (c) {
-            return inTransaction(c, () -> call.run(c));
+            return Jdbc.autocommit(c, call::run);
         } catch (SQLException e) {
             if (!last && isRace(dialect.classify(e))) {
                 return null;
@@ -454,8 +460,8 @@ public final class LeaseService implements Leases {
         }
         if (c != null) {
             try (Connection own = c) {
-                inTransaction(own, () -> {
-                    sql.leaveQueue(own, name, waiter);
+                Jdbc.autocommit(own, cc -> {
+                    sql.leaveQueue(cc, name, waiter);
                     return null;
                 });
             } catch (SQLException | RuntimeException e) {
@@ -466,8 +472,8 @@ public final class LeaseService implements Leases {
         try {
             background().execute(() -> {
                 try (Connection own = dataSource.getConnection()) {
-                    inTransaction(own, () -> {
-                        sql.leaveQueue(own, name, waiter);
+                    Jdbc.autocommit(own, cc -> {
+                        sql.leaveQueue(cc, name, waiter);
                         return null;
                     });
                 } catch (SQLException | RuntimeException e) {
@@ -484,26 +490,17 @@ public final class LeaseService implements Leases {
     }
 
     private static boolean isRace(SqlErrorKind kind) {
-        return kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK
-                || kind == SqlErrorKind.SERIALIZATION_FAILURE;
+        return Retry.RACES.contains(kind);
     }
 
-    /** Runs {@code call}, on {@code first} if given (then closed), retrying a lost race on a new connection. */
+    /**
+     * Runs {@code call}, on {@code first} if given (then closed), retrying a lost race on a new
+     * connection: two first inserts of a new name (H2: 23505) or an InnoDB gap-lock deadlock had no
+     * effect, and the next attempt sees the winner's row.
+     */
     private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call,
-                                    Connection first) {
-        for (int attempt = 1; ; attempt++) {
-            Connection given = attempt == 1 ? first : null;
-            try (Connection c = given != null ? given : dataSource.getConnection()) {
-                return inTransaction(c, () -> call.run(c));
-            } catch (SQLException e) {
-                SqlErrorKind kind = dialect.classify(e);
-                // Two first inserts of a new name (H2: 23505) or an InnoDB gap-lock deadlock: the
-                // statement had no effect; the next attempt sees the winner's row.
-                if (!isRace(kind) || attempt >= ATTEMPTS_ON_RACE) {
-                    throw new DatabaseException(what + " lease '" + name + "' for '" + owner + "'", e);
-                }
-            }
-        }
+                                    @Nullable Connection first) {
+        return races.autocommit(dataSource, first, () -> what + " lease '" + name + "' for '" + owner + "'", call::run);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -617,8 +614,8 @@ public final class LeaseService implements Leases {
      */
     Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
         try (Connection c = dataSource.getConnection()) {
-            SqlWork<Optional<Instant>> renewal = () -> inTransaction(c,
-                    () -> sql.renew(c, lease.name(), lease.owner(), lease.token(), ttlMicros));
+            SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
+                    cc -> sql.renew(cc, lease.name(), lease.owner(), lease.token(), ttlMicros));
             int saved;
             try {
                 saved = c.getNetworkTimeout();
@@ -747,56 +744,11 @@ public final class LeaseService implements Leases {
     }
 
     private <T> T call(String what, String name, SqlCall<T> call) {
-        try (Connection c = dataSource.getConnection()) {
-            return inTransaction(c, () -> call.run(c));
-        } catch (SQLException e) {
-            throw new DatabaseException(what + " lease '" + name + "'", e);
-        }
+        return Jdbc.autocommit(dataSource, what + " lease '" + name + "'", call::run);
     }
 
-    /** Runs in auto-commit, or commits right away on a pool that hands out manual-commit connections. */
-    private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
-        if (c.getAutoCommit()) {
-            return work.run();
-        }
-        try {
-            T result = work.run();
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException r) {
-                e.addSuppressed(r);
-            }
-            throw e;
-        }
-    }
-
-    static void checkName(String what, String value) {
-        if (value == null) {
-            throw new IllegalArgumentException("Lease " + what + " must not be null");
-        }
-        if (value.isBlank()) {
-            throw new IllegalArgumentException("Lease " + what + " must not be blank");
-        }
-        if (value.length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("Lease " + what + " is longer than " + MAX_NAME_LENGTH
-                    + " characters (" + value.length() + ")");
-        }
-        for (int i = 0; i < value.length(); i++) {
-            char ch = value.charAt(i);
-            if (Character.isISOControl(ch)) {
-                throw new IllegalArgumentException("Lease " + what + " must not contain control characters"
-                        + " (U+" + String.format("%04X", (int) ch) + " at index " + i + ")");
-            }
-            if (Character.isHighSurrogate(ch) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(ch)) {
-                throw new IllegalArgumentException("Lease " + what + " is not valid Unicode (unpaired surrogate at index "
-                        + i + "): it cannot be stored as UTF-8");
-            }
-        }
+    static void checkName(String what, @Nullable String value) {
+        Names.require("Lease " + what, value, MAX_NAME_LENGTH);
     }
 
     static long ttlMicros(Duration ttl) {

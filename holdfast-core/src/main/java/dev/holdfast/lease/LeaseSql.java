@@ -222,7 +222,8 @@ abstract class LeaseSql {
         /** The acquire, granting a matched row where {@code grants} holds. */
         private static String merge(String table, String now, String grants) {
             return "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
-                    + " USING (SELECT CAST(? AS VARCHAR(200)) AS name, CAST(? AS VARCHAR(200)) AS owner,"
+                    // Unsized casts: a sized CAST would truncate silently, where the column refuses.
+                    + " USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner,"
                     + " " + now + " AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
                     + " WHEN MATCHED AND " + grants + " THEN UPDATE SET"
                     + " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"

@@ -1,6 +1,7 @@
 package dev.holdfast.optimistic.offline;
 
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
@@ -132,24 +133,8 @@ public final class OptimisticOfflineLock {
         if (modifiedBy == null || modifiedBy.isBlank()) {
             throw new IllegalArgumentException("modifiedBy must not be null or blank");
         }
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            int isolation = connection.getTransactionIsolation();
-            try {
-                connection.setAutoCommit(false);
-                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                return commit(connection, tx, modifiedBy);
-            } finally {
-                try {
-                    connection.rollback(); // no-op after a commit; ends the transaction on any other path
-                } finally {
-                    connection.setTransactionIsolation(isolation);
-                    connection.setAutoCommit(autoCommit);
-                }
-            }
-        } catch (SQLException e) {
-            throw new DatabaseException("committing a business transaction", e);
-        }
+        return Jdbc.transaction(dataSource, Connection.TRANSACTION_READ_COMMITTED, "committing a business transaction",
+                connection -> commit(connection, tx, modifiedBy));
     }
 
     private static Map<RowId, Long> commit(Connection connection, BusinessTransaction tx, String modifiedBy)

@@ -1,6 +1,9 @@
 package dev.holdfast.pessimistic.offline;
 
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.jdbc.internal.Jdbc;
+import dev.holdfast.jdbc.internal.Names;
+import dev.holdfast.jdbc.internal.Retry;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
@@ -71,6 +74,10 @@ public final class JdbcLockManager implements LockManager {
     private final String extendSql;
     private final String extendOwnedSql;
     private final AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
+    /** A lost race of two first acquires, a deadlock victim: the statement had no effect, repeat it. */
+    private final Retry races;
+    /** Purges repeat only a deadlock victim. */
+    private final Retry deadlocks;
 
     private JdbcLockManager(Builder b, Dialect dialect) {
         this.dataSource = b.dataSource;
@@ -89,6 +96,8 @@ public final class JdbcLockManager implements LockManager {
         this.releaseOwnedSql = sql.release(true, relaxed);
         this.extendSql = sql.extend(false);
         this.extendOwnedSql = sql.extend(true);
+        this.races = new Retry(dialect, Retry.RACES, ATTEMPTS, retries::incrementAndGet);
+        this.deadlocks = new Retry(dialect, java.util.Set.of(SqlErrorKind.DEADLOCK), ATTEMPTS, retries::incrementAndGet);
     }
 
     /** A builder over {@code dataSource}, a plain (not transaction-aware) pool. */
@@ -138,37 +147,27 @@ public final class JdbcLockManager implements LockManager {
     private LockId acquire(String type, String id, String owner, Duration expiry) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
-        long micros = Names.micros(Names.positive("expiry", expiry, maxExpiry));
+        long micros = Durations.micros(Durations.positive("expiry", expiry, maxExpiry));
         LockId lockId = LockId.generate(random);
-        for (int attempt = 1; ; attempt++) {
-            try (Borrowed borrowed = new Borrowed(dataSource)) {
-                Connection c = borrowed.connection;
-                try (PreparedStatement ps = c.prepareStatement(tryLockSql)) {
-                    ps.setString(1, type);
-                    ps.setString(2, id);
-                    ps.setString(3, lockId.getValue());
-                    ps.setString(4, owner);
-                    ps.setLong(5, micros);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new IllegalStateException("tryLock upsert returned no row");
-                        }
-                        if (lockId.getValue().equals(rs.getString(1))) {
-                            return lockId;
-                        }
-                        throw new AlreadyLockedException(type, id, rs.getString(2),
-                                dialect.readInstant(rs, 3), dialect.readInstant(rs, 4));
+        return races.autocommit(dataSource, null, () -> "tryLock " + type + " " + id, c -> {
+            try (PreparedStatement ps = c.prepareStatement(tryLockSql)) {
+                ps.setString(1, type);
+                ps.setString(2, id);
+                ps.setString(3, lockId.getValue());
+                ps.setString(4, owner);
+                ps.setLong(5, micros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new IllegalStateException("tryLock upsert returned no row");
                     }
+                    if (lockId.getValue().equals(rs.getString(1))) {
+                        return lockId;
+                    }
+                    throw new AlreadyLockedException(type, id, rs.getString(2),
+                            dialect.readInstant(rs, 3), dialect.readInstant(rs, 4));
                 }
-            } catch (SQLException e) {
-                SqlErrorKind kind = dialect.classify(e);
-                boolean transientConflict = kind == SqlErrorKind.UNIQUE_VIOLATION || kind == SqlErrorKind.DEADLOCK;
-                if (!transientConflict || attempt >= ATTEMPTS) {
-                    throw new DatabaseException("tryLock " + type + " " + id, e);
-                }
-                retries.incrementAndGet();
             }
-        }
+        });
     }
 
     @Override
@@ -234,8 +233,8 @@ public final class JdbcLockManager implements LockManager {
     }
 
     private void extend(LockId lockId, String owner, Duration increment) {
-        long micros = Names.micros(Names.positive("increment", increment, maxExpiry));
-        long maxMicros = Names.micros(maxExpiry);
+        long micros = Durations.micros(Durations.positive("increment", increment, maxExpiry));
+        long maxMicros = Durations.micros(maxExpiry);
         int updated = update("extendLockExpiration", owner == null ? extendSql : extendOwnedSql, ps -> {
             ps.setLong(1, micros);
             ps.setLong(2, maxMicros);
@@ -259,8 +258,7 @@ public final class JdbcLockManager implements LockManager {
 
     /** Reads the lock by id and throws unless it is live and matches what is given (null = any). */
     private void verify(LockId lockId, String type, String id, String owner) {
-        try (Borrowed borrowed = new Borrowed(dataSource)) {
-                Connection c = borrowed.connection;
+        Jdbc.autocommit(dataSource, "checkLock", c -> {
             try (PreparedStatement ps = c.prepareStatement(checkSql)) {
                 ps.setString(1, lockId.getValue());
                 try (ResultSet rs = ps.executeQuery()) {
@@ -285,9 +283,8 @@ public final class JdbcLockManager implements LockManager {
                     }
                 }
             }
-        } catch (SQLException e) {
-            throw new DatabaseException("checkLock", e);
-        }
+            return null;
+        });
     }
 
     // ---------------------------------------------------------------- operators
@@ -296,9 +293,7 @@ public final class JdbcLockManager implements LockManager {
     public Optional<HeldLock> holder(String type, String id) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
-        List<HeldLock> found = query("holder", "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM "
-                + table + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > "
-                + sql.clock(), ps -> {
+        List<HeldLock> found = query("holder", sql.holder(), ps -> {
             ps.setString(1, type);
             ps.setString(2, id);
         });
@@ -361,16 +356,7 @@ public final class JdbcLockManager implements LockManager {
         if (maxRows < 1 || maxRows > 100_000) {
             throw new IllegalArgumentException("maxRows must be 1 to 100000, not " + maxRows);
         }
-        for (int attempt = 1; ; attempt++) {
-            try (Borrowed borrowed = new Borrowed(dataSource)) {
-                return sql.purge(borrowed.connection, maxRows);
-            } catch (SQLException e) {
-                if (dialect.classify(e) != SqlErrorKind.DEADLOCK || attempt >= ATTEMPTS) {
-                    throw new DatabaseException("purging expired locks", e);
-                }
-                retries.incrementAndGet();
-            }
-        }
+        return deadlocks.autocommit(dataSource, null, () -> "purging expired locks", c -> sql.purge(c, maxRows));
     }
 
     /**
@@ -414,20 +400,16 @@ public final class JdbcLockManager implements LockManager {
     }
 
     private int update(String what, String statement, Binder binder) {
-        try (Borrowed borrowed = new Borrowed(dataSource)) {
-                Connection c = borrowed.connection;
+        return Jdbc.autocommit(dataSource, what, c -> {
             try (PreparedStatement ps = c.prepareStatement(statement)) {
                 binder.bind(ps);
                 return ps.executeUpdate();
             }
-        } catch (SQLException e) {
-            throw new DatabaseException(what, e);
-        }
+        });
     }
 
     private List<HeldLock> query(String what, String statement, Binder binder) {
-        try (Borrowed borrowed = new Borrowed(dataSource)) {
-                Connection c = borrowed.connection;
+        return Jdbc.autocommit(dataSource, what, c -> {
             try (PreparedStatement ps = c.prepareStatement(statement)) {
                 binder.bind(ps);
                 List<HeldLock> locks = new ArrayList<>();
@@ -439,44 +421,7 @@ public final class JdbcLockManager implements LockManager {
                 }
                 return locks;
             }
-        } catch (SQLException e) {
-            throw new DatabaseException(what, e);
-        }
-    }
-
-    /**
-     * A borrowed connection in autocommit mode, so that the one statement commits on its own. A
-     * connection that came with autocommit off goes back to the pool that way.
-     */
-    private static final class Borrowed implements AutoCloseable {
-        final Connection connection;
-        private final boolean wasManual;
-
-        Borrowed(DataSource dataSource) throws SQLException {
-            this.connection = dataSource.getConnection();
-            boolean manual;
-            try {
-                manual = !connection.getAutoCommit();
-                if (manual) {
-                    connection.setAutoCommit(true);
-                }
-            } catch (SQLException e) {
-                connection.close();
-                throw e;
-            }
-            this.wasManual = manual;
-        }
-
-        @Override
-        public void close() throws SQLException {
-            try {
-                if (wasManual) {
-                    connection.setAutoCommit(false);
-                }
-            } finally {
-                connection.close();
-            }
-        }
+        });
     }
 
     /** Configuration of a {@link JdbcLockManager}. */
@@ -543,7 +488,7 @@ public final class JdbcLockManager implements LockManager {
             if (maxExpiry.compareTo(Duration.ofMillis(1)) < 0 || maxExpiry.compareTo(Duration.ofDays(365)) > 0) {
                 throw new IllegalArgumentException("maxExpiry must be 1 ms to 365 days, not " + maxExpiry);
             }
-            Names.positive("defaultExpiry", defaultExpiry, maxExpiry);
+            Durations.positive("defaultExpiry", defaultExpiry, maxExpiry);
             return new JdbcLockManager(this, dialect != null ? dialect : Dialect.detect(dataSource));
         }
     }

@@ -72,6 +72,12 @@ abstract class OfflineLockSql {
                 + " FROM " + table + " WHERE lock_id = ?";
     }
 
+    /** The live lock on a type and id, if any (operator view). */
+    String holder() {
+        return "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM " + table
+                + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > " + clock();
+    }
+
     String held(boolean byType, boolean byOwner) {
         return "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM " + table
                 + " WHERE lock_id IS NOT NULL AND expires_at > " + statementNow()
