@@ -73,6 +73,7 @@ public final class JdbcLockManager implements LockManager {
     private final String releaseOwnedSql;
     private final String extendSql;
     private final String extendOwnedSql;
+    private final String replaceOwnSql;
     private final AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
     /** A lost race of two first acquires, a deadlock victim: the statement had no effect, repeat it. */
     private final Retry races;
@@ -96,6 +97,7 @@ public final class JdbcLockManager implements LockManager {
         this.releaseOwnedSql = sql.release(true, relaxed);
         this.extendSql = sql.extend(false);
         this.extendOwnedSql = sql.extend(true);
+        this.replaceOwnSql = sql.replaceOwn(relaxed);
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS, retries::incrementAndGet);
         this.deadlocks = new Retry(dialect, java.util.Set.of(SqlErrorKind.DEADLOCK), ATTEMPTS, retries::incrementAndGet);
     }
@@ -168,6 +170,46 @@ public final class JdbcLockManager implements LockManager {
                 }
             }
         });
+    }
+
+    @Override
+    public Reacquired reacquire(String type, String id, String owner) {
+        return reacquire(type, id, owner, defaultExpiry);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One statement when the lock is free; when the owner holds it, a second one that gives the live
+     * row a new id in place (so two tabs racing leave exactly one id: the row's). If the owner's lock
+     * ends between the two, the call starts over (at most {@value #ATTEMPTS} times).
+     */
+    @Override
+    public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
+        Names.require("owner", owner, MAX_OWNER_LENGTH);
+        long micros = Durations.micros(Durations.positive("expiry", expiry, maxExpiry));
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new Reacquired(acquire(type, id, owner, expiry), false);
+            } catch (AlreadyLockedException e) {
+                if (!owner.equals(e.owner().orElse(null)) || attempt >= ATTEMPTS) {
+                    throw e;
+                }
+            }
+            LockId fresh = LockId.generate(random);
+            int replaced = update("reacquire " + type + " " + id, replaceOwnSql, ps -> {
+                ps.setString(1, fresh.getValue());
+                ps.setLong(2, micros);
+                ps.setString(3, type);
+                ps.setString(4, id);
+                ps.setString(5, owner);
+            });
+            if (replaced == 1) {
+                return new Reacquired(fresh, true);
+            }
+            // The owner's lock ended since it was seen (released, expired, broken): take it anew.
+            retries.incrementAndGet();
+        }
     }
 
     @Override

@@ -66,6 +66,22 @@ public interface LockManager {
     LockId tryLock(String type, String id, String owner, Duration expiry);
 
     /**
+     * Takes the lock on {@code type}/{@code id} for {@code owner}, like {@link #tryLock(String, String,
+     * String, Duration)}, and also when {@code owner} holds it already (a reloaded edit page, a second
+     * tab): that live lock then gets a fresh id and expiry, and its earlier id authorizes nothing any
+     * more ({@code checkLock}, release and extension with it fail), so a stale tab cannot save over the
+     * new one. Whatever the interleaving of such calls, exactly one id is live afterwards.
+     *
+     * @return the new id, and whether it replaced an earlier id of the owner
+     * @throws AlreadyLockedException   if another owner holds a live lock
+     * @throws IllegalArgumentException for a bad type, id, owner or expiry
+     */
+    Reacquired reacquire(String type, String id, String owner, Duration expiry);
+
+    /** {@link #reacquire(String, String, String, Duration)} for the default expiry. */
+    Reacquired reacquire(String type, String id, String owner);
+
+    /**
      * Succeeds if {@code lockId} is a live lock.
      *
      * @throws LockNotHeldException       if it authorizes nothing (released, taken over, never issued)

@@ -56,6 +56,12 @@ abstract class OfflineLockSql {
 
     abstract String forceRelease();
 
+    /**
+     * Gives the owner's live lock a new id and expiry (a same-owner re-acquire: the old id
+     * authorizes nothing any more). Binds: new lock id, expiry in microseconds, type, id, owner.
+     */
+    abstract String replaceOwn(boolean relaxed);
+
     /** Database time that is constant within the statement, so that an index range can use it. */
     abstract String statementNow();
 
@@ -156,6 +162,15 @@ abstract class OfflineLockSql {
         }
 
         @Override
+        String replaceOwn(boolean relaxed) {
+            return "UPDATE " + table + " AS l SET lock_id = ?, acquired_at = c.now,"
+                    + " expires_at = c.now + ? * interval '1 microsecond'"
+                    + " FROM (SELECT clock_timestamp() AS now) c"
+                    + " WHERE l.lock_type = ? AND l.resource_id = ? AND l.lock_owner = ?"
+                    + " AND l.lock_id IS NOT NULL AND l.expires_at > c.now AND " + (relaxed ? RELAX : DURABLE);
+        }
+
+        @Override
         String statementNow() {
             return "statement_timestamp()";
         }
@@ -228,6 +243,15 @@ abstract class OfflineLockSql {
         String forceRelease() {
             return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00'"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6)";
+        }
+
+        @Override
+        String replaceOwn(boolean relaxed) {
+            // UTC_TIMESTAMP(6) is constant within a statement.
+            return "UPDATE " + table + " SET lock_id = ?, acquired_at = UTC_TIMESTAMP(6),"
+                    + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+                    + " WHERE lock_type = ? AND resource_id = ? AND lock_owner = ?"
+                    + " AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6)";
         }
 
         @Override
@@ -310,6 +334,14 @@ abstract class OfflineLockSql {
         String forceRelease() {
             return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00'"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > " + clock();
+        }
+
+        @Override
+        String replaceOwn(boolean relaxed) {
+            return "UPDATE " + table + " SET lock_id = ?, acquired_at = " + clock() + ","
+                    + " expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + clock() + ")"
+                    + " WHERE lock_type = ? AND resource_id = ? AND lock_owner = ?"
+                    + " AND lock_id IS NOT NULL AND expires_at > " + clock();
         }
 
         @Override

@@ -6,6 +6,7 @@ import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -197,6 +198,71 @@ public abstract class LockManagerContract {
                 }
                 assertThat(granted).as("round %d", round).hasSize(1);
                 locks.checkLock(granted.get(0), TYPE, id);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @DatabaseTest
+    void theOwnerReacquiringGetsAFreshIdAndTheOldOneAuthorizesNothing(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        Reacquired first = locks.reacquire(TYPE, "A-1", "alice", LONG);
+        assertThat(first.replaced()).as("a free lock is simply taken").isFalse();
+
+        Reacquired second = locks.reacquire(TYPE, "A-1", "alice", LONG);   // the page reloaded, or a second tab
+
+        assertThat(second.replaced()).isTrue();
+        assertThat(second.lockId()).isNotEqualTo(first.lockId());
+        locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
+        assertThatThrownBy(() -> locks.checkLock(first.lockId(), TYPE, "A-1", "alice")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.releaseLock(first.lockId(), "alice")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(first.lockId(), "alice", LONG)).isInstanceOf(LockNotHeldException.class);
+        locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
+
+        AlreadyLockedException other = catchThrowableOfType(AlreadyLockedException.class,
+                () -> locks.reacquire(TYPE, "A-1", "bob", LONG));
+        assertThat(other.owner()).contains("alice");
+        assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "alice", LONG))
+                .as("tryLock keeps refusing the owner's own live lock").isInstanceOf(AlreadyLockedException.class);
+        locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
+
+        locks.releaseLock(second.lockId(), "alice");
+        assertThat(locks.reacquire(TYPE, "A-1", "bob", LONG).replaced()).isFalse();
+    }
+
+    @DatabaseTest
+    void tabsOfOneOwnerRacingToReacquireLeaveExactlyOneLiveId(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        int tabs = 8;
+        for (int round = 0; round < 10; round++) {
+            String id = "T-" + round;
+            locks.reacquire(TYPE, id, "alice", LONG);
+            CountDownLatch start = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(tabs);
+            try {
+                List<Future<LockId>> results = new ArrayList<>();
+                for (int i = 0; i < tabs; i++) {
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        return locks.reacquire(TYPE, id, "alice", LONG).lockId();
+                    }));
+                }
+                start.countDown();
+                List<LockId> ids = new ArrayList<>();
+                for (Future<LockId> f : results) {
+                    ids.add(f.get(30, TimeUnit.SECONDS));
+                }
+                int live = 0;
+                for (LockId lockId : ids) {   // all tabs are done: only the last replacement may be live
+                    try {
+                        locks.checkLock(lockId, TYPE, id, "alice");
+                        live++;
+                    } catch (LockNotHeldException stale) {
+                        // replaced by a later tab
+                    }
+                }
+                assertThat(live).as("round %d", round).isEqualTo(1);
             } finally {
                 pool.shutdownNow();
             }

@@ -2,6 +2,7 @@ package dev.holdfast.shop.order;
 
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
@@ -51,15 +52,17 @@ public class OrderService {
     }
 
     /**
-     * An admin opens the edit page of an order: takes the offline lock for them.
+     * An admin opens the edit page of an order: takes the offline lock for them. An admin who holds
+     * it already (a reloaded page, a second tab) gets it again with a fresh id: the earlier page can
+     * no longer save.
      *
      * @throws OrderNotFoundException                     no such order (no lock is taken)
-     * @throws dev.holdfast.pessimistic.offline.AlreadyLockedException someone (maybe the same admin in another tab) edits it
+     * @throws dev.holdfast.pessimistic.offline.AlreadyLockedException another admin edits it
      */
-    public LockId startEditing(String admin, String orderNumber) {
+    public Reacquired startEditing(String admin, String orderNumber) {
         anyOrder(orderNumber);
         // tag::start-editing[]
-        return editLocks.tryLock(EDIT_LOCK_TYPE, orderNumber, admin);
+        return editLocks.reacquire(EDIT_LOCK_TYPE, orderNumber, admin);
         // end::start-editing[]
     }
 

@@ -1,6 +1,7 @@
 package dev.holdfast.shop.web;
 
 import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderService;
@@ -45,10 +46,11 @@ class AdminOrderEditController {
     @GetMapping
     String edit(@PathVariable String orderNumber, Principal admin, Model model) {
         String number = FormInput.orderNumber(orderNumber);
-        LockId lockId = orders.startEditing(admin.getName(), number);
+        Reacquired lock = orders.startEditing(admin.getName(), number);
         Order order = orders.anyOrder(number);
         model.addAttribute("order", order);
-        model.addAttribute("lockId", lockId.getValue());
+        model.addAttribute("lockId", lock.lockId().getValue());
+        model.addAttribute("otherTab", lock.replaced());
         model.addAttribute("lock", heartbeat.status(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
         model.addAttribute("heartbeatSeconds", heartbeat.interval().toSeconds());
         return "admin-order-edit";

@@ -102,6 +102,13 @@ final class Browser implements AutoCloseable {
         return left;
     }
 
+    /** Switches to {@code tab} (a handle from {@link #openTab()}) without closing the current one; returns the current one's. */
+    String switchTo(String tab) {
+        String left = driver.getWindowHandle();
+        driver.switchTo().window(tab);
+        return left;
+    }
+
     /** Closes the current tab and switches back to {@code tab}. */
     void closeTabAndReturnTo(String tab) {
         driver.close();

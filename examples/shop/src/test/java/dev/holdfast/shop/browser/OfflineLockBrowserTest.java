@@ -120,6 +120,49 @@ class OfflineLockBrowserTest {
     }
 
     @Test
+    void reopeningTheEditPageInAnotherTabKeepsEditingThereAndTheFirstTabCanNoLongerSave() {
+        String order = shop.newOrder("alice");
+        admin.open("/admin/orders/" + order + "/edit");
+        assertThat(admin.page()).isEqualTo("admin-order-edit");
+        assertThat(admin.all("#other-tab")).isEmpty();
+        String firstLockId = (String) admin.script("return document.getElementById('lockId').value;");
+        OrderRow before = shop.row(order);
+
+        String firstTab = admin.openTab();   // the same admin, the same order, a second tab (or F5)
+        admin.open("/admin/orders/" + order + "/edit");
+        assertThat(admin.page()).isEqualTo("admin-order-edit");
+        assertThat(admin.text("other-tab")).contains("already editing this order in another tab")
+                .contains("can no longer save");
+        admin.screenshot("scenario3-reopened-in-another-tab");
+        assertThat(shop.editLockOwner(order)).isEqualTo("admin");
+
+        // Another admin is still kept out meanwhile.
+        kim.open("/admin/orders/" + order + "/edit");
+        assertThat(kim.page()).isEqualTo("lock-problem");
+        assertThat(kim.text("lock-holder")).startsWith("Being edited by admin until");
+
+        // The first tab learns it at its next heartbeat (triggered here rather than waited for) ...
+        String secondTab = admin.switchTo(firstTab);
+        admin.type("receiverName", "Stale Tab Receiver");
+        admin.script("window.holdfastHeartbeat.beat();");
+        waitUntil(() -> !admin.element("save-edit").isEnabled(), Duration.ofSeconds(10));
+        assertThat(admin.text("lock-text")).contains("lost");
+        admin.screenshot("scenario3-first-tab-warned");
+        // ... and the server refuses its lock id whatever the page does.
+        submitEditOf(admin, order, firstLockId);
+        assertRefused(admin, 409, "no-lock");
+        assertThat(shop.row(order)).isEqualTo(before);
+
+        admin.switchTo(secondTab);
+        admin.type("receiverName", "Second Tab Receiver");
+        admin.click("save-edit");
+        assertThat(admin.text("notice")).contains("was saved");
+        assertThat(shop.row(order).receiverName()).isEqualTo("Second Tab Receiver");
+        assertThat(shop.editLockOwner(order)).isNull();
+        admin.closeTabAndReturnTo(firstTab);
+    }
+
+    @Test
     void forgedForeignAndMalformedLockIdsAreRefusedAndChangeNothing() {
         String orderA = shop.newOrder("alice");
         String orderB = shop.newOrder("bob");

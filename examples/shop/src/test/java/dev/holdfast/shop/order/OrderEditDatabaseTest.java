@@ -3,6 +3,7 @@ package dev.holdfast.shop.order;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -26,8 +27,8 @@ class OrderEditDatabaseTest {
         ShopOnDatabase shop = ShopOnDatabase.on(db);
         String a = shop.newOrder("alice");
         String b = shop.newOrder("bob");
-        LockId kimsA = shop.service.startEditing("kim", a);
-        LockId adminsB = shop.service.startEditing("admin", b);
+        LockId kimsA = shop.service.startEditing("kim", a).lockId();
+        LockId adminsB = shop.service.startEditing("admin", b).lockId();
         assertThatThrownBy(() -> shop.service.startEditing("admin", a))
                 .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("kim"));
 
@@ -47,11 +48,32 @@ class OrderEditDatabaseTest {
         assertThat(shop.jdbc.queryForObject("SELECT receiver_name FROM " + shop.table + " WHERE order_number = ?",
                 String.class, a)).isEqualTo("New Receiver");
         // released: the next admin gets the lock; the old lock id authorizes nothing any more
-        LockId next = shop.service.startEditing("admin", a);
+        LockId next = shop.service.startEditing("admin", a).lockId();
         assertThatThrownBy(() -> shop.service.edit("kim", a, kimsA, 1, NEW_RECEIVER, List.of(3)))
                 .isInstanceOf(LockNotHeldException.class);
         shop.service.stopEditing("admin", next);
         shop.service.stopEditing("admin", adminsB);
+        assertThat(shop.version(a)).isEqualTo(1);
+        assertThat(shop.activeConnections()).isZero();
+    }
+
+    @DatabaseTest
+    void anAdminReopeningTheEditPageKeepsEditingAndTheEarlierPageCanNoLongerSave(TestDatabase db) {
+        ShopOnDatabase shop = ShopOnDatabase.on(db);
+        String a = shop.newOrder("alice");
+        Reacquired firstTab = shop.service.startEditing("admin", a);
+        assertThat(firstTab.replaced()).isFalse();
+
+        Reacquired secondTab = shop.service.startEditing("admin", a);
+
+        assertThat(secondTab.replaced()).isTrue();
+        assertThatThrownBy(() -> shop.service.edit("admin", a, firstTab.lockId(), 0, NEW_RECEIVER, List.of(2)))
+                .isInstanceOf(LockNotHeldException.class);
+        assertThat(shop.version(a)).isZero();
+        assertThatThrownBy(() -> shop.service.startEditing("kim", a))
+                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("admin"));
+        shop.service.edit("admin", a, secondTab.lockId(), 0, NEW_RECEIVER, List.of(2));
+        shop.service.stopEditing("admin", secondTab.lockId());
         assertThat(shop.version(a)).isEqualTo(1);
         assertThat(shop.activeConnections()).isZero();
     }

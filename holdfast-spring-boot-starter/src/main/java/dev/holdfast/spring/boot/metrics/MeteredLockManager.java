@@ -6,6 +6,7 @@ import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import io.micrometer.core.instrument.Counter;
@@ -90,6 +91,28 @@ public final class MeteredLockManager implements LockManager {
     @Override
     public LockId tryLock(String type, String id, String owner, Duration expiry) {
         return acquire(() -> delegate.tryLock(type, id, owner, expiry));
+    }
+
+    @Override
+    public Reacquired reacquire(String type, String id, String owner) {
+        return reacquire(() -> delegate.reacquire(type, id, owner));
+    }
+
+    /** Counted as an acquisition (a replaced own lock too) or a refusal. */
+    @Override
+    public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
+        return reacquire(() -> delegate.reacquire(type, id, owner, expiry));
+    }
+
+    private Reacquired reacquire(Supplier<Reacquired> call) {
+        try {
+            Reacquired lock = call.get();
+            acquisitions.increment();
+            return lock;
+        } catch (AlreadyLockedException e) {
+            refused("acquire", "already_locked");
+            throw e;
+        }
     }
 
     @Override
