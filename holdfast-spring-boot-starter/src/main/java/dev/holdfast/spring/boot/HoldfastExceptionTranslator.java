@@ -1,6 +1,9 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.DatabaseException;
+import dev.holdfast.lease.LeaseLostException;
+import dev.holdfast.lease.LeaseNotHeldException;
+import dev.holdfast.lease.LeaseTimeoutException;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.pessimistic.DeadlockException;
@@ -32,6 +35,11 @@ import java.sql.SQLException;
  *       <td>{@link OfflineLockLostException}, a {@link PessimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link VersionConflictException} (a stale version: the row changed or was deleted)</td>
  *       <td>{@link StaleVersionException}, an {@link org.springframework.dao.OptimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link LeaseTimeoutException} (a blocking lease acquire's bound ran out)</td>
+ *       <td>{@link CannotAcquireLockException}</td></tr>
+ *   <tr><td>{@link LeaseNotHeldException} (and {@link dev.holdfast.lease.LeaseExpiredException}),
+ *       {@link LeaseLostException}: the caller no longer holds its lease</td>
+ *       <td>{@link PessimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link DatabaseException} wrapping an {@link SQLException}</td><td>what Spring's
  *       {@link SQLExceptionSubclassTranslator} makes of that SQLException</td></tr>
  *   <tr><td>anything else</td><td>{@code null}: not translated</td></tr>
@@ -60,6 +68,12 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
         }
         if (ex instanceof VersionConflictException e) {
             return new StaleVersionException(e);
+        }
+        if (ex instanceof LeaseTimeoutException e) {
+            return new CannotAcquireLockException(e.getMessage(), e);
+        }
+        if (ex instanceof LeaseNotHeldException || ex instanceof LeaseLostException) {
+            return new PessimisticLockingFailureException(ex.getMessage(), ex);
         }
         if (ex instanceof DatabaseException e && e.getCause() instanceof SQLException sql) {
             return sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);

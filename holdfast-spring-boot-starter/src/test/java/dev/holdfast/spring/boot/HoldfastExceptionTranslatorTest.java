@@ -115,6 +115,59 @@ class HoldfastExceptionTranslatorTest {
     }
 
     @DatabaseTest
+    void leaseOutcomesBecomeLockingFailuresWithTheHoldfastExceptionAsCause(TestDatabase db) throws Exception {
+        String table = db.newTableName("hf_translate_leases");
+        db.dropAfterTest(table + "_queue");
+        new dev.holdfast.jdbc.SchemaInstaller(db.dataSource()).install(dev.holdfast.jdbc.HoldfastTable.LEASES, table);
+        HoldfastExceptionTranslator translator = new HoldfastExceptionTranslator();
+        try (dev.holdfast.lease.LeaseService leases = dev.holdfast.lease.LeaseService.builder(db.dataSource()).table(table).build()) {
+            dev.holdfast.lease.Lease held = leases.tryAcquire("job", "a", java.time.Duration.ofSeconds(30)).orElseThrow();
+
+            RuntimeException timeout = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    dev.holdfast.lease.LeaseTimeoutException.class,
+                    () -> leases.lock("job", "b", java.time.Duration.ofSeconds(30), java.time.Duration.ZERO));
+            assertThat(translator.translate(timeout)).isExactlyInstanceOf(org.springframework.dao.CannotAcquireLockException.class)
+                    .hasCause(timeout);
+
+            leases.release(held);
+            RuntimeException notHeld = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    dev.holdfast.lease.LeaseNotHeldException.class, () -> leases.release(held));
+            assertThat(translator.translate(notHeld))
+                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(notHeld);
+
+            dev.holdfast.lease.Lease brief = leases.tryAcquire("brief", "a", java.time.Duration.ofMillis(50)).orElseThrow();
+            Thread.sleep(200);
+            RuntimeException expired = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    dev.holdfast.lease.LeaseExpiredException.class, () -> leases.release(brief));
+            assertThat(translator.translate(expired))
+                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(expired);
+
+            dev.holdfast.lease.Lease guarded = leases.tryAcquire("guarded", "a", java.time.Duration.ofSeconds(30)).orElseThrow();
+            java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                RuntimeException lost = worker.submit(() -> {
+                    dev.holdfast.lease.LeaseGuard guard = leases.keepAlive(guarded, java.time.Duration.ofSeconds(3), null);
+                    leases.forceRelease("guarded");
+                    try {
+                        Thread.sleep(30_000);   // interrupted once a renewal finds the lease gone
+                    } catch (InterruptedException expected) {
+                        // the guard saw the loss
+                    }
+                    RuntimeException seen = org.assertj.core.api.Assertions.catchThrowableOfType(
+                            dev.holdfast.lease.LeaseLostException.class, guard::checkValid);
+                    guard.close();
+                    return seen;
+                }).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(lost).isNotNull();
+                assertThat(translator.translate(lost))
+                        .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(lost);
+            } finally {
+                worker.shutdownNow();
+            }
+        }
+    }
+
+    @DatabaseTest
     void otherDatabaseFailuresGoThroughSpringsSqlTranslation(TestDatabase db) throws Exception {
         PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
         Connection c = begin(db.dataSource());
