@@ -43,14 +43,23 @@ class AdminOrderEditController {
         this.heartbeat = heartbeat;
     }
 
+    /**
+     * Opens the edit page with the edit lock; {@code receiverName}, {@code receiverPhone} and
+     * {@code quantity}, if given, fill the form instead of the order's values (re-applying changes
+     * whose save was refused).
+     */
     @GetMapping
-    String edit(@PathVariable String orderNumber, Principal admin, Model model) {
+    String edit(@PathVariable String orderNumber, @RequestParam(required = false) String receiverName,
+                @RequestParam(required = false) String receiverPhone,
+                @RequestParam(name = "quantity", required = false) List<String> quantities,
+                Principal admin, Model model) {
         String number = FormInput.orderNumber(orderNumber);
         Reacquired lock = orders.startEditing(admin.getName(), number);
         Order order = orders.anyOrder(number);
         model.addAttribute("order", order);
         model.addAttribute("lockId", lock.lockId().getValue());
         model.addAttribute("otherTab", lock.replaced());
+        model.addAttribute("prefill", EditPrefill.of(receiverName, receiverPhone, quantities));
         model.addAttribute("lock", heartbeat.status(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
         model.addAttribute("heartbeatSeconds", heartbeat.interval().toSeconds());
         return "admin-order-edit";

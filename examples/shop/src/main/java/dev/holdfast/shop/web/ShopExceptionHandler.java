@@ -42,6 +42,7 @@ class ShopExceptionHandler {
         model.addAttribute("conflict", e);
         model.addAttribute("order", orders.anyOrder(e.orderNumber()));
         model.addAttribute("reloadLink", orderPage(request, e.orderNumber()));
+        model.addAttribute("typed", typed(request, e.orderNumber()));
         return "conflict";
     }
 
@@ -67,6 +68,7 @@ class ShopExceptionHandler {
         String why = e instanceof LockTimeoutException t
                 ? texts.get("problem.busy.timeout", number, String.valueOf(t.bound().toMillis() / 1000.0))
                 : texts.get("problem.busy.deadlock", number);
+        model.addAttribute("typed", typed(request, number));
         return problem(model, "busy", texts.get("problem.busy.title", number), texts.get("problem.busy.tail", why),
                 orderPage(request, number), texts.get("problem.busy.link", number));
     }
@@ -113,6 +115,14 @@ class ShopExceptionHandler {
         model.addAttribute("link", link);
         model.addAttribute("linkText", linkText);
         return "problem";
+    }
+
+    /** What a refused form carried, to submit again at the order's current version; null for other requests. */
+    private TypedValues typed(HttpServletRequest request, String orderNumber) {
+        if (!"POST".equals(request.getMethod())) {
+            return null;
+        }
+        return TypedValues.resubmit(request, orders.anyOrder(orderNumber));
     }
 
     private static String orderPage(HttpServletRequest request, String orderNumber) {

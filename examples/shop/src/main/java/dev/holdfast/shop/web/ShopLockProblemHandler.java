@@ -43,6 +43,11 @@ class ShopLockProblemHandler extends OfflineLockExceptionHandler {
         Matcher m = ORDER_PAGE.matcher(request.getRequestURI().substring(request.getContextPath().length()));
         String orderNumber = m.find() ? m.group(1) : null;
         model.put("orderLink", orderNumber != null ? "/admin/orders/" + orderNumber : "/admin/orders");
+        // A save refused because its lock is gone: keep what was typed, to open the edit page again with it.
+        if (orderNumber != null && "POST".equals(request.getMethod()) && request.getRequestURI().endsWith("/edit")
+                && problem.status() == 409 && !"already-locked".equals(problem.code())) {
+            model.put("typed", TypedValues.reopen(request, "/admin/orders/" + orderNumber + "/edit"));
+        }
         Locale locale = LocaleContextHolder.getLocale();
         String who = problem.owner() != null ? problem.owner() : messages.getMessage("lock-problem.someone", null, locale);
         Object[] args = {who, orderNumber == null ? "" : orderNumber, model.get("until")};

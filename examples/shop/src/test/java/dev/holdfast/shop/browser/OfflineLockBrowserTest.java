@@ -247,6 +247,18 @@ class OfflineLockBrowserTest {
         assertThat(kim.mainAttribute("data-code")).isEqualTo("no-lock");
         assertThat(shop.row(order)).isEqualTo(before);
         assertThat(shop.phoneAndQuantities(order)).startsWith("+1 555 0100 ");
+
+        // Nothing kim typed is lost: the refusal shows it, and one click opens the edit page again with it.
+        assertThat(kim.text("typed-receiverPhone")).isEqualTo("+1 555 0777");
+        assertThat(kim.all("#typed-receiverName")).as("only what kim changed").isEmpty();
+        kim.screenshot("scenario4-lost-lock-keeps-typed");
+        kim.click("reapply");
+        assertThat(kim.page()).isEqualTo("admin-order-edit");
+        assertThat(kim.element("receiverPhone").getDomProperty("value")).isEqualTo("+1 555 0777");
+        assertThat(shop.editLockOwner(order)).isEqualTo("kim");
+        kim.click("save-edit");
+        assertThat(kim.text("notice")).contains("was saved");
+        assertThat(shop.phoneAndQuantities(order)).startsWith("+1 555 0777 ");
     }
 
     /**
