@@ -201,7 +201,8 @@ final class Browser implements AutoCloseable {
         try {
             Files.createDirectories(SCREENSHOTS);
             File png = driver.getScreenshotAs(OutputType.FILE);
-            Path target = SCREENSHOTS.resolve(name + "-" + role + ".png");
+            String database = ShopServer.onPostgreSql() ? "-postgresql" : "";
+            Path target = SCREENSHOTS.resolve(name + "-" + role + database + ".png");
             Files.copy(png.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
             return target;
         } catch (IOException e) {

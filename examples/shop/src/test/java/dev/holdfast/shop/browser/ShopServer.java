@@ -21,9 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * One shop for all browser tests of this JVM, on a random port and its own in-memory H2 database.
- * Tests read the order table with plain SQL, not through the shop's JPA code, so what they check is
- * what the database holds.
+ * One shop for all browser tests of this JVM, on a random port, on its own in-memory H2 database, or
+ * on PostgreSQL when the system property {@code shop.browser.database} is {@code postgresql} (the
+ * build's second browser run): then under a table prefix of its own, whose tables are dropped when
+ * the JVM ends. With {@code CI=true} an unreachable PostgreSQL fails the run; otherwise its browser
+ * tests are skipped. Tests read the order table with plain SQL, not through the shop's JPA code, so
+ * what they check is what the database holds.
  */
 final class ShopServer {
 
@@ -38,20 +41,101 @@ final class ShopServer {
     private final JdbcTemplate jdbc;
     private final String table;
 
+    /** The database of this JVM's browser tests: {@code h2} or {@code postgresql}. */
+    static final String DATABASE = System.getProperty("shop.browser.database", "h2");
+
+    static boolean onPostgreSql() {
+        return "postgresql".equals(DATABASE);
+    }
+
     private ShopServer(String... extraArgs) {
-        String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--server.port=0",
-                "--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+        this(onPostgreSql() ? "b" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_" : null, true, extraArgs);
+    }
+
+    /**
+     * @param prefix     the PostgreSQL table prefix (null on H2)
+     * @param ownsTables whether this shop drops the prefix's tables when the JVM ends
+     */
+    private ShopServer(String prefix, boolean ownsTables, String... extraArgs) {
+        List<String> args = new java.util.ArrayList<>(List.of("--server.port=0",
                 // Edit locks live EDIT_LOCK_EXPIRY unless the page's heartbeat extends them, so that the
                 // offline lock tests see expiry and extension within seconds.
                 "--holdfast.offline.default-expiry=" + EDIT_LOCK_EXPIRY.toMillis() + "ms",
                 "--holdfast.web.heartbeat-interval=" + HEARTBEAT.toMillis() + "ms",
                 // Tests start the nightly job themselves ("Run now"); its schedule would race them.
-                "--shop.job.schedule.enabled=false"), java.util.Arrays.stream(extraArgs)).toArray(String[]::new);
-        context = SpringApplication.run(ShopApplication.class, args);
+                "--shop.job.schedule.enabled=false"));
+        if (prefix == null) {
+            args.add("--spring.datasource.url=jdbc:h2:mem:browser-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        } else {
+            requirePostgreSql();
+            args.addAll(List.of("--spring.profiles.active=postgresql", "--spring.datasource.url=" + POSTGRESQL_URL,
+                    "--shop.table-prefix=" + prefix, "--holdfast.offline.table=" + prefix + "locks",
+                    "--holdfast.lease.table=" + prefix + "leases"));
+        }
+        args.addAll(java.util.Arrays.asList(extraArgs));
+        context = SpringApplication.run(ShopApplication.class, args.toArray(String[]::new));
         baseUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
         jdbc = new JdbcTemplate(context.getBean(DataSource.class));
         table = context.getBean(ShopTableNames.class).orders();
-        Runtime.getRuntime().addShutdownHook(new Thread(context::close));
+        this.prefix = prefix;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            context.close();
+            if (prefix != null && ownsTables) {
+                dropTables(prefix);
+            }
+        }));
+    }
+
+    private static final String POSTGRESQL_URL = System.getenv().getOrDefault("HOLDFAST_POSTGRESQL_URL",
+            "jdbc:postgresql://127.0.0.1:5432/test");
+
+    private final String prefix;
+
+    /** With CI=true an unreachable PostgreSQL fails the test; otherwise the test is skipped, loudly. */
+    private static void requirePostgreSql() {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRESQL_URL, "postgres", "")) {
+            c.isValid(5);
+        } catch (java.sql.SQLException e) {
+            String message = "PostgreSQL at " + POSTGRESQL_URL + " is unreachable for the browser tests: " + e.getMessage();
+            if ("true".equals(System.getenv("CI"))) {
+                throw new IllegalStateException(message + " (CI=true: failing, not skipping)", e);
+            }
+            System.err.println("WARNING: " + message + "; skipping them");
+            org.junit.jupiter.api.Assumptions.abort(message);
+        }
+    }
+
+    /** Drops every table under the prefix (the shop's, Holdfast's locks, leases and lease queue). */
+    private static void dropTables(String prefix) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(POSTGRESQL_URL, "postgres", "");
+             java.sql.PreparedStatement tables = c.prepareStatement(
+                     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE ?")) {
+            tables.setString(1, prefix + "%");
+            List<String> names = new java.util.ArrayList<>();
+            try (java.sql.ResultSet rs = tables.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1));
+                }
+            }
+            try (java.sql.Statement drop = c.createStatement()) {
+                for (String name : names) {
+                    drop.execute("DROP TABLE IF EXISTS \"" + name + "\" CASCADE");
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            System.err.println("could not drop the browser tests' tables under " + prefix + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * A second shop instance on the same database and tables as this one (PostgreSQL only), as a
+     * second server of one deployment; the caller closes it, this shop drops the tables.
+     */
+    ShopServer sibling(String... extraArgs) {
+        if (prefix == null) {
+            throw new IllegalStateException("two instances share a database on PostgreSQL only");
+        }
+        return new ShopServer(prefix, false, extraArgs);
     }
 
     /**
