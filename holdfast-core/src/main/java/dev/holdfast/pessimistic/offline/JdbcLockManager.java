@@ -4,14 +4,12 @@ import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.jdbc.internal.Names;
 import dev.holdfast.jdbc.internal.Retry;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 import java.security.SecureRandom;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
