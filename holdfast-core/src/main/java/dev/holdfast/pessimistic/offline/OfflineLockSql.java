@@ -70,7 +70,13 @@ abstract class OfflineLockSql {
     abstract String limit();
 
     /** Deletes at most {@code limit} expired rows without waiting for rows acquirers hold; returns the count. */
-    abstract int purge(Connection c, int limit) throws SQLException;
+    /** Deletes at most {@code ?} expired rows that no acquirer holds. */
+    abstract String purgeSql();
+
+    /** Runs {@link #purgeSql()}; MariaDB needs READ COMMITTED for it (no gap locks). */
+    int purge(Connection c, int limit) throws SQLException {
+        return update(c, purgeSql(), limit);
+    }
 
     String check() {
         return "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at,"
@@ -192,11 +198,11 @@ abstract class OfflineLockSql {
          * follows the row to its newest version and re-checks the expiry there.
          */
         @Override
-        int purge(Connection c, int limit) throws SQLException {
-            return update(c, "WITH batch AS (SELECT lock_type, resource_id FROM " + table
+        String purgeSql() {
+            return "WITH batch AS (SELECT lock_type, resource_id FROM " + table
                     + " WHERE expires_at <= statement_timestamp() LIMIT ? FOR UPDATE SKIP LOCKED)"
                     + " DELETE FROM " + table + " t USING batch WHERE t.lock_type = batch.lock_type"
-                    + " AND t.resource_id = batch.resource_id AND t.expires_at <= statement_timestamp()", limit);
+                    + " AND t.resource_id = batch.resource_id AND t.expires_at <= statement_timestamp()";
         }
     }
 
@@ -276,11 +282,16 @@ abstract class OfflineLockSql {
          * refuses it, 1971), so it is set on the connection and restored on every path.
          */
         @Override
+        String purgeSql() {
+            return "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT ?";
+        }
+
+        @Override
         int purge(Connection c, int limit) throws SQLException {
             int isolation = c.getTransactionIsolation();
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try {
-                return update(c, "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT ?", limit);
+                return super.purge(c, limit);
             } finally {
                 c.setTransactionIsolation(isolation);
             }
@@ -361,8 +372,8 @@ abstract class OfflineLockSql {
         }
 
         @Override
-        int purge(Connection c, int limit) throws SQLException {
-            return update(c, "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP FETCH FIRST ? ROWS ONLY", limit);
+        String purgeSql() {
+            return "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP FETCH FIRST ? ROWS ONLY";
         }
     }
 }

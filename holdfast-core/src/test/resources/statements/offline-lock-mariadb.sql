@@ -1,0 +1,42 @@
+-- tryLock, relaxed commit
+INSERT INTO holdfast_locks (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) ON DUPLICATE KEY UPDATE lock_id = IF(expires_at <= VALUES(acquired_at), VALUES(lock_id), lock_id), lock_owner = IF(expires_at <= VALUES(acquired_at), VALUES(lock_owner), lock_owner), acquired_at = IF(expires_at <= VALUES(acquired_at), VALUES(acquired_at), acquired_at), expires_at = IF(expires_at <= VALUES(acquired_at), VALUES(expires_at), expires_at) RETURNING lock_id, lock_owner, acquired_at, expires_at;
+
+-- tryLock, durable commit
+INSERT INTO holdfast_locks (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) ON DUPLICATE KEY UPDATE lock_id = IF(expires_at <= VALUES(acquired_at), VALUES(lock_id), lock_id), lock_owner = IF(expires_at <= VALUES(acquired_at), VALUES(lock_owner), lock_owner), acquired_at = IF(expires_at <= VALUES(acquired_at), VALUES(acquired_at), acquired_at), expires_at = IF(expires_at <= VALUES(acquired_at), VALUES(expires_at), expires_at) RETURNING lock_id, lock_owner, acquired_at, expires_at;
+
+-- reacquire: a new id for the owner's live lock, relaxed
+UPDATE holdfast_locks SET lock_id = ?, acquired_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE lock_type = ? AND resource_id = ? AND lock_owner = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6);
+
+-- reacquire, durable
+UPDATE holdfast_locks SET lock_id = ?, acquired_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE lock_type = ? AND resource_id = ? AND lock_owner = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6);
+
+-- checkLock
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at, CASE WHEN expires_at > UTC_TIMESTAMP(6) THEN 1 ELSE 0 END FROM holdfast_locks WHERE lock_id = ?;
+
+-- releaseLock, relaxed
+UPDATE holdfast_locks SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00' WHERE lock_id = ? AND expires_at > UTC_TIMESTAMP(6);
+
+-- releaseLock with owner, durable
+UPDATE holdfast_locks SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00' WHERE lock_id = ? AND expires_at > UTC_TIMESTAMP(6) AND lock_owner = ?;
+
+-- extendLockExpiration
+UPDATE holdfast_locks SET expires_at = LEAST(expires_at + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) WHERE lock_id = ? AND expires_at > UTC_TIMESTAMP(6);
+
+-- extendLockExpiration with owner
+UPDATE holdfast_locks SET expires_at = LEAST(expires_at + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) WHERE lock_id = ? AND expires_at > UTC_TIMESTAMP(6) AND lock_owner = ?;
+
+-- holder (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6);
+
+-- heldLocks by type and owner (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6) AND lock_type = ? AND lock_owner = ? ORDER BY expires_at, lock_type, resource_id LIMIT ?;
+
+-- heldLocks, all (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6) ORDER BY expires_at, lock_type, resource_id LIMIT ?;
+
+-- forceRelease (operators)
+UPDATE holdfast_locks SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00' WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6);
+
+-- purgeExpired (operators)
+DELETE FROM holdfast_locks WHERE expires_at <= UTC_TIMESTAMP(6) LIMIT ?;
+
