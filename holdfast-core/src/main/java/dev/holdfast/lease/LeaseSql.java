@@ -240,7 +240,7 @@ abstract class LeaseSql {
 
         @Override
         String plusMicros(String column) {
-            return "DATEADD(MICROSECOND, CAST(? AS BIGINT), " + column + ")";
+            return Dialect.H2.plusMicros(column, "CAST(? AS BIGINT)");
         }
 
         @Override
@@ -396,7 +396,7 @@ abstract class LeaseSql {
 
         @Override
         String plusMicros(String column) {
-            return "(" + column + " + ? * interval '1 microsecond')";
+            return Dialect.POSTGRESQL.plusMicros(column, "?");
         }
 
         /**
@@ -555,7 +555,7 @@ abstract class LeaseSql {
 
         @Override
         String plusMicros(String column) {
-            return "(" + column + " + INTERVAL ? MICROSECOND)";
+            return Dialect.MARIADB.plusMicros(column, "?");
         }
 
         @Override

@@ -47,8 +47,8 @@ public enum Dialect {
         }
 
         @Override
-        public String clockPlusMicros(String micros) {
-            return "DATEADD(MICROSECOND, " + micros + ", " + clock() + ")";
+        public String plusMicros(String timestamp, String micros) {
+            return "DATEADD(MICROSECOND, " + micros + ", " + timestamp + ")";
         }
 
         @Override
@@ -81,8 +81,8 @@ public enum Dialect {
         }
 
         @Override
-        public String clockPlusMicros(String micros) {
-            return "(clock_timestamp() + " + micros + " * interval '1 microsecond')";
+        public String plusMicros(String timestamp, String micros) {
+            return "(" + timestamp + " + " + micros + " * interval '1 microsecond')";
         }
 
         @Override
@@ -113,8 +113,8 @@ public enum Dialect {
         }
 
         @Override
-        public String clockPlusMicros(String micros) {
-            return "(UTC_TIMESTAMP(6) + INTERVAL " + micros + " MICROSECOND)";
+        public String plusMicros(String timestamp, String micros) {
+            return "(" + timestamp + " + INTERVAL " + micros + " MICROSECOND)";
         }
 
         @Override
@@ -143,11 +143,18 @@ public enum Dialect {
     public abstract String clock();
 
     /**
-     * An SQL expression for {@link #clock()} plus a number of microseconds.
+     * An SQL expression for a timestamp plus a number of microseconds: this database's interval
+     * arithmetic, in one place.
      *
-     * @param micros an SQL expression, usually a {@code ?} placeholder, never user input
+     * @param timestamp an SQL expression (a column, {@link #clock()}), never user input
+     * @param micros    an SQL expression, usually a {@code ?} placeholder, never user input
      */
-    public abstract String clockPlusMicros(String micros);
+    public abstract String plusMicros(String timestamp, String micros);
+
+    /** {@link #clock()} plus {@code micros} microseconds (an SQL expression or a {@code ?}). */
+    public String clockPlusMicros(String micros) {
+        return plusMicros(clock(), micros);
+    }
 
     /** Reads a timestamp column written by Holdfast as an {@link Instant}; {@code null} stays null. */
     public abstract Instant readInstant(ResultSet rs, int column) throws SQLException;

@@ -183,7 +183,7 @@ abstract class OfflineLockSql {
 
         @Override
         String clock() {
-            return "clock_timestamp()";
+            return Dialect.POSTGRESQL.clock();
         }
 
         @Override
@@ -267,7 +267,7 @@ abstract class OfflineLockSql {
 
         @Override
         String clock() {
-            return "UTC_TIMESTAMP(6)";
+            return Dialect.MARIADB.clock();
         }
 
         @Override
