@@ -1,6 +1,8 @@
 package dev.holdfast.optimistic;
 
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.jdbc.internal.Keys;
+import dev.holdfast.pessimistic.RowRef;
 import org.jspecify.annotations.Nullable;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.SqlIdentifier;
@@ -48,6 +50,7 @@ public final class VersionedTable {
 
     private final Dialect dialect;
     private final SqlIdentifier table;
+    private final SqlIdentifier idColumn;
     private final String entity;
     private final Set<String> reserved;
     private final VersionedSql sql;
@@ -55,6 +58,7 @@ public final class VersionedTable {
     private VersionedTable(Builder b, Dialect dialect) {
         this.dialect = Arguments.notNull(dialect, "dialect");
         this.table = b.table;
+        this.idColumn = b.id;
         this.entity = b.entity == null ? b.table.value() : b.entity;
         this.reserved = Set.of(lower(b.id), lower(b.version), lower(b.modifiedBy), lower(b.modified));
         if (reserved.size() != 4) {
@@ -75,6 +79,16 @@ public final class VersionedTable {
     /** The table's name. */
     public SqlIdentifier table() {
         return table;
+    }
+
+    /** The key column. */
+    public SqlIdentifier idColumn() {
+        return idColumn;
+    }
+
+    /** The row of this table with key {@code id}, as row locks and business transactions name it. */
+    public RowRef row(Object id) {
+        return new RowRef(table, idColumn, key(id));
     }
 
     /** The word used for its rows in messages, e.g. {@code "order"}. */
@@ -247,26 +261,7 @@ public final class VersionedTable {
      * @throws IllegalArgumentException for null, a blank or over-long (1024) string, or another type
      */
     public static Object key(Object id) {
-        if (id == null) {
-            throw new IllegalArgumentException("id must not be null");
-        }
-        if (id instanceof Long || id instanceof UUID || id instanceof BigDecimal) {
-            return id;
-        }
-        if (id instanceof String s) {
-            if (s.isBlank() || s.length() > 1024) {
-                throw new IllegalArgumentException("a String id must be 1 to 1024 characters and not blank");
-            }
-            return s;
-        }
-        if (id instanceof Integer || id instanceof Short || id instanceof Byte) {
-            return ((Number) id).longValue();
-        }
-        if (id instanceof BigInteger b) {
-            return b.longValueExact();
-        }
-        throw new IllegalArgumentException("Unsupported id type " + id.getClass().getName()
-                + ": use an integral number, String, UUID or BigDecimal");
+        return Keys.normalize("id", id);
     }
 
     @Override

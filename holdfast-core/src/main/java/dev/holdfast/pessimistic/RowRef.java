@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic;
 
+import dev.holdfast.jdbc.internal.Keys;
 import dev.holdfast.jdbc.SqlIdentifier;
 
 import java.math.BigDecimal;
@@ -25,7 +26,7 @@ import java.util.UUID;
 public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) implements Comparable<RowRef> {
 
     /** Longest string key accepted. */
-    public static final int MAX_STRING_KEY = 1024;
+    public static final int MAX_STRING_KEY = Keys.MAX_STRING_KEY;
 
     private static final Comparator<RowRef> ORDER = Comparator
             .comparing((RowRef r) -> fold(tableName(r)))
@@ -44,7 +45,7 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
         if (table == null || keyColumn == null) {
             throw new IllegalArgumentException("table and key column must not be null");
         }
-        key = normalize(key);
+        key = Keys.normalize("key", key);
     }
 
     /** The row of {@code table} whose {@code keyColumn} equals {@code key}. */
@@ -55,30 +56,6 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
     /** The row of {@code table} whose column {@code id} equals {@code key}. */
     public static RowRef of(String table, Object key) {
         return of(table, "id", key);
-    }
-
-    private static Object normalize(Object key) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
-        if (key instanceof String s) {
-            if (s.isBlank() || s.length() > MAX_STRING_KEY) {
-                throw new IllegalArgumentException("String key must be 1 to " + MAX_STRING_KEY
-                        + " characters and not blank, was " + (s.isBlank() ? "blank" : s.length() + " characters"));
-            }
-            return s;
-        }
-        if (key instanceof Long || key instanceof BigDecimal || key instanceof UUID) {
-            return key;
-        }
-        if (key instanceof Integer || key instanceof Short || key instanceof Byte) {
-            return ((Number) key).longValue();
-        }
-        if (key instanceof BigInteger b) {
-            return b.longValueExact();
-        }
-        throw new IllegalArgumentException("Unsupported key type " + key.getClass().getName()
-                + ": use String, an integral number, BigDecimal or UUID");
     }
 
     private static String tableName(RowRef r) {

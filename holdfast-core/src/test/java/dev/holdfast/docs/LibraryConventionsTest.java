@@ -44,7 +44,7 @@ class LibraryConventionsTest {
         List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = List.of(
                 () -> new dev.holdfast.jdbc.SchemaInstaller(null, dev.holdfast.jdbc.dialect.Dialect.H2),
                 () -> dev.holdfast.optimistic.VersionedTable.builder("orders").dialect(null).build(),
-                () -> new dev.holdfast.optimistic.offline.RowId(null, 1L),
+                () -> dev.holdfast.optimistic.VersionedTable.builder("orders").dialect(dev.holdfast.jdbc.dialect.Dialect.H2).build().row(null),
                 () -> dev.holdfast.optimistic.offline.OptimisticOfflineLock.builder(key).table(null),
                 () -> dev.holdfast.pessimistic.PessimisticLocks.of((dev.holdfast.jdbc.dialect.Dialect) null),
                 () -> dev.holdfast.jdbc.dialect.Dialect.fromProductName(null));

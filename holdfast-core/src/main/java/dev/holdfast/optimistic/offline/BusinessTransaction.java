@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.StaleRow;
@@ -31,7 +32,7 @@ public final class BusinessTransaction {
     }
 
     private final OptimisticOfflineLock lock;
-    private final TreeMap<RowId, Entry> rows = new TreeMap<>();
+    private final TreeMap<RowRef, Entry> rows = new TreeMap<>();
 
     BusinessTransaction(OptimisticOfflineLock lock) {
         this.lock = lock;
@@ -61,16 +62,16 @@ public final class BusinessTransaction {
         if (version < 0) {
             throw new IllegalArgumentException("a version must not be negative, was " + version);
         }
-        RowId row = lock.rowId(registered, id);
+        RowRef row = lock.row(registered, id);
         Entry known = rows.get(row);
         if (known != null) {
             if (known.version() != version) {
-                throw new VersionConflictException(StaleRow.changed(registered.entity(), row.id(), known.version(),
+                throw new VersionConflictException(StaleRow.changed(registered.entity(), row.key(), known.version(),
                         new VersionStamp(version, null, null)));
             }
             return this;
         }
-        rows.put(row, new Entry(registered, row.id(), version, Action.VERIFY, null));
+        rows.put(row, new Entry(registered, row.key(), version, Action.VERIFY, null));
         return this;
     }
 
@@ -94,7 +95,7 @@ public final class BusinessTransaction {
     }
 
     private BusinessTransaction plan(VersionedTable table, Object id, Action action, Assignments changes) {
-        RowId row = lock.rowId(lock.registered(table), id);
+        RowRef row = lock.row(lock.registered(table), id);
         Entry known = rows.get(row);
         if (known == null) {
             throw new IllegalStateException(row + " was not read in this business transaction:"
@@ -105,15 +106,15 @@ public final class BusinessTransaction {
     }
 
     /** The recorded version of every row, in commit order. */
-    public Map<RowId, Long> versions() {
-        Map<RowId, Long> versions = new TreeMap<>();
+    public Map<RowRef, Long> versions() {
+        Map<RowRef, Long> versions = new TreeMap<>();
         rows.forEach((row, entry) -> versions.put(row, entry.version()));
         return Collections.unmodifiableMap(versions);
     }
 
     /** The rows that will be written (updated or deleted) at commit. */
-    public java.util.Set<RowId> writes() {
-        java.util.Set<RowId> writes = new java.util.TreeSet<>();
+    public java.util.Set<RowRef> writes() {
+        java.util.Set<RowRef> writes = new java.util.TreeSet<>();
         rows.forEach((row, entry) -> {
             if (entry.action() != Action.VERIFY) {
                 writes.add(row);
@@ -122,7 +123,7 @@ public final class BusinessTransaction {
         return Collections.unmodifiableSet(writes);
     }
 
-    Map<RowId, Entry> entries() {
+    Map<RowRef, Entry> entries() {
         return Collections.unmodifiableMap(rows);
     }
 

@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
@@ -102,14 +103,13 @@ public final class OptimisticOfflineLock {
      * @throws IllegalArgumentException if it names a table this lock does not know (a configuration change)
      */
     public BusinessTransaction open(String state, String binding) {
-        Map<RowId, Long> versions = codec.open(state, Arguments.notNull(binding, "binding"));
         BusinessTransaction tx = begin();
-        versions.forEach((row, version) -> {
-            VersionedTable table = tables.get(row.table());
+        codec.open(state, Arguments.notNull(binding, "binding"), (tableName, id, version) -> {
+            VersionedTable table = tables.get(tableName);
             if (table == null) {
-                throw new IllegalArgumentException("the state names table " + row.table() + ", which this lock does not know");
+                throw new IllegalArgumentException("the state names table " + tableName + ", which this lock does not know");
             }
-            tx.recordRead(table, row.id(), version);
+            tx.recordRead(table, id, version);
         });
         return tx;
     }
@@ -127,7 +127,7 @@ public final class OptimisticOfflineLock {
      * @throws VersionConflictException if any row changed or was deleted since it was read; nothing was written
      * @throws DatabaseException        for any other database failure; nothing was written
      */
-    public Map<RowId, Long> commit(DataSource dataSource, BusinessTransaction tx, String modifiedBy) {
+    public Map<RowRef, Long> commit(DataSource dataSource, BusinessTransaction tx, String modifiedBy) {
         Arguments.notNull(dataSource, "dataSource");
         own(tx);
         if (modifiedBy == null || modifiedBy.isBlank()) {
@@ -137,11 +137,11 @@ public final class OptimisticOfflineLock {
                 connection -> commit(connection, tx, modifiedBy));
     }
 
-    private static Map<RowId, Long> commit(Connection connection, BusinessTransaction tx, String modifiedBy)
+    private static Map<RowRef, Long> commit(Connection connection, BusinessTransaction tx, String modifiedBy)
             throws SQLException {
         List<StaleRow> stale = new ArrayList<>();
-        Map<RowId, Long> newVersions = new LinkedHashMap<>();
-        for (Map.Entry<RowId, BusinessTransaction.Entry> e : tx.entries().entrySet()) {
+        Map<RowRef, Long> newVersions = new LinkedHashMap<>();
+        for (Map.Entry<RowRef, BusinessTransaction.Entry> e : tx.entries().entrySet()) {
             BusinessTransaction.Entry entry = e.getValue();
             VersionedTable table = entry.table();
             try {
@@ -172,8 +172,8 @@ public final class OptimisticOfflineLock {
         return table;
     }
 
-    RowId rowId(VersionedTable table, Object id) {
-        return new RowId(table.table().value(), VersionedTable.key(id));
+    RowRef row(VersionedTable table, Object id) {
+        return table.row(id);
     }
 
     private void own(BusinessTransaction tx) {

@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.pessimistic.RowRef;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -13,7 +14,6 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import javax.crypto.Mac;
@@ -41,19 +41,19 @@ final class StateCodec {
         this.key = new SecretKeySpec(key, ALGORITHM);
     }
 
-    String seal(Map<RowId, Long> versions, String binding) {
+    String seal(Map<RowRef, Long> versions, String binding) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(FORMAT);
-            List<String> tables = versions.keySet().stream().map(RowId::table).distinct().toList();
+            List<String> tables = versions.keySet().stream().map(r -> r.table().value()).distinct().toList();
             writeVarLong(out, tables.size());
             for (String table : tables) {
                 out.writeUTF(table);
             }
             writeVarLong(out, versions.size());
-            for (Map.Entry<RowId, Long> e : versions.entrySet()) {
-                writeVarLong(out, tables.indexOf(e.getKey().table()));
-                writeId(out, e.getKey().id());
+            for (Map.Entry<RowRef, Long> e : versions.entrySet()) {
+                writeVarLong(out, tables.indexOf(e.getKey().table().value()));
+                writeId(out, e.getKey().key());
                 writeVarLong(out, e.getValue());
             }
         } catch (IOException e) {
@@ -63,7 +63,13 @@ final class StateCodec {
         return ENCODER.encodeToString(payload) + "." + ENCODER.encodeToString(mac(payload, binding));
     }
 
-    Map<RowId, Long> open(String token, String binding) {
+    /** A row read back from a state: its table's name, its key, the version recorded. */
+    interface RowVisitor {
+        void row(String table, Object id, long version);
+    }
+
+    /** Verifies {@code token} and hands every recorded row to {@code rows}, in the sealed order. */
+    void open(String token, String binding, RowVisitor rows) {
         if (token == null || token.isEmpty()) {
             throw new TamperedStateException("no business-transaction state was given");
         }
@@ -103,19 +109,20 @@ final class StateCodec {
             if (count < 0 || count > payload.length) {
                 throw new TamperedStateException("business-transaction state has an impossible row count");
             }
-            Map<RowId, Long> versions = new LinkedHashMap<>();
+            List<Object[]> read = new java.util.ArrayList<>();
             for (long i = 0; i < count; i++) {
                 long table = readVarLong(in);
                 if (table < 0 || table >= tables.size()) {
                     throw new TamperedStateException("business-transaction state has an impossible table index");
                 }
                 Object id = readId(in);
-                versions.put(new RowId(tables.get((int) table), id), readVarLong(in));
+                read.add(new Object[] {tables.get((int) table), id, readVarLong(in)});
             }
             if (in.available() != 0) {
                 throw new TamperedStateException("business-transaction state has trailing bytes");
             }
-            return versions;
+            // Only a state that verified and parsed completely reaches the caller.
+            read.forEach(r -> rows.row((String) r[0], r[1], (Long) r[2]));
         } catch (IOException e) {
             throw new TamperedStateException("business-transaction state is truncated", e);
         }

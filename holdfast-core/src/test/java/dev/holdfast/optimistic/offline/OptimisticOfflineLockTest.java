@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -97,9 +98,9 @@ class OptimisticOfflineLockTest {
         tx.delete(f.invoices(), 43L);
         String addressesBefore = snapshot(db, addressTable);
 
-        Map<RowId, Long> versions = f.offline().commit(db.dataSource(), tx, "invoice-run");
+        Map<RowRef, Long> versions = f.offline().commit(db.dataSource(), tx, "invoice-run");
 
-        assertThat(versions).containsExactly(Map.entry(new RowId(invoiceTable, 42L), 2L));
+        assertThat(versions).containsExactly(Map.entry(RowRef.of(invoiceTable, 42L), 2L));
         assertThat(db.queryString("SELECT street FROM " + invoiceTable + " WHERE id = 42")).isEqualTo("Old Road 1");
         assertThat(db.queryLong("SELECT counter FROM " + invoiceTable + " WHERE id = 42")).isEqualTo(120);
         assertThat(db.queryString("SELECT modified_by FROM " + invoiceTable + " WHERE id = 42")).isEqualTo("invoice-run");
@@ -251,7 +252,7 @@ class OptimisticOfflineLockTest {
         }
         assertThatThrownBy(() -> offline.open(null, "kim")).isInstanceOf(TamperedStateException.class);
         // The genuine state still opens.
-        assertThat(offline.open(state, "kim").versions()).containsExactly(Map.entry(new RowId("address", 7L), 3L));
+        assertThat(offline.open(state, "kim").versions()).containsExactly(Map.entry(RowRef.of("address", 7L), 3L));
     }
 
     @Test

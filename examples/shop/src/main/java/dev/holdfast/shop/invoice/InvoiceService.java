@@ -9,8 +9,8 @@ import dev.holdfast.shop.order.OrderVersionCheck;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionedTable;
 import dev.holdfast.optimistic.offline.BusinessTransaction;
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.optimistic.offline.OptimisticOfflineLock;
-import dev.holdfast.optimistic.offline.RowId;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -101,8 +101,8 @@ public class InvoiceService {
     public Invoice issue(String admin, String orderNumber, String state) {
         // tag::invoice-issue[]
         BusinessTransaction tx = offline.open(state, binding(admin, orderNumber));
-        Map<RowId, Long> read = tx.versions();
-        RowId row = new RowId(orderTable.table().value(), orderNumber);
+        Map<RowRef, Long> read = tx.versions();
+        RowRef row = orderTable.row(orderNumber);
         Long version = read.get(row);
         if (version == null || read.size() != 1) {
             throw new IllegalStateException("a state sealed for order " + orderNumber + " must record exactly that order");
