@@ -1,7 +1,6 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.jdbc.HoldfastTable;
-import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
@@ -12,18 +11,23 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
  * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
- * {@link LeaseService} ({@code holdfast.lease.*}) and, with {@code holdfast.schema.install=true}, their tables. Every bean backs off when the application defines
- * its own; {@code holdfast.enabled=false} turns all of it off.
+ * {@link LeaseService} ({@code holdfast.lease.*}) and their tables
+ * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
+ * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off.
  *
  * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
  * manager is given the pool itself, never a {@link TransactionAwareDataSourceProxy} (one is
@@ -33,6 +37,7 @@ import javax.sql.DataSource;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "holdfast.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(HoldfastProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class HoldfastAutoConfiguration {
 
     @Bean
@@ -55,20 +60,21 @@ public class HoldfastAutoConfiguration {
         return new HoldfastExceptionTranslator();
     }
 
+    /** Holdfast's tables, as {@code holdfast.jdbc.initialize-schema} says (by default on embedded databases only). */
     @Bean
-    @ConditionalOnBooleanProperty(name = "holdfast.schema.install")
-    HoldfastSchema holdfastSchema(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
-        SchemaInstaller installer = new SchemaInstaller(nonTransactional(dataSource), dialect);
-        installer.install(HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable());
-        installer.install(HoldfastTable.LEASES, properties.getLease().getTable());
-        return new HoldfastSchema(properties.getOffline().getTable(), properties.getLease().getTable());
+    @ConditionalOnMissingBean
+    HoldfastDataSourceScriptDatabaseInitializer holdfastDataSourceScriptDatabaseInitializer(
+            DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
+        return new HoldfastDataSourceScriptDatabaseInitializer(nonTransactional(dataSource), dialect,
+                properties.getJdbc().getInitializeSchema(), Map.of(
+                        HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
+                        HoldfastTable.LEASES, properties.getLease().getTable()));
     }
 
     @Bean
     @ConditionalOnMissingBean(LockManager.class)
-    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                        ObjectProvider<HoldfastSchema> schema) {
-        schema.ifAvailable(installed -> { }); // the table exists before the first lock call
+    @DependsOnDatabaseInitialization
+    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
         HoldfastProperties.Offline offline = properties.getOffline();
         return JdbcLockManager.builder(nonTransactional(dataSource))
                 .dialect(dialect)
@@ -87,9 +93,8 @@ public class HoldfastAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                      ObjectProvider<HoldfastSchema> schema) {
-        schema.ifAvailable(installed -> { }); // the table exists before the first lease call
+    @DependsOnDatabaseInitialization
+    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
         return LeaseService.builder(nonTransactional(dataSource))
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
@@ -109,9 +114,5 @@ public class HoldfastAutoConfiguration {
             ds = proxy.getTargetDataSource();
         }
         return ds;
-    }
-
-    /** Marks that Holdfast's tables were installed at startup. */
-    record HoldfastSchema(String offlineLocksTable, String leasesTable) {
     }
 }

@@ -2,6 +2,7 @@ package dev.holdfast.spring.boot;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.offline.CommitDurability;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -21,7 +22,7 @@ public class HoldfastProperties {
      */
     private Dialect dialect;
 
-    private final Schema schema = new Schema();
+    private final Jdbc jdbc = new Jdbc();
 
     private final Offline offline = new Offline();
 
@@ -45,8 +46,8 @@ public class HoldfastProperties {
         this.dialect = dialect;
     }
 
-    public Schema getSchema() {
-        return schema;
+    public Jdbc getJdbc() {
+        return jdbc;
     }
 
     public Offline getOffline() {
@@ -90,22 +91,22 @@ public class HoldfastProperties {
         }
     }
 
-    /** Settings under {@code holdfast.schema.*}. */
-    public static class Schema {
+    /** Settings under {@code holdfast.jdbc.*}. */
+    public static class Jdbc {
 
         /**
-         * Whether Holdfast's tables (and on H2 the database clock alias) are created at startup, with
-         * idempotent DDL. Off by default: production schemas usually come from Flyway or Liquibase,
-         * which can run the same scripts.
+         * When Holdfast's tables (and on H2 the database clock function) are created at startup, with
+         * idempotent DDL: EMBEDDED (only on an embedded database such as in-memory H2), ALWAYS, or NEVER
+         * (production schemas usually come from Flyway or Liquibase, which can run the same scripts).
          */
-        private boolean install = false;
+        private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
-        public boolean isInstall() {
-            return install;
+        public DatabaseInitializationMode getInitializeSchema() {
+            return initializeSchema;
         }
 
-        public void setInstall(boolean install) {
-            this.install = install;
+        public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+            this.initializeSchema = initializeSchema;
         }
     }
 

@@ -41,7 +41,7 @@ class HoldfastMetricsTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
             .withBean(DataSource.class, HoldfastMetricsTest::h2)
-            .withPropertyValues("holdfast.schema.install=true");
+            .withPropertyValues("holdfast.jdbc.initialize-schema=always");
 
     private static double count(MeterRegistry r, String name, String... tags) {
         var counter = r.find(name).tags(tags).counter();

@@ -51,7 +51,7 @@ class LeaseAutoConfigurationTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
                     .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                    .withPropertyValues("holdfast.schema.install=true", "holdfast.offline.table=" + locksTable,
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
                             "holdfast.lease.table=" + leasesTable, "holdfast.lease.fast-release=false")
                     .run(context -> {
                         assertThat(context).hasNotFailed();

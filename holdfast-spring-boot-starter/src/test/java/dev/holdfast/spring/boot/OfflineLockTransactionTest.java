@@ -96,7 +96,7 @@ class OfflineLockTransactionTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withUserConfiguration(App.class)
                     .withBean(DataSource.class, () -> appDataSource)
-                    .withPropertyValues("holdfast.schema.install=true", "holdfast.offline.table=" + locksTable,
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
                             "test.work-table=" + workTable)
                     .run(context -> {
                         assertThat(context).hasNotFailed();

@@ -99,7 +99,7 @@ class AdminOrderEditController {
 
     /** The page's heartbeat ({@code /holdfast/heartbeat.js}): extends this admin's lock on this order. */
     @PostMapping("/heartbeat")
-    ResponseEntity<String> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
+    ResponseEntity<?> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
                                      Principal admin) {
         // The new expiry formatted like every time on the page (viewer's zone and language).
         return heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber), admin.getName(),

@@ -7,8 +7,9 @@ import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
-import org.springframework.http.HttpStatus;
+import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
 import java.sql.Connection;
@@ -28,7 +29,7 @@ import javax.sql.DataSource;
  *
  * <pre>{@code
  * @PostMapping("/admin/orders/{n}/edit/heartbeat")
- * ResponseEntity<String> heartbeat(@PathVariable String n, @RequestParam(required = false) String lockId, Principal user) {
+ * ResponseEntity<?> heartbeat(@PathVariable String n, @RequestParam(required = false) String lockId, Principal user) {
  *     return heartbeat.extend(lockId, "purchase_order", n, user.getName());
  * }
  * }</pre>
@@ -83,7 +84,7 @@ public class LockHeartbeat {
      *         detail ({@code "held":false}) if the lock is lost (expired, broken, taken over, another's);
      *         400 for a missing or malformed lock id
      */
-    public ResponseEntity<String> extend(String lockId, String type, String id, String owner) {
+    public ResponseEntity<?> extend(String lockId, String type, String id, String owner) {
         return extend(lockId, type, id, owner, null);
     }
 
@@ -95,8 +96,8 @@ public class LockHeartbeat {
      *
      * @param display formats an instant for the page; null for no {@code expiresAtText}
      */
-    public ResponseEntity<String> extend(String lockId, String type, String id, String owner,
-                                         Function<Instant, String> display) {
+    public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
+                                    Function<Instant, String> display) {
         Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
         if (parsed.isEmpty()) {
             return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()));
@@ -120,16 +121,14 @@ public class LockHeartbeat {
         }
         body.put("secondsLeft", status.get().secondsLeft());
         body.put("intervalSeconds", interval.toSeconds());
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(
-                org.springframework.http.CacheControl.noStore()).body(Json.object(body));
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(CacheControl.noStore()).body(body);
     }
 
-    private static ResponseEntity<String> problem(LockProblem problem) {
-        Map<String, Object> body = new LinkedHashMap<>(problem.problemDetail());
-        body.put("held", false);
-        return ResponseEntity.status(HttpStatus.valueOf(problem.status()))
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(Json.object(body));
+    private static ResponseEntity<ProblemDetail> problem(LockProblem problem) {
+        ProblemDetail body = problem.problemDetail();
+        body.setProperty("held", false);
+        return ResponseEntity.status(problem.getStatusCode()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .cacheControl(CacheControl.noStore()).body(body);
     }
 
     private Instant databaseNow() {

@@ -5,14 +5,15 @@ import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponse;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
- * What went wrong with an offline lock, for a page or a problem-detail response. Never contains a
- * lock id.
+ * What went wrong with an offline lock, for a page or, as an {@link ErrorResponse}, a problem-detail
+ * response. Never contains a lock id.
  *
  * @param status    409 for lock conflicts and lost locks, 400 for a malformed or missing lock id
  * @param code      a stable code: {@code already-locked}, {@code lock-expired}, {@code other-owner},
@@ -22,7 +23,8 @@ import java.util.Map;
  * @param owner     who holds the lock, for {@code already-locked} (null if unknown)
  * @param expiresAt until when it is held (already-locked) or when it expired (lock-expired); else null
  */
-public record LockProblem(int status, String code, String title, String detail, String owner, Instant expiresAt) {
+public record LockProblem(int status, String code, String title, String detail, String owner, Instant expiresAt)
+        implements ErrorResponse {
 
     /** The problem for a refused offline lock call. */
     public static LockProblem of(AlreadyLockedException e) {
@@ -64,21 +66,31 @@ public record LockProblem(int status, String code, String title, String detail, 
                         + ", so it cannot be saved. Nothing was changed. Open the page again.", null, null);
     }
 
-    /** The fields of an RFC 9457 problem detail, with {@code code}, {@code owner} and {@code expiresAt} as extensions. */
-    public Map<String, Object> problemDetail() {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("type", "about:blank");
-        fields.put("title", title);
-        fields.put("status", status);
-        fields.put("detail", detail);
-        fields.put("code", code);
+    /**
+     * This problem as an RFC 9457 problem detail, with {@code code}, {@code owner} and {@code expiresAt}
+     * (ISO-8601) as extension properties; the body of {@link #getBody()}.
+     */
+    public ProblemDetail problemDetail() {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(status), detail);
+        problem.setTitle(title);
+        problem.setProperty("code", code);
         if (owner != null) {
-            fields.put("owner", owner);
+            problem.setProperty("owner", owner);
         }
         if (expiresAt != null) {
-            fields.put("expiresAt", expiresAt.toString());
+            problem.setProperty("expiresAt", expiresAt.toString());
         }
-        return fields;
+        return problem;
+    }
+
+    @Override
+    public HttpStatusCode getStatusCode() {
+        return HttpStatusCode.valueOf(status);
+    }
+
+    @Override
+    public ProblemDetail getBody() {
+        return problemDetail();
     }
 
     private static String readable(String type) {

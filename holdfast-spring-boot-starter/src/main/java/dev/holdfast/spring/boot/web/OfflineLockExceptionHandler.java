@@ -7,15 +7,19 @@ import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.validation.BindException;
 import org.springframework.validation.FieldError;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.ModelAndView;
-import org.springframework.web.util.HtmlUtils;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -44,46 +48,57 @@ public class OfflineLockExceptionHandler {
         this.view = view == null || view.isBlank() ? null : view;
     }
 
-    @ExceptionHandler(AlreadyLockedException.class)
-    public ModelAndView alreadyLocked(AlreadyLockedException e, HttpServletRequest request) {
-        return respond(LockProblem.of(e), request);
+    /** JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). */
+    @ExceptionHandler(value = {AlreadyLockedException.class, LockNotHeldException.class, MalformedLockIdException.class,
+            MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
+            BindException.class}, produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
+    public ResponseEntity<ProblemDetail> problemDetail(Exception e) throws Exception {
+        return ProblemPage.asJson(problemFor(e));
     }
 
-    @ExceptionHandler(LockNotHeldException.class)
-    public ModelAndView noLock(LockNotHeldException e, HttpServletRequest request) {
-        return respond(LockProblem.of(e), request);
-    }
-
-    @ExceptionHandler(MalformedLockIdException.class)
-    public ModelAndView malformed(MalformedLockIdException e, HttpServletRequest request) {
-        return respond(LockProblem.badLockId(false), request);
-    }
-
-    /** A {@code @RequestParam LockId} that did not convert; other mismatches go to the next handler. */
-    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-    public ModelAndView typeMismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
-        if (e.getRequiredType() != LockId.class) {
-            throw e;
+    /** Browsers and everyone else: the application's view, or the built-in page. */
+    @ExceptionHandler({AlreadyLockedException.class, LockNotHeldException.class, MalformedLockIdException.class,
+            MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
+            BindException.class})
+    public ModelAndView page(Exception e, HttpServletRequest request) throws Exception {
+        LockProblem problem = problemFor(e);
+        ModelAndView page = view == null
+                ? new ModelAndView(new ProblemPage("lock-problem", problem.code(), problem.title(), problem.detail(), List.of()))
+                : new ModelAndView(view, MODEL_ATTRIBUTE, problem);
+        if (view != null) {
+            addToModel(page.getModel(), problem, request);
         }
-        return respond(LockProblem.badLockId(e.getValue() == null || e.getValue().toString().isBlank()), request);
+        page.setStatus(HttpStatus.valueOf(problem.status()));
+        return page;
     }
 
-    /** A missing {@code @RequestParam LockId}; other missing parameters go to the next handler. */
-    @ExceptionHandler(MissingServletRequestParameterException.class)
-    public ModelAndView missing(MissingServletRequestParameterException e, HttpServletRequest request) throws Exception {
-        if (!LockId.class.getSimpleName().equals(e.getParameterType())) {
-            throw e;
+    /**
+     * The problem {@code e} is, or {@code e} itself rethrown when it is a type mismatch, missing
+     * parameter or binding error that is not about a {@link LockId} (the next handler's business).
+     */
+    private static LockProblem problemFor(Exception e) throws Exception {
+        if (e instanceof AlreadyLockedException x) {
+            return LockProblem.of(x);
         }
-        return respond(LockProblem.badLockId(true), request);
-    }
-
-    /** A form object whose {@link LockId} field did not bind; other binding errors go to the next handler. */
-    @ExceptionHandler(BindException.class)
-    public ModelAndView bind(BindException e, HttpServletRequest request) throws Exception {
-        for (FieldError error : e.getFieldErrors()) {
-            if (e.getFieldType(error.getField()) == LockId.class) {
-                return respond(LockProblem.badLockId(error.getRejectedValue() == null
-                        || error.getRejectedValue().toString().isBlank()), request);
+        if (e instanceof LockNotHeldException x) {
+            return LockProblem.of(x);
+        }
+        if (e instanceof MalformedLockIdException) {
+            return LockProblem.badLockId(false);
+        }
+        if (e instanceof MethodArgumentTypeMismatchException x && x.getRequiredType() == LockId.class) {
+            return LockProblem.badLockId(x.getValue() == null || x.getValue().toString().isBlank());
+        }
+        if (e instanceof MissingServletRequestParameterException x
+                && LockId.class.getSimpleName().equals(x.getParameterType())) {
+            return LockProblem.badLockId(true);
+        }
+        if (e instanceof BindException x) {
+            for (FieldError error : x.getFieldErrors()) {
+                if (x.getFieldType(error.getField()) == LockId.class) {
+                    return LockProblem.badLockId(error.getRejectedValue() == null
+                            || error.getRejectedValue().toString().isBlank());
+                }
             }
         }
         throw e;
@@ -94,19 +109,5 @@ public class OfflineLockExceptionHandler {
      * Not called for JSON or the built-in page.
      */
     protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {
-    }
-
-    private ModelAndView respond(LockProblem problem, HttpServletRequest request) {
-        return ProblemResponses.respond(request, problem.status(), view, MODEL_ATTRIBUTE, problem, problem.problemDetail(),
-                () -> builtInPage(problem), model -> addToModel(model, problem, request));
-    }
-
-    /** A minimal page for applications that configure no view. */
-    private static String builtInPage(LockProblem problem) {
-        String title = HtmlUtils.htmlEscape(problem.title());
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
-                + "</title></head><body><main data-page=\"lock-problem\" data-code=\"" + problem.code() + "\"><h1>"
-                + title + "</h1><p id=\"lock-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail())
-                + "</p></main></body></html>";
     }
 }

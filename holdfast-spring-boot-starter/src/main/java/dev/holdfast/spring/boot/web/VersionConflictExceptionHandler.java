@@ -2,15 +2,19 @@ package dev.holdfast.spring.boot.web;
 
 import dev.holdfast.spring.boot.StaleVersionException;
 import dev.holdfast.spring.boot.VersionConflictListener;
+import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.servlet.ModelAndView;
-import org.springframework.web.util.HtmlUtils;
 
 import java.util.Map;
 import java.util.function.Consumer;
@@ -51,25 +55,43 @@ public class VersionConflictExceptionHandler {
         this.onConflict = listener == null ? e -> { } : listener::onConflict;
     }
 
-    @ExceptionHandler(VersionConflictException.class)
-    public ModelAndView conflict(VersionConflictException e, HttpServletRequest request) {
-        onConflict.accept(e);
-        return respond(VersionProblem.of(e), request);
+    /** JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). */
+    @ExceptionHandler(value = {VersionConflictException.class, StaleVersionException.class,
+            ClientVersion.MalformedVersionException.class, TamperedStateException.class},
+            produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
+    public ResponseEntity<ProblemDetail> problemDetail(Exception e) {
+        return ProblemPage.asJson(problemFor(e));
     }
 
-    @ExceptionHandler(StaleVersionException.class)
-    public ModelAndView staleVersion(StaleVersionException e, HttpServletRequest request) {
-        return conflict(e.getCause(), request);
+    /** Browsers and everyone else: the application's view, or the built-in page. */
+    @ExceptionHandler({VersionConflictException.class, StaleVersionException.class,
+            ClientVersion.MalformedVersionException.class, TamperedStateException.class})
+    public ModelAndView page(Exception e, HttpServletRequest request) {
+        VersionProblem problem = problemFor(e);
+        ModelAndView page = view == null
+                ? new ModelAndView(new ProblemPage("version-problem", problem.code(), problem.title(), problem.detail(),
+                        problem.staleRows().stream().map(StaleRow::describe).toList()))
+                : new ModelAndView(view, MODEL_ATTRIBUTE, problem);
+        if (view != null) {
+            addToModel(page.getModel(), problem, request);
+        }
+        page.setStatus(HttpStatus.valueOf(problem.status()));
+        return page;
     }
 
-    @ExceptionHandler(ClientVersion.MalformedVersionException.class)
-    public ModelAndView badVersion(ClientVersion.MalformedVersionException e, HttpServletRequest request) {
-        return respond(VersionProblem.badVersion(e), request);
-    }
-
-    @ExceptionHandler(TamperedStateException.class)
-    public ModelAndView tampered(TamperedStateException e, HttpServletRequest request) {
-        return respond(VersionProblem.of(e), request);
+    /** The problem {@code e} is; a conflict is told to the listener. */
+    private VersionProblem problemFor(Exception e) {
+        if (e instanceof StaleVersionException stale) {
+            return problemFor(stale.getCause());
+        }
+        if (e instanceof VersionConflictException conflict) {
+            onConflict.accept(conflict);
+            return VersionProblem.of(conflict);
+        }
+        if (e instanceof ClientVersion.MalformedVersionException malformed) {
+            return VersionProblem.badVersion(malformed);
+        }
+        return VersionProblem.of((TamperedStateException) e);
     }
 
     /**
@@ -77,22 +99,5 @@ public class VersionConflictExceptionHandler {
      * Not called for JSON or the built-in page.
      */
     protected void addToModel(Map<String, Object> model, VersionProblem problem, HttpServletRequest request) {
-    }
-
-    private ModelAndView respond(VersionProblem problem, HttpServletRequest request) {
-        return ProblemResponses.respond(request, problem.status(), view, MODEL_ATTRIBUTE, problem, problem.problemDetail(),
-                () -> builtInPage(problem), model -> addToModel(model, problem, request));
-    }
-
-    /** A minimal page for applications that configure no view. */
-    private static String builtInPage(VersionProblem problem) {
-        String title = HtmlUtils.htmlEscape(problem.title());
-        StringBuilder rows = new StringBuilder();
-        problem.staleRows().forEach(r -> rows.append("<li>").append(HtmlUtils.htmlEscape(r.describe())).append("</li>"));
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"UTF-8\"><title>" + title
-                + "</title></head><body><main data-page=\"version-problem\" data-code=\"" + problem.code() + "\"><h1>"
-                + title + "</h1><p id=\"version-problem-detail\">" + HtmlUtils.htmlEscape(problem.detail()) + "</p>"
-                + (rows.isEmpty() ? "" : "<ul id=\"stale-rows\">" + rows + "</ul>")
-                + "<p><a href=\"javascript:location.reload()\">Reload</a></p></main></body></html>";
     }
 }

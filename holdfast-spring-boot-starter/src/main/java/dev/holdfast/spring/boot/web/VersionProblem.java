@@ -4,12 +4,17 @@ import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponse;
+
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * What went wrong with a version, for a page or a problem-detail response.
+ * What went wrong with a version, for a page or, as an {@link ErrorResponse}, a problem-detail response.
  *
  * @param status    409 for a stale version, 400 for a missing or malformed version or a tampered state
  * @param code      a stable code: {@code version-conflict}, {@code bad-version}, {@code tampered-state}
@@ -17,7 +22,8 @@ import java.util.Map;
  * @param detail    what happened and that nothing was changed
  * @param staleRows for a conflict, every stale row: what changed, by whom, when (database time); else empty
  */
-public record VersionProblem(int status, String code, String title, String detail, List<StaleRow> staleRows) {
+public record VersionProblem(int status, String code, String title, String detail, List<StaleRow> staleRows)
+        implements ErrorResponse {
 
     public VersionProblem {
         staleRows = List.copyOf(staleRows);
@@ -47,30 +53,44 @@ public record VersionProblem(int status, String code, String title, String detai
                         + "Nothing was changed. Start again from the beginning.", List.of());
     }
 
-    /** The fields of an RFC 9457 problem detail, with {@code code} and, per stale row, its description. */
-    public Map<String, Object> problemDetail() {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("type", "about:blank");
-        fields.put("title", title);
-        fields.put("status", status);
-        fields.put("detail", detail);
-        fields.put("code", code);
-        for (int i = 0; i < staleRows.size(); i++) {
-            StaleRow row = staleRows.get(i);
-            fields.put("stale" + i, row.describe());
-        }
+    /**
+     * This problem as an RFC 9457 problem detail, with {@code code} and, for a conflict, {@code staleRows}
+     * (per stale row its {@code entity}, {@code id}, {@code expectedVersion}, {@code currentVersion},
+     * {@code deleted}, {@code modifiedBy}, {@code modified} and {@code description}) as extension
+     * properties; the body of {@link #getBody()}.
+     */
+    public ProblemDetail problemDetail() {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(status), detail);
+        problem.setTitle(title);
+        problem.setProperty("code", code);
         if (!staleRows.isEmpty()) {
-            StaleRow first = staleRows.get(0);
-            fields.put("entity", first.entity());
-            fields.put("id", String.valueOf(first.id()));
-            fields.put("expectedVersion", first.expectedVersion());
-            fields.put("currentVersion", first.currentVersion().orElse(null));
-            fields.put("deleted", first.deleted());
-            fields.put("modifiedBy", first.deleted() ? null : first.current().modifiedBy());
-            fields.put("modified", first.deleted() || first.current().modified() == null ? null
-                    : first.current().modified().toString());
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (StaleRow row : staleRows) {
+                Map<String, Object> fields = new LinkedHashMap<>();
+                fields.put("entity", row.entity());
+                fields.put("id", String.valueOf(row.id()));
+                fields.put("expectedVersion", row.expectedVersion());
+                fields.put("currentVersion", row.currentVersion().orElse(null));
+                fields.put("deleted", row.deleted());
+                fields.put("modifiedBy", row.deleted() ? null : row.current().modifiedBy());
+                fields.put("modified", row.deleted() || row.current().modified() == null ? null
+                        : row.current().modified().toString());
+                fields.put("description", row.describe());
+                rows.add(fields);
+            }
+            problem.setProperty("staleRows", rows);
         }
-        return fields;
+        return problem;
+    }
+
+    @Override
+    public HttpStatusCode getStatusCode() {
+        return HttpStatusCode.valueOf(status);
+    }
+
+    @Override
+    public ProblemDetail getBody() {
+        return problemDetail();
     }
 
     private static String capitalize(String s) {

@@ -50,13 +50,13 @@ class OfflineLockWebTest {
         }
 
         @PostMapping("/orders/{n}/heartbeat")
-        ResponseEntity<String> heartbeat(@PathVariable String n, @RequestParam(required = false) String lockId,
+        ResponseEntity<?> heartbeat(@PathVariable String n, @RequestParam(required = false) String lockId,
                                          @RequestParam String user) {
             return heartbeatHelper.extend(lockId, "purchase_order", n, user);
         }
 
         @PostMapping("/orders/{n}/heartbeat-shown")
-        ResponseEntity<String> heartbeatShown(@PathVariable String n, @RequestParam(required = false) String lockId,
+        ResponseEntity<?> heartbeatShown(@PathVariable String n, @RequestParam(required = false) String lockId,
                                               @RequestParam String user) {
             return heartbeatHelper.extend(lockId, "purchase_order", n, user, at -> "shown " + at.getEpochSecond());
         }

@@ -128,11 +128,11 @@ class VersionConflictWebTest {
                 .andExpect(status().isConflict())
                 .andExpect(content().contentTypeCompatibleWith("application/problem+json"))
                 .andExpect(jsonPath("$.code").value("version-conflict"))
-                .andExpect(jsonPath("$.entity").value("item"))
-                .andExpect(jsonPath("$.expectedVersion").value(2))
-                .andExpect(jsonPath("$.currentVersion").value(3))
-                .andExpect(jsonPath("$.modifiedBy").value("alice"))
-                .andExpect(jsonPath("$.modified").isString());
+                .andExpect(jsonPath("$.staleRows[0].entity").value("item"))
+                .andExpect(jsonPath("$.staleRows[0].expectedVersion").value(2))
+                .andExpect(jsonPath("$.staleRows[0].currentVersion").value(3))
+                .andExpect(jsonPath("$.staleRows[0].modifiedBy").value("alice"))
+                .andExpect(jsonPath("$.staleRows[0].modified").isString());
         var result = mvcWithView.perform(post("/items/1/rename").param("version", "1").param("name", "pot"))
                 .andExpect(status().isConflict()).andExpect(view().name("conflict")).andReturn();
         VersionProblem problem = (VersionProblem) result.getModelAndView().getModel().get("versionProblem");
