@@ -1,20 +1,11 @@
 package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -75,48 +66,18 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
         boolean ci = onCi(context);
         Server server = context.getRoot().getStore(NAMESPACE)
                 .computeIfAbsent(kind, k -> new Server(k, name -> setting(context, name), ci), Server.class);
-        return new TestTemplateInvocationContext() {
-            private TestDatabase database;
+        return new MatrixInvocation<>(kind, context, TestDatabase.class, server.unreachable, ci,
+                "CI=true: every database of the matrix must be reachable", new MatrixInvocation.Lifecycle<>() {
+                    @Override
+                    public TestDatabase open() {
+                        return new TestDatabase(kind, server.pool);
+                    }
 
-            @Override
-            public String getDisplayName(int invocationIndex) {
-                return "[" + kind.id() + "] " + context.getRequiredTestMethod().getName();
-            }
-
-            @Override
-            public List<Extension> getAdditionalExtensions() {
-                return List.of(
-                        (ExecutionCondition) ctx -> {
-                            if (server.unreachable == null || ci) {
-                                return ConditionEvaluationResult.enabled(kind.id() + " reachable");
-                            }
-                            return ConditionEvaluationResult.disabled("SKIPPED: " + server.unreachable);
-                        },
-                        (BeforeEachCallback) ctx -> {
-                            if (server.unreachable != null) {
-                                throw new AssertionError(server.unreachable
-                                        + " (CI=true: every database of the matrix must be reachable)");
-                            }
-                            database = new TestDatabase(kind, server.pool);
-                        },
-                        (AfterEachCallback) ctx -> {
-                            if (database != null) {
-                                database.cleanUp();
-                            }
-                        },
-                        new ParameterResolver() {
-                            @Override
-                            public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
-                                return p.getParameter().getType() == TestDatabase.class;
-                            }
-
-                            @Override
-                            public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-                                return database;
-                            }
-                        });
-            }
-        };
+                    @Override
+                    public void close(TestDatabase database) throws SQLException {
+                        database.cleanUp();
+                    }
+                });
     }
 
     /** One database server for the whole run: reachability checked once, one shared pool. */
@@ -128,26 +89,10 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
             String url = kind.setting("URL", kind.url(), settings);
             String user = kind.setting("USER", kind.user(), settings);
             String password = kind.setting("PASSWORD", kind.password(), settings);
-            this.unreachable = probe(kind, url, user, password);
+            this.unreachable = MatrixInvocation.probe(kind.id(), url, user, password, ci, "Its tests are SKIPPED.");
             this.pool = unreachable == null
                     ? TestDatabase.pool(url, user, password, "holdfast-test-" + kind.id(), 20)
                     : null;
-            if (unreachable != null && !ci) {
-                System.err.println("\n**********************************************************************\n"
-                        + "* HOLDFAST: " + unreachable + "\n"
-                        + "* Its tests are SKIPPED. With CI=true they fail instead.\n"
-                        + "**********************************************************************\n");
-            }
-        }
-
-        private static String probe(TestDatabase.Kind kind, String url, String user, String password) {
-            DriverManager.setLoginTimeout(5);
-            try (Connection c = DriverManager.getConnection(url, user, password)) {
-                c.isValid(5);
-                return null;
-            } catch (SQLException e) {
-                return kind.id() + " is unreachable at " + url + ": " + e.getMessage();
-            }
         }
 
         @Override

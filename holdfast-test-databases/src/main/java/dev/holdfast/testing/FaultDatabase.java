@@ -1,22 +1,17 @@
 package dev.holdfast.testing;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -30,7 +25,6 @@ import javax.sql.DataSource;
  */
 public final class FaultDatabase {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final Pattern HOST_PORT = Pattern.compile("^(jdbc:[a-z]+://)([^:/]+):(\\d+)(/.*)$");
 
@@ -38,8 +32,7 @@ public final class FaultDatabase {
     private final String url;
     private final String user;
     private final String password;
-    private final List<String> tables = new ArrayList<>();
-    private final List<HikariDataSource> pools = new ArrayList<>();
+    private final Scratch scratch = new Scratch();
     private HikariDataSource admin;
 
     FaultDatabase(TestDatabase.Kind kind, String url, String user, String password) {
@@ -100,7 +93,8 @@ public final class FaultDatabase {
      */
     public synchronized DataSource admin() {
         if (admin == null) {
-            admin = pool(url, "holdfast-fault-admin-" + COUNTER.incrementAndGet(), 4, Duration.ofSeconds(30));
+            admin = Scratch.pool(url, user, password, "holdfast-fault-admin-" + COUNTER.incrementAndGet(), 4,
+                    Duration.ofSeconds(30));
         }
         return admin;
     }
@@ -111,60 +105,28 @@ public final class FaultDatabase {
     }
 
     /** A new pool to another URL of this server (e.g. through a proxy), closed when the test ends. */
-    public synchronized HikariDataSource newPoolAt(String jdbcUrl, String name, int maxSize, Duration connectionTimeout) {
-        HikariDataSource pool = pool(jdbcUrl, name + "-" + COUNTER.incrementAndGet(), maxSize, connectionTimeout);
-        pools.add(pool);
-        return pool;
-    }
-
-    private HikariDataSource pool(String jdbcUrl, String name, int maxSize, Duration connectionTimeout) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName(name);
-        config.setJdbcUrl(jdbcUrl);
-        config.setUsername(user);
-        config.setPassword(password);
-        config.setMaximumPoolSize(maxSize);
-        config.setMinimumIdle(0);
-        config.setConnectionTimeout(connectionTimeout.toMillis());
-        config.setInitializationFailTimeout(-1);
-        return new HikariDataSource(config);
+    public HikariDataSource newPoolAt(String jdbcUrl, String name, int maxSize, Duration connectionTimeout) {
+        return scratch.newPool(jdbcUrl, user, password, name + "-" + COUNTER.incrementAndGet(), maxSize, connectionTimeout);
     }
 
     /** A table name no other test uses: {@code prefix_<random>}; dropped when the test ends. */
-    public synchronized String newTableName(String prefix) {
-        String name = prefix + "_" + Long.toString(RANDOM.nextLong() >>> 24, 36);
-        tables.add(name);
-        return name;
+    public String newTableName(String prefix) {
+        return scratch.newTableName(prefix);
     }
 
     /** Drops {@code table} (if it exists) when the test ends. */
-    public synchronized void dropAfterTest(String table) {
-        tables.add(table);
+    public void dropAfterTest(String table) {
+        scratch.dropAfterTest(table);
     }
 
     /** Runs one statement in auto-commit mode on the admin pool; returns its update count. */
     public int execute(String sql, Object... parameters) throws SQLException {
-        try (Connection c = admin().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                ps.setObject(i + 1, parameters[i]);
-            }
-            return ps.execute() ? 0 : ps.getUpdateCount();
-        }
+        return Scratch.execute(admin(), sql, parameters);
     }
 
     /** Runs a query expected to return one number in one row, on the admin pool. */
     public long queryLong(String sql, Object... parameters) throws SQLException {
-        try (Connection c = admin().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                ps.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("no row: " + sql);
-                }
-                return rs.getLong(1);
-            }
-        }
+        return Scratch.queryOne(admin(), Long.class, sql, parameters);
     }
 
     /** The server's id of a connection's session: PostgreSQL's backend process id, MariaDB's connection id. */
@@ -257,20 +219,9 @@ public final class FaultDatabase {
     }
 
     synchronized void cleanUp() throws SQLException {
-        for (HikariDataSource pool : pools) {
-            pool.close();
-        }
-        pools.clear();
         try {
-            if (!tables.isEmpty()) {
-                try (Connection c = admin().getConnection(); Statement s = c.createStatement()) {
-                    for (String table : tables) {
-                        s.execute("DROP TABLE IF EXISTS " + table);
-                    }
-                }
-            }
+            scratch.cleanUp(this::admin);
         } finally {
-            tables.clear();
             if (admin != null) {
                 admin.close();
                 admin = null;

@@ -1,13 +1,6 @@
 package dev.holdfast.testing;
 
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
@@ -16,12 +9,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -53,60 +42,32 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
         boolean ci = DatabaseMatrix.onCi(context);
         Server server = context.getRoot().getStore(NAMESPACE)
                 .computeIfAbsent(kind, k -> new Server(k, name -> DatabaseMatrix.setting(context, name), ci), Server.class);
-        return new TestTemplateInvocationContext() {
-            private FaultDatabase database;
-            private FileChannel lockChannel;
-            private FileLock lock;
+        return new MatrixInvocation<>(kind, context, FaultDatabase.class, server.unreachable, ci,
+                "CI=true: the fault servers must run; start them with scripts/fault-servers.sh up",
+                new MatrixInvocation.Lifecycle<>() {
+                    private FileChannel lockChannel;
+                    private FileLock lock;
 
-            @Override
-            public String getDisplayName(int invocationIndex) {
-                return "[" + kind.id() + "] " + context.getRequiredTestMethod().getName();
-            }
+                    /** Under a machine-wide lock: one fault test at a time restarts or stalls a server. */
+                    @Override
+                    public FaultDatabase open() throws Exception {
+                        lockChannel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                        lock = lockChannel.lock();
+                        FaultDatabase database = new FaultDatabase(kind, server.url, server.user, server.password);
+                        database.awaitReachable();
+                        return database;
+                    }
 
-            @Override
-            public List<Extension> getAdditionalExtensions() {
-                return List.of(
-                        (ExecutionCondition) ctx -> {
-                            if (server.unreachable == null || ci) {
-                                return ConditionEvaluationResult.enabled(kind.id() + " fault server reachable");
-                            }
-                            return ConditionEvaluationResult.disabled("SKIPPED: " + server.unreachable);
-                        },
-                        (BeforeEachCallback) ctx -> {
-                            if (server.unreachable != null) {
-                                throw new AssertionError(server.unreachable
-                                        + " (CI=true: the fault servers must run; start them with scripts/fault-servers.sh up)");
-                            }
-                            lockChannel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                            lock = lockChannel.lock();
-                            database = new FaultDatabase(kind, server.url, server.user, server.password);
-                            database.awaitReachable();
-                        },
-                        (AfterEachCallback) ctx -> {
-                            try {
-                                if (database != null) {
-                                    database.cleanUp();
-                                }
-                            } finally {
-                                if (lock != null) {
-                                    lock.release();
-                                    lockChannel.close();
-                                }
-                            }
-                        },
-                        new ParameterResolver() {
-                            @Override
-                            public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
-                                return p.getParameter().getType() == FaultDatabase.class;
-                            }
-
-                            @Override
-                            public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-                                return database;
-                            }
-                        });
-            }
-        };
+                    @Override
+                    public void close(FaultDatabase database) throws Exception {
+                        try {
+                            database.cleanUp();
+                        } finally {
+                            lock.release();
+                            lockChannel.close();
+                        }
+                    }
+                });
     }
 
     /** One fault server: where it is, and whether it answered when the run began. */
@@ -121,27 +82,12 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
             this.url = or(settings.apply(prefix + "URL"), FaultDatabase.defaultUrl(kind));
             this.user = or(settings.apply(prefix + "USER"), kind == TestDatabase.Kind.POSTGRESQL ? "postgres" : "root");
             this.password = or(settings.apply(prefix + "PASSWORD"), "");
-            this.unreachable = probe(kind, url, user, password);
-            if (unreachable != null && !ci) {
-                System.err.println("\n**********************************************************************\n"
-                        + "* HOLDFAST: " + unreachable + "\n"
-                        + "* Its fault tests are SKIPPED (start it: scripts/fault-servers.sh up). With CI=true they fail.\n"
-                        + "**********************************************************************\n");
-            }
+            this.unreachable = MatrixInvocation.probe(kind.id() + " fault server", url, user, password, ci,
+                    "Its fault tests are SKIPPED (start it: scripts/fault-servers.sh up).");
         }
 
         private static String or(String value, String fallback) {
             return value == null ? fallback : value;
-        }
-
-        private static String probe(TestDatabase.Kind kind, String url, String user, String password) {
-            DriverManager.setLoginTimeout(5);
-            try (Connection c = DriverManager.getConnection(url, user, password)) {
-                c.isValid(5);
-                return null;
-            } catch (SQLException e) {
-                return kind.id() + " fault server is unreachable at " + url + ": " + e.getMessage();
-            }
         }
     }
 }

@@ -1,16 +1,10 @@
 package dev.holdfast.testing;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
-import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -69,13 +63,12 @@ public final class TestDatabase {
         }
     }
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicInteger COUNTER = new AtomicInteger();
+    private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(10);
 
     private final Kind kind;
     private final HikariDataSource shared;
-    private final List<String> tables = new ArrayList<>();
-    private final List<HikariDataSource> pools = new ArrayList<>();
+    private final Scratch scratch = new Scratch();
 
     TestDatabase(Kind kind, HikariDataSource shared) {
         this.kind = kind;
@@ -105,106 +98,48 @@ public final class TestDatabase {
      * A new pool of its own with {@code maxSize} connections, as a separate server would have;
      * closed when the test ends.
      */
-    public synchronized HikariDataSource newPool(int maxSize) {
-        HikariDataSource pool = pool(shared.getJdbcUrl(), shared.getUsername(), shared.getPassword(),
-                "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize);
-        pools.add(pool);
-        return pool;
+    public HikariDataSource newPool(int maxSize) {
+        return scratch.newPool(shared.getJdbcUrl(), shared.getUsername(), shared.getPassword(),
+                "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize, CONNECTION_TIMEOUT);
     }
 
     /**
      * A table name no other test (in this or another JVM) uses: {@code prefix_<random>}. The table
      * is dropped, if it exists, when the test ends.
      */
-    public synchronized String newTableName(String prefix) {
-        String name = prefix + "_" + Long.toString(RANDOM.nextLong() >>> 24, 36);
-        tables.add(name);
-        return name;
+    public String newTableName(String prefix) {
+        return scratch.newTableName(prefix);
     }
 
     /**
      * Drops {@code table} (if it exists) when the test ends, for tables a test did not name itself,
      * such as companions an installer derives from a {@link #newTableName} name.
      */
-    public synchronized void dropAfterTest(String table) {
-        tables.add(table);
+    public void dropAfterTest(String table) {
+        scratch.dropAfterTest(table);
     }
 
     /** Runs one statement in auto-commit mode; returns its update count. */
     public int execute(String sql, Object... parameters) throws SQLException {
-        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, parameters);
-            return ps.execute() ? 0 : ps.getUpdateCount();
-        }
+        return Scratch.execute(shared, sql, parameters);
     }
 
     /** Runs a query expected to return one number in one row. */
     public long queryLong(String sql, Object... parameters) throws SQLException {
-        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, parameters);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("no row: " + sql);
-                }
-                return rs.getLong(1);
-            }
-        }
+        return Scratch.queryOne(shared, Long.class, sql, parameters);
     }
 
     /** Runs a query expected to return one value in one row, as a string. */
     public String queryString(String sql, Object... parameters) throws SQLException {
-        try (Connection c = shared.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, parameters);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("no row: " + sql);
-                }
-                return rs.getString(1);
-            }
-        }
+        return Scratch.queryOne(shared, String.class, sql, parameters);
     }
 
-    private static void bind(PreparedStatement ps, Object[] parameters) throws SQLException {
-        for (int i = 0; i < parameters.length; i++) {
-            ps.setObject(i + 1, parameters[i]);
-        }
-    }
-
-    synchronized void cleanUp() throws SQLException {
-        for (HikariDataSource pool : pools) {
-            pool.close();
-        }
-        pools.clear();
-        SQLException failure = null;
-        try (Connection c = shared.getConnection(); Statement s = c.createStatement()) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
-            }
-            for (String table : tables) {
-                try {
-                    s.execute("DROP TABLE IF EXISTS " + table);
-                } catch (SQLException e) {
-                    failure = e;
-                }
-            }
-        }
-        tables.clear();
-        if (failure != null) {
-            throw failure;
-        }
+    void cleanUp() throws SQLException {
+        scratch.cleanUp(() -> shared);
     }
 
     static HikariDataSource pool(String url, String user, String password, String name, int maxSize) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName(name);
-        config.setJdbcUrl(url);
-        config.setUsername(user);
-        config.setPassword(password);
-        config.setMaximumPoolSize(maxSize);
-        config.setMinimumIdle(0);
-        config.setConnectionTimeout(10_000);
-        config.setInitializationFailTimeout(-1);
-        return new HikariDataSource(config);
+        return Scratch.pool(url, user, password, name, maxSize, CONNECTION_TIMEOUT);
     }
 
     @Override
