@@ -164,7 +164,7 @@ public final class PessimisticLocks {
         long start = System.nanoTime();
         boolean locked;
         try {
-            locked = sql.lock(connection, row, wait);
+            locked = RowLocking.lock(connection, sql, row, wait);
         } catch (SQLException e) {
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
             rollback(connection, e);

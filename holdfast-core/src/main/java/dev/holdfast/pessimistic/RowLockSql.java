@@ -4,18 +4,29 @@ import dev.holdfast.jdbc.dialect.Dialect;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
 /**
- * The {@code SELECT … FOR UPDATE} of one row with its wait bound, per dialect. Every bound covers
- * the whole statement, whatever it waits for (several share-lockers, a table lock), is applied by
- * the locking statement itself or in the same round trip before it, and leaves the connection's
- * settings as they were.
+ * The {@code SELECT … FOR UPDATE} of one row with its wait bound, per dialect: text and binding order
+ * only ({@link RowLocking} runs it). Every bound covers the whole statement, whatever it waits for
+ * (several share-lockers, a table lock), is applied by the locking statement itself or in the same
+ * round trip before it, and leaves the connection's settings as they were.
  */
 abstract class RowLockSql {
+
+    /**
+     * One locking statement: its text, its parameters in binding order (strings bound as strings,
+     * a null string as a null string), and which of its results is the row (0 for the only one).
+     */
+    record Statement(String sql, List<Object> parameters, int rowResult) {
+        Statement {
+            parameters = Collections.unmodifiableList(new ArrayList<>(parameters)); // may hold null
+        }
+    }
 
     static RowLockSql forDialect(Dialect dialect) {
         return switch (dialect) {
@@ -25,24 +36,24 @@ abstract class RowLockSql {
         };
     }
 
-    /** Locks the row; true if it exists and is now locked, false if missing (or skipped). */
-    abstract boolean lock(Connection c, RowRef row, LockWait wait) throws SQLException;
+    /** The statement that locks {@code row} with {@code mode}, waiting at most {@code boundMillis} if bounded. */
+    abstract Statement lock(RowRef row, LockWait.Mode mode, long boundMillis);
+
+    /**
+     * The longest wait one statement may carry: a longer bound is waited in statements of at most this
+     * long, until the bound runs out; unlimited unless a dialect says otherwise.
+     */
+    long sliceMillis() {
+        return Long.MAX_VALUE;
+    }
+
+    /** Whether {@code e} ended only one slice of a bounded wait (the next slice may start). */
+    boolean endedSlice(SQLException e) {
+        return false;
+    }
 
     static String select(RowRef row) {
         return "SELECT 1 FROM " + row.table() + " WHERE " + row.keyColumn() + " = ? FOR UPDATE";
-    }
-
-    static boolean single(Connection c, String sql, Object key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    static String seconds(LockWait wait) {
-        return seconds(wait.bound().toMillis());
     }
 
     static String seconds(long millis) {
@@ -61,28 +72,23 @@ abstract class RowLockSql {
         private static final int LOCK_TIMEOUT = 50200;
 
         @Override
-        boolean lock(Connection c, RowRef row, LockWait wait) throws SQLException {
-            return switch (wait.mode()) {
-                case NO_WAIT -> single(c, select(row) + " NOWAIT", row.key());
-                case SKIP_LOCKED -> single(c, select(row) + " SKIP LOCKED", row.key());
-                case BOUNDED -> bounded(c, row, wait);
+        Statement lock(RowRef row, LockWait.Mode mode, long boundMillis) {
+            String sql = select(row) + switch (mode) {
+                case NO_WAIT -> " NOWAIT";
+                case SKIP_LOCKED -> " SKIP LOCKED";
+                case BOUNDED -> " WAIT " + seconds(Math.min(boundMillis, H2_SLICE_MILLIS));
             };
+            return new Statement(sql, List.of(row.key()), 0);
         }
 
-        private static boolean bounded(Connection c, RowRef row, LockWait wait) throws SQLException {
-            long deadline = System.nanoTime() + wait.bound().toNanos();
-            String select = select(row) + " WAIT ";
-            long left = wait.bound().toMillis();
-            while (true) {
-                try {
-                    return single(c, select + seconds(Math.min(left, H2_SLICE_MILLIS)), row.key());
-                } catch (SQLException e) {
-                    left = (deadline - System.nanoTime() + 999_999) / 1_000_000;
-                    if (e.getErrorCode() != LOCK_TIMEOUT || left <= 0) {
-                        throw e;
-                    }
-                }
-            }
+        @Override
+        long sliceMillis() {
+            return H2_SLICE_MILLIS;
+        }
+
+        @Override
+        boolean endedSlice(SQLException e) {
+            return e.getErrorCode() == LOCK_TIMEOUT;
         }
     }
 
@@ -92,11 +98,12 @@ abstract class RowLockSql {
      * insert of a child row share-locks its parent), and {@code NOWAIT} / {@code SKIP LOCKED} cover
      * the row but not the table lock taken first. So one round trip saves {@code lock_timeout} and
      * {@code statement_timeout} in transaction-local variables, sets them, locks, and restores
-     * them. A bound sets both to the bound: {@code statement_timeout} covers the whole statement
-     * (in the extended protocol its timer starts with the lock statement's own messages, with the
-     * value set by the statement before). No-wait and skip-locked set {@code lock_timeout} to 1 ms,
-     * so that a table lock fails them at once. On failure the transaction is rolled back, which
-     * undoes the transaction-local settings too.
+     * them: three statements, the lock the second. A bound sets both to the bound:
+     * {@code statement_timeout} covers the whole statement (in the extended protocol its timer starts
+     * with the lock statement's own messages, with the value set by the statement before). No-wait
+     * and skip-locked set {@code lock_timeout} to 1 ms, so that a table lock fails them at once, and
+     * leave {@code statement_timeout} as it is (a null parameter). On failure the transaction is
+     * rolled back, which undoes the transaction-local settings too.
      */
     static final class PostgreSql extends RowLockSql {
         private static final String SAVE_AND_SET = "SELECT"
@@ -109,40 +116,16 @@ abstract class RowLockSql {
                 + " set_config('statement_timeout', current_setting('holdfast.saved_statement_timeout'), true)";
 
         @Override
-        boolean lock(Connection c, RowRef row, LockWait wait) throws SQLException {
+        Statement lock(RowRef row, LockWait.Mode mode, long boundMillis) {
             // Target-list entries are evaluated in order: the old values are saved before they are replaced.
-            String sql = SAVE_AND_SET + select(row) + switch (wait.mode()) {
+            String sql = SAVE_AND_SET + select(row) + switch (mode) {
                 case NO_WAIT -> " NOWAIT";
                 case SKIP_LOCKED -> " SKIP LOCKED";
                 case BOUNDED -> "";
             } + RESTORE;
-            boolean bounded = wait.mode() == LockWait.Mode.BOUNDED;
-            String bound = wait.bound().toMillis() + "ms";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, bounded ? bound : "1ms");
-                ps.setString(2, bounded ? bound : null); // null: statement_timeout stays as it is
-                ps.setObject(3, row.key());
-                return lockResult(ps);
-            }
-        }
-
-        /** The lock statement is the second of three; its row, if any, says whether the row was locked. */
-        private static boolean lockResult(PreparedStatement ps) throws SQLException {
-            boolean isResultSet = ps.execute();
-            boolean found = false;
-            for (int index = 0; ; index++) {
-                if (isResultSet) {
-                    try (ResultSet rs = ps.getResultSet()) {
-                        boolean hasRow = rs.next();
-                        if (index == 1) {
-                            found = hasRow;
-                        }
-                    }
-                } else if (ps.getUpdateCount() == -1) {
-                    return found;
-                }
-                isResultSet = ps.getMoreResults();
-            }
+            boolean bounded = mode == LockWait.Mode.BOUNDED;
+            String bound = boundMillis + "ms";
+            return new Statement(sql, Arrays.asList(bounded ? bound : "1ms", bounded ? bound : null, row.key()), 1);
         }
     }
 
@@ -158,18 +141,16 @@ abstract class RowLockSql {
      */
     static final class MariaDb extends RowLockSql {
         @Override
-        boolean lock(Connection c, RowRef row, LockWait wait) throws SQLException {
-            return switch (wait.mode()) {
-                case NO_WAIT -> single(c, "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " NOWAIT", row.key());
-                case SKIP_LOCKED -> single(c, "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " SKIP LOCKED", row.key());
-                case BOUNDED -> {
-                    long millis = wait.bound().toMillis();
-                    long wholeSeconds = Math.max(1, (millis + 999) / 1000);
-                    yield single(c, "SET STATEMENT max_statement_time=" + seconds(wait)
-                            + ", innodb_lock_wait_timeout=" + wholeSeconds + ", lock_wait_timeout=" + wholeSeconds
-                            + " FOR " + select(row), row.key());
-                }
+        Statement lock(RowRef row, LockWait.Mode mode, long boundMillis) {
+            long wholeSeconds = Math.max(1, (boundMillis + 999) / 1000);
+            String sql = switch (mode) {
+                case NO_WAIT -> "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " NOWAIT";
+                case SKIP_LOCKED -> "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " SKIP LOCKED";
+                case BOUNDED -> "SET STATEMENT max_statement_time=" + seconds(boundMillis)
+                        + ", innodb_lock_wait_timeout=" + wholeSeconds + ", lock_wait_timeout=" + wholeSeconds
+                        + " FOR " + select(row);
             };
+            return new Statement(sql, List.of(row.key()), 0);
         }
     }
 }

@@ -1,0 +1,31 @@
+package dev.holdfast.pessimistic;
+
+import dev.holdfast.docs.Golden;
+import dev.holdfast.jdbc.dialect.Dialect;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static dev.holdfast.docs.Golden.section;
+
+/** Every row-lock statement, per database, as {@code statements/row-lock-<db>.sql} lists it. */
+class RowLockStatementsTest {
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void everyStatementIsRendered(Dialect dialect) {
+        RowLockSql sql = RowLockSql.forDialect(dialect);
+        RowRef row = RowRef.of("purchase_order", "order_number", "A-1");
+        String rendered = render("forUpdate, no wait", sql.lock(row, LockWait.Mode.NO_WAIT, 0))
+                + render("forUpdate, skip locked", sql.lock(row, LockWait.Mode.SKIP_LOCKED, 0))
+                + render("forUpdate, at most 1.5 s", sql.lock(row, LockWait.Mode.BOUNDED, 1500))
+                + render("forUpdate, at most 0.25 s", sql.lock(row, LockWait.Mode.BOUNDED, 250))
+                + (sql.sliceMillis() == Long.MAX_VALUE ? ""
+                : "-- a longer bound is waited in statements of at most " + sql.sliceMillis() + " ms\n\n");
+        Golden.assertMatches("row-lock-" + dialect.id() + ".sql", rendered);
+    }
+
+    private static String render(String title, RowLockSql.Statement statement) {
+        return section(title + "; binds " + statement.parameters()
+                + (statement.rowResult() == 0 ? "" : "; the row is result " + statement.rowResult()), statement.sql());
+    }
+}

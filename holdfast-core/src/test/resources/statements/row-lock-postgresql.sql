@@ -1,0 +1,12 @@
+-- forUpdate, no wait; binds [1ms, null, A-1]; the row is result 1
+SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true), set_config('holdfast.saved_statement_timeout', current_setting('statement_timeout'), true), set_config('lock_timeout', ?, true), set_config('statement_timeout', coalesce(?, current_setting('statement_timeout')), true);SELECT 1 FROM purchase_order WHERE order_number = ? FOR UPDATE NOWAIT;SELECT set_config('lock_timeout', current_setting('holdfast.saved_lock_timeout'), true), set_config('statement_timeout', current_setting('holdfast.saved_statement_timeout'), true);
+
+-- forUpdate, skip locked; binds [1ms, null, A-1]; the row is result 1
+SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true), set_config('holdfast.saved_statement_timeout', current_setting('statement_timeout'), true), set_config('lock_timeout', ?, true), set_config('statement_timeout', coalesce(?, current_setting('statement_timeout')), true);SELECT 1 FROM purchase_order WHERE order_number = ? FOR UPDATE SKIP LOCKED;SELECT set_config('lock_timeout', current_setting('holdfast.saved_lock_timeout'), true), set_config('statement_timeout', current_setting('holdfast.saved_statement_timeout'), true);
+
+-- forUpdate, at most 1.5 s; binds [1500ms, 1500ms, A-1]; the row is result 1
+SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true), set_config('holdfast.saved_statement_timeout', current_setting('statement_timeout'), true), set_config('lock_timeout', ?, true), set_config('statement_timeout', coalesce(?, current_setting('statement_timeout')), true);SELECT 1 FROM purchase_order WHERE order_number = ? FOR UPDATE;SELECT set_config('lock_timeout', current_setting('holdfast.saved_lock_timeout'), true), set_config('statement_timeout', current_setting('holdfast.saved_statement_timeout'), true);
+
+-- forUpdate, at most 0.25 s; binds [250ms, 250ms, A-1]; the row is result 1
+SELECT set_config('holdfast.saved_lock_timeout', current_setting('lock_timeout'), true), set_config('holdfast.saved_statement_timeout', current_setting('statement_timeout'), true), set_config('lock_timeout', ?, true), set_config('statement_timeout', coalesce(?, current_setting('statement_timeout')), true);SELECT 1 FROM purchase_order WHERE order_number = ? FOR UPDATE;SELECT set_config('lock_timeout', current_setting('holdfast.saved_lock_timeout'), true), set_config('statement_timeout', current_setting('holdfast.saved_statement_timeout'), true);
+
