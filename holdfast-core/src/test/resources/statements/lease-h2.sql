@@ -7,9 +7,21 @@ SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO holdfast_leas
 -- renew
 SELECT expires_at FROM FINAL TABLE (UPDATE holdfast_leases SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), HOLDFAST_CLOCK_TIMESTAMP()) WHERE name = ? AND owner = ? AND token = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP());
 
--- the expiry a release sets
-acquired_at;
+-- release
+UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acquired_at WHERE name = ? AND owner = ? AND token = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
 
--- the expiry a release with a minimum hold sets
-CASE WHEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) > HOLDFAST_CLOCK_TIMESTAMP() THEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) ELSE acquired_at END;
+-- unlock (any grant of the owner), with a minimum hold
+UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) > HOLDFAST_CLOCK_TIMESTAMP() THEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
+
+-- find (and diagnosing a refusal)
+SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;
+
+-- list (operators)
+SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > HOLDFAST_CLOCK_TIMESTAMP() ORDER BY name;
+
+-- forceRelease (operators)
+UPDATE holdfast_leases SET broken_by = ?, broken_at = HOLDFAST_CLOCK_TIMESTAMP(), expires_at = acquired_at WHERE name = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
+
+-- who broke it (diagnosing a refusal)
+SELECT broken_by, broken_at FROM holdfast_leases WHERE name = ? AND broken_by IS NOT NULL;
 

@@ -83,7 +83,11 @@ public final class SchemaInstaller {
             throw new IllegalArgumentException("Table name '" + name + "' is longer than "
                     + HoldfastTable.MAX_NAME_LENGTH + " characters (index names are derived from it)");
         }
-        return read(dialect, table.script()).replace("${" + table.placeholder() + "}", id.value());
+        StringBuilder ddl = new StringBuilder();
+        for (String script : table.scripts()) {
+            ddl.append(read(dialect, script).replace("${" + table.placeholder() + "}", id.value())).append('\n');
+        }
+        return ddl.toString();
     }
 
     private void run(List<String> statements, String what) {

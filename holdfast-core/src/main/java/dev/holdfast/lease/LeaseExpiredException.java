@@ -8,7 +8,7 @@ package dev.holdfast.lease;
  */
 public class LeaseExpiredException extends LeaseNotHeldException {
 
-    LeaseExpiredException(String name, String message, Lease current) {
-        super(name, message, current);
+    LeaseExpiredException(String name, String message, Lease current, Reason reason) {
+        super(name, message, current, reason, null, null);
     }
 }

@@ -175,7 +175,10 @@ public final class LeaseGuard implements AutoCloseable {
         try {
             Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros, boundMillis);
             if (expiry.isEmpty()) {
-                markLost("was found expired or taken over at renewal", null);
+                // Why (expired, granted again, broken by whom): the refusal becomes the cause.
+                LeaseNotHeldException refusal = service.diagnoseQuietly(lease);
+                markLost("was found expired, taken over or broken at renewal"
+                        + (refusal == null ? "" : ": " + refusal.getMessage()), refusal);
                 return;
             }
             synchronized (lock) {

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import java.util.Optional;
+
 /**
  * A lease kept alive by a {@link LeaseGuard} is no longer held: a renewal found it expired or
  * taken over, or renewals kept failing until the last confirmed grant ran out. Work done under it
@@ -17,5 +19,13 @@ public class LeaseLostException extends LeaseException {
     /** The fencing token of the lost grant. */
     public long token() {
         return token;
+    }
+
+    /**
+     * Why the lease was lost, when a renewal was refused: the refusal says whether it expired, was
+     * granted again, or was broken by an operator (and by whom); empty when renewals kept failing.
+     */
+    public Optional<LeaseNotHeldException> refusal() {
+        return getCause() instanceof LeaseNotHeldException refused ? Optional.of(refused) : Optional.empty();
     }
 }

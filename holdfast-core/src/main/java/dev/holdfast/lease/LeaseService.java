@@ -120,6 +120,7 @@ public final class LeaseService implements Leases {
     private final boolean fastRelease;
     private final long safetyPollNanos;
     private final LeaseSql sql;
+    private final LeaseJdbc jdbc;
     private final PgWakeUps wakeUps;
     private final Retry races;
     private volatile ScheduledExecutorService timer;
@@ -132,6 +133,7 @@ public final class LeaseService implements Leases {
         this.fastRelease = b.fastRelease;
         this.safetyPollNanos = b.safetyPollNanos;
         this.sql = LeaseSql.forDialect(dialect, table);
+        this.jdbc = new LeaseJdbc(sql);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
     }
@@ -220,7 +222,7 @@ public final class LeaseService implements Leases {
         checkName("name", name);
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
-        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, false));
+        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
     }
 
     @Override
@@ -228,7 +230,7 @@ public final class LeaseService implements Leases {
         checkName("name", name);
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
-        return acquire("acquiring", name, owner, c -> sql.acquire(c, name, owner, micros, true)).isPresent();
+        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, true)).isPresent();
     }
 
     /**
@@ -290,8 +292,8 @@ public final class LeaseService implements Leases {
         // A queue entry outlives several safety polls, each of which refreshes it.
         long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
         SqlCall<Optional<Lease>> attempt = viaQueue
-                ? c -> sql.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
-                : c -> sql.acquire(c, name, owner, micros, false);
+                ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
+                : c -> jdbc.acquire(c, name, owner, micros, false);
         boolean queued = false;
         int attempts = 0;
         int races = 0;
@@ -461,7 +463,7 @@ public final class LeaseService implements Leases {
         if (c != null) {
             try (Connection own = c) {
                 Jdbc.autocommit(own, cc -> {
-                    sql.leaveQueue(cc, name, waiter);
+                    jdbc.leaveQueue(cc, name, waiter);
                     return null;
                 });
             } catch (SQLException | RuntimeException e) {
@@ -473,7 +475,7 @@ public final class LeaseService implements Leases {
             background().execute(() -> {
                 try (Connection own = dataSource.getConnection()) {
                     Jdbc.autocommit(own, cc -> {
-                        sql.leaveQueue(cc, name, waiter);
+                        jdbc.leaveQueue(cc, name, waiter);
                         return null;
                     });
                 } catch (SQLException | RuntimeException e) {
@@ -511,7 +513,7 @@ public final class LeaseService implements Leases {
         checkLease(lease);
         long micros = ttlMicros(ttl);
         Optional<Instant> expiry = call("renewing", lease.name(),
-                c -> sql.renew(c, lease.name(), lease.owner(), lease.token(), micros));
+                c -> jdbc.renew(c, lease.name(), lease.owner(), lease.token(), micros));
         if (expiry.isEmpty()) {
             throw notHeld("renew", lease.name(), lease.owner(), lease.token());
         }
@@ -547,40 +549,59 @@ public final class LeaseService implements Leases {
     private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
         boolean released = call("releasing", name, c -> {
             boolean fast = fastRelease && c.getAutoCommit();
-            return sql.release(c, name, owner, token, fast, heldAtLeastMicros);
+            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
         });
         if (!released) {
             throw notHeld("release", name, owner, token);
         }
     }
 
+    /** {@link #notHeld} for a refused renewal of a guard; null if the row cannot be read (the loss stands anyway). */
+    LeaseNotHeldException diagnoseQuietly(Lease lease) {
+        try {
+            return notHeld("renew", lease.name(), lease.owner(), lease.token());
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     /** Reads the row to say precisely why a release or renewal matched nothing. */
     private LeaseNotHeldException notHeld(String action, String name, String owner, Long token) {
-        Optional<Lease> row = call("diagnosing", name, c -> sql.read(c, name));
+        Optional<Lease> row = call("diagnosing", name, c -> jdbc.read(c, name));
         String mine = "'" + owner + "'" + (token == null ? "" : " (token " + token + ")");
         if (row.isEmpty()) {
             return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
-                    + ": there is no such lease", null);
+                    + ": there is no such lease", null, LeaseNotHeldException.Reason.NO_SUCH_LEASE, null, null);
         }
         Lease current = row.get();
         boolean sameOwner = current.owner().equals(owner);
         String now = " (now: " + describe(current) + ")";
         if (sameOwner && (token == null || current.token() == token)) {
             if (current.isReleased()) {
+                Optional<LeaseJdbc.Broken> broken = call("diagnosing", name, c -> jdbc.broken(c, name));
+                if (broken.isPresent()) {
+                    String by = broken.get().by().isEmpty() ? null : broken.get().by();
+                    return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
+                            + ": it was broken by " + (by == null ? "an operator" : by) + " at " + broken.get().at()
+                            + now, current, LeaseNotHeldException.Reason.BROKEN, by, broken.get().at());
+                }
                 return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
-                        + ": it was already released" + now, current);
+                        + ": it was already released" + now, current, LeaseNotHeldException.Reason.RELEASED, null, null);
             }
             return new LeaseExpiredException(name, "Cannot " + action + " lease '" + name + "' for " + mine
                     + ": it expired at " + current.expiresAt() + " (database time); the critical section may"
-                    + " have overlapped another holder's" + now, current);
+                    + " have overlapped another holder's" + now, current, LeaseNotHeldException.Reason.EXPIRED);
         }
         if (token != null && current.token() > token) {
             return new LeaseExpiredException(name, "Cannot " + action + " lease '" + name + "' for " + mine
                     + ": it expired and was granted again since" + now
-                    + "; the critical section may have overlapped another holder's", current);
+                    + "; the critical section may have overlapped another holder's", current,
+                    LeaseNotHeldException.Reason.GRANTED_AGAIN);
         }
         return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
-                + ": " + (sameOwner ? "no such grant" : "not the owner") + now, current);
+                + ": " + (sameOwner ? "no such grant" : "not the owner") + now, current,
+                sameOwner ? LeaseNotHeldException.Reason.NO_SUCH_GRANT : LeaseNotHeldException.Reason.OTHER_OWNER,
+                null, null);
     }
 
     private static String describe(Lease l) {
@@ -615,7 +636,7 @@ public final class LeaseService implements Leases {
     Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
         try (Connection c = dataSource.getConnection()) {
             SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
-                    cc -> sql.renew(cc, lease.name(), lease.owner(), lease.token(), ttlMicros));
+                    cc -> jdbc.renew(cc, lease.name(), lease.owner(), lease.token(), ttlMicros));
             int saved;
             try {
                 saved = c.getNetworkTimeout();
@@ -699,19 +720,26 @@ public final class LeaseService implements Leases {
 
     @Override
     public List<Lease> list() {
-        return call("listing", "*", sql::listLive);
+        return call("listing", "*", jdbc::listLive);
     }
 
     @Override
     public Optional<Lease> find(String name) {
         checkName("name", name);
-        return call("reading", name, c -> sql.read(c, name));
+        return call("reading", name, c -> jdbc.read(c, name));
     }
 
     @Override
     public boolean forceRelease(String name) {
         checkName("name", name);
-        return call("force-releasing", name, c -> sql.forceRelease(c, name));
+        return call("force-releasing", name, c -> jdbc.forceRelease(c, name, null));
+    }
+
+    @Override
+    public boolean forceRelease(String name, String by) {
+        checkName("name", name);
+        checkName("by", by);
+        return call("force-releasing", name, c -> jdbc.forceRelease(c, name, by));
     }
 
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */

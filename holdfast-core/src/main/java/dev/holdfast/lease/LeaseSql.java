@@ -2,17 +2,10 @@ package dev.holdfast.lease;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 
 /**
- * The lease statements, one section per dialect (measured forms: docs/database-facts.md §4).
+ * The lease statements, one section per dialect (measured forms: docs/database-facts.md §4): SQL text,
+ * binding order and how to read the result, nothing else; {@link LeaseJdbc} runs them.
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>
@@ -47,31 +40,32 @@ abstract class LeaseSql {
     }
 
     /**
-     * One statement: the grant, or empty if the lease is live (whoever holds it; with
-     * {@code reentrant}, unless the caller does, which then extends it).
+     * The acquire: one statement that returns the grant's {@code token, acquired_at, expires_at}, or
+     * no row if the lease is live (whoever holds it; with {@code reentrant}, unless the caller does,
+     * which then extends it). Binds name, owner, ttl micros.
      */
-    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros, boolean reentrant)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(acquireSql(reentrant))) {
-            ps.setString(1, name);
-            ps.setString(2, owner);
-            ps.setLong(3, ttlMicros);
-            try (ResultSet rs = ps.executeQuery()) {
-                return granted(rs, name, owner);
-            }
-        }
-    }
-
-    /** The acquire: binds name, owner, ttl micros; read by {@link #granted}. */
     abstract String acquireSql(boolean reentrant);
 
     /**
-     * The blocking acquire's attempt. On PostgreSQL it also respects and maintains the waiter queue
-     * (see {@link PostgreSql}); elsewhere it is {@link #acquire}.
+     * Whether the acquire returns the row's final state whatever happened, with its owner in column 4
+     * and whether this statement granted it in column 5 (MariaDB), instead of no row when refused.
      */
-    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros) throws SQLException {
-        return acquire(c, name, owner, ttlMicros, false);
+    boolean acquireReturnsFinalRow() {
+        return false;
+    }
+
+    /**
+     * The blocking acquire's attempt where the dialect keeps a waiter queue (PostgreSQL: see
+     * {@link PostgreSql}); null elsewhere, where it is the exclusive {@link #acquireSql}. Binds name,
+     * owner, ttl micros, waiter, waiter, name, waiter, name, waiter, queue micros; returns as the acquire.
+     */
+    String acquireOrQueueSql() {
+        return null;
+    }
+
+    /** Removes a waiter that gave up (binds name, waiter); null where there is no queue. */
+    String leaveQueueSql() {
+        return null;
     }
 
     /** Whether this dialect wakes waiters with a notification (else they poll). */
@@ -79,38 +73,35 @@ abstract class LeaseSql {
         return false;
     }
 
-    /** Removes a waiter that gave up; no-op where there is no queue. */
-    void leaveQueue(Connection c, String name, String waiter) throws SQLException {
+    /**
+     * Expires the caller's live grant (one row matched, or none). Binds [held-at-least micros twice,]
+     * name, owner[, token]. Where {@link #wakeSql} is not null, the runner sends it after this in the
+     * same round trip, and this statement returns the released row instead of only a count.
+     *
+     * @param withToken    whether only the grant with a given token is matched (else any of the owner's)
+     * @param heldAtLeast  whether the lease stays held until a minimum hold from its grant ({@link #releasedExpiry})
+     */
+    String releaseSql(boolean withToken, boolean heldAtLeast) {
+        return "UPDATE " + table + " SET broken_by = NULL, broken_at = NULL, expires_at = " + releasedExpiry(heldAtLeast)
+                + " WHERE name = ? AND owner = ?" + (withToken ? " AND token = ?" : "")
+                + " AND expires_at > " + dialect.clock();
     }
 
     /**
-     * One statement: expires the caller's live grant.
-     *
-     * @param token null to match any grant of {@code owner}
-     * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     * The statement sent after a release or force-release in the same round trip, or null (binds name,
+     * and with {@code fast} name again): PostgreSQL wakes the first waiter, and with {@code fast} lets
+     * the release commit without waiting for the WAL flush when nobody waits.
      */
-    boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
-            throws SQLException {
-        String sql = "UPDATE " + table + " SET expires_at = " + releasedExpiry(heldAtLeastMicros)
-                + " WHERE name = ? AND owner = ?" + (token == null ? "" : " AND token = ?")
-                + " AND expires_at > " + dialect.clock();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = bindHeldAtLeast(ps, heldAtLeastMicros);
-            ps.setString(i++, name);
-            ps.setString(i++, owner);
-            if (token != null) {
-                ps.setLong(i, token);
-            }
-            return ps.executeUpdate() == 1;
-        }
+    String wakeSql(boolean fast) {
+        return null;
     }
 
     /**
      * The expiry a release writes: {@code acquired_at} (released), or with a minimum hold, the later
      * of that and now: {@code acquired_at + min} while that is still ahead.
      */
-    String releasedExpiry(Long heldAtLeastMicros) {
-        if (heldAtLeastMicros == null) {
+    String releasedExpiry(boolean heldAtLeast) {
+        if (!heldAtLeast) {
             return "acquired_at";
         }
         String until = plusMicros("acquired_at");
@@ -120,83 +111,41 @@ abstract class LeaseSql {
     /** {@code column} plus a bound number of microseconds. */
     abstract String plusMicros(String column);
 
-    static int bindHeldAtLeast(PreparedStatement ps, Long heldAtLeastMicros) throws SQLException {
-        if (heldAtLeastMicros == null) {
-            return 1;
-        }
-        ps.setLong(1, heldAtLeastMicros);
-        ps.setLong(2, heldAtLeastMicros);
-        return 3;
+
+    /**
+     * The renewal: extends the caller's live grant (same token). Binds ttl micros, name, owner, token;
+     * returns the new expiry, or no row if the lease is not held ({@link #renewReturnsExpiry()}).
+     */
+    abstract String renewSql();
+
+    /** Whether {@link #renewSql()} returns the new expiry; else it returns a count, and the row is read after. */
+    boolean renewReturnsExpiry() {
+        return true;
+    }
+
+    /** The row of a name (binds name): name, owner, token, acquired_at, expires_at. */
+    String readSql() {
+        return "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE name = ?";
+    }
+
+    /** Leases that are live now, by name, as {@link #readSql()} reads them. */
+    String listLiveSql() {
+        return "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE expires_at > "
+                + dialect.clock() + " ORDER BY name";
     }
 
     /**
-     * Extends the caller's live grant (same token); the new expiry, or empty if it is not held. Runs
-     * {@link #renewSql()}, an {@code UPDATE} that returns the new expiry.
+     * Expires a live lease whoever holds it, recording who broke it and when. Binds by (an empty
+     * string when not named), name; then {@link #wakeSql wakes} like a release.
      */
-    Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(renewSql())) {
-            bindRenew(ps, name, owner, token, ttlMicros);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
-            }
-        }
+    String forceReleaseSql() {
+        return "UPDATE " + table + " SET broken_by = ?, broken_at = " + dialect.clock()
+                + ", expires_at = acquired_at WHERE name = ? AND expires_at > " + dialect.clock();
     }
 
-    /** The renewal: binds ttl micros, name, owner, token. */
-    abstract String renewSql();
-
-    static void bindRenew(PreparedStatement ps, String name, String owner, long token, long ttlMicros) throws SQLException {
-        ps.setLong(1, ttlMicros);
-        ps.setString(2, name);
-        ps.setString(3, owner);
-        ps.setLong(4, token);
-    }
-
-    /** The row of {@code name}, if any, for diagnosing a failure. */
-    Optional<Lease> read(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(lease(rs)) : Optional.empty();
-            }
-        }
-    }
-
-    /** Leases that are live now, by name. */
-    List<Lease> listLive(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT name, owner, token, acquired_at, expires_at FROM "
-                + table + " WHERE expires_at > " + dialect.clock() + " ORDER BY name")) {
-            try (ResultSet rs = ps.executeQuery()) {
-                List<Lease> leases = new ArrayList<>();
-                while (rs.next()) {
-                    leases.add(lease(rs));
-                }
-                return leases;
-            }
-        }
-    }
-
-    /** Expires a live lease whoever holds it; true if there was one. */
-    boolean forceRelease(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table
-                + " SET expires_at = acquired_at WHERE name = ? AND expires_at > " + dialect.clock())) {
-            ps.setString(1, name);
-            return ps.executeUpdate() == 1;
-        }
-    }
-
-    Lease lease(ResultSet rs) throws SQLException {
-        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3),
-                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5));
-    }
-
-    /** Reads {@code token, acquired_at, expires_at} of a granted row. */
-    Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
-        if (!rs.next()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+    /** Who broke the row's last grant and when (binds name); no row if nobody did. */
+    String brokenSql() {
+        return "SELECT broken_by, broken_at FROM " + table + " WHERE name = ? AND broken_by IS NOT NULL";
     }
 
     /**
@@ -366,32 +315,13 @@ abstract class LeaseSql {
         }
 
         @Override
-        Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                       long queueMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(acquireOrQueue)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, ttlMicros);
-                ps.setString(4, waiter);
-                ps.setString(5, waiter);
-                ps.setString(6, name);
-                ps.setString(7, waiter);
-                ps.setString(8, name);
-                ps.setString(9, waiter);
-                ps.setLong(10, queueMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return granted(rs, name, owner);
-                }
-            }
+        String acquireOrQueueSql() {
+            return acquireOrQueue;
         }
 
         @Override
-        void leaveQueue(Connection c, String name, String waiter) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(leave)) {
-                ps.setString(1, name);
-                ps.setString(2, waiter);
-                ps.executeUpdate();
-            }
+        String leaveQueueSql() {
+            return leave;
         }
 
         @Override
@@ -413,7 +343,8 @@ abstract class LeaseSql {
          * first snapshot and a waiter queued meanwhile would not be woken (it still finds the lease
          * by its safety poll). {@link LeaseService} documents this for the pool.
          */
-        private String wakeFirstWaiter(boolean fast) {
+        @Override
+        String wakeSql(boolean fast) {
             return "SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner) IS NULL"
                     + " FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = ?"
                     + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h"
@@ -424,62 +355,19 @@ abstract class LeaseSql {
                             + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
         }
 
-        /**
-         * Runs {@code update} (an {@code UPDATE … RETURNING}) and {@link #wakeFirstWaiter} in one
-         * round trip; true if the update matched a row. {@code bind} sets the update's parameters and
-         * returns the next index.
-         */
-        private boolean updateThenWake(Connection c, String update, String name, boolean fast, SqlBinder bind)
-                throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(update + "; " + wakeFirstWaiter(fast))) {
-                int i = bind.bind(ps);
-                ps.setString(i++, name);
-                if (fast) {
-                    ps.setString(i, name);
-                }
-                boolean updated;
-                ps.execute();
-                try (ResultSet rs = ps.getResultSet()) {
-                    updated = rs != null && rs.next();
-                }
-                while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
-                    // drain the wake-up's result
-                }
-                return updated;
-            }
-        }
-
-        @FunctionalInterface
-        private interface SqlBinder {
-            int bind(PreparedStatement ps) throws SQLException;
-        }
-
+        /** Returns the released row, so that the runner tells a release from none with the wake-up after it. */
         @Override
-        boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
-                throws SQLException {
-            String update = "UPDATE " + table + " AS l SET expires_at = " + releasedExpiry(heldAtLeastMicros)
-                    + " WHERE l.name = ? AND l.owner = ?"
-                    + (token == null ? "" : " AND l.token = ?") + " AND l.expires_at > clock_timestamp()"
+        String releaseSql(boolean withToken, boolean heldAtLeast) {
+            return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, expires_at = "
+                    + releasedExpiry(heldAtLeast) + " WHERE l.name = ? AND l.owner = ?"
+                    + (withToken ? " AND l.token = ?" : "") + " AND l.expires_at > clock_timestamp()"
                     + " RETURNING l.token";
-            return updateThenWake(c, update, name, fast, ps -> {
-                int i = bindHeldAtLeast(ps, heldAtLeastMicros);
-                ps.setString(i++, name);
-                ps.setString(i++, owner);
-                if (token != null) {
-                    ps.setLong(i++, token);
-                }
-                return i;
-            });
         }
 
         @Override
-        boolean forceRelease(Connection c, String name) throws SQLException {
-            String update = "UPDATE " + table + " AS l SET expires_at = l.acquired_at"
-                    + " WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token";
-            return updateThenWake(c, update, name, false, ps -> {
-                ps.setString(1, name);
-                return 2;
-            });
+        String forceReleaseSql() {
+            return "UPDATE " + table + " AS l SET broken_by = ?, broken_at = clock_timestamp(),"
+                    + " expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token";
         }
 
         @Override
@@ -543,14 +431,8 @@ abstract class LeaseSql {
          * exclusive form, the statement granted it (inserted, or updated an expired row).
          */
         @Override
-        Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
-            if (!rs.next() || !owner.equals(rs.getString(4))) {
-                return Optional.empty();
-            }
-            if (!rs.getBoolean(5)) {
-                return Optional.empty();
-            }
-            return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+        boolean acquireReturnsFinalRow() {
+            return true;
         }
 
         @Override
@@ -565,14 +447,8 @@ abstract class LeaseSql {
 
         /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */
         @Override
-        Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(renew)) {
-                bindRenew(ps, name, owner, token, ttlMicros);
-                if (ps.executeUpdate() != 1) {
-                    return Optional.empty();
-                }
-            }
-            return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(Lease::expiresAt);
+        boolean renewReturnsExpiry() {
+            return false;
         }
     }
 }

@@ -135,6 +135,16 @@ public interface Leases extends AutoCloseable {
      */
     boolean forceRelease(String name);
 
+    /**
+     * {@link #forceRelease(String)}, naming the operator: the holder's next renewal or release is told
+     * who broke the lease and when ({@link LeaseNotHeldException#reason()} {@code BROKEN},
+     * {@link LeaseNotHeldException#brokenBy()}).
+     *
+     * @param by the operator, as the holder will read it
+     * @return true if a live lease was expired
+     */
+    boolean forceRelease(String name, String by);
+
     /** Stops background work; leases stay as they are. */
     @Override
     void close();

@@ -28,8 +28,11 @@ class SchemaScriptsFlywayTest {
                 .load()
                 .migrate();
         assertThat(result.success).isTrue();
-        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 3 : 2);
+        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 5 : 4);
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + locks)).isZero();
+        assertThat(db.queryLong("SELECT COUNT(ended_lock_id) + COUNT(ended_reason) FROM " + locks))
+                .as("the later script added the ended_* columns").isZero();
+        assertThat(db.queryLong("SELECT COUNT(broken_by) FROM " + leases)).as("and the broken_* columns").isZero();
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + leases)).isZero();
 
         // Idempotent on top of Flyway's work.

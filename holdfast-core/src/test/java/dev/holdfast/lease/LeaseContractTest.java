@@ -349,7 +349,7 @@ class LeaseContractTest {
                 assertThat(setting(c)).isEqualTo("on");
             }
             Lease b = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            LeaseSql sql = LeaseSql.forDialect(leases.dialect(), table);
+            LeaseJdbc sql = new LeaseJdbc(LeaseSql.forDialect(leases.dialect(), table));
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", b.token(), true, null)).isTrue();

@@ -28,13 +28,13 @@ class LeaseDurabilityTest {
             "off", "on", "local", "on", "on", "on", "remote_write", "remote_write", "remote_apply", "remote_apply");
 
     private interface Statement1 {
-        void run(Connection c, LeaseSql sql, String name) throws SQLException;
+        void run(Connection c, LeaseJdbc sql, String name) throws SQLException;
     }
 
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void acquireRenewAndQueueCommitDurablyAndLeaveTheSessionAsItWas(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseSql sql = LeaseSql.forDialect(Dialect.POSTGRESQL, table);
+        LeaseJdbc sql = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         long ttl = 60_000_000;
         Map<String, Statement1> statements = Map.of(
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
@@ -94,7 +94,7 @@ class LeaseDurabilityTest {
 
     private static Lease granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
-            return LeaseSql.forDialect(Dialect.POSTGRESQL, table).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+            return new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
         }
     }
 

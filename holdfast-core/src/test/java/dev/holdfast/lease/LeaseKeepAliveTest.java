@@ -64,7 +64,10 @@ class LeaseKeepAliveTest {
             assertThat(callback.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(guard.isValid()).isFalse();
             assertThatThrownBy(guard::checkValid).isSameAs(told.get()).isInstanceOf(LeaseLostException.class)
-                    .hasMessageContaining("expired or taken over");
+                    .hasMessageContaining("found expired, taken over or broken at renewal")
+                    .hasMessageContaining("broken by an operator");
+            assertThat(told.get().refusal()).hasValueSatisfying(
+                    refusal -> assertThat(refusal.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN));
             assertThat(told.get().token()).isEqualTo(lease.token());
             // checkValid() threw the loss already; close() does not throw it twice (see the try-with-resources test)
             assertThatCode(guard::close).doesNotThrowAnyException();
@@ -152,7 +155,7 @@ class LeaseKeepAliveTest {
             }
             assertThat(caught).isInstanceOf(LeaseLostException.class).isSameAs(told.get());
             assertThat(caught.getSuppressed()).isEmpty();
-            assertThat(caught.getCause()).isNull();
+            assertThat(caught.getCause()).as("the refused renewal says why").isInstanceOf(LeaseNotHeldException.class);
         }
     }
 

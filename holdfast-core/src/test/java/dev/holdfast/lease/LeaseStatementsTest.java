@@ -7,22 +7,32 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static dev.holdfast.docs.Golden.section;
 
-/**
- * The lease statements that are text alone, per database, as {@code statements/lease-<db>.sql} lists
- * them (PostgreSQL's queued acquire and its release with a wake-up are built and run inside
- * {@link LeaseSql.PostgreSql}).
- */
+/** Every lease statement, per database, as {@code statements/lease-<db>.sql} lists it ({@link LeaseJdbc} runs them). */
 class LeaseStatementsTest {
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
-    void everyTextStatementIsRendered(Dialect dialect) {
+    void everyStatementIsRendered(Dialect dialect) {
         LeaseSql sql = LeaseSql.forDialect(dialect, "holdfast_leases");
-        String rendered = section("tryAcquire (exclusive)", sql.acquireSql(false))
+        String rendered = section("tryAcquire (exclusive)" + (sql.acquireReturnsFinalRow()
+                        ? "; returns the final row: granted iff column 4 is the caller and column 5 true" : ""),
+                sql.acquireSql(false))
                 + section("tryLock (re-entrant)", sql.acquireSql(true))
-                + section("renew", sql.renewSql())
-                + section("the expiry a release sets", sql.releasedExpiry(null))
-                + section("the expiry a release with a minimum hold sets", sql.releasedExpiry(1_000_000L));
+                + optional("lock: an attempt that respects and joins the waiter queue", sql.acquireOrQueueSql())
+                + optional("lock: a waiter that gave up leaves the queue", sql.leaveQueueSql())
+                + section("renew" + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.renewSql())
+                + section("release", sql.releaseSql(true, false))
+                + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true))
+                + optional("after a release, in the same round trip: wake the first waiter", sql.wakeSql(false))
+                + optional("after a fast release: wake, and skip the WAL flush if nobody waits", sql.wakeSql(true))
+                + section("find (and diagnosing a refusal)", sql.readSql())
+                + section("list (operators)", sql.listLiveSql())
+                + section("forceRelease (operators)", sql.forceReleaseSql())
+                + section("who broke it (diagnosing a refusal)", sql.brokenSql());
         Golden.assertMatches("lease-" + dialect.id() + ".sql", rendered);
+    }
+
+    private static String optional(String title, String statement) {
+        return statement == null ? "" : section(title, statement);
     }
 }

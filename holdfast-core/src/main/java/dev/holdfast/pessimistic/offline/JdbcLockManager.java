@@ -10,6 +10,7 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 import java.security.SecureRandom;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -67,6 +68,7 @@ public final class JdbcLockManager implements LockManager {
     private final OfflineLockSql sql;
     private final String tryLockSql;
     private final String checkSql;
+    private final String endedSql;
     private final String releaseSql;
     private final String releaseOwnedSql;
     private final String extendSql;
@@ -91,6 +93,7 @@ public final class JdbcLockManager implements LockManager {
         boolean relaxed = durability == CommitDurability.RELAXED;
         this.tryLockSql = sql.tryLock(relaxed);
         this.checkSql = sql.check();
+        this.endedSql = sql.ended();
         this.releaseSql = sql.release(false, relaxed);
         this.releaseOwnedSql = sql.release(true, relaxed);
         this.extendSql = sql.extend(false);
@@ -303,7 +306,7 @@ public final class JdbcLockManager implements LockManager {
                 ps.setString(1, lockId.getValue());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new LockNotHeldException();
+                        throw ended(c, lockId, type, id, owner);
                     }
                     String lockedType = rs.getString(1);
                     String lockedId = rs.getString(2);
@@ -325,6 +328,37 @@ public final class JdbcLockManager implements LockManager {
             }
             return null;
         });
+    }
+
+    /**
+     * Why no row holds {@code lockId} any more: the ended lock the id names, with who holds its resource
+     * now; a foreign one if it was someone else's or for something else; else unknown.
+     */
+    private LockNotHeldException ended(Connection c, LockId lockId, String type, String id, String owner)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(endedSql)) {
+            ps.setString(1, lockId.getValue());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return new LockNotHeldException();
+                }
+                String lockedType = rs.getString(1);
+                String lockedId = rs.getString(2);
+                String endedOwner = rs.getString(3);
+                if (type != null && !(type.equals(lockedType) && id.equals(lockedId))) {
+                    return new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
+                            "This lock id is not for " + type + " " + id);
+                }
+                if (owner != null && !owner.equals(endedOwner)) {
+                    return new ForeignLockException(ForeignLockException.Reason.OTHER_OWNER,
+                            "This lock on " + lockedType + " " + lockedId + " was not held by " + owner);
+                }
+                HeldLock holder = rs.getInt(10) == 1 ? new HeldLock(lockedType, lockedId, rs.getString(7),
+                        dialect.readInstant(rs, 8), dialect.readInstant(rs, 9)) : null;
+                return new LockEndedException(lockedType, lockedId, LockEndedException.Reason.valueOf(rs.getString(4)),
+                        rs.getString(5), dialect.readInstant(rs, 6), holder);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- operators
@@ -370,17 +404,32 @@ public final class JdbcLockManager implements LockManager {
     }
 
     /**
-     * Breaks the live lock on {@code type}/{@code id}, whoever holds it: its lock id stops
-     * authorizing anything at once. Durable.
-     *
-     * @return whether there was a live lock to break
+     * Breaks the live lock on {@code type}/{@code id}, whoever holds it, without naming the operator;
+     * see {@link #forceRelease(String, String, String)}.
      */
     public boolean forceRelease(String type, String id) {
+        return breakLock(type, id, null);
+    }
+
+    /**
+     * Breaks the live lock on {@code type}/{@code id}, whoever holds it: its lock id stops
+     * authorizing anything at once, and a later use of it is told {@code by} broke it, and when
+     * ({@link LockEndedException}). Durable.
+     *
+     * @param by the operator, as the lock's owner will read it
+     * @return whether there was a live lock to break
+     */
+    public boolean forceRelease(String type, String id, String by) {
+        return breakLock(type, id, Names.require("by", by, MAX_OWNER_LENGTH));
+    }
+
+    private boolean breakLock(String type, String id, String by) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
         return update("forceRelease", sql.forceRelease(), ps -> {
-            ps.setString(1, type);
-            ps.setString(2, id);
+            ps.setString(1, by);
+            ps.setString(2, type);
+            ps.setString(3, id);
         }) > 0;
     }
 

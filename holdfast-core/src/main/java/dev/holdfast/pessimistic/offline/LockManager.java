@@ -84,7 +84,9 @@ public interface LockManager {
     /**
      * Succeeds if {@code lockId} is a live lock.
      *
-     * @throws LockNotHeldException       if it authorizes nothing (released, taken over, never issued)
+     * @throws LockEndedException    if its lock was released, broken, replaced by the owner's re-acquire,
+     *                               or taken over after it expired: how, by whom, when, and who holds it now
+     * @throws LockNotHeldException  if it authorizes nothing and its end is unknown (never issued, purged)
      * @throws LockExpiredException  if it has expired
      * @throws IllegalStateException if owner binding is on
      */

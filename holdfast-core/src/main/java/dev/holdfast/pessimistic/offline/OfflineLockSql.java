@@ -28,9 +28,14 @@ import java.sql.SQLException;
  * the clock steps back. The row itself stays for the next {@code tryLock} to take over in place:
  * measured, deleting it made concurrent re-inserts deadlock on MariaDB and hit 23505 on H2.
  *
- * <p>Bind order: tryLock(type, id, lockId, owner, expiryMicros); check(lockId);
+ * <p>Whatever ends a lock records it in the row's {@code ended_*} columns — the ended id, its owner,
+ * why ({@code RELEASED}, {@code BROKEN}, {@code REPLACED}, {@code EXPIRED}), by whom and when — in the
+ * same statement, so {@link #ended()} can tell a refused id exactly what happened. The
+ * {@code ended_*} assignments come first: MariaDB's single-table assignments see earlier ones.
+ *
+ * <p>Bind order: tryLock(type, id, lockId, owner, expiryMicros); check(lockId); ended(lockId);
  * release(lockId[, owner]); extend(incrementMicros, maxMicros, lockId[, owner]);
- * forceRelease(type, id); held([type][, owner], limit); purge(limit).
+ * forceRelease(by, type, id); held([type][, owner], limit); purge(limit).
  */
 abstract class OfflineLockSql {
 
@@ -76,6 +81,35 @@ abstract class OfflineLockSql {
     /** Runs {@link #purgeSql()}; MariaDB needs READ COMMITTED for it (no gap locks). */
     int purge(Connection c, int limit) throws SQLException {
         return update(c, purgeSql(), limit);
+    }
+
+    /**
+     * The sets that record how the row's current lock ends ({@code reason} a SQL literal,
+     * {@code by} and {@code at} SQL expressions), to precede {@code lock_id = …}.
+     */
+    static String ending(String reason, String by, String at) {
+        return "ended_lock_id = lock_id, ended_owner = lock_owner, ended_reason = " + reason + ", ended_by = " + by
+                + ", ended_at = " + at + ", ";
+    }
+
+    /**
+     * The sets of a takeover: when {@code takenOver} (an expired lock is replaced by a new one), the
+     * expired lock is recorded as ended, else the row's record stays. Columns read through {@code old}.
+     */
+    static String takeover(String takenOver, String old) {
+        String c = "CASE WHEN " + takenOver + " THEN ";
+        return "ended_lock_id = " + c + old + "lock_id ELSE " + old + "ended_lock_id END,"
+                + " ended_owner = " + c + old + "lock_owner ELSE " + old + "ended_owner END,"
+                + " ended_reason = " + c + "'EXPIRED' ELSE " + old + "ended_reason END,"
+                + " ended_by = " + c + "NULL ELSE " + old + "ended_by END,"
+                + " ended_at = " + c + old + "expires_at ELSE " + old + "ended_at END, ";
+    }
+
+    /** The ended lock of an id that no row holds any more, and who holds its resource now. */
+    String ended() {
+        return "SELECT lock_type, resource_id, ended_owner, ended_reason, ended_by, ended_at, lock_owner, acquired_at,"
+                + " expires_at, CASE WHEN lock_id IS NOT NULL AND expires_at > " + clock() + " THEN 1 ELSE 0 END"
+                + " FROM " + table + " WHERE ended_lock_id = ?";
     }
 
     String check() {
@@ -135,8 +169,9 @@ abstract class OfflineLockSql {
                     + " SELECT ?, ?, ?, ?, c.now, c.now + ? * interval '1 microsecond'"
                     + " FROM (SELECT clock_timestamp() AS now) c"
                     + " WHERE " + (relaxed ? RELAX : DURABLE)
-                    + " ON CONFLICT (lock_type, resource_id) DO UPDATE SET"
-                    + " lock_id = CASE WHEN " + taken + " THEN EXCLUDED.lock_id ELSE l.lock_id END,"
+                    + " ON CONFLICT (lock_type, resource_id) DO UPDATE SET "
+                    + takeover(taken + " AND l.lock_id IS NOT NULL", "l.")
+                    + "lock_id = CASE WHEN " + taken + " THEN EXCLUDED.lock_id ELSE l.lock_id END,"
                     + " lock_owner = CASE WHEN " + taken + " THEN EXCLUDED.lock_owner ELSE l.lock_owner END,"
                     + " acquired_at = CASE WHEN " + taken + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
                     + " expires_at = CASE WHEN " + taken + " THEN EXCLUDED.expires_at ELSE l.expires_at END"
@@ -145,7 +180,8 @@ abstract class OfflineLockSql {
 
         @Override
         String release(boolean withOwner, boolean relaxed) {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
+            return "UPDATE " + table + " SET " + ending("'RELEASED'", "lock_owner", "clock_timestamp()")
+                    + "lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
                     + " WHERE lock_id = ? AND expires_at > clock_timestamp()"
                     + (withOwner ? " AND lock_owner = ?" : "")
                     + " AND " + (relaxed ? RELAX : DURABLE);
@@ -162,14 +198,16 @@ abstract class OfflineLockSql {
 
         @Override
         String forceRelease() {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
+            return "UPDATE " + table + " SET " + ending("'BROKEN'", "?", "clock_timestamp()")
+                    + "lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00'"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()"
                     + " AND " + DURABLE;
         }
 
         @Override
         String replaceOwn(boolean relaxed) {
-            return "UPDATE " + table + " AS l SET lock_id = ?, acquired_at = c.now,"
+            return "UPDATE " + table + " AS l SET " + ending("'REPLACED'", "lock_owner", "c.now")
+                    + "lock_id = ?, acquired_at = c.now,"
                     + " expires_at = c.now + ? * interval '1 microsecond'"
                     + " FROM (SELECT clock_timestamp() AS now) c"
                     + " WHERE l.lock_type = ? AND l.resource_id = ? AND l.lock_owner = ?"
@@ -222,8 +260,9 @@ abstract class OfflineLockSql {
             String taken = "expires_at <= VALUES(acquired_at)";
             return "INSERT INTO " + table + " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
                     + " VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
-                    + " ON DUPLICATE KEY UPDATE"
-                    + " lock_id = IF(" + taken + ", VALUES(lock_id), lock_id),"
+                    + " ON DUPLICATE KEY UPDATE "
+                    + takeover(taken + " AND lock_id IS NOT NULL", "")
+                    + "lock_id = IF(" + taken + ", VALUES(lock_id), lock_id),"
                     + " lock_owner = IF(" + taken + ", VALUES(lock_owner), lock_owner),"
                     + " acquired_at = IF(" + taken + ", VALUES(acquired_at), acquired_at),"
                     + " expires_at = IF(" + taken + ", VALUES(expires_at), expires_at)"
@@ -232,7 +271,8 @@ abstract class OfflineLockSql {
 
         @Override
         String release(boolean withOwner, boolean relaxed) {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00'"
+            return "UPDATE " + table + " SET " + ending("'RELEASED'", "lock_owner", "UTC_TIMESTAMP(6)")
+                    + "lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00'"
                     + " WHERE lock_id = ? AND expires_at > UTC_TIMESTAMP(6)"
                     + (withOwner ? " AND lock_owner = ?" : "");
         }
@@ -247,14 +287,16 @@ abstract class OfflineLockSql {
 
         @Override
         String forceRelease() {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00'"
+            return "UPDATE " + table + " SET " + ending("'BROKEN'", "?", "UTC_TIMESTAMP(6)")
+                    + "lock_id = NULL, expires_at = TIMESTAMP '2000-01-01 00:00:00'"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6)";
         }
 
         @Override
         String replaceOwn(boolean relaxed) {
             // UTC_TIMESTAMP(6) is constant within a statement.
-            return "UPDATE " + table + " SET lock_id = ?, acquired_at = UTC_TIMESTAMP(6),"
+            return "UPDATE " + table + " SET " + ending("'REPLACED'", "lock_owner", "UTC_TIMESTAMP(6)")
+                    + "lock_id = ?, acquired_at = UTC_TIMESTAMP(6),"
                     + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_owner = ?"
                     + " AND lock_id IS NOT NULL AND expires_at > UTC_TIMESTAMP(6)";
@@ -316,8 +358,9 @@ abstract class OfflineLockSql {
                     + " CAST(? AS VARCHAR) lock_id, CAST(? AS VARCHAR) lock_owner,"
                     + " CAST(? AS BIGINT) micros, " + clock() + " clock_now) s"
                     + " ON t.lock_type = s.lock_type AND t.resource_id = s.resource_id"
-                    + " WHEN MATCHED THEN UPDATE SET"
-                    + " lock_id = CASE WHEN " + taken + " THEN s.lock_id ELSE t.lock_id END,"
+                    + " WHEN MATCHED THEN UPDATE SET "
+                    + takeover(taken + " AND t.lock_id IS NOT NULL", "t.")
+                    + "lock_id = CASE WHEN " + taken + " THEN s.lock_id ELSE t.lock_id END,"
                     + " lock_owner = CASE WHEN " + taken + " THEN s.lock_owner ELSE t.lock_owner END,"
                     + " acquired_at = CASE WHEN " + taken + " THEN s.clock_now ELSE t.acquired_at END,"
                     + " expires_at = CASE WHEN " + taken + " THEN DATEADD(MICROSECOND, s.micros, s.clock_now) ELSE t.expires_at END"
@@ -328,7 +371,8 @@ abstract class OfflineLockSql {
 
         @Override
         String release(boolean withOwner, boolean relaxed) {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00'"
+            return "UPDATE " + table + " SET " + ending("'RELEASED'", "lock_owner", clock())
+                    + "lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00'"
                     + " WHERE lock_id = ? AND expires_at > " + clock()
                     + (withOwner ? " AND lock_owner = ?" : "");
         }
@@ -343,13 +387,15 @@ abstract class OfflineLockSql {
 
         @Override
         String forceRelease() {
-            return "UPDATE " + table + " SET lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00'"
+            return "UPDATE " + table + " SET " + ending("'BROKEN'", "CAST(? AS VARCHAR)", clock())
+                    + "lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00'"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > " + clock();
         }
 
         @Override
         String replaceOwn(boolean relaxed) {
-            return "UPDATE " + table + " SET lock_id = ?, acquired_at = " + clock() + ","
+            return "UPDATE " + table + " SET " + ending("'REPLACED'", "lock_owner", clock())
+                    + "lock_id = ?, acquired_at = " + clock() + ","
                     + " expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + clock() + ")"
                     + " WHERE lock_type = ? AND resource_id = ? AND lock_owner = ?"
                     + " AND lock_id IS NOT NULL AND expires_at > " + clock();

@@ -46,15 +46,17 @@ class OfflineLockContractTest {
         locks.releaseLock(lockId);
         assertThat(locks.holder(ORDER, "A-1")).isEmpty();
         LockNotHeldException released = catchThrowableOfType(LockNotHeldException.class, () -> locks.checkLock(lockId));
-        assertThat(released).isNotNull().isExactlyInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.releaseLock(lockId)).isExactlyInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThat(released).isNotNull().isExactlyInstanceOf(LockEndedException.class);
+        assertThat(((LockEndedException) released).reason()).isEqualTo(LockEndedException.Reason.RELEASED);
+        assertThatThrownBy(() -> locks.releaseLock(lockId)).isExactlyInstanceOf(LockEndedException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isExactlyInstanceOf(LockEndedException.class);
 
         // Free again at once, for anyone; the old id stays dead.
         LockId next = locks.tryLock(ORDER, "A-1", "bob");
         assertThat(next).isNotEqualTo(lockId);
         locks.checkLock(next, ORDER, "A-1", "bob");
-        assertThatThrownBy(() -> locks.checkLock(lockId)).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId)).isInstanceOfSatisfying(LockEndedException.class,
+                e -> assertThat(e.holder()).map(HeldLock::owner).contains("bob"));
         // The seed's owner-less form works too.
         LockId anonymous = locks.tryLock(ORDER, "A-2");
         assertThat(locks.holder(ORDER, "A-2").orElseThrow().owner()).isNull();
@@ -170,10 +172,13 @@ class OfflineLockContractTest {
         assertThat(locks.holder(ORDER, "A")).isEmpty();
         assertThat(locks.heldLocks(null, null, 10)).isEmpty();
 
-        // Someone else takes it over in place; the old id is then simply unknown.
+        // Someone else takes it over in place; the old id is then told it expired and who holds it now.
         LockId bob = locks.tryLock(ORDER, "A", "bob");
         locks.checkLock(bob, ORDER, "A", "bob");
-        assertThatThrownBy(() -> locks.checkLock(lockId)).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId)).isInstanceOfSatisfying(LockEndedException.class, ended -> {
+            assertThat(ended.reason()).isEqualTo(LockEndedException.Reason.EXPIRED);
+            assertThat(ended.holder()).map(HeldLock::owner).contains("bob");
+        });
         assertThat(f.count("")).isEqualTo(1);
     }
 
@@ -319,7 +324,7 @@ class OfflineLockContractTest {
         OfflineLockFixture f = OfflineLockFixture.create(db);
         JdbcLockManager locks = f.manager();
         LockId a = locks.tryLock(ORDER, "A", "alice");
-        locks.tryLock(ORDER, "B", "bob");
+        LockId b = locks.tryLock(ORDER, "B", "bob");
         locks.tryLock("invoice", "I-1", "alice");
         LockId released = locks.tryLock(ORDER, "C", "carol");
         locks.releaseLock(released);
@@ -334,7 +339,20 @@ class OfflineLockContractTest {
         assertThat(locks.forceRelease(ORDER, "A")).isTrue();
         assertThat(locks.forceRelease(ORDER, "A")).isFalse();
         assertThat(locks.forceRelease(ORDER, "nothing")).isFalse();
-        assertThatThrownBy(() -> locks.checkLock(a)).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(a)).isInstanceOfSatisfying(LockEndedException.class, e -> {
+            assertThat(e.reason()).isEqualTo(LockEndedException.Reason.BROKEN);
+            assertThat(e.endedBy()).isEmpty();
+            assertThat(e.getMessage()).contains("broken by an operator");
+        });
+        // an operator who names themselves is named to the lock's owner
+        assertThat(locks.forceRelease(ORDER, "B", "root")).isTrue();
+        assertThatThrownBy(() -> locks.checkLock(b, ORDER, "B", "bob")).isInstanceOfSatisfying(LockEndedException.class, e -> {
+            assertThat(e.reason()).isEqualTo(LockEndedException.Reason.BROKEN);
+            assertThat(e.endedBy()).contains("root");
+            assertThat(e.holder()).isEmpty();
+        });
+        assertThatThrownBy(() -> locks.forceRelease(ORDER, "B", " ")).isInstanceOf(IllegalArgumentException.class);
+        locks.tryLock(ORDER, "B", "bob");
 
         // 25 stale + released C + force-released A = 27 rows to purge, in batches of at most 10.
         assertThat(locks.purgeExpired(10)).isEqualTo(10);

@@ -95,13 +95,15 @@ final class OfflineLockFixture {
     }
 
     /** Adds {@code n} rows that expired an hour ago, of type {@code type}, ids {@code prefix0…}, in one statement. */
+    private static final String COLUMNS = " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)";
+
     void addExpiredRows(String type, String prefix, int n) throws SQLException {
         String sql = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + table + " SELECT ?, ? || g, md5(random()::text || g), 'filler',"
+            case POSTGRESQL -> "INSERT INTO " + table + COLUMNS + " SELECT ?, ? || g, md5(random()::text || g), 'filler',"
                     + " now() - interval '2 hours', now() - interval '1 hour' FROM generate_series(0, ? - 1) g";
-            case MARIADB -> "INSERT INTO " + table + " SELECT ?, CONCAT(?, seq), MD5(CONCAT(RAND(), seq)), 'filler',"
+            case MARIADB -> "INSERT INTO " + table + COLUMNS + " SELECT ?, CONCAT(?, seq), MD5(CONCAT(RAND(), seq)), 'filler',"
                     + " UTC_TIMESTAMP(6) - INTERVAL 2 HOUR, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR FROM seq_0_to_" + (n - 1) + " WHERE ? > 0";
-            case H2 -> "INSERT INTO " + table + " SELECT ?, CONCAT(?, X - 1), REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), 'filler',"
+            case H2 -> "INSERT INTO " + table + COLUMNS + " SELECT ?, CONCAT(?, X - 1), REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), 'filler',"
                     + " DATEADD(HOUR, -2, CURRENT_TIMESTAMP), DATEADD(HOUR, -1, CURRENT_TIMESTAMP) FROM SYSTEM_RANGE(1, ?)";
         };
         db.execute(sql, type, prefix, n);

@@ -19,6 +19,7 @@ class OfflineLockStatementsTest {
                 + section("reacquire: a new id for the owner's live lock, relaxed", sql.replaceOwn(true))
                 + section("reacquire, durable", sql.replaceOwn(false))
                 + section("checkLock", sql.check())
+                + section("checkLock: how an id that no row holds ended", sql.ended())
                 + section("releaseLock, relaxed", sql.release(false, true))
                 + section("releaseLock with owner, durable", sql.release(true, false))
                 + section("extendLockExpiration", sql.extend(false))

@@ -10,8 +10,10 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.Resource;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -52,14 +54,15 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
     /** Runs the scripts Boot resolved (those of this dialect that exist) through the installer. */
     @Override
     protected void runScripts(Scripts scripts) {
+        Set<HoldfastTable> installed = EnumSet.noneOf(HoldfastTable.class);
         for (Resource script : scripts) {
             String file = script.getFilename();
             if (CLOCK_SCRIPT.equals(file)) {
                 installer.installClock();
             }
             names.forEach((table, name) -> {
-                if (table.script().equals(file)) {
-                    installer.install(table, name);
+                if (table.scripts().contains(file) && installed.add(table)) {
+                    installer.install(table, name); // all of the table's scripts
                 }
             });
         }
@@ -77,7 +80,7 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
         }
         for (HoldfastTable table : HoldfastTable.values()) {
             if (names.containsKey(table)) {
-                locations.add(folder + table.script());
+                table.scripts().forEach(script -> locations.add(folder + script));
             }
         }
         DatabaseInitializationSettings settings = new DatabaseInitializationSettings();

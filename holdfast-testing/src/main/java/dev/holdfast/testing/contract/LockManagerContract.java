@@ -2,6 +2,7 @@ package dev.holdfast.testing.contract;
 
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.ForeignLockException;
+import dev.holdfast.pessimistic.offline.LockEndedException;
 import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
@@ -12,13 +13,8 @@ import dev.holdfast.testing.TestDatabase;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -170,37 +166,17 @@ public abstract class LockManagerContract {
     @DatabaseTest
     void concurrentCallersForOneResourceGetExactlyOneLock(TestDatabase db) throws Exception {
         LockManager locks = lockManager(db);
-        int callers = 8;
         for (int round = 0; round < 10; round++) {
             String id = "R-" + round;
-            CountDownLatch start = new CountDownLatch(1);
-            ExecutorService pool = Executors.newFixedThreadPool(callers);
-            try {
-                List<Future<LockId>> results = new ArrayList<>();
-                for (int i = 0; i < callers; i++) {
-                    String owner = "user-" + i;
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        try {
-                            return locks.tryLock(TYPE, id, owner, LONG);
-                        } catch (AlreadyLockedException refused) {
-                            return null;
-                        }
-                    }));
+            List<LockId> granted = Race.run(8, i -> () -> {
+                try {
+                    return locks.tryLock(TYPE, id, "user-" + i, LONG);
+                } catch (AlreadyLockedException refused) {
+                    return null;
                 }
-                start.countDown();
-                List<LockId> granted = new ArrayList<>();
-                for (Future<LockId> f : results) {
-                    LockId lockId = f.get(30, TimeUnit.SECONDS);
-                    if (lockId != null) {
-                        granted.add(lockId);
-                    }
-                }
-                assertThat(granted).as("round %d", round).hasSize(1);
-                locks.checkLock(granted.get(0), TYPE, id);
-            } finally {
-                pool.shutdownNow();
-            }
+            }).stream().filter(java.util.Objects::nonNull).toList();
+            assertThat(granted).as("round %d", round).hasSize(1);
+            locks.checkLock(granted.get(0), TYPE, id);
         }
     }
 
@@ -234,39 +210,87 @@ public abstract class LockManagerContract {
     @DatabaseTest
     void tabsOfOneOwnerRacingToReacquireLeaveExactlyOneLiveId(TestDatabase db) throws Exception {
         LockManager locks = lockManager(db);
-        int tabs = 8;
         for (int round = 0; round < 10; round++) {
             String id = "T-" + round;
             locks.reacquire(TYPE, id, "alice", LONG);
-            CountDownLatch start = new CountDownLatch(1);
-            ExecutorService pool = Executors.newFixedThreadPool(tabs);
-            try {
-                List<Future<LockId>> results = new ArrayList<>();
-                for (int i = 0; i < tabs; i++) {
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        return locks.reacquire(TYPE, id, "alice", LONG).lockId();
-                    }));
+            List<LockId> ids = Race.run(8, tab -> () -> locks.reacquire(TYPE, id, "alice", LONG).lockId());
+            int live = 0;
+            for (LockId lockId : ids) {   // all tabs are done: only the last replacement may be live
+                try {
+                    locks.checkLock(lockId, TYPE, id, "alice");
+                    live++;
+                } catch (LockNotHeldException stale) {
+                    // replaced by a later tab
                 }
-                start.countDown();
-                List<LockId> ids = new ArrayList<>();
-                for (Future<LockId> f : results) {
-                    ids.add(f.get(30, TimeUnit.SECONDS));
-                }
-                int live = 0;
-                for (LockId lockId : ids) {   // all tabs are done: only the last replacement may be live
-                    try {
-                        locks.checkLock(lockId, TYPE, id, "alice");
-                        live++;
-                    } catch (LockNotHeldException stale) {
-                        // replaced by a later tab
-                    }
-                }
-                assertThat(live).as("round %d", round).isEqualTo(1);
-            } finally {
-                pool.shutdownNow();
             }
+            assertThat(live).as("round %d", round).isEqualTo(1);
         }
+    }
+
+    @DatabaseTest
+    void aRefusedIdIsToldHowItsLockEndedByWhomWhenAndWhoHoldsItNow(TestDatabase db) throws Exception {
+        LockManager locks = lockManager(db);
+        Instant before = Instant.now().minusSeconds(5); // database and test clocks may differ a little
+
+        // released by its owner; then someone else takes the resource
+        LockId released = locks.tryLock(TYPE, "E-1", "alice", LONG);
+        locks.releaseLock(released, "alice");
+        LockEndedException e = catchThrowableOfType(LockEndedException.class,
+                () -> locks.checkLock(released, TYPE, "E-1", "alice"));
+        assertThat(e.reason()).isEqualTo(LockEndedException.Reason.RELEASED);
+        assertThat(e.endedBy()).contains("alice");
+        assertThat(e.endedAt()).isAfter(before);
+        assertThat(e.holder()).isEmpty();
+        assertThat(e.type()).isEqualTo(TYPE);
+        assertThat(e.id()).isEqualTo("E-1");
+        LockId bobs = locks.tryLock(TYPE, "E-1", "bob", LONG);
+        e = catchThrowableOfType(LockEndedException.class, () -> locks.releaseLock(released, "alice"));
+        assertThat(e.reason()).isEqualTo(LockEndedException.Reason.RELEASED);
+        assertThat(e.holder()).hasValueSatisfying(h -> assertThat(h.owner()).isEqualTo("bob"));
+        assertThat(e.getMessage()).contains("released by alice").contains("now held by bob");
+        locks.checkLock(bobs, TYPE, "E-1", "bob");
+
+        // replaced by the owner's re-acquire (another tab)
+        Reacquired first = locks.reacquire(TYPE, "E-2", "alice", LONG);
+        Reacquired second = locks.reacquire(TYPE, "E-2", "alice", LONG);
+        e = catchThrowableOfType(LockEndedException.class,
+                () -> locks.extendLockExpiration(first.lockId(), "alice", LONG));
+        assertThat(e.reason()).isEqualTo(LockEndedException.Reason.REPLACED);
+        assertThat(e.endedBy()).contains("alice");
+        assertThat(e.holder()).hasValueSatisfying(h -> assertThat(h.owner()).isEqualTo("alice"));
+        locks.checkLock(second.lockId(), TYPE, "E-2", "alice");
+
+        // expired, then taken over by bob
+        LockId expired = locks.tryLock(TYPE, "E-3", "alice", Duration.ofMillis(300));
+        awaitExpiry(() -> {
+            locks.checkLock(expired);
+            return null;
+        });
+        LockExpiredException notYetTaken = catchThrowableOfType(LockExpiredException.class, () -> locks.checkLock(expired));
+        LockId taker = locks.tryLock(TYPE, "E-3", "bob", LONG);
+        e = catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(expired, TYPE, "E-3", "alice"));
+        assertThat(e.reason()).isEqualTo(LockEndedException.Reason.EXPIRED);
+        assertThat(e.endedBy()).isEmpty();
+        assertThat(e.endedAt()).isEqualTo(notYetTaken.expiredAt());
+        assertThat(e.holder()).hasValueSatisfying(h -> {
+            assertThat(h.owner()).isEqualTo("bob");
+            assertThat(h.acquiredAt()).isAfterOrEqualTo(notYetTaken.expiredAt());
+        });
+        locks.checkLock(taker, TYPE, "E-3", "bob");
+
+        // an ended id presented by someone else, or for something else: foreign, as a live one would be
+        assertThat(catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(released, TYPE, "E-1", "bob"))
+                .reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
+        assertThat(catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(released, TYPE, "E-2", "alice"))
+                .reason()).isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
+
+        // only the latest end of a resource is remembered; a never-issued id is not an ended one
+        locks.releaseLock(bobs, "bob");
+        assertThat(catchThrowableOfType(LockNotHeldException.class, () -> locks.checkLock(released)))
+                .isNotInstanceOf(LockEndedException.class);
+        assertThat(catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(bobs)).endedBy()).contains("bob");
+        assertThat(catchThrowableOfType(LockNotHeldException.class,
+                () -> locks.checkLock(LockId.parse("AAAAAAAAAAAAAAAAAAAAAA")))).isNotInstanceOf(LockEndedException.class);
     }
 
     /** Calls {@code check} until it fails with {@link LockExpiredException} (at most 10 s). */

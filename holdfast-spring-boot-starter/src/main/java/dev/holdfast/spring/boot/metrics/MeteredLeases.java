@@ -115,6 +115,11 @@ public final class MeteredLeases implements Leases {
         return leases.forceRelease(name);
     }
 
+    @Override
+    public boolean forceRelease(String name, String by) {
+        return leases.forceRelease(name, by);
+    }
+
     /** Closes the decorated leases (closing them twice is harmless). */
     @Override
     public void close() {

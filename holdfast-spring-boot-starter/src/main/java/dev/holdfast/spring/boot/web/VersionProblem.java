@@ -4,9 +4,7 @@ import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
-import org.springframework.web.ErrorResponse;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What went wrong with a version, for a page or, as an {@link ErrorResponse}, a problem-detail response.
+ * What went wrong with a version, for a page or, as an {@link HoldfastProblem}, a problem-detail response.
  *
  * @param status    409 for a stale version, 400 for a missing or malformed version or a tampered state
  * @param code      a stable code: {@code version-conflict}, {@code bad-version}, {@code tampered-state}
@@ -23,7 +21,7 @@ import java.util.Map;
  * @param staleRows for a conflict, every stale row: what changed, by whom, when (database time); else empty
  */
 public record VersionProblem(int status, String code, String title, String detail, List<StaleRow> staleRows)
-        implements ErrorResponse {
+        implements HoldfastProblem {
 
     public VersionProblem {
         staleRows = List.copyOf(staleRows);
@@ -54,15 +52,11 @@ public record VersionProblem(int status, String code, String title, String detai
     }
 
     /**
-     * This problem as an RFC 9457 problem detail, with {@code code} and, for a conflict, {@code staleRows}
-     * (per stale row its {@code entity}, {@code id}, {@code expectedVersion}, {@code currentVersion},
-     * {@code deleted}, {@code modifiedBy}, {@code modified} and {@code description}) as extension
-     * properties; the body of {@link #getBody()}.
+     * For a conflict, {@code staleRows}: per stale row its {@code entity}, {@code id}, {@code expectedVersion},
+     * {@code currentVersion}, {@code deleted}, {@code modifiedBy}, {@code modified} and {@code description}.
      */
-    public ProblemDetail problemDetail() {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(status), detail);
-        problem.setTitle(title);
-        problem.setProperty("code", code);
+    @Override
+    public void addProperties(ProblemDetail problem) {
         if (!staleRows.isEmpty()) {
             List<Map<String, Object>> rows = new ArrayList<>();
             for (StaleRow row : staleRows) {
@@ -80,17 +74,6 @@ public record VersionProblem(int status, String code, String title, String detai
             }
             problem.setProperty("staleRows", rows);
         }
-        return problem;
-    }
-
-    @Override
-    public HttpStatusCode getStatusCode() {
-        return HttpStatusCode.valueOf(status);
-    }
-
-    @Override
-    public ProblemDetail getBody() {
-        return problemDetail();
     }
 
     private static String capitalize(String s) {

@@ -172,9 +172,19 @@ class OfflineLockWebTest {
                 .andExpect(status().isBadRequest()).andExpect(jsonPath("$.code").value("bad-lock-id"));
         assertThat(locks.holder("purchase_order", "A").orElseThrow().expiresAt()).isEqualTo(extended);
         // broken by an operator: the next beat says the lock is lost
-        assertThat(locks.forceRelease("purchase_order", "A")).isTrue();
+        assertThat(locks.forceRelease("purchase_order", "A", "root")).isTrue();
         mvc.perform(post("/orders/A/heartbeat").param("lockId", id).param("user", "kim"))
                 .andExpect(status().isConflict()).andExpect(jsonPath("$.held").value(false))
-                .andExpect(jsonPath("$.code").value("no-lock"));
+                .andExpect(jsonPath("$.code").value("lock-broken"))
+                .andExpect(jsonPath("$.endedBy").value("root"))
+                .andExpect(jsonPath("$.endedAt").isString());
+        // someone else takes it: a save with the broken lock says who broke it and who holds it now
+        lock("A", "lee");
+        mvc.perform(post("/orders/A/save").param("lockId", id).param("user", "kim").header("Accept", "application/json"))
+                .andExpect(status().isConflict())
+                .andExpect(jsonPath("$.code").value("lock-broken"))
+                .andExpect(jsonPath("$.endedBy").value("root"))
+                .andExpect(jsonPath("$.owner").value("lee"))
+                .andExpect(jsonPath("$.detail").value(org.hamcrest.Matchers.containsString("root broke your lock")));
     }
 }

@@ -1,0 +1,225 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Runs the statements of a {@link LeaseSql} on a connection it is given: binds them in the order
+ * the statements document, and reads their results. One statement (one round trip) per operation,
+ * but a MariaDB renewal (an update, then a read) and a diagnosis.
+ */
+final class LeaseJdbc {
+
+    private final LeaseSql sql;
+    private final Dialect dialect;
+
+    LeaseJdbc(LeaseSql sql) {
+        this.sql = sql;
+        this.dialect = sql.dialect;
+    }
+
+    /** The grant, or empty if the lease is live (see {@link LeaseSql#acquireSql}). */
+    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros, boolean reentrant)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.acquireSql(reentrant))) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, ttlMicros);
+            try (ResultSet rs = ps.executeQuery()) {
+                return granted(rs, name, owner);
+            }
+        }
+    }
+
+    /**
+     * The blocking acquire's attempt: with the waiter queue where the dialect keeps one
+     * ({@link LeaseSql#acquireOrQueueSql}), else the exclusive acquire.
+     */
+    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+                                   long queueMicros) throws SQLException {
+        String statement = sql.acquireOrQueueSql();
+        if (statement == null) {
+            return acquire(c, name, owner, ttlMicros, false);
+        }
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, ttlMicros);
+            ps.setString(4, waiter);
+            ps.setString(5, waiter);
+            ps.setString(6, name);
+            ps.setString(7, waiter);
+            ps.setString(8, name);
+            ps.setString(9, waiter);
+            ps.setLong(10, queueMicros);
+            try (ResultSet rs = ps.executeQuery()) {
+                return granted(rs, name, owner);
+            }
+        }
+    }
+
+    /** Removes a waiter that gave up; nothing where there is no queue. */
+    void leaveQueue(Connection c, String name, String waiter) throws SQLException {
+        String statement = sql.leaveQueueSql();
+        if (statement == null) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            ps.setString(1, name);
+            ps.setString(2, waiter);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Expires the caller's live grant; true if it was held.
+     *
+     * @param token null to match any grant of {@code owner}
+     * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     */
+    boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
+            throws SQLException {
+        String release = sql.releaseSql(token != null, heldAtLeastMicros != null);
+        return updateThenWake(c, release, name, fast, ps -> {
+            int i = 1;
+            if (heldAtLeastMicros != null) {
+                ps.setLong(i++, heldAtLeastMicros);
+                ps.setLong(i++, heldAtLeastMicros);
+            }
+            ps.setString(i++, name);
+            ps.setString(i++, owner);
+            if (token != null) {
+                ps.setLong(i++, token);
+            }
+            return i;
+        });
+    }
+
+    /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
+    boolean forceRelease(Connection c, String name, String by) throws SQLException {
+        return updateThenWake(c, sql.forceReleaseSql(), name, false, ps -> {
+            ps.setString(1, by == null ? "" : by);
+            ps.setString(2, name);
+            return 3;
+        });
+    }
+
+    /**
+     * Runs an update that matches at most one row, and where the dialect has one, the wake-up after
+     * it in the same round trip (the update then returns the row it changed); true if it matched.
+     */
+    private boolean updateThenWake(Connection c, String update, String name, boolean fast, Binder bind)
+            throws SQLException {
+        String wake = sql.wakeSql(fast);
+        if (wake == null) {
+            try (PreparedStatement ps = c.prepareStatement(update)) {
+                bind.bind(ps);
+                return ps.executeUpdate() == 1;
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(update + "; " + wake)) {
+            int i = bind.bind(ps);
+            ps.setString(i++, name);
+            if (fast) {
+                ps.setString(i, name);
+            }
+            boolean updated;
+            ps.execute();
+            try (ResultSet rs = ps.getResultSet()) {
+                updated = rs != null && rs.next();
+            }
+            while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+                // drain the wake-up's result
+            }
+            return updated;
+        }
+    }
+
+    /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
+    Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.renewSql())) {
+            ps.setLong(1, ttlMicros);
+            ps.setString(2, name);
+            ps.setString(3, owner);
+            ps.setLong(4, token);
+            if (sql.renewReturnsExpiry()) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
+                }
+            }
+            if (ps.executeUpdate() != 1) {
+                return Optional.empty();
+            }
+        }
+        return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(Lease::expiresAt);
+    }
+
+    /** The row of {@code name}, if any, for diagnosing a failure. */
+    Optional<Lease> read(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.readSql())) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(lease(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Leases that are live now, by name. */
+    List<Lease> listLive(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.listLiveSql()); ResultSet rs = ps.executeQuery()) {
+            List<Lease> leases = new ArrayList<>();
+            while (rs.next()) {
+                leases.add(lease(rs));
+            }
+            return leases;
+        }
+    }
+
+    /** Who broke the row's last grant and when ({@code by} empty for an unnamed operator); empty if nobody did. */
+    Optional<Broken> broken(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.brokenSql())) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new Broken(rs.getString(1), dialect.readInstant(rs, 2))) : Optional.empty();
+            }
+        }
+    }
+
+    /** Who broke a lease ({@code by} empty if not named), and when (database time). */
+    record Broken(String by, Instant at) {
+    }
+
+    private Lease lease(ResultSet rs) throws SQLException {
+        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3),
+                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5));
+    }
+
+    /**
+     * The grant an acquire returned: its {@code token, acquired_at, expires_at}, or empty for no row;
+     * where the acquire returns the final row whatever happened, only if the caller owns it and
+     * the statement granted it.
+     */
+    private Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
+        if (!rs.next()) {
+            return Optional.empty();
+        }
+        if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(4)) && rs.getBoolean(5))) {
+            return Optional.empty();
+        }
+        return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        /** Binds the update's parameters; returns the next index. */
+        int bind(PreparedStatement ps) throws SQLException;
+    }
+}
