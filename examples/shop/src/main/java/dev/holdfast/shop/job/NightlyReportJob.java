@@ -4,6 +4,7 @@ import dev.holdfast.lease.FencedUpdate;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseLostException;
+import dev.holdfast.lease.LeaseNotHeldException;
 import dev.holdfast.lease.Leases;
 import dev.holdfast.shop.config.ShopTableNames;
 import org.slf4j.Logger;
@@ -41,7 +42,7 @@ public class NightlyReportJob {
      *
      * @param leaseLostAt when the run learned that its lease was lost (nothing was written); null if not
      */
-    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant leaseLostAt) {
+    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant leaseLostAt, String brokenBy) {
     }
 
     private final Leases leases;
@@ -90,7 +91,7 @@ public class NightlyReportJob {
             skipped.incrementAndGet();
             String holder = leases.find(JOB).map(Lease::owner).orElse("another instance");
             log.info("{}: skipped, the lease is held by {}", JOB, holder);
-            return new Outcome(false, 0, false, holder, null);
+            return new Outcome(false, 0, false, holder, null, null);
         }
         Instant started = clock.instant();
         long token = granted.get().token();
@@ -100,14 +101,15 @@ public class NightlyReportJob {
             guard.checkValid();
             boolean written = write(token, summary);
             runs.save(new JobRun(JOB, instanceId, token, started, clock.instant(), written, null));
-            return new Outcome(true, token, written, instanceId, null);
+            return new Outcome(true, token, written, instanceId, null, null);
         } catch (LeaseLostException lost) {
             // Another instance may run the job now: this run writes nothing, and says so.
             Thread.interrupted(); // the guard interrupted this thread to stop the work; the thread goes on serving
             Instant lostAt = clock.instant();
             log.warn("{}: run with token {} stopped, its lease was lost: {}", JOB, token, lost.getMessage());
             runs.save(new JobRun(JOB, instanceId, token, started, lostAt, false, lostAt));
-            return new Outcome(true, token, false, instanceId, lostAt);
+            String brokenBy = lost.refusal().flatMap(LeaseNotHeldException::brokenBy).orElse(null);
+            return new Outcome(true, token, false, instanceId, lostAt, brokenBy);
         // end::nightly-run[]
         }
     }

@@ -75,7 +75,7 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lease", name);
         }
-        boolean broken = leases.forceRelease(name);
+        boolean broken = leases.forceRelease(name, admin.getName());
         redirect.addFlashAttribute("notice", broken
                 ? texts.get("notice.lease-broken", name,
                         holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
@@ -92,7 +92,8 @@ class AdminLocksController {
             notice = texts.get("notice.job-not-run", outcome.heldBy());
         } else if (outcome.leaseLostAt() != null) {
             notice = texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
-                    fmt.clock(outcome.leaseLostAt()));
+                    fmt.clock(outcome.leaseLostAt()), outcome.brokenBy() == null ? ""
+                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy()));
         } else {
             notice = texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
                     String.valueOf(outcome.token()));
@@ -113,7 +114,7 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
-        boolean broken = locks.forceRelease(type, id);
+        boolean broken = locks.forceRelease(type, id, admin.getName());
         redirect.addFlashAttribute("notice", broken
                 ? texts.get("notice.lock-broken", type, id,
                         holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName())

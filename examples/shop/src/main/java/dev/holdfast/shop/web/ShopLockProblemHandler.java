@@ -50,7 +50,10 @@ class ShopLockProblemHandler extends OfflineLockExceptionHandler {
         }
         Locale locale = LocaleContextHolder.getLocale();
         String who = problem.owner() != null ? problem.owner() : messages.getMessage("lock-problem.someone", null, locale);
-        Object[] args = {who, orderNumber == null ? "" : orderNumber, model.get("until")};
+        String endedBy = problem.endedBy() != null ? problem.endedBy()
+                : messages.getMessage("lock-problem.an-administrator", null, locale);
+        Object[] args = {who, orderNumber == null ? "" : orderNumber, model.get("until"), endedBy,
+                problem.endedAt() == null ? "" : formats.clock(problem.endedAt())};
         model.put("problemTitle", messages.getMessage("lock-problem." + problem.code() + ".title", args, problem.title(), locale));
         model.put("problemDetail", messages.getMessage("lock-problem." + problem.code() + ".detail", args, problem.detail(), locale));
     }

@@ -85,7 +85,7 @@ class NightlyJobBrowserTest {
         assertThat(admin.status()).isEqualTo(200);
         assertThat(admin.text("notice"))
                 .startsWith("The nightly report on " + instance + " (fencing token " + held.token() + ") lost its lease at ")
-                .contains("its result was not written");
+                .contains(" (broken by kim) and stopped").contains("its result was not written");
         assertThat(shop.jobResultToken()).as("nothing written by the run that lost its lease").isNull();
         List<String> runs = List.of(admin.text("job-runs").split("\n"));
         assertThat(runs).hasSize(1);

@@ -150,7 +150,12 @@ class OfflineLockBrowserTest {
         admin.screenshot("scenario3-first-tab-warned");
         // ... and the server refuses its lock id whatever the page does.
         submitEditOf(admin, order, firstLockId);
-        assertRefused(admin, 409, "no-lock");
+        assertRefused(admin, 409, "lock-replaced");
+        assertThat(admin.text("lock-problem-title")).isEqualTo("You are editing this order in another tab");
+        assertThat(admin.text("lock-problem-detail")).contains("opened this order (" + order + ") for editing again at")
+                .contains("UTC").contains("can no longer save");
+        assertThat(admin.text("lock-now-held")).startsWith("admin is editing it now, until");
+        admin.screenshot("scenario3-first-tab-refused-replaced");
         assertThat(shop.row(order)).isEqualTo(before);
 
         admin.switchTo(secondTab);
@@ -244,7 +249,11 @@ class OfflineLockBrowserTest {
         kim.click("save-edit");
         assertThat(kim.page()).isEqualTo("lock-problem");
         assertThat(kim.status()).isEqualTo(409);
-        assertThat(kim.mainAttribute("data-code")).isEqualTo("no-lock");
+        assertThat(kim.mainAttribute("data-code")).isEqualTo("lock-broken");
+        assertThat(kim.text("lock-problem-title")).isEqualTo("Your edit lock was broken");
+        assertThat(kim.text("lock-problem-detail")).startsWith("admin broke your lock on this order (" + order + ") at")
+                .contains("UTC");
+        assertThat(kim.all("#lock-now-held")).as("nobody holds it since").isEmpty();
         assertThat(shop.row(order)).isEqualTo(before);
         assertThat(shop.phoneAndQuantities(order)).startsWith("+1 555 0100 ");
 

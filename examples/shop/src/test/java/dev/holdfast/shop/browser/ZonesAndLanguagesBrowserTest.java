@@ -133,6 +133,29 @@ class ZonesAndLanguagesBrowserTest {
     }
 
     @Test
+    void aBrokenLockIsExplainedToItsHolderInTheirLanguageAndZone() {
+        String order = shop.newOrder("bob");
+        seoul.open("/admin/orders/" + order + "/edit");
+        assertThat(seoul.page()).isEqualTo("admin-order-edit");
+        seoul.type("receiverName", "김 수령인");
+
+        berlin.open("/admin/locks");   // the German admin breaks the Korean admin's lock
+        berlin.click("break-" + order);
+        assertThat(shop.editLockOwner(order)).isNull();
+
+        seoul.script("document.getElementById('save-edit').disabled = false;");
+        seoul.click("save-edit");
+        assertThat(seoul.page()).isEqualTo("lock-problem");
+        assertThat(seoul.status()).isEqualTo(409);
+        assertThat(seoul.mainAttribute("data-code")).isEqualTo("lock-broken");
+        assertThat(seoul.text("lock-problem-title")).isEqualTo("수정 잠금이 강제로 해제되었습니다");
+        assertThat(seoul.text("lock-problem-detail")).startsWith("admin 님이 ").contains("(" + order + ")")
+                .containsPattern("\\d\\d:\\d\\d:\\d\\d KST에");
+        assertThat(seoul.text("typed-receiverName")).isEqualTo("김 수령인");
+        seoul.screenshot("ko-lock-broken");
+    }
+
+    @Test
     void aBogusZoneIsRefusedAndChangesNothing() {
         utc.open("/admin/orders");
         String before = utc.text("zone-note");
