@@ -445,7 +445,28 @@ public final class JdbcLockManager implements LockManager {
         if (maxRows < 1 || maxRows > 100_000) {
             throw new IllegalArgumentException("maxRows must be 1 to 100000, not " + maxRows);
         }
-        return deadlocks.autocommit(dataSource, null, () -> "purging expired locks", c -> sql.purge(c, maxRows));
+        return deadlocks.autocommit(dataSource, null, () -> "purging expired locks", c -> purge(c, maxRows));
+    }
+
+    /**
+     * One purge batch. MariaDB runs it under READ COMMITTED (no gap locks, so acquirers inserting rows
+     * are never blocked by it); the isolation cannot be scoped to a statement ({@code SET STATEMENT}
+     * refuses it, 1971), so it is set on the connection and restored on every path.
+     */
+    private int purge(Connection c, int maxRows) throws SQLException {
+        int isolation = c.getTransactionIsolation();
+        boolean switchIsolation = sql.purgeNeedsReadCommitted() && isolation != Connection.TRANSACTION_READ_COMMITTED;
+        if (switchIsolation) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.purgeSql())) {
+            ps.setInt(1, maxRows);
+            return ps.executeUpdate();
+        } finally {
+            if (switchIsolation) {
+                c.setTransactionIsolation(isolation);
+            }
+        }
     }
 
     /**

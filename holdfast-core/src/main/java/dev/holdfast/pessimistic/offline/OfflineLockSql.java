@@ -2,13 +2,11 @@ package dev.holdfast.pessimistic.offline;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 
 /**
  * The SQL of {@link JdbcLockManager}, one section per dialect. Every lock operation is one
- * statement; the table name is a validated identifier, everything else is a bind parameter.
+ * statement; the table name is a validated identifier, everything else is a bind parameter. Text and
+ * binding order only: {@link JdbcLockManager} runs them.
  *
  * <p>{@code tryLock} is an upsert that, on a conflict, always updates the row — to the new lock if
  * the old one has expired (or was released), to itself otherwise — and returns the row's final
@@ -74,13 +72,12 @@ abstract class OfflineLockSql {
 
     abstract String limit();
 
-    /** Deletes at most {@code limit} expired rows without waiting for rows acquirers hold; returns the count. */
-    /** Deletes at most {@code ?} expired rows that no acquirer holds. */
+    /** Deletes at most {@code ?} expired rows that no acquirer holds (binds the limit). */
     abstract String purgeSql();
 
-    /** Runs {@link #purgeSql()}; MariaDB needs READ COMMITTED for it (no gap locks). */
-    int purge(Connection c, int limit) throws SQLException {
-        return update(c, purgeSql(), limit);
+    /** Whether {@link #purgeSql()} must run under READ COMMITTED (MariaDB: no gap locks); else as the pool's isolation. */
+    boolean purgeNeedsReadCommitted() {
+        return false;
     }
 
     /**
@@ -130,13 +127,6 @@ abstract class OfflineLockSql {
                 + (byType ? " AND lock_type = ?" : "")
                 + (byOwner ? " AND lock_owner = ?" : "")
                 + " ORDER BY expires_at, lock_type, resource_id " + limit();
-    }
-
-    static int update(Connection c, String sql, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            return ps.executeUpdate();
-        }
     }
 
     /**
@@ -329,14 +319,8 @@ abstract class OfflineLockSql {
         }
 
         @Override
-        int purge(Connection c, int limit) throws SQLException {
-            int isolation = c.getTransactionIsolation();
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            try {
-                return super.purge(c, limit);
-            } finally {
-                c.setTransactionIsolation(isolation);
-            }
+        boolean purgeNeedsReadCommitted() {
+            return true;
         }
     }
 
