@@ -4,6 +4,15 @@ SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO holdfast_leas
 -- tryLock (re-entrant)
 SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO holdfast_leases t USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, HOLDFAST_CLOCK_TIMESTAMP() AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name WHEN MATCHED AND (t.expires_at <= s.now OR t.owner = s.owner) THEN UPDATE SET token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END, acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END, owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now) WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at) VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)));
 
+-- lock: an attempt that refuses while an earlier live waiter is queued; binds then [<waiter>]
+SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO holdfast_leases t USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, HOLDFAST_CLOCK_TIMESTAMP() AS now, CAST(? AS BIGINT) AS ttl, CAST(? AS VARCHAR) AS waiter) s ON t.name = s.name WHEN MATCHED AND t.expires_at <= s.now AND NOT EXISTS (SELECT 1 FROM holdfast_leases_queue q WHERE q.name = s.name AND q.owner <> s.waiter AND q.wait_until > s.now AND q.queued_at < COALESCE((SELECT m.queued_at FROM holdfast_leases_queue m WHERE m.name = s.name AND m.owner = s.waiter AND m.wait_until > s.now), TIMESTAMP WITH TIME ZONE '9999-12-31 00:00:00+00')) THEN UPDATE SET token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END, acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END, owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now) WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at) VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)));
+
+-- lock: a refused attempt joins the queue or refreshes its entry
+MERGE INTO holdfast_leases_queue q USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, HOLDFAST_CLOCK_TIMESTAMP() AS now, CAST(? AS BIGINT) AS micros) s ON q.name = s.name AND q.owner = s.owner WHEN MATCHED THEN UPDATE SET queued_at = CASE WHEN q.wait_until <= s.now THEN s.now ELSE q.queued_at END, wait_until = DATEADD(MICROSECOND, s.micros, s.now) WHEN NOT MATCHED THEN INSERT (name, owner, queued_at, wait_until) VALUES (s.name, s.owner, s.now, DATEADD(MICROSECOND, s.micros, s.now));
+
+-- lock: a granted waiter, or one that gave up, leaves the queue
+DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
+
 -- renew
 SELECT expires_at FROM FINAL TABLE (UPDATE holdfast_leases SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), HOLDFAST_CLOCK_TIMESTAMP()) WHERE name = ? AND owner = ? AND token = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP());
 

@@ -15,7 +15,8 @@ public enum HoldfastTable {
     OFFLINE_LOCKS("holdfast_locks", "V1_1__holdfast_locks.sql", "V1_3__holdfast_locks_ended.sql"),
 
     /** The distributed leases of {@code dev.holdfast.lease}. */
-    LEASES("holdfast_leases", "V1_2__holdfast_leases.sql", "V1_4__holdfast_leases_broken.sql");
+    LEASES("holdfast_leases", "V1_2__holdfast_leases.sql", "V1_4__holdfast_leases_broken.sql",
+            "V1_5__holdfast_leases_queue.sql");
 
     /** Longest table name the installer accepts: index names append up to 14 characters. */
     public static final int MAX_NAME_LENGTH = 48;

@@ -47,7 +47,8 @@ final class LeaseJdbc {
                                    long queueMicros) throws SQLException {
         String statement = sql.acquireOrQueueSql();
         if (statement == null) {
-            return acquire(c, name, owner, ttlMicros, false);
+            return sql.acquireQueuedSql() == null ? acquire(c, name, owner, ttlMicros, false)
+                    : acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros);
         }
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, name);
@@ -64,6 +65,40 @@ final class LeaseJdbc {
                 return granted(rs, name, owner);
             }
         }
+    }
+
+    /**
+     * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
+     * leaving the queue on a grant or joining (refreshing) it on a refusal. On a manual-commit pool
+     * they commit together; in auto-commit mode a failure between them leaves at most an entry that
+     * lapses within {@code queueMicros}.
+     */
+    private Optional<Lease> acquireThenQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+                                             long queueMicros) throws SQLException {
+        Optional<Lease> granted;
+        try (PreparedStatement ps = c.prepareStatement(sql.acquireQueuedSql())) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, ttlMicros);
+            int i = 4;
+            for (String value : sql.queuedBinds(name, waiter)) {
+                ps.setString(i++, value);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                granted = granted(rs, name, owner);
+            }
+        }
+        if (granted.isPresent()) {
+            leaveQueue(c, name, waiter);
+        } else {
+            try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
+                ps.setString(1, name);
+                ps.setString(2, waiter);
+                ps.setLong(3, queueMicros);
+                ps.executeUpdate();
+            }
+        }
+        return granted;
     }
 
     /** Removes a waiter that gave up; nothing where there is no queue. */

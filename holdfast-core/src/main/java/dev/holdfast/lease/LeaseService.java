@@ -105,6 +105,11 @@ public final class LeaseService implements Leases {
     static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * The longest poll of a queued waiter that is not notified (H2, MariaDB): a free lease waits for
+     * the first waiter's next poll, as nobody else may take it, so that poll must come soon.
+     */
+    static final long MAX_QUEUED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final int ATTEMPTS_ON_RACE = 3;
     /**
      * How long past its bound an attempt of {@link #lock} may wait for a pooled connection, so that
@@ -235,11 +240,13 @@ public final class LeaseService implements Leases {
 
     /**
      * Acquires {@code name}, waiting at most {@code maxWait} for the holder to release it or for its
-     * lease to expire. On PostgreSQL waiters queue in arrival order and the release wakes the first
-     * one through {@code LISTEN/NOTIFY} (see {@link LeaseSql.PostgreSql}): no polling, and the
-     * releasing caller cannot take the lease straight back while others wait. Elsewhere the caller
-     * polls with exponential backoff (1 to 50 ms) and jitter. An expired holder is noticed within
-     * 0.5 s on PostgreSQL, within the backoff elsewhere.
+     * lease to expire. Waiters queue in arrival order on every database, and a free lease goes only
+     * to the first live waiter, so the releasing caller cannot take the lease straight back while
+     * others wait. On PostgreSQL the release wakes that waiter through {@code LISTEN/NOTIFY} (see
+     * {@link LeaseSql.PostgreSql}): no polling. On H2 and MariaDB waiters poll with exponential
+     * backoff (1 to 5 ms) and jitter, each poll refreshing its place: a free lease waits for the
+     * first waiter's next poll. An expired holder is noticed within 0.5 s on PostgreSQL, within the
+     * backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
      *
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
      * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class
@@ -281,7 +288,7 @@ public final class LeaseService implements Leases {
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
-        boolean viaQueue = wakeUps != null && waitNanos > 0;
+        boolean viaQueue = sql.queuesWaiters() && waitNanos > 0;
         // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
         String waiter = viaQueue ? newWaiterId() : null;
         String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
@@ -335,7 +342,7 @@ public final class LeaseService implements Leases {
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     TimeUnit.NANOSECONDS.sleep(Math.min(left, sleep));
-                    backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+                    backoff = Math.min(viaQueue ? MAX_QUEUED_POLL_NANOS : MAX_BACKOFF_NANOS, backoff * 2);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {

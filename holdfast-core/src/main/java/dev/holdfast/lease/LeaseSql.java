@@ -2,6 +2,9 @@ package dev.holdfast.lease;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import java.util.ArrayList;
+import java.util.List;
+
 
 /**
  * The lease statements, one section per dialect (measured forms: docs/database-facts.md §4): SQL text,
@@ -63,9 +66,38 @@ abstract class LeaseSql {
         return null;
     }
 
-    /** Removes a waiter that gave up (binds name, waiter); null where there is no queue. */
+    /** Removes a waiter that gave up, or one that was granted (binds name, waiter); null where there is no queue. */
     String leaveQueueSql() {
         return null;
+    }
+
+    /**
+     * Where the queue takes more than one statement (H2, MariaDB: waiters poll): the exclusive
+     * acquire that also refuses while a live waiter queued before this one (binds name, owner,
+     * ttl micros, then {@link #queuedBinds}); returns as the acquire. The
+     * runner then leaves the queue on a grant, else joins it ({@link #joinQueueSql()}). Null where the
+     * queue is one statement ({@link #acquireOrQueueSql()}).
+     */
+    String acquireQueuedSql() {
+        return null;
+    }
+
+    /** What {@link #acquireQueuedSql()} binds after name, owner and ttl micros, in order. */
+    List<String> queuedBinds(String name, String waiter) {
+        return List.of();
+    }
+
+    /**
+     * Joins the queue, or refreshes this waiter's entry (an entry that had lapsed goes to the back).
+     * Binds name, waiter, entry lifetime micros.
+     */
+    String joinQueueSql() {
+        return null;
+    }
+
+    /** Whether blocking acquires queue (in whichever form): then a free lease goes to the first live waiter. */
+    final boolean queuesWaiters() {
+        return acquireOrQueueSql() != null || acquireQueuedSql() != null;
     }
 
     /** Whether this dialect wakes waiters with a notification (else they poll). */
@@ -156,24 +188,41 @@ abstract class LeaseSql {
     static final class H2 extends LeaseSql {
         private final String acquire;
         private final String reenter;
+        private final String acquireQueued;
+        private final String joinQueue;
+        private final String leave;
         private final String renew;
 
         H2(String table) {
             super(table, Dialect.H2);
             String now = Dialect.H2.clock();
-            acquire = merge(table, now, "t.expires_at <= s.now");
-            reenter = merge(table, now, "(t.expires_at <= s.now OR t.owner = s.owner)");
+            String queue = table + "_queue";
+            acquire = merge(table, now, "", "t.expires_at <= s.now");
+            reenter = merge(table, now, "", "(t.expires_at <= s.now OR t.owner = s.owner)");
+            // A free lease goes to this waiter only if no live waiter queued before it.
+            acquireQueued = merge(table, now, ", CAST(? AS VARCHAR) AS waiter", "t.expires_at <= s.now"
+                    + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = s.name AND q.owner <> s.waiter"
+                    + " AND q.wait_until > s.now AND q.queued_at < COALESCE((SELECT m.queued_at FROM " + queue + " m"
+                    + " WHERE m.name = s.name AND m.owner = s.waiter AND m.wait_until > s.now),"
+                    + " TIMESTAMP WITH TIME ZONE '9999-12-31 00:00:00+00'))");
+            joinQueue = "MERGE INTO " + queue + " q USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner,"
+                    + " " + now + " AS now, CAST(? AS BIGINT) AS micros) s ON q.name = s.name AND q.owner = s.owner"
+                    + " WHEN MATCHED THEN UPDATE SET queued_at = CASE WHEN q.wait_until <= s.now THEN s.now ELSE q.queued_at END,"
+                    + " wait_until = DATEADD(MICROSECOND, s.micros, s.now)"
+                    + " WHEN NOT MATCHED THEN INSERT (name, owner, queued_at, wait_until)"
+                    + " VALUES (s.name, s.owner, s.now, DATEADD(MICROSECOND, s.micros, s.now))";
+            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
             renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
                     + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
         }
 
-        /** The acquire, granting a matched row where {@code grants} holds. */
-        private static String merge(String table, String now, String grants) {
+        /** The acquire, granting a matched row where {@code grants} holds; {@code more} adds source columns. */
+        private static String merge(String table, String now, String more, String grants) {
             return "SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO " + table + " t"
                     // Unsized casts: a sized CAST would truncate silently, where the column refuses.
                     + " USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner,"
-                    + " " + now + " AS now, CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
+                    + " " + now + " AS now, CAST(? AS BIGINT) AS ttl" + more + ") s ON t.name = s.name"
                     + " WHEN MATCHED AND " + grants + " THEN UPDATE SET"
                     + " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
                     + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
@@ -185,6 +234,27 @@ abstract class LeaseSql {
         @Override
         String acquireSql(boolean reentrant) {
             return reentrant ? reenter : acquire;
+        }
+
+        @Override
+        String acquireQueuedSql() {
+            return acquireQueued;
+        }
+
+        /** The waiter id, in the source row. */
+        @Override
+        List<String> queuedBinds(String name, String waiter) {
+            return List.of(waiter);
+        }
+
+        @Override
+        String joinQueueSql() {
+            return joinQueue;
+        }
+
+        @Override
+        String leaveQueueSql() {
+            return leave;
         }
 
         @Override
@@ -395,10 +465,14 @@ abstract class LeaseSql {
     static final class MariaDb extends LeaseSql {
         private final String acquire;
         private final String reenter;
+        private final String acquireQueued;
+        private final String joinQueue;
+        private final String leave;
         private final String renew;
 
         MariaDb(String table) {
             super(table, Dialect.MARIADB);
+            String queue = table + "_queue";
             String expired = "expires_at <= UTC_TIMESTAMP(6)";
             String head = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
@@ -412,6 +486,29 @@ abstract class LeaseSql {
                     + owner
                     + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
                     + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+            // The queued form grants only if, besides, no live waiter queued before this one. Each
+            // assignment repeats the condition (the queue is another table, read once per statement's
+            // snapshot; a session variable would outlive the statement on the pooled connection).
+            // (VALUES() is not allowed in a subquery: the name is bound again.)
+            String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = ?"
+                    + " AND q.owner <> ? AND q.wait_until > UTC_TIMESTAMP(6) AND q.queued_at < COALESCE((SELECT m.queued_at"
+                    + " FROM " + queue + " m WHERE m.name = ? AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
+                    + " TIMESTAMP '9999-12-31 00:00:00')))";
+            acquireQueued = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                    + " ON DUPLICATE KEY UPDATE"
+                    + " token = IF(" + grant + ", token + 1, token),"
+                    + " acquired_at = IF(" + grant + ", VALUES(acquired_at),"
+                    + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
+                    + " owner = IF(" + grant + ", VALUES(owner), owner),"
+                    + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
+                    + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+            // queued_at before wait_until: assignments see earlier new values.
+            joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until)"
+                    + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                    + " ON DUPLICATE KEY UPDATE queued_at = IF(wait_until <= UTC_TIMESTAMP(6), VALUES(queued_at), queued_at),"
+                    + " wait_until = VALUES(wait_until)";
+            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
             reenter = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
                     + owner
@@ -433,6 +530,31 @@ abstract class LeaseSql {
         @Override
         boolean acquireReturnsFinalRow() {
             return true;
+        }
+
+        @Override
+        String acquireQueuedSql() {
+            return acquireQueued;
+        }
+
+        /** Name, waiter, name, waiter in each of the four assignments. */
+        @Override
+        List<String> queuedBinds(String name, String waiter) {
+            List<String> binds = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                binds.addAll(List.of(name, waiter, name, waiter));
+            }
+            return binds;
+        }
+
+        @Override
+        String joinQueueSql() {
+            return joinQueue;
+        }
+
+        @Override
+        String leaveQueueSql() {
+            return leave;
         }
 
         @Override

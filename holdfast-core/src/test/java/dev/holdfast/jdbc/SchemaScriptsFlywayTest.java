@@ -28,7 +28,7 @@ class SchemaScriptsFlywayTest {
                 .load()
                 .migrate();
         assertThat(result.success).isTrue();
-        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 5 : 4);
+        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 6 : 5);
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + locks)).isZero();
         assertThat(db.queryLong("SELECT COUNT(ended_lock_id) + COUNT(ended_reason) FROM " + locks))
                 .as("the later script added the ended_* columns").isZero();

@@ -17,7 +17,7 @@ final class LeaseFixture {
     private LeaseFixture() {
     }
 
-    /** Installs a new lease table (and, on PostgreSQL, its queue) and returns its name. */
+    /** Installs a new lease table and its waiter queue and returns the table's name. */
     static String install(TestDatabase db) {
         String table = db.newTableName("lease");
         db.dropAfterTest(table + "_queue");
@@ -27,6 +27,17 @@ final class LeaseFixture {
 
     static LeaseService service(DataSource ds, String table) {
         return LeaseService.builder(ds).table(table).build();
+    }
+
+    /** Waits (at most 5 s) until the waiter queue of {@code table} holds {@code entries} entries. */
+    static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
+        for (int i = 0; i < 500; i++) {
+            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the waiter never queued");
     }
 
     static long rows(TestDatabase db, String table) throws SQLException {

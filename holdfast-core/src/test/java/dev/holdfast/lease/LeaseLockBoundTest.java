@@ -103,7 +103,7 @@ class LeaseLockBoundTest {
             a.tryAcquire("job", "a", LONG).orElseThrow();
             long start = System.nanoTime();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(3), new AtomicReference<>());
-            awaitQueued(db, table, 1);
+            LeaseFixture.awaitQueued(db, table, 1);
             List<Connection> taken = exhaust(pool, 3);
             Throwable thrown;
             try {
@@ -132,7 +132,7 @@ class LeaseLockBoundTest {
             a.tryAcquire("job", "a", LONG).orElseThrow();
             AtomicReference<Thread> thread = new AtomicReference<>();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(25), thread);
-            awaitQueued(db, table, 1);
+            LeaseFixture.awaitQueued(db, table, 1);
             List<Connection> taken = exhaust(pool, 3);
             Thread.sleep(1500); // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
             long interrupted = System.nanoTime();
@@ -164,16 +164,6 @@ class LeaseLockBoundTest {
         thread.set(t);
         t.start();
         return result;
-    }
-
-    private static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
-        for (int i = 0; i < 500; i++) {
-            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the waiter never queued");
     }
 
     /** Takes every connection the pool has left (its listener keeps one; the first attempt's is back). */

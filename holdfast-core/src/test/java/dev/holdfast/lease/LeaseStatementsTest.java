@@ -19,7 +19,10 @@ class LeaseStatementsTest {
                 sql.acquireSql(false))
                 + section("tryLock (re-entrant)", sql.acquireSql(true))
                 + optional("lock: an attempt that respects and joins the waiter queue", sql.acquireOrQueueSql())
-                + optional("lock: a waiter that gave up leaves the queue", sql.leaveQueueSql())
+                + optional("lock: an attempt that refuses while an earlier live waiter is queued; binds then "
+                        + sql.queuedBinds("<name>", "<waiter>"), sql.acquireQueuedSql())
+                + optional("lock: a refused attempt joins the queue or refreshes its entry", sql.joinQueueSql())
+                + optional("lock: a granted waiter, or one that gave up, leaves the queue", sql.leaveQueueSql())
                 + section("renew" + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.renewSql())
                 + section("release", sql.releaseSql(true, false))
                 + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true))

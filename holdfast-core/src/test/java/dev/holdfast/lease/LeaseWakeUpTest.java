@@ -46,7 +46,7 @@ class LeaseWakeUpTest {
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = lockAsync(b, name, "b", Duration.ofSeconds(20));
-            awaitQueued(db, table, 1);
+            LeaseFixture.awaitQueued(db, table, 1);
             Thread.sleep(200); // the waiter is on its semaphore now (its safety poll is a minute)
             a.release(held);
             Lease got = waiting.get(5, TimeUnit.SECONDS);
@@ -129,24 +129,14 @@ class LeaseWakeUpTest {
              LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = lockAsync(b, "job", "x", Duration.ofSeconds(20));
-            awaitQueued(db, table, 1);
+            LeaseFixture.awaitQueued(db, table, 1);
             assertThatThrownBy(() -> b.lock("job", "x", LONG, Duration.ofMillis(500)))
                     .isInstanceOf(LeaseTimeoutException.class);
-            awaitQueued(db, table, 1); // the second call's entry is gone, the first one's stays
+            LeaseFixture.awaitQueued(db, table, 1); // the second call's entry is gone, the first one's stays
             a.release(held);
             Lease granted = first.get(5, TimeUnit.SECONDS);
             assertThat(granted.owner()).isEqualTo("x");
         }
-    }
-
-    private static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
-        for (int i = 0; i < 500; i++) {
-            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the waiter never queued");
     }
 
     private static void awaitBlockedOnLock(TestDatabase db, String table) throws Exception {
