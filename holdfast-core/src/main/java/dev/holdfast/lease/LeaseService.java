@@ -99,7 +99,7 @@ public final class LeaseService implements Leases {
     /** Longest TTL or wait bound. */
     public static final Duration MAX_DURATION = Duration.ofDays(366);
 
-    /** How long a PostgreSQL queue entry stays valid unless its waiter refreshes it. */
+    /** How long a queue entry stays valid unless its waiter refreshes it (longer for a notified waiter with a long safety poll). */
     static final long QUEUE_ENTRY_MICROS = 2_000_000;
     /** A notified waiter still re-checks this often (refreshing its queue entry, noticing expiries). */
     static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -296,8 +296,10 @@ public final class LeaseService implements Leases {
         if (notified) {
             wakeUps.register(key, signal);
         }
-        // A queue entry outlives several safety polls, each of which refreshes it.
-        long queueMicros = Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4);
+        // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
+        // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
+        // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
+        long queueMicros = notified ? Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4) : QUEUE_ENTRY_MICROS;
         SqlCall<Optional<Lease>> attempt = viaQueue
                 ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
                 : c -> jdbc.acquire(c, name, owner, micros, false);

@@ -172,6 +172,30 @@ class LeaseLockTest {
         }
     }
 
+    /**
+     * A polling waiter (H2, MariaDB) refreshes its queue entry every few milliseconds, so the entry lives
+     * only seconds, whatever the safety poll: an entry a failed call leaves behind blocks the waiters
+     * behind it that long at most (it blocked them for four safety polls before: a restart test starved).
+     */
+    @DatabaseTest(only = {TestDatabase.Kind.H2, TestDatabase.Kind.MARIADB})
+    void aPollingWaitersQueueEntryLivesSecondsWhateverTheSafetyPoll(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+            LeaseFixture.awaitQueued(db, table, 1);
+            String now = db.kind() == TestDatabase.Kind.H2 ? "HOLDFAST_CLOCK_TIMESTAMP()" : "UTC_TIMESTAMP(6)";
+            String micros = db.kind() == TestDatabase.Kind.H2 ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
+                    : "TIMESTAMPDIFF(MICROSECOND, " + now + ", wait_until)";
+            long left = db.queryLong("SELECT MAX(" + micros + ") FROM " + table + "_queue");
+            assertThat(left).isPositive().isLessThanOrEqualTo(LeaseService.QUEUE_ENTRY_MICROS);
+            a.release(held);
+            b.release(waiting.get(20, TimeUnit.SECONDS));
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the granted waiter left").isZero();
+        }
+    }
+
     private static void releaseLater(LeaseService leases, CompletableFuture<Lease> f) {
         f.thenAccept(l -> {
             try {
