@@ -22,15 +22,15 @@ UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acqu
 -- unlock (any grant of the owner), with a minimum hold
 UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) > HOLDFAST_CLOCK_TIMESTAMP() THEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
 
--- find (and diagnosing a refusal)
+-- find
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;
+
+-- diagnosing a refused release or renewal: the row and who broke it
+SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM holdfast_leases WHERE name = ?;
 
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > HOLDFAST_CLOCK_TIMESTAMP() ORDER BY name;
 
 -- forceRelease (operators)
 UPDATE holdfast_leases SET broken_by = ?, broken_at = HOLDFAST_CLOCK_TIMESTAMP(), expires_at = acquired_at WHERE name = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
-
--- who broke it (diagnosing a refusal)
-SELECT broken_by, broken_at FROM holdfast_leases WHERE name = ? AND broken_by IS NOT NULL;
 

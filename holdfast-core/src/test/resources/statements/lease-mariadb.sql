@@ -22,15 +22,15 @@ UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acqu
 -- unlock (any grant of the owner), with a minimum hold
 UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN (acquired_at + INTERVAL ? MICROSECOND) > UTC_TIMESTAMP(6) THEN (acquired_at + INTERVAL ? MICROSECOND) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > UTC_TIMESTAMP(6);
 
--- find (and diagnosing a refusal)
+-- find
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;
+
+-- diagnosing a refused release or renewal: the row and who broke it
+SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM holdfast_leases WHERE name = ?;
 
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > UTC_TIMESTAMP(6) ORDER BY name;
 
 -- forceRelease (operators)
 UPDATE holdfast_leases SET broken_by = ?, broken_at = UTC_TIMESTAMP(6), expires_at = acquired_at WHERE name = ? AND expires_at > UTC_TIMESTAMP(6);
-
--- who broke it (diagnosing a refusal)
-SELECT broken_by, broken_at FROM holdfast_leases WHERE name = ? AND broken_by IS NOT NULL;
 

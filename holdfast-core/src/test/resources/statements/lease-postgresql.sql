@@ -25,15 +25,15 @@ SELECT (SELECT pg_notify('holdfast_lease_holdfast_leases', length(h.name) || ':'
 -- after a fast release: wake, and skip the WAL flush if nobody waits
 SELECT (SELECT pg_notify('holdfast_lease_holdfast_leases', length(h.name) || ':' || h.name || h.owner) IS NULL FROM (SELECT q.name, q.owner FROM holdfast_leases_queue q WHERE q.name = ? AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h WHERE EXISTS (SELECT 1 FROM holdfast_leases f WHERE f.name = h.name AND f.expires_at <= clock_timestamp())), set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM holdfast_leases_queue w WHERE w.name = ? AND w.wait_until > clock_timestamp()) THEN current_setting('synchronous_commit') ELSE 'off' END, true);
 
--- find (and diagnosing a refusal)
+-- find
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;
+
+-- diagnosing a refused release or renewal: the row and who broke it
+SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM holdfast_leases WHERE name = ?;
 
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > clock_timestamp() ORDER BY name;
 
 -- forceRelease (operators)
 UPDATE holdfast_leases AS l SET broken_by = ?, broken_at = clock_timestamp(), expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token;
-
--- who broke it (diagnosing a refusal)
-SELECT broken_by, broken_at FROM holdfast_leases WHERE name = ? AND broken_by IS NOT NULL;
 

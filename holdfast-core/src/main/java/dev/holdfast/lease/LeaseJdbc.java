@@ -40,15 +40,16 @@ final class LeaseJdbc {
     }
 
     /**
-     * The blocking acquire's attempt: with the waiter queue where the dialect keeps one
-     * ({@link LeaseSql#acquireOrQueueSql}), else the exclusive acquire.
+     * The blocking acquire's attempt, which respects and keeps the waiter queue: in one statement where
+     * the dialect has one ({@link LeaseSql#acquireOrQueueSql}), else in statements of their own.
+     *
+     * @param joined whether this waiter joined the queue in an earlier attempt (else a grant has no entry to remove)
      */
     Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros) throws SQLException {
+                                   long queueMicros, boolean joined) throws SQLException {
         String statement = sql.acquireOrQueueSql();
         if (statement == null) {
-            return sql.acquireQueuedSql() == null ? acquire(c, name, owner, ttlMicros, false)
-                    : acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros);
+            return acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined);
         }
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, name);
@@ -69,12 +70,12 @@ final class LeaseJdbc {
 
     /**
      * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
-     * leaving the queue on a grant or joining (refreshing) it on a refusal. On a manual-commit pool
+     * leaving the queue on a grant (if this waiter had joined it) or joining (refreshing) it on a refusal. On a manual-commit pool
      * they commit together; in auto-commit mode a failure between them leaves at most an entry that
      * lapses within {@code queueMicros}.
      */
     private Optional<Lease> acquireThenQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                             long queueMicros) throws SQLException {
+                                             long queueMicros, boolean joined) throws SQLException {
         Optional<Lease> granted;
         try (PreparedStatement ps = c.prepareStatement(sql.acquireQueuedSql())) {
             ps.setString(1, name);
@@ -89,7 +90,9 @@ final class LeaseJdbc {
             }
         }
         if (granted.isPresent()) {
-            leaveQueue(c, name, waiter);
+            if (joined) {
+                leaveQueue(c, name, waiter);
+            }
         } else {
             try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
                 ps.setString(1, name);
@@ -101,13 +104,9 @@ final class LeaseJdbc {
         return granted;
     }
 
-    /** Removes a waiter that gave up; nothing where there is no queue. */
+    /** Removes a waiter that was granted or gave up. */
     void leaveQueue(Connection c, String name, String waiter) throws SQLException {
-        String statement = sql.leaveQueueSql();
-        if (statement == null) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
+        try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
             ps.setString(1, name);
             ps.setString(2, waiter);
             ps.executeUpdate();
@@ -218,14 +217,22 @@ final class LeaseJdbc {
         }
     }
 
-    /** Who broke the row's last grant and when ({@code by} empty for an unnamed operator); empty if nobody did. */
-    Optional<Broken> broken(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.brokenSql())) {
+    /** The row of {@code name} and who broke its last grant, if any: a refused release or renewal in one read. */
+    Optional<Diagnosis> diagnose(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.diagnoseSql())) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Broken(rs.getString(1), dialect.readInstant(rs, 2))) : Optional.empty();
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                String by = rs.getString(6);
+                return Optional.of(new Diagnosis(lease(rs), by == null ? null : new Broken(by, dialect.readInstant(rs, 7))));
             }
         }
+    }
+
+    /** A lease row, and who broke its last grant (null if nobody did). */
+    record Diagnosis(Lease lease, Broken broken) {
     }
 
     /** Who broke a lease ({@code by} empty if not named), and when (database time). */

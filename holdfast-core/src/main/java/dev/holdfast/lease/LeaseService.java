@@ -288,7 +288,7 @@ public final class LeaseService implements Leases {
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
-        boolean viaQueue = sql.queuesWaiters() && waitNanos > 0;
+        boolean viaQueue = waitNanos > 0;
         // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
         String waiter = viaQueue ? newWaiterId() : null;
         String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
@@ -300,15 +300,16 @@ public final class LeaseService implements Leases {
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
         // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
         long queueMicros = notified ? Math.max(QUEUE_ENTRY_MICROS, safetyPollNanos / 1000 * 4) : QUEUE_ENTRY_MICROS;
-        SqlCall<Optional<Lease>> attempt = viaQueue
-                ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros)
-                : c -> jdbc.acquire(c, name, owner, micros, false);
         boolean queued = false;
         int attempts = 0;
         int races = 0;
         long backoff = MIN_BACKOFF_NANOS;
         try {
             while (true) {
+                boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
+                SqlCall<Optional<Lease>> attempt = viaQueue
+                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined)
+                        : c -> jdbc.acquire(c, name, owner, micros, false);
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
                     attempts++;
@@ -576,23 +577,23 @@ public final class LeaseService implements Leases {
 
     /** Reads the row to say precisely why a release or renewal matched nothing. */
     private LeaseNotHeldException notHeld(String action, String name, String owner, Long token) {
-        Optional<Lease> row = call("diagnosing", name, c -> jdbc.read(c, name));
+        Optional<LeaseJdbc.Diagnosis> row = call("diagnosing", name, c -> jdbc.diagnose(c, name));
         String mine = "'" + owner + "'" + (token == null ? "" : " (token " + token + ")");
         if (row.isEmpty()) {
             return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
                     + ": there is no such lease", null, LeaseNotHeldException.Reason.NO_SUCH_LEASE, null, null);
         }
-        Lease current = row.get();
+        Lease current = row.get().lease();
         boolean sameOwner = current.owner().equals(owner);
         String now = " (now: " + describe(current) + ")";
         if (sameOwner && (token == null || current.token() == token)) {
             if (current.isReleased()) {
-                Optional<LeaseJdbc.Broken> broken = call("diagnosing", name, c -> jdbc.broken(c, name));
-                if (broken.isPresent()) {
-                    String by = broken.get().by().isEmpty() ? null : broken.get().by();
+                LeaseJdbc.Broken broken = row.get().broken();
+                if (broken != null) {
+                    String by = broken.by().isEmpty() ? null : broken.by();
                     return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
-                            + ": it was broken by " + (by == null ? "an operator" : by) + " at " + broken.get().at()
-                            + now, current, LeaseNotHeldException.Reason.BROKEN, by, broken.get().at());
+                            + ": it was broken by " + (by == null ? "an operator" : by) + " at " + broken.at()
+                            + now, current, LeaseNotHeldException.Reason.BROKEN, by, broken.at());
                 }
                 return new LeaseNotHeldException(name, "Cannot " + action + " lease '" + name + "' for " + mine
                         + ": it was already released" + now, current, LeaseNotHeldException.Reason.RELEASED, null, null);

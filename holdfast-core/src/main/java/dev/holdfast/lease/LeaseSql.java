@@ -58,17 +58,17 @@ abstract class LeaseSql {
     }
 
     /**
-     * The blocking acquire's attempt where the dialect keeps a waiter queue (PostgreSQL: see
-     * {@link PostgreSql}); null elsewhere, where it is the exclusive {@link #acquireSql}. Binds name,
+     * The blocking acquire's attempt, the waiter queue kept in the same statement (PostgreSQL: see
+     * {@link PostgreSql}); null where it takes statements of their own ({@link #acquireQueuedSql()}). Binds name,
      * owner, ttl micros, waiter, waiter, name, waiter, name, waiter, queue micros; returns as the acquire.
      */
     String acquireOrQueueSql() {
         return null;
     }
 
-    /** Removes a waiter that gave up, or one that was granted (binds name, waiter); null where there is no queue. */
-    String leaveQueueSql() {
-        return null;
+    /** Removes a waiter that gave up, or one that was granted (binds name, waiter): every database queues. */
+    final String leaveQueueSql() {
+        return "DELETE FROM " + table + "_queue WHERE name = ? AND owner = ?";
     }
 
     /**
@@ -93,11 +93,6 @@ abstract class LeaseSql {
      */
     String joinQueueSql() {
         return null;
-    }
-
-    /** Whether blocking acquires queue (in whichever form): then a free lease goes to the first live waiter. */
-    final boolean queuesWaiters() {
-        return acquireOrQueueSql() != null || acquireQueuedSql() != null;
     }
 
     /** Whether this dialect wakes waiters with a notification (else they poll). */
@@ -155,15 +150,25 @@ abstract class LeaseSql {
         return true;
     }
 
-    /** The row of a name (binds name): name, owner, token, acquired_at, expires_at. */
+    /** The columns of a {@link Lease}, in its order. */
+    private static final String LEASE_COLUMNS = "name, owner, token, acquired_at, expires_at";
+
+    /** The row of a name (binds name): {@link #LEASE_COLUMNS}. */
     String readSql() {
-        return "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE name = ?";
+        return "SELECT " + LEASE_COLUMNS + " FROM " + table + " WHERE name = ?";
+    }
+
+    /**
+     * The row of a name for diagnosing a refused release or renewal (binds name): {@link #LEASE_COLUMNS},
+     * then who broke its last grant and when (null if nobody did).
+     */
+    String diagnoseSql() {
+        return "SELECT " + LEASE_COLUMNS + ", broken_by, broken_at FROM " + table + " WHERE name = ?";
     }
 
     /** Leases that are live now, by name, as {@link #readSql()} reads them. */
     String listLiveSql() {
-        return "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " WHERE expires_at > "
-                + dialect.clock() + " ORDER BY name";
+        return "SELECT " + LEASE_COLUMNS + " FROM " + table + " WHERE expires_at > " + dialect.clock() + " ORDER BY name";
     }
 
     /**
@@ -173,11 +178,6 @@ abstract class LeaseSql {
     String forceReleaseSql() {
         return "UPDATE " + table + " SET broken_by = ?, broken_at = " + dialect.clock()
                 + ", expires_at = acquired_at WHERE name = ? AND expires_at > " + dialect.clock();
-    }
-
-    /** Who broke the row's last grant and when (binds name); no row if nobody did. */
-    String brokenSql() {
-        return "SELECT broken_by, broken_at FROM " + table + " WHERE name = ? AND broken_by IS NOT NULL";
     }
 
     /**
@@ -190,7 +190,6 @@ abstract class LeaseSql {
         private final String reenter;
         private final String acquireQueued;
         private final String joinQueue;
-        private final String leave;
         private final String renew;
 
         H2(String table) {
@@ -211,7 +210,6 @@ abstract class LeaseSql {
                     + " wait_until = DATEADD(MICROSECOND, s.micros, s.now)"
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, queued_at, wait_until)"
                     + " VALUES (s.name, s.owner, s.now, DATEADD(MICROSECOND, s.micros, s.now))";
-            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
             renew = "SELECT expires_at FROM FINAL TABLE (UPDATE " + table
                     + " SET expires_at = DATEADD(MICROSECOND, CAST(? AS BIGINT), " + now + ")"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now + ")";
@@ -250,11 +248,6 @@ abstract class LeaseSql {
         @Override
         String joinQueueSql() {
             return joinQueue;
-        }
-
-        @Override
-        String leaveQueueSql() {
-            return leave;
         }
 
         @Override
@@ -325,7 +318,6 @@ abstract class LeaseSql {
         private final String reenter;
         private final String acquireOrQueue;
         private final String renew;
-        private final String leave;
 
         PostgreSql(String table) {
             super(table, Dialect.POSTGRESQL);
@@ -361,7 +353,6 @@ abstract class LeaseSql {
             renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
                     + " RETURNING expires_at, " + DURABLE;
-            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
         }
 
         /** The LISTEN/NOTIFY channel of a lease table: a plain lower-case identifier of at most 63 characters. */
@@ -387,11 +378,6 @@ abstract class LeaseSql {
         @Override
         String acquireOrQueueSql() {
             return acquireOrQueue;
-        }
-
-        @Override
-        String leaveQueueSql() {
-            return leave;
         }
 
         @Override
@@ -467,7 +453,6 @@ abstract class LeaseSql {
         private final String reenter;
         private final String acquireQueued;
         private final String joinQueue;
-        private final String leave;
         private final String renew;
 
         MariaDb(String table) {
@@ -508,7 +493,6 @@ abstract class LeaseSql {
                     + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
                     + " ON DUPLICATE KEY UPDATE queued_at = IF(wait_until <= UTC_TIMESTAMP(6), VALUES(queued_at), queued_at),"
                     + " wait_until = VALUES(wait_until)";
-            leave = "DELETE FROM " + queue + " WHERE name = ? AND owner = ?";
             reenter = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
                     + owner
@@ -550,11 +534,6 @@ abstract class LeaseSql {
         @Override
         String joinQueueSql() {
             return joinQueue;
-        }
-
-        @Override
-        String leaveQueueSql() {
-            return leave;
         }
 
         @Override

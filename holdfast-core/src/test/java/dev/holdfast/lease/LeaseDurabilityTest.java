@@ -39,7 +39,7 @@ class LeaseDurabilityTest {
         Map<String, Statement1> statements = Map.of(
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
                 "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
-                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000)).isPresent(),
+                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false)).isPresent(),
                 "renew", (c, s, n) -> {
                     Lease l = granted(db, table, n);
                     assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();

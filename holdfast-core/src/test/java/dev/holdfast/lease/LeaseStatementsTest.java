@@ -22,16 +22,16 @@ class LeaseStatementsTest {
                 + optional("lock: an attempt that refuses while an earlier live waiter is queued; binds then "
                         + sql.queuedBinds("<name>", "<waiter>"), sql.acquireQueuedSql())
                 + optional("lock: a refused attempt joins the queue or refreshes its entry", sql.joinQueueSql())
-                + optional("lock: a granted waiter, or one that gave up, leaves the queue", sql.leaveQueueSql())
+                + section("lock: a granted waiter, or one that gave up, leaves the queue", sql.leaveQueueSql())
                 + section("renew" + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.renewSql())
                 + section("release", sql.releaseSql(true, false))
                 + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true))
                 + optional("after a release, in the same round trip: wake the first waiter", sql.wakeSql(false))
                 + optional("after a fast release: wake, and skip the WAL flush if nobody waits", sql.wakeSql(true))
-                + section("find (and diagnosing a refusal)", sql.readSql())
+                + section("find", sql.readSql())
+                + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
                 + section("list (operators)", sql.listLiveSql())
-                + section("forceRelease (operators)", sql.forceReleaseSql())
-                + section("who broke it (diagnosing a refusal)", sql.brokenSql());
+                + section("forceRelease (operators)", sql.forceReleaseSql());
         Golden.assertMatches("lease-" + dialect.id() + ".sql", rendered);
     }
 

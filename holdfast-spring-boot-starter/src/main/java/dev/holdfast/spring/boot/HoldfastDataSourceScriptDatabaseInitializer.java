@@ -10,10 +10,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.Resource;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -51,20 +50,24 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
         this.names.forEach((table, name) -> SchemaInstaller.script(dialect, table, name)); // a bad name fails at startup
     }
 
-    /** Runs the scripts Boot resolved (those of this dialect that exist) through the installer. */
+    /** Runs the scripts Boot resolved (those of this dialect that exist) through the installer, in one go. */
     @Override
     protected void runScripts(Scripts scripts) {
-        Set<HoldfastTable> installed = EnumSet.noneOf(HoldfastTable.class);
+        Map<HoldfastTable, String> tables = new EnumMap<>(HoldfastTable.class);
+        boolean clock = false;
         for (Resource script : scripts) {
             String file = script.getFilename();
-            if (CLOCK_SCRIPT.equals(file)) {
-                installer.installClock();
-            }
+            clock |= CLOCK_SCRIPT.equals(file);
             names.forEach((table, name) -> {
-                if (table.scripts().contains(file) && installed.add(table)) {
-                    installer.install(table, name); // all of the table's scripts
+                if (table.scripts().contains(file)) {
+                    tables.put(table, name);
                 }
             });
+        }
+        if (!tables.isEmpty()) {
+            installer.install(tables); // on H2 with the clock function
+        } else if (clock) {
+            installer.installClock();
         }
     }
 

@@ -127,8 +127,7 @@ public class LockHeartbeat {
     private static ResponseEntity<ProblemDetail> problem(LockProblem problem) {
         ProblemDetail body = problem.problemDetail();
         body.setProperty("held", false);
-        return ResponseEntity.status(problem.getStatusCode()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .cacheControl(CacheControl.noStore()).body(body);
+        return ProblemPage.asJson(problem.getStatusCode(), body);
     }
 
     private Instant databaseNow() {

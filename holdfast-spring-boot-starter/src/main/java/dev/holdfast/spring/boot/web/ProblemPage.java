@@ -3,12 +3,13 @@ package dev.holdfast.spring.boot.web;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.http.CacheControl;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.util.PropertyPlaceholderHelper;
 import org.springframework.util.StreamUtils;
-import org.springframework.web.ErrorResponse;
 import org.springframework.web.servlet.View;
 import org.springframework.web.util.HtmlUtils;
 
@@ -67,10 +68,13 @@ record ProblemPage(String page, String code, String title, String detail, List<S
         return PLACEHOLDERS.replacePlaceholders(TEMPLATE, values);
     }
 
-    /** {@code problem} as {@code application/problem+json}, also to clients that asked for {@code application/json}. */
-    static ResponseEntity<ProblemDetail> asJson(ErrorResponse problem) {
-        return ResponseEntity.status(problem.getStatusCode()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem.getBody());
+    /**
+     * A problem detail as {@code application/problem+json} (also to clients that asked for
+     * {@code application/json}), never cached: every JSON refusal of the MVC helpers.
+     */
+    static ResponseEntity<ProblemDetail> asJson(HttpStatusCode status, ProblemDetail body) {
+        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .cacheControl(CacheControl.noStore()).body(body);
     }
 
     /** HTML-escaped, and {@code $} too, so a value never reads as a placeholder. */

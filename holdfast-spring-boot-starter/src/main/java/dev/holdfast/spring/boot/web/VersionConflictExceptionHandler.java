@@ -60,7 +60,8 @@ public class VersionConflictExceptionHandler {
             ClientVersion.MalformedVersionException.class, TamperedStateException.class},
             produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
     public ResponseEntity<ProblemDetail> problemDetail(Exception e) {
-        return ProblemPage.asJson(problemFor(e));
+        HoldfastProblem problem = problemFor(e);
+        return ProblemPage.asJson(problem.getStatusCode(), problem.getBody());
     }
 
     /** Browsers and everyone else: the application's view, or the built-in page. */
