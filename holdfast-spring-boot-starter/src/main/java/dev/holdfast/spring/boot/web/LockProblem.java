@@ -60,8 +60,8 @@ public record LockProblem(int status, String code, String title, String detail, 
                             null, null, null, null);
         }
         return new LockProblem(409, "no-lock", "You no longer hold the edit lock",
-                "The lock this form carried was released, broken by an administrator, taken over after it expired, "
-                        + "or never issued. Nothing was saved. Open the page again to edit the current state.",
+                "The lock this form carried is unknown: it was never issued, or it ended so long ago that how "
+                        + "is no longer known. Nothing was saved. Open the page again to edit the current state.",
                 null, null, null, null);
     }
 
