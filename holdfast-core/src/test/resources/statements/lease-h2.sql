@@ -10,7 +10,10 @@ SELECT token, acquired_at, expires_at FROM FINAL TABLE (MERGE INTO holdfast_leas
 -- lock: a refused attempt joins the queue or refreshes its entry
 MERGE INTO holdfast_leases_queue q USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, HOLDFAST_CLOCK_TIMESTAMP() AS now, CAST(? AS BIGINT) AS micros) s ON q.name = s.name AND q.owner = s.owner WHEN MATCHED THEN UPDATE SET queued_at = CASE WHEN q.wait_until <= s.now THEN s.now ELSE q.queued_at END, wait_until = DATEADD(MICROSECOND, s.micros, s.now) WHEN NOT MATCHED THEN INSERT (name, owner, queued_at, wait_until) VALUES (s.name, s.owner, s.now, DATEADD(MICROSECOND, s.micros, s.now));
 
--- lock: a granted waiter, or one that gave up, leaves the queue
+-- lock: a granted waiter leaves the queue
+DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
+
+-- lock: a waiter that gave up leaves the queue (binds [<name>, <waiter>])
 DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
 
 -- renew

@@ -10,7 +10,10 @@ INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at) VALUES
 -- lock: a refused attempt joins the queue or refreshes its entry
 INSERT INTO holdfast_leases_queue (name, owner, queued_at, wait_until) VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) ON DUPLICATE KEY UPDATE queued_at = IF(wait_until <= UTC_TIMESTAMP(6), VALUES(queued_at), queued_at), wait_until = VALUES(wait_until);
 
--- lock: a granted waiter, or one that gave up, leaves the queue
+-- lock: a granted waiter leaves the queue
+DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
+
+-- lock: a waiter that gave up leaves the queue (binds [<name>, <waiter>])
 DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
 
 -- renew; then the row is read

@@ -43,10 +43,12 @@ final class LeaseJdbc {
      * The blocking acquire's attempt, which respects and keeps the waiter queue: in one statement where
      * the dialect has one ({@link LeaseSql#acquireOrQueueSql}), else in statements of their own.
      *
-     * @param joined whether this waiter joined the queue in an earlier attempt (else a grant has no entry to remove)
+     * @param joined   whether this waiter joined the queue in an earlier attempt (else a grant has no entry to remove)
+     * @param listener the backend pid of the connection that will deliver this waiter's notification
+     *                 (PostgreSQL), null if none listens: then no release hands the lease to it
      */
     Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros, boolean joined) throws SQLException {
+                                   long queueMicros, boolean joined, Integer listener) throws SQLException {
         String statement = sql.acquireOrQueueSql();
         if (statement == null) {
             return acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined);
@@ -57,11 +59,19 @@ final class LeaseJdbc {
             ps.setLong(3, ttlMicros);
             ps.setString(4, waiter);
             ps.setString(5, waiter);
-            ps.setString(6, name);
-            ps.setString(7, waiter);
-            ps.setString(8, name);
-            ps.setString(9, waiter);
-            ps.setLong(10, queueMicros);
+            ps.setString(6, waiter);
+            ps.setString(7, name);
+            ps.setString(8, waiter);
+            ps.setString(9, name);
+            ps.setString(10, waiter);
+            ps.setLong(11, queueMicros);
+            ps.setString(12, owner);
+            ps.setLong(13, ttlMicros);
+            if (listener == null) {
+                ps.setNull(14, java.sql.Types.INTEGER);
+            } else {
+                ps.setInt(14, listener);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 return granted(rs, name, owner);
             }
@@ -104,12 +114,33 @@ final class LeaseJdbc {
         return granted;
     }
 
-    /** Removes a waiter that was granted or gave up. */
-    void leaveQueue(Connection c, String name, String waiter) throws SQLException {
+    /** Removes a waiter that was granted. */
+    private void leaveQueue(Connection c, String name, String waiter) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
             ps.setString(1, name);
             ps.setString(2, waiter);
             ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Removes a waiter that gave up; where releases hand the lease to waiters, also gives back a
+     * grant handed to it meanwhile (which then goes to the next waiter).
+     */
+    void giveUp(Connection c, String name, String waiter) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.giveUpSql())) {
+            int i = 1;
+            for (String value : sql.giveUpBinds(name, waiter)) {
+                ps.setString(i++, value);
+            }
+            ps.execute();
+            drain(ps);
+        }
+    }
+
+    private static void drain(PreparedStatement ps) throws SQLException {
+        while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+            // the remaining statements' results
         }
     }
 
@@ -161,18 +192,13 @@ final class LeaseJdbc {
         }
         try (PreparedStatement ps = c.prepareStatement(update + "; " + wake)) {
             int i = bind.bind(ps);
-            ps.setString(i++, name);
-            if (fast) {
-                ps.setString(i, name);
-            }
+            ps.setString(i, name);
             boolean updated;
             ps.execute();
             try (ResultSet rs = ps.getResultSet()) {
                 updated = rs != null && rs.next();
             }
-            while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
-                // drain the wake-up's result
-            }
+            drain(ps);
             return updated;
         }
     }

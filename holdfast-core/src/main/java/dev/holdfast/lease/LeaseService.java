@@ -29,13 +29,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -67,7 +67,7 @@ import javax.sql.DataSource;
  *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (+1 read to diagnose a failure)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
- *   <tr><td>{@link #lock}</td><td>PostgreSQL: 2 per grant (queue, then grant); else polls with backoff</td>
+ *   <tr><td>{@link #lock}</td><td>PostgreSQL: 1 to queue; the release hands the lease over; else polls with backoff</td>
  *       <td>waits at most {@code maxWait}, interruptibly; {@link LeaseTimeoutException} at the bound</td></tr>
  *   <tr><td>{@link #keepAlive}</td><td>1 per ttl/3</td><td>a {@link LeaseGuard} that renews and tells the
  *       work at once when the lease is lost</td></tr>
@@ -128,6 +128,8 @@ public final class LeaseService implements Leases {
     private final LeaseJdbc jdbc;
     private final PgWakeUps wakeUps;
     private final Retry races;
+    /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
+    private final LongAdder handOffsReceived = new LongAdder();
     private volatile ScheduledExecutorService timer;
     private volatile ExecutorService background;
 
@@ -242,8 +244,11 @@ public final class LeaseService implements Leases {
      * Acquires {@code name}, waiting at most {@code maxWait} for the holder to release it or for its
      * lease to expire. Waiters queue in arrival order on every database, and a free lease goes only
      * to the first live waiter, so the releasing caller cannot take the lease straight back while
-     * others wait. On PostgreSQL the release wakes that waiter through {@code LISTEN/NOTIFY} (see
-     * {@link LeaseSql.PostgreSql}): no polling. On H2 and MariaDB waiters poll with exponential
+     * others wait. On PostgreSQL the release grants the lease to that waiter in its own transaction
+     * and notifies it with the grant through {@code LISTEN/NOTIFY} (see {@link LeaseSql.PostgreSql}):
+     * no polling, and no statement of the waiter's own to take the lease. A waiter that gives up
+     * just as it is handed the lease gives it back before the call returns (if a connection comes
+     * within 0.1 s, else in the background; if that fails, the grant runs out by its TTL). On H2 and MariaDB waiters poll with exponential
      * backoff (1 to 5 ms) and jitter, each poll refreshing its place: a free lease waits for the
      * first waiter's next poll. An expired holder is noticed within 0.5 s on PostgreSQL, within the
      * backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
@@ -292,9 +297,9 @@ public final class LeaseService implements Leases {
         // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
         String waiter = viaQueue ? newWaiterId() : null;
         String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
-        Semaphore signal = new Semaphore(0);
+        PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter();
         if (notified) {
-            wakeUps.register(key, signal);
+            wakeUps.register(key, wakeUp);
         }
         // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
@@ -307,8 +312,10 @@ public final class LeaseService implements Leases {
         try {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
+                // Releases hand the lease only to a waiter whose notification a live listener will deliver.
+                Integer listener = notified ? wakeUps.listenerPid() : null;
                 SqlCall<Optional<Lease>> attempt = viaQueue
-                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined)
+                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, listener)
                         : c -> jdbc.acquire(c, name, owner, micros, false);
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
@@ -333,6 +340,10 @@ public final class LeaseService implements Leases {
                     return granted.get();
                 }
                 queued = viaQueue;
+                Lease handed = handed(wakeUp, name, owner);
+                if (handed != null) {
+                    return handed;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new LeaseTimeoutException(name, owner, maxWait, attempts);
@@ -340,8 +351,12 @@ public final class LeaseService implements Leases {
                 if (notified && wakeUps.isListening()) {
                     long poll = safetyPollNanos - safetyPollNanos / 5
                             + ThreadLocalRandom.current().nextLong(safetyPollNanos * 2 / 5);
-                    signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
-                    signal.drainPermits();
+                    wakeUp.signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
+                    wakeUp.signal.drainPermits();
+                    handed = handed(wakeUp, name, owner);
+                    if (handed != null) {
+                        return handed;
+                    }
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     TimeUnit.NANOSECONDS.sleep(Math.min(left, sleep));
@@ -350,14 +365,29 @@ public final class LeaseService implements Leases {
             }
         } catch (InterruptedException | RuntimeException e) {
             if (queued) {
-                leaveQueue(name, waiter);
+                giveUp(name, waiter);
             }
             throw e;
         } finally {
             if (notified) {
-                wakeUps.unregister(key, signal);
+                wakeUps.unregister(key, wakeUp);
             }
         }
+    }
+
+    /** The grant a release handed to this waiter (committed before it was notified), or null. */
+    private Lease handed(PgWakeUps.Waiter wakeUp, String name, String owner) {
+        PgWakeUps.Handed h = wakeUp.handed();
+        if (h == null) {
+            return null;
+        }
+        handOffsReceived.increment();
+        return new Lease(name, owner, h.token(), h.acquiredAt(), h.expiresAt());
+    }
+
+    /** Tests: how many grants this service's waiters took from a hand-off's notification. */
+    long handOffsReceived() {
+        return handOffsReceived.sum();
     }
 
     /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
@@ -458,12 +488,12 @@ public final class LeaseService implements Leases {
     }
 
     /**
-     * Removes a waiter that gave up. It waits at most {@link #BORROW_GRACE_NANOS} for a pooled
+     * Removes a waiter that gave up, giving back a grant a release handed to it meanwhile. It waits at most {@link #BORROW_GRACE_NANOS} for a pooled
      * connection (never the pool's own timeout: the caller's bound and interrupt come first); if
      * none comes, a background thread removes it later. If that fails or the service is closed,
      * the entry lapses by itself within its {@code wait_until}.
      */
-    private void leaveQueue(String name, String waiter) {
+    private void giveUp(String name, String waiter) {
         Connection c = null;
         try {
             c = borrow(System.nanoTime() + BORROW_GRACE_NANOS);
@@ -473,7 +503,7 @@ public final class LeaseService implements Leases {
         if (c != null) {
             try (Connection own = c) {
                 Jdbc.autocommit(own, cc -> {
-                    jdbc.leaveQueue(cc, name, waiter);
+                    jdbc.giveUp(cc, name, waiter);
                     return null;
                 });
             } catch (SQLException | RuntimeException e) {
@@ -485,7 +515,7 @@ public final class LeaseService implements Leases {
             background().execute(() -> {
                 try (Connection own = dataSource.getConnection()) {
                     Jdbc.autocommit(own, cc -> {
-                        jdbc.leaveQueue(cc, name, waiter);
+                        jdbc.giveUp(cc, name, waiter);
                         return null;
                     });
                 } catch (SQLException | RuntimeException e) {

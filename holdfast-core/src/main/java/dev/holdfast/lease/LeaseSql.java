@@ -66,9 +66,23 @@ abstract class LeaseSql {
         return null;
     }
 
-    /** Removes a waiter that gave up, or one that was granted (binds name, waiter): every database queues. */
+    /** Removes a waiter that was granted (binds name, waiter): every database queues. */
     final String leaveQueueSql() {
         return "DELETE FROM " + table + "_queue WHERE name = ? AND owner = ?";
+    }
+
+    /**
+     * Removes a waiter that gave up: {@link #leaveQueueSql()}, or where releases hand the lease to
+     * the first waiter (PostgreSQL), statements that also give back a grant handed to it meanwhile.
+     * Binds {@link #giveUpBinds}.
+     */
+    String giveUpSql() {
+        return leaveQueueSql();
+    }
+
+    /** What {@link #giveUpSql()} binds, in order. */
+    List<String> giveUpBinds(String name, String waiter) {
+        return List.of(name, waiter);
     }
 
     /**
@@ -115,9 +129,9 @@ abstract class LeaseSql {
     }
 
     /**
-     * The statement sent after a release or force-release in the same round trip, or null (binds name,
-     * and with {@code fast} name again): PostgreSQL wakes the first waiter, and with {@code fast} lets
-     * the release commit without waiting for the WAL flush when nobody waits.
+     * The statement sent after a release or force-release in the same round trip, or null (binds
+     * name): PostgreSQL hands the lease to the first waiter, and with {@code fast} lets the release
+     * commit without waiting for the WAL flush when nobody waits.
      */
     String wakeSql(boolean fast) {
         return null;
@@ -268,23 +282,24 @@ abstract class LeaseSql {
      * little early, which can only refuse a grant, never allow one too soon.
      *
      * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
-     * the same statement; one that succeeds dequeues itself. A free lease goes to a blocking caller
-     * only if no live waiter queued before it, and a release notifies (in the same round trip, by a second statement) only
-     * the first live waiter (the barging rule compares waiter ids). So each waiter makes one failed and one successful attempt per grant
-     * instead of polling, and the releasing worker cannot barge ahead of the queue. Queue entries
-     * carry a short {@code wait_until} that waiters refresh, so a crashed waiter stops counting soon.
-     * The queue's {@code owner} column holds the <em>waiter id</em> of one {@code lock} call (128
-     * random bits, base64url), not the lease owner: concurrent calls of one owner are separate
-     * waiters with their own place, entry and notification (payload {@code <length of name>:<name><waiter id>}).
+     * the same statement, with what it would be granted (its owner, TTL) and the backend pid of the
+     * listener that delivers its notifications. A free lease goes to a blocking caller only if no live
+     * waiter queued before it, and a release that frees the lease hands it to the first live waiter in
+     * its own transaction ({@link #wakeSql}) and notifies it with the grant, so each waiter makes one
+     * failed attempt per grant and none to take it, and the releasing worker cannot barge ahead of
+     * the queue. Queue entries carry a short {@code wait_until} that waiters refresh, so a crashed
+     * waiter stops counting soon. The queue's {@code owner} column holds the <em>waiter id</em> of one
+     * {@code lock} call (128 random bits, base64url), not the lease owner: concurrent calls of one
+     * owner are separate waiters with their own place, entry and notification (payload
+     * {@code <length of name>:<name><waiter id>}, then the grant).
      *
      * <p>Fast release: {@code set_config('synchronous_commit', 'off', true)} in the release's own
      * auto-commit transaction, so its commit does not wait for the WAL flush; the setting ends with
      * that transaction and the session keeps its own. Safe because a lost release (crash before the
      * flush) only leaves the lease to expire by its TTL, and any acquire that relied on the release
      * commits durably, which flushes the WAL up to and including the release. Only when nobody is
-     * queued: an asynchronous commit wakes the WAL writer, and the waiter's durable acquire right
-     * after it then waits for that flush and its own (measured: hand-off p50 1.5 ms instead of
-     * 1.2 ms), so with a waiter the release keeps the session's durable setting.
+     * queued: a release that hands the lease over is a grant and commits durably, and one that only
+     * notifies a waiter keeps the session's setting.
      */
     static final class PostgreSql extends LeaseSql {
         /**
@@ -294,8 +309,15 @@ abstract class LeaseSql {
          * stronger setting ({@code remote_write}, {@code remote_apply}). Transaction-local: the
          * session's setting is back after the commit.
          */
-        static final String DURABLE = "set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit')"
-                + " IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL";
+        static final String DURABLE = "set_config('synchronous_commit', " + durableLevel() + ", true) IS NOT NULL";
+
+        /** {@code synchronous_commit} raised to {@code on} if it is {@code off} or {@code local}, else as it is. */
+        private static String durableLevel() {
+            return "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local') THEN 'on'"
+                    + " ELSE current_setting('synchronous_commit') END";
+        }
+
+        private static final String DURABLE_LEVEL = durableLevel();
 
         /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
         static final int TIMELINE_SHIFT = 40;
@@ -317,6 +339,9 @@ abstract class LeaseSql {
         private final String acquire;
         private final String reenter;
         private final String acquireOrQueue;
+        private final String handOff;
+        private final String handOffFast;
+        private final String giveUp;
         private final String renew;
 
         PostgreSql(String table) {
@@ -330,26 +355,37 @@ abstract class LeaseSql {
                     + " THEN GREATEST(l.token + 1, EXCLUDED.token) ELSE l.token END,"
                     + " acquired_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.acquired_at"
                     + " ELSE l.acquired_at END,"
-                    + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at";
+                    + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, handed_to = NULL";
             String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
             String now = "(SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ") n";
             acquire = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
             reenter = insert + now + update
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
+            // A waiter's attempt also picks up a grant a release handed to it (handed_to), should it
+            // have missed the notification: that grant is live and its own, and is extended.
             acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + "),"
                     + " a AS (" + insert + "n" + update
                     + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                     + " WHERE q.name = EXCLUDED.name AND q.owner <> ?"
                     + " AND q.wait_until > EXCLUDED.acquired_at AND q.seq < COALESCE((SELECT m.seq FROM " + queue + " m"
                     + " WHERE m.name = EXCLUDED.name AND m.owner = ?"
-                    + " AND m.wait_until > EXCLUDED.acquired_at), 9223372036854775807)))" + returning + "),"
+                    + " AND m.wait_until > EXCLUDED.acquired_at), 9223372036854775807)))"
+                    + " OR (l.handed_to = ? AND l.owner = EXCLUDED.owner AND l.expires_at > EXCLUDED.acquired_at)"
+                    + returning + "),"
                     + " d AS (DELETE FROM " + queue + " WHERE name = ? AND owner = ? AND EXISTS (SELECT 1 FROM a)),"
-                    + " e AS (INSERT INTO " + queue + " AS w (name, owner, wait_until)"
-                    + " SELECT ?, ?, n.t + ? * interval '1 microsecond' FROM n WHERE NOT EXISTS (SELECT 1 FROM a)"
+                    + " e AS (INSERT INTO " + queue + " AS w (name, owner, wait_until, lease_owner, ttl_micros, listener)"
+                    + " SELECT ?, ?, n.t + ? * interval '1 microsecond', ?, ?, ? FROM n WHERE NOT EXISTS (SELECT 1 FROM a)"
                     + " ON CONFLICT (name, owner) DO UPDATE SET wait_until = EXCLUDED.wait_until,"
+                    + " lease_owner = EXCLUDED.lease_owner, ttl_micros = EXCLUDED.ttl_micros, listener = EXCLUDED.listener,"
                     + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END)"
                     + " SELECT token, acquired_at, expires_at FROM a";
+            handOff = handOff(table, queue, channel, false);
+            handOffFast = handOff(table, queue, channel, true);
+            giveUp = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; "
+                    + leaveQueueSql() + "; "
+                    + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
+                    + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
             renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
                     + " RETURNING expires_at, " + DURABLE;
@@ -386,35 +422,77 @@ abstract class LeaseSql {
         }
 
         /**
-         * The statement sent after a release (same round trip, same transaction): notifies the first
-         * live waiter if the lease is free now. A statement of its own, so that it reads the queue with
-         * a snapshot taken after the release got the row lock: when the release waited for that lock
-         * behind a failing queued attempt, a subquery of the release itself (its snapshot taken
-         * before the wait) would miss the entry that attempt just committed, and nobody would be
-         * woken. With {@code fast}, also sets {@code synchronous_commit} off for the transaction
-         * unless a waiter is queued. Binds: name, name[, name].
+         * The hand-off, sent after a release or force-release (same round trip, same transaction):
+         * if the lease is free now, grants it to the first live waiter (its lease owner and TTL, a
+         * token above every earlier one, database time, {@code handed_to} = its waiter id), removes
+         * that waiter's entry and notifies it with the grant (payload
+         * {@code <length of name>:<name><waiter id> <token> <acquired µs> <expires µs>}, epoch
+         * microseconds), so the waiter learns of a grant that is already committed, with no
+         * statement of its own. The transaction then commits durably, as every grant does. Only a
+         * waiter whose listener connection is alive ({@code pg_stat_get_activity(listener)}) is
+         * handed the lease: a crashed process is not, and the first waiter is only notified (as a
+         * waiter that polls), keeping the queue's order. Binds: name.
+         *
+         * <p>A statement of its own, so that it reads the queue with a snapshot taken after the
+         * release got the row lock: when the release waited for that lock behind a failing queued
+         * attempt, a subquery of the release itself (its snapshot taken before the wait) would miss
+         * the entry that attempt just committed. The first entry is locked ({@code FOR UPDATE}) so
+         * that a waiter refreshing or leaving it at that moment is seen as it ends; every statement
+         * locks the lease row before queue rows, so this cannot deadlock. With {@code fast}, and
+         * nobody queued, the release commits without waiting for the WAL flush.
          *
          * <p>Requires READ COMMITTED (PostgreSQL's default), as each statement must take its own
          * snapshot: under REPEATABLE READ or SERIALIZABLE both statements share the transaction's
-         * first snapshot and a waiter queued meanwhile would not be woken (it still finds the lease
-         * by its safety poll). {@link LeaseService} documents this for the pool.
+         * first snapshot and a waiter queued meanwhile would not be handed the lease (it still finds
+         * it by its safety poll). {@link LeaseService} documents this for the pool.
          */
         @Override
         String wakeSql(boolean fast) {
-            return "SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner) IS NULL"
-                    + " FROM (SELECT q.name, q.owner FROM " + queue + " q WHERE q.name = ?"
-                    + " AND q.wait_until > clock_timestamp() ORDER BY q.seq LIMIT 1) h"
-                    + " WHERE EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
-                    + " AND f.expires_at <= clock_timestamp()))"
-                    + (fast ? ", set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM " + queue + " w"
-                            + " WHERE w.name = ? AND w.wait_until > clock_timestamp())"
-                            + " THEN current_setting('synchronous_commit') ELSE 'off' END, true)" : "");
+            return fast ? handOffFast : handOff;
+        }
+
+        private static String handOff(String table, String queue, String channel, boolean fast) {
+            String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
+            return "WITH n AS (SELECT clock_timestamp() AS t),"
+                    + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
+                    + " WHERE q.name = ? AND q.wait_until > n.t ORDER BY q.seq LIMIT 1 FOR UPDATE OF q),"
+                    + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + FIRST_TOKEN + "),"
+                    + " acquired_at = n.t, expires_at = n.t + h.ttl_micros * interval '1 microsecond',"
+                    + " handed_to = h.owner, broken_by = NULL, broken_at = NULL FROM h, n"
+                    + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL"
+                    + " AND EXISTS (SELECT 1 FROM pg_stat_get_activity(h.listener) s WHERE s.pid = h.listener)"
+                    + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
+                    + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter)"
+                    + " SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner"
+                    + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
+                    + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"
+                    + " FROM h WHERE EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
+                    + " AND f.expires_at <= clock_timestamp())) IS NULL,"
+                    + " set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM g) THEN " + DURABLE_LEVEL
+                    + (fast ? " WHEN NOT EXISTS (SELECT 1 FROM h) THEN 'off'" : "")
+                    + " ELSE current_setting('synchronous_commit') END, true)";
+        }
+
+        /**
+         * Leaves the queue for good (a waiter that gave up), giving back a grant that was handed to it
+         * meanwhile, which then goes to the next waiter: locks the lease row first (as every
+         * statement does), removes the entry, expires a live grant handed to this waiter, then
+         * {@link #wakeSql hands off}.
+         */
+        @Override
+        String giveUpSql() {
+            return giveUp + handOff;
+        }
+
+        @Override
+        List<String> giveUpBinds(String name, String waiter) {
+            return List.of(name, name, waiter, name, waiter, name);
         }
 
         /** Returns the released row, so that the runner tells a release from none with the wake-up after it. */
         @Override
         String releaseSql(boolean withToken, boolean heldAtLeast) {
-            return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, expires_at = "
+            return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL, expires_at = "
                     + releasedExpiry(heldAtLeast) + " WHERE l.name = ? AND l.owner = ?"
                     + (withToken ? " AND l.token = ?" : "") + " AND l.expires_at > clock_timestamp()"
                     + " RETURNING l.token";
@@ -422,7 +500,7 @@ abstract class LeaseSql {
 
         @Override
         String forceReleaseSql() {
-            return "UPDATE " + table + " AS l SET broken_by = ?, broken_at = clock_timestamp(),"
+            return "UPDATE " + table + " AS l SET broken_by = ?, broken_at = clock_timestamp(), handed_to = NULL,"
                     + " expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token";
         }
 

@@ -3,6 +3,7 @@ package dev.holdfast.lease;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -10,9 +11,11 @@ import javax.sql.DataSource;
 
 /**
  * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
- * holds one pooled connection that {@code LISTEN}s on the table's channel, and releases a local
+ * holds one pooled connection that {@code LISTEN}s on the table's channel, and wakes a local
  * waiter when a release names it (payload {@code <length of name>:<name><waiter id>}, the id of
- * one {@code lock} call).
+ * one {@code lock} call), handing it the grant the release made for it when the payload carries
+ * one ({@code  <token> <acquired µs> <expires µs>} after the id, epoch microseconds). The payloads
+ * are trusted: a role that may {@code NOTIFY} on the channel may write the lease table too.
  *
  * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
  * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
@@ -27,8 +30,10 @@ final class PgWakeUps implements AutoCloseable {
 
     private final DataSource dataSource;
     private final String channel;
-    private final ConcurrentHashMap<String, Set<Semaphore>> waiters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
+    /** The listener connection's backend pid while it listens, else null. */
+    private volatile Integer listenerPid;
     private volatile boolean closed;
     private Thread thread;
     /** Listener thread only: an outage was logged and its end is not yet. */
@@ -64,6 +69,29 @@ final class PgWakeUps implements AutoCloseable {
     }
 
     /**
+     * The backend pid of the listening connection, written into a waiter's queue entry: a release
+     * hands the lease only to a waiter whose listener is alive. Null while not listening.
+     */
+    Integer listenerPid() {
+        return listening ? listenerPid : null;
+    }
+
+    /** One blocked {@code lock} call: woken by {@link #signal}, and handed a grant if a release made one for it. */
+    static final class Waiter {
+        final Semaphore signal = new Semaphore(0);
+        private volatile Handed handed;
+
+        /** The grant a release handed to this waiter, or null. */
+        Handed handed() {
+            return handed;
+        }
+    }
+
+    /** A grant a release made for a waiter: its token and times (database time). */
+    record Handed(long token, Instant acquiredAt, Instant expiresAt) {
+    }
+
+    /**
      * The payload a release sends for this waiter: PostgreSQL's {@code length(name)} counts
      * characters (code points), not UTF-16 units, so neither may this.
      */
@@ -71,19 +99,49 @@ final class PgWakeUps implements AutoCloseable {
         return name.codePointCount(0, name.length()) + ":" + name + waiter;
     }
 
-    void register(String key, Semaphore signal) {
-        waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(signal);
+    void register(String key, Waiter waiter) {
+        waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
     }
 
-    void unregister(String key, Semaphore signal) {
+    void unregister(String key, Waiter waiter) {
         waiters.computeIfPresent(key, (k, set) -> {
-            set.remove(signal);
+            set.remove(waiter);
             return set.isEmpty() ? null : set;
         });
     }
 
     private void wakeAll() {
-        waiters.values().forEach(set -> set.forEach(Semaphore::release));
+        waiters.values().forEach(set -> set.forEach(w -> w.signal.release()));
+    }
+
+    /** Wakes the waiter a payload names, handing it the grant the payload carries; ignores a payload it cannot read. */
+    void deliver(String payload) {
+        try {
+            int colon = payload.indexOf(':');
+            int length = Integer.parseInt(payload.substring(0, colon));
+            int idEnd = payload.indexOf(' ', payload.offsetByCodePoints(colon + 1, length));
+            String key = idEnd < 0 ? payload : payload.substring(0, idEnd);
+            Handed handed = null;
+            if (idEnd >= 0) {
+                String[] grant = payload.substring(idEnd + 1).split(" ");
+                handed = new Handed(Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
+            }
+            Set<Waiter> set = waiters.get(key);
+            if (set != null) {
+                for (Waiter w : set) {
+                    if (handed != null) {
+                        w.handed = handed;
+                    }
+                    w.signal.release();
+                }
+            }
+        } catch (RuntimeException e) {
+            // not one of ours (a NOTIFY by someone else on the channel)
+        }
+    }
+
+    private static Instant instant(long epochMicros) {
+        return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1000L);
     }
 
     private void run() {
@@ -133,6 +191,7 @@ final class PgWakeUps implements AutoCloseable {
         }
         try (Statement s = c.createStatement()) {
             s.execute("LISTEN " + channel);
+            listenerPid = (Integer) pgConnection.getMethod("getBackendPID").invoke(pg);
             peek.disable();
             try {
                 listening = true;
@@ -147,14 +206,12 @@ final class PgWakeUps implements AutoCloseable {
                         continue;
                     }
                     for (Object n : notifications) {
-                        Set<Semaphore> set = waiters.get((String) getParameter.invoke(n));
-                        if (set != null) {
-                            set.forEach(Semaphore::release);
-                        }
+                        deliver((String) getParameter.invoke(n));
                     }
                 }
             } finally {
                 listening = false;
+                listenerPid = null;
                 peek.restore();
                 s.execute("UNLISTEN " + channel);
             }

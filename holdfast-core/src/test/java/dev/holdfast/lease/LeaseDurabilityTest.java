@@ -39,7 +39,20 @@ class LeaseDurabilityTest {
         Map<String, Statement1> statements = Map.of(
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
                 "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
-                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false)).isPresent(),
+                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false, null)).isPresent(),
+                // A release that hands the lease to a waiter is a grant: durable even when asked to be fast.
+                "handOff", (c, s, n) -> {
+                    Lease l = granted(db, table, n);
+                    queueWaiter(db, table, n, "waiter-b", "b", pid(c));
+                    assertThat(s.release(c, n, "a", l.token(), true, null)).isTrue();
+                    try (PreparedStatement ps = c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
+                        ps.setString(1, n);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            assertThat(rs.next()).isTrue();
+                            assertThat(rs.getString(1) + "/" + rs.getString(2)).isEqualTo("b/waiter-b");
+                        }
+                    }
+                },
                 "renew", (c, s, n) -> {
                     Lease l = granted(db, table, n);
                     assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
@@ -95,6 +108,20 @@ class LeaseDurabilityTest {
     private static Lease granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
             return new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+        }
+    }
+
+    /** Queues a waiter as a {@code lock} call of {@code owner} does, its notifications delivered by backend {@code listener}. */
+    static void queueWaiter(TestDatabase db, String table, String name, String waiter, String owner, int listener)
+            throws SQLException {
+        db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
+                + " VALUES (?, ?, clock_timestamp() + interval '1 minute', ?, 60000000, ?)", name, waiter, owner, listener);
+    }
+
+    static int pid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 

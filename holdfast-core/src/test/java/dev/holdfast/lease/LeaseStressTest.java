@@ -199,14 +199,15 @@ class LeaseStressTest {
                 }
             }
         }
+        long handOffs = services.stream().mapToLong(LeaseService::handOffsReceived).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
                         + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
                         + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
-                        + " overlapping live holds %d; token disorder %d%n",
+                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d%n",
                 db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
                 refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
-                lostOrDuplicated, overlaps.get(), tokenDisorder);
+                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs);
 
         assertThat(grants.get()).isGreaterThanOrEqualTo(TARGET);
         assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
@@ -215,5 +216,8 @@ class LeaseStressTest {
         assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
         assertThat(overlaps.get()).as("overlapping live holds").isZero();
         assertThat(tokenDisorder).as("token disorder").isZero();
+        if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
+            assertThat(handOffs).as("releases handed the lease to blocked workers").isPositive();
+        }
     }
 }

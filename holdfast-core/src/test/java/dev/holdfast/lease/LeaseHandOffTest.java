@@ -1,0 +1,152 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Direct hand-off on PostgreSQL: a release grants a free lease to the first live waiter in its own
+ * transaction and notifies it with the grant, so the waiter runs no statement to take it.
+ */
+class LeaseHandOffTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock("job", owner, LONG, Duration.ofSeconds(20)));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        t.start();
+        return result;
+    }
+
+    /**
+     * With the safety poll at a minute, the waiter makes no attempt after queueing: the row the
+     * release returns from is already the waiter's grant (handed_to still names it, as no attempt
+     * picked it up), and the waiter's lease is exactly that row.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void theReleaseCommitsTheWaitersGrantAndTheWaiterRunsNoStatementToTakeIt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            for (int round = 0; round < 3; round++) {
+                Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+                CompletableFuture<Lease> waiting = lockAsync(b, "b");
+                awaitListenedEntry(db, table);
+                a.release(held);
+                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+                assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isNotNull();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the entry was consumed").isZero();
+                Lease got = waiting.get(10, TimeUnit.SECONDS);
+                Lease row = a.find("job").orElseThrow();
+                assertThat(got).isEqualTo(row);
+                assertThat(got.token()).isEqualTo(held.token() + 1);
+                assertThat(got.isReleased()).isFalse();
+                b.release(got);
+            }
+            assertThat(b.handOffsReceived()).isEqualTo(3);
+        }
+    }
+
+    /** A waiter whose notification was lost finds the grant handed to it at its next attempt: same token, once. */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        try (Connection c = db.connection(); Connection listener = db.connection()) {
+            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
+            assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
+            Optional<Lease> picked = jdbc.acquireOrQueue(c, "job", "x", "waiter-x", 60_000_000, 2_000_000, true, null);
+            assertThat(picked).isPresent();
+            assertThat(picked.get().token()).isEqualTo(held.token() + 1);
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).as("picked up").isNull();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+            // Another call of the same owner is no such waiter: refused, and it queues.
+            assertThat(jdbc.acquireOrQueue(c, "job", "x", "waiter-y", 60_000_000, 2_000_000, false, null)).isEmpty();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A waiter that gives up (bound, interrupt) just as it is handed the lease gives it back, and the
+     * lease goes on to the next waiter: it is never left held by nobody until its TTL.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        try (LeaseService b = LeaseFixture.service(db.newPool(2), table);
+             Connection c = db.connection(); Connection listener = db.connection()) {
+            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
+            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            LeaseFixture.awaitQueued(db, table, 2);
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).as("handed to x").isEqualTo("x");
+            assertThat(waiting).isNotDone();
+            jdbc.giveUp(c, "job", "waiter-x");
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("b");
+            assertThat(got.token()).isEqualTo(held.token() + 2);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+            // Giving up again, or without a grant, changes nothing.
+            String before = LeaseFixture.dump(db, table);
+            jdbc.giveUp(c, "job", "waiter-x");
+            assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
+        }
+    }
+
+    /**
+     * No hand-off to a waiter whose listener connection is gone (its process crashed): the lease is
+     * left free, so it is not held by a dead waiter until its TTL; the entry lapses as before.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void noHandOffToAWaiterWhoseListenerIsGone(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        int gone;
+        // Unpooled: closing it ends its backend.
+        try (Connection listener = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+            gone = LeaseDurabilityTest.pid(listener);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", gone) > 0) {
+            assertThat(System.nanoTime()).as("the closed connection's backend ended").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        try (Connection c = db.connection()) {
+            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", gone);
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            Lease row = jdbc.read(c, "job").orElseThrow();
+            assertThat(row.owner()).isEqualTo("a");
+            assertThat(row.isReleased()).isTrue();
+            assertThat(row.token()).isEqualTo(held.token());
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(1);
+        }
+    }
+
+    private static void awaitListenedEntry(TestDatabase db, String table) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") < 1) {
+            assertThat(System.nanoTime()).as("the waiter queued with its listener").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+}
