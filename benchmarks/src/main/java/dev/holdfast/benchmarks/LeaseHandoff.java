@@ -87,20 +87,29 @@ public final class LeaseHandoff {
         }
     }
 
-    /** Counts JDBC executes and commits through every connection of a data source. */
+    /**
+     * Counts JDBC executes (round trips), the SQL statements they carried (a multi-statement text
+     * counts each) and commits through every connection of a data source.
+     */
     static final class Counting {
         final AtomicLong statements = new AtomicLong();
+        final AtomicLong sqlStatements = new AtomicLong();
         final AtomicLong commits = new AtomicLong();
 
         DataSource wrap(DataSource target) {
-            return (DataSource) proxy(target, DataSource.class);
+            return (DataSource) proxy(target, DataSource.class, 0);
         }
 
-        private Object proxy(Object target, Class<?> type) {
+        private static int count(Object sql) {
+            return sql instanceof String text ? text.split(";\\s*(?=\\S)").length : 0;
+        }
+
+        private Object proxy(Object target, Class<?> type, int prepared) {
             return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
                 String m = method.getName();
                 if (m.startsWith("execute")) {
                     statements.incrementAndGet();
+                    sqlStatements.addAndGet(args != null && args.length > 0 ? count(args[0]) : prepared);
                 } else if (m.equals("commit")) {
                     commits.incrementAndGet();
                 }
@@ -112,13 +121,13 @@ public final class LeaseHandoff {
                 }
                 // Only what the application asks for is wrapped; unwrap() must reach the driver.
                 if (m.equals("getConnection")) {
-                    return proxy(result, Connection.class);
+                    return proxy(result, Connection.class, 0);
                 }
                 if (m.equals("prepareStatement") || m.equals("prepareCall")) {
-                    return proxy(result, java.sql.PreparedStatement.class);
+                    return proxy(result, java.sql.PreparedStatement.class, count(args[0]));
                 }
                 if (m.equals("createStatement")) {
-                    return proxy(result, Statement.class);
+                    return proxy(result, Statement.class, 0);
                 }
                 return result;
             });

@@ -1,0 +1,282 @@
+package dev.holdfast.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.testing.TestDatabase;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * The uncontended lease path against the design it implements, robust to a drifting machine:
+ * distinct names (each thread its own 8), acquire then release, {@code threads} threads, the
+ * implementations alternating in blocks of {@code blockMillis} (rotating which goes first) for
+ * {@code rounds} rounds after two warm-up rounds; medians of the per-block rates and their ratios to
+ * the one-statement design. Each implementation has its own pool of {@code threads} connections.
+ *
+ * <ul>
+ *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
+ *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
+ *   <li>{@code holdfastBatching}: the same with {@code batching(true)};</li>
+ *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
+ *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
+ *   <li>{@code shedLock}: ShedLock's JDBC template provider, database time;</li>
+ *   <li>{@code limit}: two single-row auto-commit updates per pair, the cost of two commits.</li>
+ * </ul>
+ * Before the timed rounds, one counted pass reports JDBC executes (round trips) and SQL statements
+ * per pair for each implementation. Usage: {@code java -cp benchmarks.jar
+ * dev.holdfast.benchmarks.LeaseInterleaved <db> <threads> <rounds> <blockMillis> <out.json>}.
+ */
+public final class LeaseInterleaved {
+
+    static final Duration TTL = Duration.ofSeconds(60);
+    static final String TABLE = "holdfast_bench_lease_ab";
+    static final String DESIGN_TABLE = "holdfast_bench_lease_design";
+
+    /** One acquire-and-release of thread {@code t}'s {@code i}-th name. */
+    interface Pair {
+        void run(int t, int i) throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String database = args[0];
+        int threads = Integer.parseInt(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        long blockMillis = Long.parseLong(args[3]);
+        Path out = Path.of(args[4]);
+        TestDatabase.Kind kind = LeasePeers.kind(database);
+        List<HikariDataSource> pools = new ArrayList<>();
+        Map<String, Pair> pairs = new LinkedHashMap<>();
+        Map<String, LeaseHandoff.Counting> counters = new LinkedHashMap<>();
+        try (HikariDataSource admin = kind.newPool("bench-lease-ab-admin", 1)) {
+            LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
+            new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
+            createDesignTable(admin, kind);
+            LeasePeers.createLimitTable(admin, threads * 2);
+            for (String implementation : List.of("oneStatement", "holdfast", "holdfastDurableRelease", "holdfastBatching", "shedLock", "limit")) {
+                HikariDataSource pool = kind.newPool("bench-lease-ab-" + implementation, threads);
+                pools.add(pool);
+                LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
+                counters.put(implementation, counting);
+                DataSource ds = counting.wrap(pool);
+                pairs.put(implementation, switch (implementation) {
+                    case "holdfast", "holdfastDurableRelease", "holdfastBatching" -> {
+                        LeaseService leases = LeaseService.builder(ds).table(TABLE)
+                                .fastRelease(!implementation.equals("holdfastDurableRelease"))
+                                .batching(implementation.equals("holdfastBatching")).build();
+                        yield (t, i) -> {
+                            Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
+                            leases.release(lease);
+                        };
+                    }
+                    case "oneStatement" -> (t, i) -> designPair(ds, kind, name(t, i), "bench-" + t);
+                    case "shedLock" -> {
+                        JdbcTemplateLockProvider shedLock = LeasePeers.shedLock(ds, kind);
+                        yield (t, i) -> {
+                            SimpleLock lock = shedLock.lock(new LockConfiguration(Instant.now(), name(t, i), TTL,
+                                    Duration.ZERO)).orElseThrow();
+                            lock.unlock();
+                        };
+                    }
+                    case "limit" -> (t, i) -> limitPair(ds, t);
+                    default -> throw new IllegalArgumentException(implementation);
+                });
+            }
+            Map<String, double[]> perPair = countOnce(pairs, counters, threads);
+            Map<String, List<Double>> rates = new LinkedHashMap<>();
+            pairs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+            List<String> names = new ArrayList<>(pairs.keySet());
+            for (int round = -2; round < rounds; round++) {
+                for (int k = 0; k < names.size(); k++) {
+                    String name = names.get((k + Math.max(round, 0)) % names.size());
+                    double rate = block(pairs.get(name), threads, blockMillis);
+                    if (round >= 0) {
+                        rates.get(name).add(rate);
+                    }
+                }
+            }
+            write(database, threads, rounds, blockMillis, rates, perPair, out);
+        } finally {
+            pools.forEach(HikariDataSource::close);
+        }
+    }
+
+    private static String name(int t, int i) {
+        return "n" + t + "-" + (i & 7);
+    }
+
+    /** Runs {@code pair} on {@code threads} threads for about {@code millis}; pairs per second. */
+    private static double block(Pair pair, int threads, long millis) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong done = new AtomicLong();
+        AtomicLong failures = new AtomicLong();
+        CountDownLatch finished = new CountDownLatch(threads);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            workers.add(new Thread(() -> {
+                int i = 0;
+                try {
+                    while (!stop.get()) {
+                        pair.run(thread, i++);
+                        done.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failures.incrementAndGet();
+                    e.printStackTrace();
+                } finally {
+                    finished.countDown();
+                }
+            }));
+        }
+        long start = System.nanoTime();
+        workers.forEach(Thread::start);
+        Thread.sleep(millis);
+        stop.set(true);
+        finished.await();
+        long elapsed = System.nanoTime() - start;
+        if (failures.get() > 0) {
+            throw new IllegalStateException(failures.get() + " workers failed");
+        }
+        return done.get() / (elapsed / 1e9);
+    }
+
+    /** One pass of 64 pairs per thread, counting JDBC executes and SQL statements: per pair. */
+    private static Map<String, double[]> countOnce(Map<String, Pair> pairs, Map<String, LeaseHandoff.Counting> counters,
+                                                   int threads) throws Exception {
+        Map<String, double[]> result = new LinkedHashMap<>();
+        for (var e : pairs.entrySet()) {
+            LeaseHandoff.Counting c = counters.get(e.getKey());
+            for (int i = 0; i < 16; i++) {
+                e.getValue().run(0, i); // warm: the first call of a service detects and prepares
+            }
+            long executes = c.statements.get();
+            long sql = c.sqlStatements.get();
+            int n = 64;
+            for (int i = 0; i < n; i++) {
+                e.getValue().run(0, i);
+            }
+            result.put(e.getKey(), new double[] {(c.statements.get() - executes) / (double) n,
+                    (c.sqlStatements.get() - sql) / (double) n});
+        }
+        return result;
+    }
+
+    static void createDesignTable(DataSource ds, TestDatabase.Kind kind) throws SQLException {
+        String time = switch (kind) {
+            case POSTGRESQL -> "TIMESTAMPTZ";
+            case MARIADB -> "DATETIME(6)";
+            case H2 -> "TIMESTAMP(6) WITH TIME ZONE";
+        };
+        LeasePeers.execute(ds, "DROP TABLE IF EXISTS " + DESIGN_TABLE,
+                "CREATE TABLE " + DESIGN_TABLE + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL,"
+                        + " token BIGINT NOT NULL, acquired_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)");
+    }
+
+    /** The design by hand: one upsert (granted iff it returns the caller as owner), one release update. */
+    static void designPair(DataSource ds, TestDatabase.Kind kind, String name, String owner) throws SQLException {
+        String acquire = switch (kind) {
+            case POSTGRESQL -> "INSERT INTO " + DESIGN_TABLE + " AS l (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (?, ?, 1, clock_timestamp(), clock_timestamp() + ? * interval '1 microsecond')"
+                    + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
+                    + " acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at"
+                    + " WHERE l.expires_at <= EXCLUDED.acquired_at RETURNING l.token, l.owner";
+            case MARIADB -> "INSERT INTO " + DESIGN_TABLE + " (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                    + " ON DUPLICATE KEY UPDATE token = IF(expires_at <= UTC_TIMESTAMP(6), token + 1, token),"
+                    + " owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
+                    + " acquired_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(acquired_at), acquired_at),"
+                    + " expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at)"
+                    + " RETURNING token, owner";
+            case H2 -> "SELECT token, owner FROM FINAL TABLE (MERGE INTO " + DESIGN_TABLE + " t USING (SELECT"
+                    + " CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, CURRENT_TIMESTAMP(6) AS now,"
+                    + " CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
+                    + " WHEN MATCHED AND t.expires_at <= s.now THEN UPDATE SET owner = s.owner, token = t.token + 1,"
+                    + " acquired_at = s.now, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
+                    + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
+                    + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
+        };
+        String now = switch (kind) {
+            case POSTGRESQL -> "clock_timestamp()";
+            case MARIADB -> "UTC_TIMESTAMP(6)";
+            case H2 -> "CURRENT_TIMESTAMP(6)";
+        };
+        try (Connection c = ds.getConnection()) {
+            long token;
+            try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, TTL.toNanos() / 1000);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || !owner.equals(rs.getString(2))) {
+                        throw new IllegalStateException("not granted: " + name);
+                    }
+                    token = rs.getLong(1);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + DESIGN_TABLE + " SET expires_at = acquired_at"
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now)) {
+                ps.setString(1, name);
+                ps.setString(2, owner);
+                ps.setLong(3, token);
+                if (ps.executeUpdate() != 1) {
+                    throw new IllegalStateException("not released: " + name);
+                }
+            }
+        }
+    }
+
+    private static void limitPair(DataSource ds, int t) throws SQLException {
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement("UPDATE " + LeasePeers.LIMIT_TABLE + " SET v = v + 1 WHERE id = ?")) {
+            for (int k = 0; k < 2; k++) {
+                ps.setInt(1, t * 2 + k);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    private static void write(String database, int threads, int rounds, long blockMillis, Map<String, List<Double>> rates,
+                              Map<String, double[]> perPair, Path out) throws Exception {
+        double base = Interleaved.median(rates.get("oneStatement"));
+        StringBuilder json = new StringBuilder(String.format(Locale.ROOT, "{\n  \"database\": \"%s\", \"threads\": %d,"
+                + " \"rounds\": %d, \"blockMillis\": %d, \"baseline\": \"oneStatement\",\n  \"results\": [\n",
+                database, threads, rounds, blockMillis));
+        List<String> names = new ArrayList<>(rates.keySet());
+        for (int k = 0; k < names.size(); k++) {
+            String name = names.get(k);
+            double median = Interleaved.median(rates.get(name));
+            double[] counts = perPair.get(name);
+            System.out.printf(Locale.ROOT, "%s %d threads %-24s median %7.0f pairs/s, ratio %.3f; %.2f round trips,"
+                    + " %.2f statements per pair%n", database, threads, name, median, median / base, counts[0], counts[1]);
+            json.append(String.format(Locale.ROOT, "    {\"implementation\": \"%s\", \"medianPairsPerSecond\": %.1f,"
+                            + " \"ratioToOneStatement\": %.3f, \"roundTripsPerPair\": %.2f, \"statementsPerPair\": %.2f,"
+                            + " \"blocks\": %s}%s\n", name, median, median / base, counts[0], counts[1],
+                    rates.get(name).stream().map(r -> String.format(Locale.ROOT, "%.1f", r)).toList(),
+                    k + 1 < names.size() ? "," : ""));
+        }
+        json.append("  ]\n}\n");
+        Files.writeString(out, json);
+    }
+}
