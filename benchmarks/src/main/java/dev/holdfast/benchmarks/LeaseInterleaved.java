@@ -26,7 +26,14 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 /**
  * The uncontended lease path against the design it implements, robust to a drifting machine:
@@ -38,10 +45,11 @@ import javax.sql.DataSource;
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
- *   <li>{@code holdfastBatching}: the same with {@code batching(true)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
  *   <li>{@code shedLock}: ShedLock's JDBC template provider, database time;</li>
+ *   <li>{@code springIntegration}: one {@code JdbcLockRegistry}, {@code tryLock()} and {@code unlock()};</li>
+ *   <li>{@code redisson}: Redisson's {@code RLock} on the local Redis (which does not fsync);</li>
  *   <li>{@code limit}: two single-row auto-commit updates per pair, the cost of two commits.</li>
  * </ul>
  * Before the timed rounds, one counted pass reports JDBC executes (round trips) and SQL statements
@@ -59,6 +67,9 @@ public final class LeaseInterleaved {
         void run(int t, int i) throws Exception;
     }
 
+    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastDurableRelease",
+            "shedLock", "springIntegration", "redisson", "limit");
+
     public static void main(String[] args) throws Exception {
         String database = args[0];
         int threads = Integer.parseInt(args[1]);
@@ -67,6 +78,7 @@ public final class LeaseInterleaved {
         Path out = Path.of(args[4]);
         TestDatabase.Kind kind = LeasePeers.kind(database);
         List<HikariDataSource> pools = new ArrayList<>();
+        List<Runnable> closers = new ArrayList<>();
         Map<String, Pair> pairs = new LinkedHashMap<>();
         Map<String, LeaseHandoff.Counting> counters = new LinkedHashMap<>();
         try (HikariDataSource admin = kind.newPool("bench-lease-ab-admin", 1)) {
@@ -74,17 +86,16 @@ public final class LeaseInterleaved {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
             createDesignTable(admin, kind);
             LeasePeers.createLimitTable(admin, threads * 2);
-            for (String implementation : List.of("oneStatement", "holdfast", "holdfastDurableRelease", "holdfastBatching", "shedLock", "limit")) {
+            for (String implementation : IMPLEMENTATIONS) {
                 HikariDataSource pool = kind.newPool("bench-lease-ab-" + implementation, threads);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
                 counters.put(implementation, counting);
                 DataSource ds = counting.wrap(pool);
                 pairs.put(implementation, switch (implementation) {
-                    case "holdfast", "holdfastDurableRelease", "holdfastBatching" -> {
+                    case "holdfast", "holdfastDurableRelease" -> {
                         LeaseService leases = LeaseService.builder(ds).table(TABLE)
-                                .fastRelease(!implementation.equals("holdfastDurableRelease"))
-                                .batching(implementation.equals("holdfastBatching")).build();
+                                .fastRelease(implementation.equals("holdfast")).build();
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);
@@ -96,6 +107,31 @@ public final class LeaseInterleaved {
                         yield (t, i) -> {
                             SimpleLock lock = shedLock.lock(new LockConfiguration(Instant.now(), name(t, i), TTL,
                                     Duration.ZERO)).orElseThrow();
+                            lock.unlock();
+                        };
+                    }
+                    case "springIntegration" -> {
+                        LeasePeers.createSpringIntegrationTable(admin, kind);
+                        JdbcLockRegistry registry = LeasePeers.springIntegration(ds);
+                        yield (t, i) -> {
+                            Lock lock = registry.obtain(name(t, i));
+                            if (!lock.tryLock()) {
+                                throw new IllegalStateException("not locked: " + name(t, i));
+                            }
+                            lock.unlock();
+                        };
+                    }
+                    case "redisson" -> {
+                        Config config = new Config();
+                        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
+                                .setConnectionMinimumIdleSize(threads).setConnectionPoolSize(threads);
+                        RedissonClient client = Redisson.create(config);
+                        closers.add(client::shutdown);
+                        yield (t, i) -> {
+                            RLock lock = client.getLock("holdfast-bench-lease-ab-" + name(t, i));
+                            if (!lock.tryLock(0, TTL.toMillis(), TimeUnit.MILLISECONDS)) {
+                                throw new IllegalStateException("not locked: " + name(t, i));
+                            }
                             lock.unlock();
                         };
                     }
@@ -118,6 +154,7 @@ public final class LeaseInterleaved {
             }
             write(database, threads, rounds, blockMillis, rates, perPair, out);
         } finally {
+            closers.forEach(Runnable::run);
             pools.forEach(HikariDataSource::close);
         }
     }

@@ -128,7 +128,6 @@ public final class LeaseService implements Leases {
     private final LeaseJdbc jdbc;
     private final PgWakeUps wakeUps;
     private final Retry races;
-    private final LeaseBatcher batcher;
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
     private volatile ScheduledExecutorService timer;
@@ -144,7 +143,6 @@ public final class LeaseService implements Leases {
         this.jdbc = new LeaseJdbc(sql);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
-        this.batcher = b.batching ? new LeaseBatcher(dataSource) : null;
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -159,7 +157,6 @@ public final class LeaseService implements Leases {
         private String table = HoldfastTable.LEASES.defaultName();
         private boolean fastRelease = true;
         private long safetyPollNanos = SAFETY_POLL_NANOS;
-        private boolean batching;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
@@ -200,26 +197,6 @@ public final class LeaseService implements Leases {
          */
         public Builder fastRelease(boolean fastRelease) {
             this.fastRelease = fastRelease;
-            return this;
-        }
-
-        /**
-         * Whether concurrent {@link #tryAcquire}, {@link #tryLock}, {@link #release} and
-         * {@link #unlock} calls of this service share one transaction, and so one commit (default
-         * false). A call that finds no statement of the service in flight runs alone at once, as
-         * without batching; calls that arrive while one is in flight queue, and run together, one
-         * per name (at most 32), in name order, each with its own statements and result, when it
-         * ends. So an idle instance waits for nothing, and a busy one commits once per batch instead
-         * of once per call: beyond the commit limit of one connection per call. Semantics are
-         * unchanged: a batch whose statement fails is rolled back and its calls run again alone; a
-         * batch whose commit fails raises {@link DatabaseException} in each call (its outcome is
-         * unknown, as a single call's would be). Releases in a batch of several commit durably (the
-         * batch shares the acquires' flush); a release that runs alone stays fast. Row locks are held
-         * until the batch commits, so a batch delays other instances' calls on its names by the
-         * batch's duration (a few round trips).
-         */
-        public Builder batching(boolean batching) {
-            this.batching = batching;
             return this;
         }
 
@@ -408,11 +385,6 @@ public final class LeaseService implements Leases {
         return new Lease(name, owner, h.token(), h.acquiredAt(), h.expiresAt());
     }
 
-    /** Tests: the batcher, or null without batching. */
-    LeaseBatcher batcher() {
-        return batcher;
-    }
-
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */
     long handOffsReceived() {
         return handOffsReceived.sum();
@@ -556,9 +528,6 @@ public final class LeaseService implements Leases {
     }
 
     private Optional<Lease> acquire(String what, String name, String owner, SqlCall<Optional<Lease>> call) {
-        if (batcher != null) {
-            return batcher.run(name, () -> acquire(what, name, owner, call, null), call);
-        }
         return acquire(what, name, owner, call, null);
     }
 
@@ -618,13 +587,10 @@ public final class LeaseService implements Leases {
     }
 
     private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
-        SqlCall<Boolean> release = c -> {
-            boolean fast = fastRelease && c.getAutoCommit(); // never in a batch: it shares the acquires' commit
+        boolean released = call("releasing", name, c -> {
+            boolean fast = fastRelease && c.getAutoCommit();
             return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
-        };
-        boolean released = batcher != null
-                ? batcher.run(name, () -> call("releasing", name, release), release)
-                : call("releasing", name, release);
+        });
         if (!released) {
             throw notHeld("release", name, owner, token);
         }

@@ -25,15 +25,9 @@ final class LeaseFixture {
         return table;
     }
 
-    /**
-     * A service on {@code table}; with {@code -Dholdfast.test.leaseBatching=true} (the build's second
-     * run of the contract and stress suites) its calls are batched.
-     */
     static LeaseService service(DataSource ds, String table) {
-        return LeaseService.builder(ds).table(table).batching(BATCHING).build();
+        return LeaseService.builder(ds).table(table).build();
     }
-
-    static final boolean BATCHING = Boolean.getBoolean("holdfast.test.leaseBatching");
 
     /** Waits (at most 5 s) until the waiter queue of {@code table} holds {@code entries} entries. */
     static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {

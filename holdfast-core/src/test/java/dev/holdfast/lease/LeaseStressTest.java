@@ -80,10 +80,8 @@ class LeaseStressTest {
 
         List<LeaseService> services = new ArrayList<>();
         List<DataSource> pools = new ArrayList<>();
-        // With batching, 4 workers share each service, so that their calls can form batches.
-        int perService = LeaseFixture.BATCHING ? 4 : 1;
-        for (int i = 0; i < WORKERS / perService; i++) {
-            DataSource pool = db.newPool(2 * perService);
+        for (int i = 0; i < WORKERS; i++) {
+            DataSource pool = db.newPool(2);
             pools.add(pool);
             services.add(LeaseFixture.service(pool, table));
         }
@@ -94,8 +92,8 @@ class LeaseStressTest {
             for (int w = 0; w < WORKERS; w++) {
                 int worker = w;
                 futures.add(executor.submit(() -> {
-                    LeaseService leases = services.get(worker / perService);
-                    DataSource pool = pools.get(worker / perService);
+                    LeaseService leases = services.get(worker);
+                    DataSource pool = pools.get(worker);
                     String owner = "worker-" + worker;
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     while (grants.get() < TARGET) {
@@ -202,15 +200,14 @@ class LeaseStressTest {
             }
         }
         long handOffs = services.stream().mapToLong(LeaseService::handOffsReceived).sum();
-        long batched = services.stream().mapToLong(l -> l.batcher() == null ? 0 : l.batcher().committed()[0]).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
                         + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
                         + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
-                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d; calls committed in batches %d%n",
+                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d%n",
                 db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
                 refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
-                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs, batched);
+                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs);
 
         assertThat(grants.get()).isGreaterThanOrEqualTo(TARGET);
         assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
@@ -219,9 +216,6 @@ class LeaseStressTest {
         assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
         assertThat(overlaps.get()).as("overlapping live holds").isZero();
         assertThat(tokenDisorder).as("token disorder").isZero();
-        if (LeaseFixture.BATCHING) {
-            assertThat(batched).as("calls committed in batches").isPositive();
-        }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
             assertThat(handOffs).as("releases handed the lease to blocked workers").isPositive();
         }
