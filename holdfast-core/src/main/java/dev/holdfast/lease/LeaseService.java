@@ -248,9 +248,9 @@ public final class LeaseService implements Leases {
      * and notifies it with the grant through {@code LISTEN/NOTIFY} (see {@link LeaseSql.PostgreSql}):
      * no polling, and no statement of the waiter's own to take the lease. A waiter that gives up
      * just as it is handed the lease gives it back before the call returns (if a connection comes
-     * within 0.1 s, else in the background; if that fails, the grant runs out by its TTL). On H2 and MariaDB waiters poll with exponential
-     * backoff (1 to 5 ms) and jitter, each poll refreshing its place: a free lease waits for the
-     * first waiter's next poll. An expired holder is noticed within 0.5 s on PostgreSQL, within the
+     * within 0.1 s, else in the background; if that fails, the grant runs out by its TTL). On H2
+     * and MariaDB waiters poll with exponential backoff (1 to 5 ms) and jitter, each poll refreshing
+     * its place: a free lease waits for the first waiter's next poll. An expired holder is noticed within 0.5 s on PostgreSQL, within the
      * backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
      *
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
@@ -488,9 +488,9 @@ public final class LeaseService implements Leases {
     }
 
     /**
-     * Removes a waiter that gave up, giving back a grant a release handed to it meanwhile. It waits at most {@link #BORROW_GRACE_NANOS} for a pooled
-     * connection (never the pool's own timeout: the caller's bound and interrupt come first); if
-     * none comes, a background thread removes it later. If that fails or the service is closed,
+     * Removes a waiter that gave up, giving back a grant a release handed to it meanwhile. It waits
+     * at most {@link #BORROW_GRACE_NANOS} for a pooled connection (never the pool's own timeout: the
+     * caller's bound and interrupt come first); if none comes, a background thread removes it later. If that fails or the service is closed,
      * the entry lapses by itself within its {@code wait_until}.
      */
     private void giveUp(String name, String waiter) {
