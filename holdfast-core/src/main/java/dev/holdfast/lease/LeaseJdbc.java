@@ -54,23 +54,15 @@ final class LeaseJdbc {
             return acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined);
         }
         try (PreparedStatement ps = c.prepareStatement(statement)) {
-            ps.setString(1, name);
-            ps.setString(2, owner);
-            ps.setLong(3, ttlMicros);
-            ps.setString(4, waiter);
-            ps.setString(5, waiter);
-            ps.setString(6, waiter);
-            ps.setString(7, name);
-            ps.setString(8, waiter);
-            ps.setString(9, name);
-            ps.setString(10, waiter);
-            ps.setLong(11, queueMicros);
-            ps.setString(12, owner);
-            ps.setLong(13, ttlMicros);
+            int i = 1;
+            for (Object value : List.of(name, owner, ttlMicros, waiter, waiter, waiter, name, waiter, name, waiter,
+                    queueMicros, owner, ttlMicros)) {
+                ps.setObject(i++, value);
+            }
             if (listener == null) {
-                ps.setNull(14, java.sql.Types.INTEGER);
+                ps.setNull(i, java.sql.Types.INTEGER);
             } else {
-                ps.setInt(14, listener);
+                ps.setInt(i, listener);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 return granted(rs, name, owner);

@@ -60,7 +60,8 @@ abstract class LeaseSql {
     /**
      * The blocking acquire's attempt, the waiter queue kept in the same statement (PostgreSQL: see
      * {@link PostgreSql}); null where it takes statements of their own ({@link #acquireQueuedSql()}). Binds name,
-     * owner, ttl micros, waiter, waiter, name, waiter, name, waiter, queue micros; returns as the acquire.
+     * owner, ttl micros, waiter (three times), name, waiter, then for the queue entry name, waiter, queue micros,
+     * owner, ttl micros, listener pid; returns as the acquire.
      */
     String acquireOrQueueSql() {
         return null;

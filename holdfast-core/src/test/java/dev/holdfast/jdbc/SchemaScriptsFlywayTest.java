@@ -28,11 +28,15 @@ class SchemaScriptsFlywayTest {
                 .load()
                 .migrate();
         assertThat(result.success).isTrue();
-        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 6 : 5);
+        assertThat(result.migrationsExecuted).isEqualTo(db.kind() == TestDatabase.Kind.H2 ? 7 : 6);
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + locks)).isZero();
         assertThat(db.queryLong("SELECT COUNT(ended_lock_id) + COUNT(ended_reason) FROM " + locks))
                 .as("the later script added the ended_* columns").isZero();
         assertThat(db.queryLong("SELECT COUNT(broken_by) FROM " + leases)).as("and the broken_* columns").isZero();
+        if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
+            assertThat(db.queryLong("SELECT COUNT(handed_to) FROM " + leases)).as("and the hand-off columns").isZero();
+            assertThat(db.queryLong("SELECT COUNT(listener) + COUNT(lease_owner) FROM " + leases + "_queue")).isZero();
+        }
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + leases)).isZero();
 
         // Idempotent on top of Flyway's work.
