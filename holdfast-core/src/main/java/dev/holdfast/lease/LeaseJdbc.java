@@ -144,8 +144,8 @@ final class LeaseJdbc {
      */
     boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
             throws SQLException {
-        String release = sql.releaseSql(token != null, heldAtLeastMicros != null);
-        return updateThenWake(c, release, name, fast, ps -> {
+        String release = sql.releaseSql(token != null, heldAtLeastMicros != null, fast);
+        return updateThenHandOff(c, release, name, ps -> {
             int i = 1;
             if (heldAtLeastMicros != null) {
                 ps.setLong(i++, heldAtLeastMicros);
@@ -162,7 +162,7 @@ final class LeaseJdbc {
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
     boolean forceRelease(Connection c, String name, String by) throws SQLException {
-        return updateThenWake(c, sql.forceReleaseSql(), name, false, ps -> {
+        return updateThenHandOff(c, sql.forceReleaseSql(), name, ps -> {
             ps.setString(1, by == null ? "" : by);
             ps.setString(2, name);
             return 3;
@@ -170,29 +170,36 @@ final class LeaseJdbc {
     }
 
     /**
-     * Runs an update that matches at most one row, and where the dialect has one, the wake-up after
-     * it in the same round trip (the update then returns the row it changed); true if it matched.
+     * Runs an update that matches at most one row; where it reports that someone may wait
+     * (PostgreSQL), then the hand-off: in the same transaction on a manual-commit connection, else in
+     * one of its own. True if the update matched.
      */
-    private boolean updateThenWake(Connection c, String update, String name, boolean fast, Binder bind)
-            throws SQLException {
-        String wake = sql.wakeSql(fast);
-        if (wake == null) {
+    private boolean updateThenHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
+        if (!sql.releaseReportsWaiters()) {
             try (PreparedStatement ps = c.prepareStatement(update)) {
                 bind.bind(ps);
                 return ps.executeUpdate() == 1;
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(update + "; " + wake)) {
-            int i = bind.bind(ps);
-            ps.setString(i, name);
-            boolean updated;
-            ps.execute();
-            try (ResultSet rs = ps.getResultSet()) {
-                updated = rs != null && rs.next();
+        boolean waiters;
+        try (PreparedStatement ps = c.prepareStatement(update)) {
+            bind.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return false;
+                }
+                waiters = rs.getBoolean(2);
             }
-            drain(ps);
-            return updated;
         }
+        if (waiters) {
+            try (PreparedStatement ps = c.prepareStatement(sql.handOffSql())) {
+                ps.setString(1, name);
+                ps.setString(2, name);
+                ps.execute();
+                drain(ps);
+            }
+        }
+        return true;
     }
 
     /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */

@@ -64,7 +64,8 @@ import javax.sql.DataSource;
  *       live grant, which is extended and keeps its token</td></tr>
  *   <tr><td>{@link #renew}</td><td>1</td><td>extends the caller's live grant (name, owner and token must
  *       match), same token</td></tr>
- *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (+1 read to diagnose a failure)</td><td>expires the row
+ *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (PostgreSQL: +1 to hand the lease to a queued
+ *       waiter; +1 read to diagnose a failure)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
  *   <tr><td>{@link #lock}</td><td>PostgreSQL: 1 to queue; the release hands the lease over; else polls with backoff</td>
@@ -86,9 +87,10 @@ import javax.sql.DataSource;
  * <p>The service borrows a connection from its data source per operation and returns it at once.
  * Give it a plain pool, not one bound to the caller's transaction: a lease must not commit or roll
  * back with the caller's work. On PostgreSQL the pool's connections must use READ COMMITTED (the
- * default): a release reads the waiter queue in a second statement of its transaction, which
- * under REPEATABLE READ or SERIALIZABLE would reuse the first statement's snapshot and could miss
- * a waiter that queued meanwhile (that waiter then gets the lease only by its safety poll). Thread-safe; keep one per table and close it at shutdown.
+ * default): a release learns whether anyone waits from the newest version of the lease row, which
+ * READ COMMITTED re-reads when a waiter changed it meanwhile (REPEATABLE READ or SERIALIZABLE would
+ * fail such a release with a serialization error instead). Thread-safe; keep one per table and
+ * close it at shutdown.
  */
 public final class LeaseService implements Leases {
 
@@ -191,8 +193,8 @@ public final class LeaseService implements Leases {
          * release durable too: no fencing token can repeat. Acquires and renewals are always durable:
          * on PostgreSQL their statements raise {@code synchronous_commit} to {@code on} for their own
          * transaction where the server, role or session has {@code off} or {@code local}.
-         * A release with a {@link #lock} waiter queued keeps the session's setting: the waiter's acquire would
-         * otherwise wait behind the WAL writer's flush. Ignored on H2 and MariaDB (MariaDB's flush
+         * A release with a {@link #lock} waiter queued is followed by the hand-off, a grant that commits
+         * durably and so flushes the release too. Ignored on H2 and MariaDB (MariaDB's flush
          * policy is server-wide).
          */
         public Builder fastRelease(boolean fastRelease) {

@@ -117,24 +117,32 @@ abstract class LeaseSql {
 
     /**
      * Expires the caller's live grant (one row matched, or none). Binds [held-at-least micros twice,]
-     * name, owner[, token]. Where {@link #wakeSql} is not null, the runner sends it after this in the
-     * same round trip, and this statement returns the released row instead of only a count.
+     * name, owner[, token]. Where {@link #releaseReportsWaiters()}, it returns the released row's token
+     * and whether a waiter may be queued, and the runner then {@link #handOffSql() hands off}.
      *
      * @param withToken    whether only the grant with a given token is matched (else any of the owner's)
      * @param heldAtLeast  whether the lease stays held until a minimum hold from its grant ({@link #releasedExpiry})
+     * @param fast         PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
-    String releaseSql(boolean withToken, boolean heldAtLeast) {
+    String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
         return "UPDATE " + table + " SET broken_by = NULL, broken_at = NULL, expires_at = " + releasedExpiry(heldAtLeast)
                 + " WHERE name = ? AND owner = ?" + (withToken ? " AND token = ?" : "")
                 + " AND expires_at > " + dialect.clock();
     }
 
     /**
-     * The statement sent after a release or force-release in the same round trip, or null (binds
-     * name): PostgreSQL hands the lease to the first waiter, and with {@code fast} lets the release
-     * commit without waiting for the WAL flush when nobody waits.
+     * Whether a release or force-release returns the row it changed (column 1) and whether a waiter
+     * may be queued for it (column 2, from the lease row itself), instead of only a count.
      */
-    String wakeSql(boolean fast) {
+    boolean releaseReportsWaiters() {
+        return false;
+    }
+
+    /**
+     * Where releases hand the lease to the first waiter (PostgreSQL): the statements the runner sends
+     * after a release or force-release that reported waiters; null elsewhere. Binds name twice.
+     */
+    String handOffSql() {
         return null;
     }
 
@@ -188,7 +196,7 @@ abstract class LeaseSql {
 
     /**
      * Expires a live lease whoever holds it, recording who broke it and when. Binds by (an empty
-     * string when not named), name; then {@link #wakeSql wakes} like a release.
+     * string when not named), name; then {@link #handOffSql hands off} like a release.
      */
     String forceReleaseSql() {
         return "UPDATE " + table + " SET broken_by = ?, broken_at = " + dialect.clock()
@@ -285,8 +293,8 @@ abstract class LeaseSql {
      * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
      * the same statement, with what it would be granted (its owner, TTL) and the backend pid of the
      * listener that delivers its notifications. A free lease goes to a blocking caller only if no live
-     * waiter queued before it, and a release that frees the lease hands it to the first live waiter in
-     * its own transaction ({@link #wakeSql}) and notifies it with the grant, so each waiter makes one
+     * waiter queued before it, and a release that frees the lease, learning from its own row that
+     * someone waits, hands it to the first live waiter ({@link #handOffSql}) and notifies it with the grant, so each waiter makes one
      * failed attempt per grant and none to take it, and the releasing worker cannot barge ahead of
      * the queue. Queue entries carry a short {@code wait_until} that waiters refresh, so a crashed
      * waiter stops counting soon. The queue's {@code owner} column holds the <em>waiter id</em> of one
@@ -295,12 +303,11 @@ abstract class LeaseSql {
      * {@code <length of name>:<name><waiter id>}, then the grant).
      *
      * <p>Fast release: {@code set_config('synchronous_commit', 'off', true)} in the release's own
-     * auto-commit transaction, so its commit does not wait for the WAL flush; the setting ends with
+     * auto-commit statement, so its commit does not wait for the WAL flush; the setting ends with
      * that transaction and the session keeps its own. Safe because a lost release (crash before the
-     * flush) only leaves the lease to expire by its TTL, and any acquire that relied on the release
-     * commits durably, which flushes the WAL up to and including the release. Only when nobody is
-     * queued: a release that hands the lease over is a grant and commits durably, and one that only
-     * notifies a waiter keeps the session's setting.
+     * flush) only leaves the lease to expire by its TTL, and any grant that relied on the release
+     * (an acquire, or the hand-off right after it) commits durably, which flushes the WAL up to and
+     * including the release.
      */
     static final class PostgreSql extends LeaseSql {
         /**
@@ -341,7 +348,6 @@ abstract class LeaseSql {
         private final String reenter;
         private final String acquireOrQueue;
         private final String handOff;
-        private final String handOffFast;
         private final String giveUp;
         private final String renew;
 
@@ -379,10 +385,13 @@ abstract class LeaseSql {
                     + " SELECT ?, ?, n.t + ? * interval '1 microsecond', ?, ?, ? FROM n WHERE NOT EXISTS (SELECT 1 FROM a)"
                     + " ON CONFLICT (name, owner) DO UPDATE SET wait_until = EXCLUDED.wait_until,"
                     + " lease_owner = EXCLUDED.lease_owner, ttl_micros = EXCLUDED.ttl_micros, listener = EXCLUDED.listener,"
-                    + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END)"
+                    + " seq = CASE WHEN w.wait_until <= clock_timestamp() THEN EXCLUDED.seq ELSE w.seq END"
+                    + " RETURNING w.name, w.wait_until),"
+                    // The lease row says that someone waits, so that a release learns it from its own row.
+                    + " f AS (UPDATE " + table + " AS s SET waiters_until = GREATEST(s.waiters_until, e.wait_until)"
+                    + " FROM e WHERE s.name = e.name)"
                     + " SELECT token, acquired_at, expires_at FROM a";
-            handOff = handOff(table, queue, channel, false);
-            handOffFast = handOff(table, queue, channel, true);
+            handOff = handOff(table, queue, channel);
             giveUp = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; "
                     + leaveQueueSql() + "; "
                     + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
@@ -423,36 +432,40 @@ abstract class LeaseSql {
         }
 
         /**
-         * The hand-off, sent after a release or force-release (same round trip, same transaction):
-         * if the lease is free now, grants it to the first live waiter (its lease owner and TTL, a
-         * token above every earlier one, database time, {@code handed_to} = its waiter id), removes
-         * that waiter's entry and notifies it with the grant (payload
-         * {@code <length of name>:<name><waiter id> <token> <acquired µs> <expires µs>}, epoch
-         * microseconds), so the waiter learns of a grant that is already committed, with no
-         * statement of its own. The transaction then commits durably, as every grant does. Only a
-         * waiter whose listener connection is alive ({@code pg_stat_get_activity(listener)}) is
-         * handed the lease: a crashed process is not, and the first waiter is only notified (as a
-         * waiter that polls), keeping the queue's order. Binds: name.
-         *
-         * <p>A statement of its own, so that it reads the queue with a snapshot taken after the
-         * release got the row lock: when the release waited for that lock behind a failing queued
-         * attempt, a subquery of the release itself (its snapshot taken before the wait) would miss
-         * the entry that attempt just committed. The first entry is locked ({@code FOR UPDATE}) so
-         * that a waiter refreshing or leaving it at that moment is seen as it ends; every statement
-         * locks the lease row before queue rows, so this cannot deadlock. With {@code fast}, and
-         * nobody queued, the release commits without waiting for the WAL flush.
-         *
-         * <p>Requires READ COMMITTED (PostgreSQL's default), as each statement must take its own
-         * snapshot: under REPEATABLE READ or SERIALIZABLE both statements share the transaction's
-         * first snapshot and a waiter queued meanwhile would not be handed the lease (it still finds
-         * it by its safety poll). {@link LeaseService} documents this for the pool.
+         * The hand-off, sent after a release or force-release that reported waiters (in the same
+         * transaction on a manual-commit connection, else in one of its own): locks the lease row (as
+         * every statement does before queue rows, so none can deadlock), then, if the lease is free,
+         * grants it to the first live waiter (its lease owner and TTL, a token above every earlier
+         * one, database time, {@code handed_to} = its waiter id), removes that waiter's entry and
+         * notifies it with the grant (payload {@code <length of name>:<name><waiter id> <token>
+         * <acquired µs> <expires µs>}, epoch microseconds), so the waiter learns of a grant that is
+         * already committed, with no statement of its own. That commit is durable, as every grant's,
+         * and flushes a fast release before it. Only a waiter whose listener connection is alive
+         * ({@code pg_stat_get_activity(listener)}) is handed the lease: a crashed process is not, and
+         * the first waiter is only notified (as a waiter that polls), keeping the queue's order. The
+         * first entry is locked ({@code FOR UPDATE}) so that a waiter refreshing or leaving it at that
+         * moment is seen as it ends. If the releasing process dies between the two transactions, the
+         * free lease goes to the first waiter at its safety poll.
          */
         @Override
-        String wakeSql(boolean fast) {
-            return fast ? handOffFast : handOff;
+        String handOffSql() {
+            return "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; " + handOff;
         }
 
-        private static String handOff(String table, String queue, String channel, boolean fast) {
+        /**
+         * A release learns from its own row whether anyone waits: every refused queued attempt raises
+         * the row's {@code waiters_until} in its statement, while it holds the row lock. A release's
+         * {@code UPDATE} works on the newest version of the row (READ COMMITTED re-reads a row that
+         * changed after its snapshot), so it sees that mark even when it waited for the row lock
+         * behind the very attempt that queued, which a subquery (reading the statement's older
+         * snapshot) would miss. Nobody waiting costs the release nothing more than this column.
+         */
+        @Override
+        boolean releaseReportsWaiters() {
+            return true;
+        }
+
+        private static String handOff(String table, String queue, String channel) {
             String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
             return "WITH n AS (SELECT clock_timestamp() AS t),"
                     + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
@@ -470,7 +483,6 @@ abstract class LeaseSql {
                     + " FROM h WHERE EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
                     + " AND f.expires_at <= clock_timestamp())) IS NULL,"
                     + " set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM g) THEN " + DURABLE_LEVEL
-                    + (fast ? " WHEN NOT EXISTS (SELECT 1 FROM h) THEN 'off'" : "")
                     + " ELSE current_setting('synchronous_commit') END, true)";
         }
 
@@ -478,7 +490,7 @@ abstract class LeaseSql {
          * Leaves the queue for good (a waiter that gave up), giving back a grant that was handed to it
          * meanwhile, which then goes to the next waiter: locks the lease row first (as every
          * statement does), removes the entry, expires a live grant handed to this waiter, then
-         * {@link #wakeSql hands off}.
+         * {@link #handOffSql hands off}.
          */
         @Override
         String giveUpSql() {
@@ -490,19 +502,24 @@ abstract class LeaseSql {
             return List.of(name, name, waiter, name, waiter, name);
         }
 
-        /** Returns the released row, so that the runner tells a release from none with the wake-up after it. */
+        /**
+         * Returns the released row's token and whether a waiter may be queued; with {@code fast},
+         * commits without waiting for the WAL flush.
+         */
         @Override
-        String releaseSql(boolean withToken, boolean heldAtLeast) {
+        String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
             return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL, expires_at = "
                     + releasedExpiry(heldAtLeast) + " WHERE l.name = ? AND l.owner = ?"
                     + (withToken ? " AND l.token = ?" : "") + " AND l.expires_at > clock_timestamp()"
-                    + " RETURNING l.token";
+                    + " RETURNING l.token, l.waiters_until > clock_timestamp()"
+                    + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
         }
 
         @Override
         String forceReleaseSql() {
             return "UPDATE " + table + " AS l SET broken_by = ?, broken_at = clock_timestamp(), handed_to = NULL,"
-                    + " expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token";
+                    + " expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp()"
+                    + " RETURNING l.token, l.waiters_until > clock_timestamp()";
         }
 
         @Override

@@ -358,17 +358,18 @@ class LeaseContractTest {
                 assertThat(setting(c)).as("after it").isEqualTo("on");
                 c.setAutoCommit(true);
             }
-            // With a waiter queued the release stays durable (its acquire would wait behind the flush).
+            // A fast release followed by a hand-off to a queued waiter commits durably: the hand-off grants.
             Lease d = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until) VALUES ('job', 'waiter',"
-                    + " clock_timestamp() + interval '1 minute')");
             try (Connection c = pool.getConnection()) {
+                LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter", "w", LeaseDurabilityTest.pid(c));
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", d.token(), true, null)).isTrue();
-                assertThat(setting(c)).as("release with a waiter").isEqualTo("on");
+                assertThat(setting(c)).as("release that handed the lease over").isEqualTo("on");
                 c.commit();
                 c.setAutoCommit(true);
             }
+            assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("w");
+            leases.forceRelease("job");
         }
         try (LeaseService durable = LeaseService.builder(pool).table(table).fastRelease(false).build()) {
             Lease c1 = durable.tryAcquire("job", "a", LONG).orElseThrow();

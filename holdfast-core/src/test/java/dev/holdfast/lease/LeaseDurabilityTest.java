@@ -40,11 +40,12 @@ class LeaseDurabilityTest {
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
                 "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
                 "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false, null)).isPresent(),
-                // A release that hands the lease to a waiter is a grant: durable even when asked to be fast.
+                // A release that hands the lease to a waiter grants it: durable. (Inside a transaction, as
+                // here, a release is never fast; in auto-commit mode the hand-off is a transaction of its own.)
                 "handOff", (c, s, n) -> {
                     Lease l = granted(db, table, n);
                     queueWaiter(db, table, n, "waiter-b", "b", pid(c));
-                    assertThat(s.release(c, n, "a", l.token(), true, null)).isTrue();
+                    assertThat(s.release(c, n, "a", l.token(), false, null)).isTrue();
                     try (PreparedStatement ps = c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
                         ps.setString(1, n);
                         try (ResultSet rs = ps.executeQuery()) {
@@ -116,6 +117,8 @@ class LeaseDurabilityTest {
             throws SQLException {
         db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
                 + " VALUES (?, ?, clock_timestamp() + interval '1 minute', ?, 60000000, ?)", name, waiter, owner, listener);
+        // As a queued attempt does: the lease row says that someone waits.
+        db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = ?", name);
     }
 
     static int pid(Connection c) throws SQLException {

@@ -4,12 +4,18 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
+import com.zaxxer.hikari.HikariDataSource;
+
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,6 +66,55 @@ class LeaseHandOffTest {
                 b.release(got);
             }
             assertThat(b.handOffsReceived()).isEqualTo(3);
+        }
+    }
+
+    /**
+     * The queue costs a release nothing when nobody waits: one statement, as a plain release; with a
+     * waiter queued (which marked the lease row), the release is followed by the hand-off.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aReleaseIsOneStatementWhenNobodyWaits(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        HikariDataSource pool = db.newPool(2);
+        DataSource recording = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class}, (p, m, args) -> {
+                    Object r = m.invoke(pool, args);
+                    if (r instanceof Connection c) {
+                        return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                                (p2, m2, args2) -> {
+                                    if (m2.getName().equals("prepareStatement")) {
+                                        prepared.add((String) args2[0]);
+                                    }
+                                    try {
+                                        return m2.invoke(c, args2);
+                                    } catch (java.lang.reflect.InvocationTargetException e) {
+                                        throw e.getCause();
+                                    }
+                                });
+                    }
+                    return r;
+                });
+        try (LeaseService a = LeaseService.builder(recording).table(table).build();
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).hasSize(1);
+            assertThat(prepared.get(0)).startsWith("UPDATE").doesNotContain(";");
+
+            held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            awaitListenedEntry(db, table);
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).hasSize(2);
+            assertThat(prepared.get(1)).contains("pg_notify");
+            assertThat(waiting.get(10, TimeUnit.SECONDS).token()).isEqualTo(held.token() + 1);
+            assertThat(b.handOffsReceived()).isEqualTo(1);
+        } finally {
+            pool.close();
         }
     }
 

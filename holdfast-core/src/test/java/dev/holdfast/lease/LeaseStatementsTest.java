@@ -26,10 +26,12 @@ class LeaseStatementsTest {
                 + section("lock: a waiter that gave up leaves the queue (binds " + sql.giveUpBinds("<name>", "<waiter>")
                         + ")", sql.giveUpSql())
                 + section("renew" + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.renewSql())
-                + section("release", sql.releaseSql(true, false))
-                + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true))
-                + optional("after a release, in the same round trip: hand the lease to the first waiter", sql.wakeSql(false))
-                + optional("after a fast release: hand off, or skip the WAL flush if nobody waits", sql.wakeSql(true))
+                + section("release" + (sql.releaseReportsWaiters() ? "; returns the token and whether anyone may wait" : ""),
+                        sql.releaseSql(true, false, false))
+                + (sql.releaseSql(true, false, true).equals(sql.releaseSql(true, false, false)) ? ""
+                        : section("fast release", sql.releaseSql(true, false, true)))
+                + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true, false))
+                + optional("after a release that reported waiters: hand the lease to the first waiter", sql.handOffSql())
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
                 + section("list (operators)", sql.listLiveSql())
