@@ -118,6 +118,26 @@ class LeaseHandOffTest {
         }
     }
 
+    /** An operator's force-release hands the lease over like a release: the waiter gets the next token at once. */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aForceReleaseHandsTheLeaseToTheFirstWaiter(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            awaitListenedEntry(db, table);
+            assertThat(a.forceRelease("job", "ops")).isTrue();
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(a.find("job").orElseThrow()).isEqualTo(got);
+            assertThat(b.handOffsReceived()).isEqualTo(1);
+            // The broken holder cannot release it: the lease was granted again since.
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> a.release(held)))
+                    .isInstanceOf(LeaseExpiredException.class).hasMessageContaining("granted again");
+        }
+    }
+
     /** A waiter whose notification was lost finds the grant handed to it at its next attempt: same token, once. */
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
