@@ -35,6 +35,7 @@ import javax.sql.DataSource;
 /**
  * Same-name contention across separate instances, as separate servers would have: 8 workers, each
  * with its own pool and its own lease service (or Spring Integration registry, or Redisson client),
+ * and ({@code holdfastOneInstance}) within one instance: 8 threads of one service on one pool;
  * loop "blocking acquire, hold 1 ms, release" on one name for 10 s after a 2 s warm-up.
  *
  * <p>Reported per implementation: acquisitions/s; hand-off latency between different workers, from
@@ -141,7 +142,8 @@ public final class LeaseHandoff {
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"}}) {
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"},
+                {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"}}) {
             if (!only.isEmpty() && !only.contains(run[0] + "@" + run[1])) {
                 continue;
             }
@@ -243,9 +245,37 @@ public final class LeaseHandoff {
             } else if (implementation.equals("springIntegration")) {
                 LeasePeers.createSpringIntegrationTable(admin, kind);
             }
+            // Within one instance: every worker is a thread of one service, on one pool.
+            LeaseService shared = null;
+            if (implementation.equals("holdfastOneInstance")) {
+                HikariDataSource pool = kind.newPool("bench-handoff-shared", WORKERS * 2 + 1);
+                shared = LeaseService.builder(counting.wrap(pool)).table(TABLE).build();
+                LeaseService service = shared;
+                cleanup.add(() -> {
+                    service.close();
+                    pool.close();
+                });
+            }
             for (int w = 0; w < WORKERS; w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
+                    case "holdfastOneInstance" -> {
+                        LeaseService leases = shared;
+                        AtomicReference<Lease> held = new AtomicReference<>();
+                        instances.add(new Instance() {
+                            public void acquire() throws Exception {
+                                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+                            }
+
+                            public void release() {
+                                leases.release(held.get());
+                            }
+
+                            public void close() {
+                                // the shared service closes with the run
+                            }
+                        });
+                    }
                     case "holdfast", "holdfastDurableRelease" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
@@ -316,6 +346,9 @@ public final class LeaseHandoff {
         } finally {
             for (Instance i : instances) {
                 i.close();
+            }
+            for (AutoCloseable c : cleanup) {
+                c.close();
             }
             if (admin != null) {
                 if (implementation.startsWith("holdfast")) {

@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -126,10 +128,18 @@ public final class LeaseService implements Leases {
     private final String table;
     private final boolean fastRelease;
     private final long safetyPollNanos;
+    private final long minPollNanos;
+    private final long maxQueuedPollNanos;
     private final LeaseSql sql;
     private final LeaseJdbc jdbc;
     private final PgWakeUps wakeUps;
     private final Retry races;
+    /**
+     * This service's polling {@link #lock} calls (not woken by notifications) by lease name, oldest
+     * first: a release through this service wakes the oldest at once, instead of at its next poll.
+     */
+    private final ConcurrentHashMap<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>>
+            localPollers = new ConcurrentHashMap<>();
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
     private volatile ScheduledExecutorService timer;
@@ -141,6 +151,8 @@ public final class LeaseService implements Leases {
         this.table = b.table;
         this.fastRelease = b.fastRelease;
         this.safetyPollNanos = b.safetyPollNanos;
+        this.minPollNanos = b.minPollNanos;
+        this.maxQueuedPollNanos = b.maxQueuedPollNanos;
         this.sql = LeaseSql.forDialect(dialect, table);
         this.jdbc = new LeaseJdbc(sql);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
@@ -159,6 +171,8 @@ public final class LeaseService implements Leases {
         private String table = HoldfastTable.LEASES.defaultName();
         private boolean fastRelease = true;
         private long safetyPollNanos = SAFETY_POLL_NANOS;
+        private long minPollNanos = MIN_BACKOFF_NANOS;
+        private long maxQueuedPollNanos = MAX_QUEUED_POLL_NANOS;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
@@ -199,6 +213,13 @@ public final class LeaseService implements Leases {
          */
         public Builder fastRelease(boolean fastRelease) {
             this.fastRelease = fastRelease;
+            return this;
+        }
+
+        /** Tests only: the shortest and longest poll of a queued waiter that is not notified. */
+        Builder queuedPoll(Duration min, Duration max) {
+            this.minPollNanos = min.toNanos();
+            this.maxQueuedPollNanos = max.toNanos();
             return this;
         }
 
@@ -252,7 +273,8 @@ public final class LeaseService implements Leases {
      * just as it is handed the lease gives it back before the call returns (if a connection comes
      * within 0.1 s, else in the background; if that fails, the grant runs out by its TTL). On H2
      * and MariaDB waiters poll with exponential backoff (1 to 5 ms) and jitter, each poll refreshing
-     * its place: a free lease waits for the first waiter's next poll. An expired holder is noticed within 0.5 s on PostgreSQL, within the
+     * its place: a free lease waits for the first waiter's next poll, except that a release through
+     * this same service wakes its oldest waiting call at once. An expired holder is noticed within 0.5 s on PostgreSQL, within the
      * backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
      *
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
@@ -302,6 +324,8 @@ public final class LeaseService implements Leases {
         PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter();
         if (notified) {
             wakeUps.register(key, wakeUp);
+        } else if (viaQueue) {
+            localPollers.computeIfAbsent(name, n -> new ConcurrentLinkedDeque<>()).addLast(wakeUp);
         }
         // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
@@ -310,7 +334,7 @@ public final class LeaseService implements Leases {
         boolean queued = false;
         int attempts = 0;
         int races = 0;
-        long backoff = MIN_BACKOFF_NANOS;
+        long backoff = viaQueue ? minPollNanos : MIN_BACKOFF_NANOS;
         try {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
@@ -361,8 +385,11 @@ public final class LeaseService implements Leases {
                     }
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
-                    TimeUnit.NANOSECONDS.sleep(Math.min(left, sleep));
-                    backoff = Math.min(viaQueue ? MAX_QUEUED_POLL_NANOS : MAX_BACKOFF_NANOS, backoff * 2);
+                    // A release through this service wakes its oldest polling waiter at once.
+                    boolean woken = wakeUp.signal.tryAcquire(Math.min(left, sleep), TimeUnit.NANOSECONDS);
+                    wakeUp.signal.drainPermits();
+                    backoff = woken ? minPollNanos
+                            : Math.min(viaQueue ? maxQueuedPollNanos : MAX_BACKOFF_NANOS, backoff * 2);
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
@@ -373,7 +400,21 @@ public final class LeaseService implements Leases {
         } finally {
             if (notified) {
                 wakeUps.unregister(key, wakeUp);
+            } else if (viaQueue) {
+                localPollers.computeIfPresent(name, (n, deque) -> {
+                    deque.remove(wakeUp);
+                    return deque.isEmpty() ? null : deque;
+                });
             }
+        }
+    }
+
+    /** Wakes this service's oldest polling waiter of {@code name}, if any: the lease may be free now. */
+    private void wakeLocalPoller(String name) {
+        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = localPollers.get(name);
+        PgWakeUps.Waiter oldest = deque == null ? null : deque.peekFirst();
+        if (oldest != null) {
+            oldest.signal.release();
         }
     }
 
@@ -596,6 +637,7 @@ public final class LeaseService implements Leases {
         if (!released) {
             throw notHeld("release", name, owner, token);
         }
+        wakeLocalPoller(name);
     }
 
     /** {@link #notHeld} for a refused renewal of a guard; null if the row cannot be read (the loss stands anyway). */
@@ -774,14 +816,21 @@ public final class LeaseService implements Leases {
     @Override
     public boolean forceRelease(String name) {
         checkName("name", name);
-        return call("force-releasing", name, c -> jdbc.forceRelease(c, name, null));
+        return forceReleased(name, call("force-releasing", name, c -> jdbc.forceRelease(c, name, null)));
     }
 
     @Override
     public boolean forceRelease(String name, String by) {
         checkName("name", name);
         checkName("by", by);
-        return call("force-releasing", name, c -> jdbc.forceRelease(c, name, by));
+        return forceReleased(name, call("force-releasing", name, c -> jdbc.forceRelease(c, name, by)));
+    }
+
+    private boolean forceReleased(String name, boolean released) {
+        if (released) {
+            wakeLocalPoller(name);
+        }
+        return released;
     }
 
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */

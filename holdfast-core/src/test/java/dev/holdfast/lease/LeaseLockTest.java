@@ -196,6 +196,30 @@ class LeaseLockTest {
         }
     }
 
+    /**
+     * A polling waiter (H2, MariaDB) is woken at once by a release through its own service, not at its
+     * next poll (here a minute away); a release through another service does not wake it.
+     */
+    @DatabaseTest(only = {TestDatabase.Kind.H2, TestDatabase.Kind.MARIADB})
+    void aReleaseThroughTheSameServiceWakesItsPollingWaiterAtOnce(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService same = LeaseService.builder(db.newPool(3)).table(table)
+                .queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1)).build();
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(same, "b", LONG, Duration.ofMinutes(2));
+            LeaseFixture.awaitQueued(db, table, 1);
+            other.release(held);
+            Thread.sleep(500);
+            assertThat(waiting).as("a release elsewhere leaves it to its next poll").isNotDone();
+            Lease barged = same.tryAcquire("job", "c", LONG).orElseThrow(); // tryAcquire does not queue
+            same.release(barged);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("b");
+            assertThat(got.token()).isEqualTo(barged.token() + 1);
+        }
+    }
+
     private static void releaseLater(LeaseService leases, CompletableFuture<Lease> f) {
         f.thenAccept(l -> {
             try {

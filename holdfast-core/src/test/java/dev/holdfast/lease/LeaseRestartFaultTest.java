@@ -334,14 +334,18 @@ class LeaseRestartFaultTest {
         }
     }
 
-    /** Whether {@code thread} sleeps inside {@link LeaseService#lock} (its backoff after a refused attempt). */
+    /**
+     * Whether {@code thread} waits out its backoff inside {@link LeaseService#lock} after a refused
+     * attempt (on its wake-up semaphore, which a release through the same service signals).
+     */
     private static boolean backingOff(Thread thread) {
         if (thread == null) {
             return false;
         }
         boolean sleeping = false;
         for (StackTraceElement frame : thread.getStackTrace()) {
-            if (frame.getClassName().equals("java.lang.Thread") && frame.getMethodName().equals("sleep")) {
+            if (frame.getClassName().equals(java.util.concurrent.Semaphore.class.getName())
+                    && frame.getMethodName().equals("tryAcquire")) {
                 sleeping = true;
             }
             if (sleeping && frame.getClassName().equals(LeaseService.class.getName()) && frame.getMethodName().equals("lock")) {
