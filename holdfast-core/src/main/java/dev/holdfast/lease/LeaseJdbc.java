@@ -195,6 +195,7 @@ final class LeaseJdbc {
             try (PreparedStatement ps = c.prepareStatement(sql.handOffSql())) {
                 ps.setString(1, name);
                 ps.setString(2, name);
+                ps.setString(3, name);
                 ps.execute();
                 drain(ps);
             }

@@ -140,7 +140,7 @@ abstract class LeaseSql {
 
     /**
      * Where releases hand the lease to the first waiter (PostgreSQL): the statements the runner sends
-     * after a release or force-release that reported waiters; null elsewhere. Binds name twice.
+     * after a release or force-release that reported waiters; null elsewhere. Binds name three times.
      */
     String handOffSql() {
         return null;
@@ -472,11 +472,17 @@ abstract class LeaseSql {
                     + " WHERE q.name = ? AND q.wait_until > n.t ORDER BY q.seq LIMIT 1 FOR UPDATE OF q),"
                     + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + FIRST_TOKEN + "),"
                     + " acquired_at = n.t, expires_at = n.t + h.ttl_micros * interval '1 microsecond',"
-                    + " handed_to = h.owner, broken_by = NULL, broken_at = NULL FROM h, n"
+                    + " handed_to = h.owner, broken_by = NULL, broken_at = NULL,"
+                    // Nobody left behind the waiter: the row stops saying that someone waits.
+                    + " waiters_until = CASE WHEN EXISTS (SELECT 1 FROM " + queue + " o WHERE o.name = h.name"
+                    + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n"
                     + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL"
                     + " AND EXISTS (SELECT 1 FROM pg_stat_get_activity(h.listener) s WHERE s.pid = h.listener)"
                     + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
-                    + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter)"
+                    + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"
+                    // No live waiter at all (they left or lapsed): the row stops saying that someone waits.
+                    + " c AS (UPDATE " + table + " AS z SET waiters_until = NULL WHERE z.name = ?"
+                    + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h))"
                     + " SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner"
                     + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
                     + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"
@@ -499,7 +505,7 @@ abstract class LeaseSql {
 
         @Override
         List<String> giveUpBinds(String name, String waiter) {
-            return List.of(name, name, waiter, name, waiter, name);
+            return List.of(name, name, waiter, name, waiter, name, name);
         }
 
         /**

@@ -111,8 +111,26 @@ class LeaseHandOffTest {
             a.release(held);
             assertThat(prepared).hasSize(2);
             assertThat(prepared.get(1)).contains("pg_notify");
-            assertThat(waiting.get(10, TimeUnit.SECONDS).token()).isEqualTo(held.token() + 1);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(b.handOffsReceived()).isEqualTo(1);
+            // The last waiter was handed the lease: the row no longer says that someone waits.
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
+            b.release(got);
+            held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).as("one statement again").hasSize(1);
+
+            // A waiter that gives up, with nobody behind it: the row is cleared too.
+            held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(300))))
+                    .isInstanceOf(LeaseTimeoutException.class);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).hasSize(1);
         } finally {
             pool.close();
         }
