@@ -259,42 +259,17 @@ public final class LeaseHandoff {
             for (int w = 0; w < WORKERS; w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
-                    case "holdfastOneInstance" -> {
-                        LeaseService leases = shared;
-                        AtomicReference<Lease> held = new AtomicReference<>();
-                        instances.add(new Instance() {
-                            public void acquire() throws Exception {
-                                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
-                            }
-
-                            public void release() {
-                                leases.release(held.get());
-                            }
-
-                            public void close() {
-                                // the shared service closes with the run
-                            }
-                        });
-                    }
+                    case "holdfastOneInstance" -> instances.add(holdfast(shared, owner, () -> {
+                        // the shared service closes with the run
+                    }));
                     case "holdfast", "holdfastDurableRelease" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
                                 .fastRelease(implementation.equals("holdfast")).build();
-                        AtomicReference<Lease> held = new AtomicReference<>();
-                        instances.add(new Instance() {
-                            public void acquire() throws Exception {
-                                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
-                            }
-
-                            public void release() {
-                                leases.release(held.get());
-                            }
-
-                            public void close() {
-                                leases.close();
-                                pool.close();
-                            }
-                        });
+                        instances.add(holdfast(leases, owner, () -> {
+                            leases.close();
+                            pool.close();
+                        }));
                     }
                     case "springIntegration" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
@@ -359,6 +334,24 @@ public final class LeaseHandoff {
                 admin.close();
             }
         }
+    }
+
+    /** A worker blocking on {@code leases} as {@code owner}; {@code close} runs when the run ends. */
+    private static Instance holdfast(LeaseService leases, String owner, Runnable close) {
+        AtomicReference<Lease> held = new AtomicReference<>();
+        return new Instance() {
+            public void acquire() throws Exception {
+                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+            }
+
+            public void release() {
+                leases.release(held.get());
+            }
+
+            public void close() {
+                close.run();
+            }
+        };
     }
 
     /** {worker, release call start, release return (0 while in flight)}. */

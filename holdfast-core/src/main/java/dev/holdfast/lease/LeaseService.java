@@ -274,8 +274,8 @@ public final class LeaseService implements Leases {
      * within 0.1 s, else in the background; if that fails, the grant runs out by its TTL). On H2
      * and MariaDB waiters poll with exponential backoff (1 to 5 ms) and jitter, each poll refreshing
      * its place: a free lease waits for the first waiter's next poll, except that a release through
-     * this same service wakes its oldest waiting call at once. An expired holder is noticed within 0.5 s on PostgreSQL, within the
-     * backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
+     * this same service wakes its oldest waiting call at once. An expired holder is noticed within
+     * 0.5 s on PostgreSQL, within the backoff elsewhere. (A call with no queue — {@code maxWait} zero — backs off to 50 ms.)
      *
      * <p>On PostgreSQL the first waiting call starts one listener thread that keeps one pooled
      * connection (LISTEN) until {@link #close()}; size the pool for it. Without pgjdbc on the class

@@ -317,15 +317,9 @@ abstract class LeaseSql {
          * stronger setting ({@code remote_write}, {@code remote_apply}). Transaction-local: the
          * session's setting is back after the commit.
          */
-        static final String DURABLE = "set_config('synchronous_commit', " + durableLevel() + ", true) IS NOT NULL";
-
-        /** {@code synchronous_commit} raised to {@code on} if it is {@code off} or {@code local}, else as it is. */
-        private static String durableLevel() {
-            return "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local') THEN 'on'"
-                    + " ELSE current_setting('synchronous_commit') END";
-        }
-
-        private static final String DURABLE_LEVEL = durableLevel();
+        static final String DURABLE_LEVEL = "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')"
+                + " THEN 'on' ELSE current_setting('synchronous_commit') END";
+        static final String DURABLE = "set_config('synchronous_commit', " + DURABLE_LEVEL + ", true) IS NOT NULL";
 
         /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
         static final int TIMELINE_SHIFT = 40;
@@ -348,6 +342,8 @@ abstract class LeaseSql {
         private final String reenter;
         private final String acquireOrQueue;
         private final String handOff;
+        /** Locks the lease row first, as every statement does before queue rows: nothing deadlocks. Binds name. */
+        private final String lockRow;
         private final String giveUp;
         private final String renew;
 
@@ -392,8 +388,8 @@ abstract class LeaseSql {
                     + " FROM e WHERE s.name = e.name)"
                     + " SELECT token, acquired_at, expires_at FROM a";
             handOff = handOff(table, queue, channel);
-            giveUp = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; "
-                    + leaveQueueSql() + "; "
+            lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
+            giveUp = lockRow + leaveQueueSql() + "; "
                     + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                     + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
             renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
@@ -449,7 +445,7 @@ abstract class LeaseSql {
          */
         @Override
         String handOffSql() {
-            return "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; " + handOff;
+            return lockRow + handOff;
         }
 
         /**

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -141,7 +142,7 @@ final class PgWakeUps implements AutoCloseable {
     }
 
     private static Instant instant(long epochMicros) {
-        return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1000L);
+        return Instant.EPOCH.plus(epochMicros, ChronoUnit.MICROS);
     }
 
     private void run() {
