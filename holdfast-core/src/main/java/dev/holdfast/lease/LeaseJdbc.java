@@ -222,6 +222,47 @@ final class LeaseJdbc {
         return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(Lease::expiresAt);
     }
 
+    /** What a reservation left: the row's token and expiry, and the database's time then. */
+    record Reserved(long token, Instant expiresAt, Instant now) {
+    }
+
+    /**
+     * Adds {@code tokens} to the live grant's token and extends it to at least {@code ttlMicros}
+     * from now ({@link LeaseSql#reserveSql}); empty if that grant is not held (expired, released,
+     * broken or granted again).
+     */
+    Optional<Reserved> reserve(Connection c, String name, String owner, long token, long tokens, long ttlMicros)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.reserveSql())) {
+            ps.setLong(1, tokens);
+            ps.setLong(2, ttlMicros);
+            ps.setString(3, name);
+            ps.setString(4, owner);
+            ps.setLong(5, token);
+            if (sql.renewReturnsExpiry()) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(reserved(rs)) : Optional.empty();
+                }
+            }
+            ps.executeUpdate(); // the count is not trusted: an extension that changes nothing may count 0
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.reservedSql())) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                Reserved r = reserved(rs);
+                return r.token() == token + tokens && r.expiresAt().isAfter(r.now()) ? Optional.of(r) : Optional.empty();
+            }
+        }
+    }
+
+    private Reserved reserved(ResultSet rs) throws SQLException {
+        return new Reserved(rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3));
+    }
+
     /** The row of {@code name}, if any, for diagnosing a failure. */
     Optional<Lease> read(Connection c, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.readSql())) {

@@ -142,6 +142,8 @@ public final class LeaseService implements Leases {
             localPollers = new ConcurrentHashMap<>();
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
+    /** Cohort hand-off between this service's calls of one owner; null if off. */
+    private final LocalHandOffs local;
     private volatile ScheduledExecutorService timer;
     private volatile ExecutorService background;
 
@@ -157,6 +159,10 @@ public final class LeaseService implements Leases {
         this.jdbc = new LeaseJdbc(sql);
         this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.channel()) : null;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
+        this.local = b.localHandOffs == 0 ? null : new LocalHandOffs(b.localHandOffs,
+                (name, owner, token, tokens, ttl) -> call("reserving tokens of", name,
+                        c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),
+                this::releaseQuietly);
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -173,6 +179,7 @@ public final class LeaseService implements Leases {
         private long safetyPollNanos = SAFETY_POLL_NANOS;
         private long minPollNanos = MIN_BACKOFF_NANOS;
         private long maxQueuedPollNanos = MAX_QUEUED_POLL_NANOS;
+        private int localHandOffs;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
@@ -216,6 +223,39 @@ public final class LeaseService implements Leases {
             return this;
         }
 
+        /**
+         * Cohort hand-off (default 0, off): a release through this service passes the lease in memory,
+         * without a statement, to a {@link #lock} call of this service waiting for the same name
+         * under the same owner, at most {@code max} times in a row; then it releases the lease to the
+         * database, where the first waiter of any instance takes it (so a waiter elsewhere waits for
+         * at most {@code max} local hand-offs more than it would without). Calls of other owners
+         * always go through the database: the row names its holder's owner, as without cohorts.
+         *
+         * <p>Every holder still gets a fencing token greater than every earlier holder's: the first
+         * call that waits for a lease its own service holds reserves a block of {@code max} tokens
+         * (one durable statement, while the holder still works), so the row shows the top of the
+         * block ({@link #find} shows a token above the local holder's), each local holder takes
+         * the next token of it, and the next grant from the database starts above it. A local
+         * holder gets the database grant as it stands: its {@code acquiredAt} (when the grant
+         * began) and its expiry, in database time; when
+         * less than half of the waiter's ttl is left, the hand-off renews the grant first (one
+         * statement). Renew and release a locally handed lease through this service: another
+         * service does not know it (a release there is refused as not held). A release or
+         * force-release of the name from another instance is seen here at the next statement
+         * only: a local holder may start after it, and tokens fence it out as they fence out any
+         * holder whose lease ended. {@link #release(Lease, Duration)} with a minimum hold does
+         * not hand off.
+         *
+         * @param max local hand-offs of one database grant, 0 (off) to 10,000
+         */
+        public Builder localHandOffs(int max) {
+            if (max < 0 || max > 10_000) {
+                throw new IllegalArgumentException("localHandOffs must be 0 to 10000, not " + max);
+            }
+            this.localHandOffs = max;
+            return this;
+        }
+
         /** Tests only: the shortest and longest poll of a queued waiter that is not notified. */
         Builder queuedPoll(Duration min, Duration max) {
             this.minPollNanos = min.toNanos();
@@ -252,7 +292,17 @@ public final class LeaseService implements Leases {
         checkName("name", name);
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
-        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
+        long sent = System.nanoTime();
+        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false))
+                .map(grant -> granted(grant, sent));
+    }
+
+    /** Records a grant the database made to this service, for cohort hand-off; returns it. */
+    private Lease granted(Lease grant, long sentNanos) {
+        if (local != null) {
+            local.granted(grant, sentNanos);
+        }
+        return grant;
     }
 
     @Override
@@ -314,6 +364,12 @@ public final class LeaseService implements Leases {
             throw new InterruptedException();
         }
         long deadline = System.nanoTime() + waitNanos;
+        if (local != null && waitNanos > 0) {
+            Lease passed = local.await(name, owner, micros, deadline);
+            if (passed != null) {
+                return passed;
+            }
+        }
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
@@ -335,6 +391,7 @@ public final class LeaseService implements Leases {
         int attempts = 0;
         int races = 0;
         long backoff = viaQueue ? minPollNanos : MIN_BACKOFF_NANOS;
+        long sent = System.nanoTime(); // before the latest attempt: no grant to this call is older
         try {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
@@ -346,6 +403,7 @@ public final class LeaseService implements Leases {
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
                     attempts++;
+                    sent = System.nanoTime();
                     granted = acquire("acquiring", name, owner, attempt);
                 } else {
                     // Every attempt, the first and the one at the bound included, may take up to
@@ -356,6 +414,7 @@ public final class LeaseService implements Leases {
                         throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                     }
                     attempts++;
+                    sent = System.nanoTime();
                     granted = attemptOn(borrowed, attempt, name, owner, ++races >= ATTEMPTS_ON_RACE);
                     if (granted == null) {
                         continue; // lost a race (the statement had no effect): again at once, still bounded
@@ -363,12 +422,12 @@ public final class LeaseService implements Leases {
                     races = 0;
                 }
                 if (granted.isPresent()) {
-                    return granted.get();
+                    return granted(granted.get(), sent);
                 }
                 queued = viaQueue;
                 Lease handed = handed(wakeUp, name, owner);
                 if (handed != null) {
-                    return handed;
+                    return granted(handed, sent);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -381,7 +440,7 @@ public final class LeaseService implements Leases {
                     wakeUp.signal.drainPermits();
                     handed = handed(wakeUp, name, owner);
                     if (handed != null) {
-                        return handed;
+                        return granted(handed, sent);
                     }
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
@@ -431,6 +490,16 @@ public final class LeaseService implements Leases {
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */
     long handOffsReceived() {
         return handOffsReceived.sum();
+    }
+
+    /** Tests: how many times this service passed a lease on in memory. */
+    long localHandOffs() {
+        return local == null ? 0 : local.handOffs();
+    }
+
+    /** Tests: how many calls wait for this service's grant of {@code name} under {@code owner}. */
+    int localWaiters(String name, String owner) {
+        return local == null ? 0 : local.waiters(name, owner);
     }
 
     /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
@@ -595,12 +664,31 @@ public final class LeaseService implements Leases {
     public Lease renew(Lease lease, Duration ttl) {
         checkLease(lease);
         long micros = ttlMicros(ttl);
-        Optional<Instant> expiry = call("renewing", lease.name(),
-                c -> jdbc.renew(c, lease.name(), lease.owner(), lease.token(), micros));
+        Optional<Instant> expiry = renewed(lease, micros, token -> call("renewing", lease.name(),
+                c -> jdbc.renew(c, lease.name(), lease.owner(), token, micros)));
         if (expiry.isEmpty()) {
             throw notHeld("renew", lease.name(), lease.owner(), lease.token());
         }
         return new Lease(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get());
+    }
+
+    /**
+     * Runs a renewal of {@code lease} with the row's token: the lease's own, or for a lease passed on
+     * in this service, its database grant's (under that grant's lock, whose expiry it records).
+     */
+    private Optional<Instant> renewed(Lease lease, long ttlMicros, java.util.function.LongFunction<Optional<Instant>> renewal) {
+        LocalHandOffs.Held held = local == null ? null : local.hold(lease);
+        if (held == null) {
+            return renewal.apply(lease.token());
+        }
+        try {
+            long sent = System.nanoTime();
+            Optional<Instant> expiry = renewal.apply(held.rowToken());
+            expiry.ifPresent(e -> held.renewed(e, ttlMicros, sent));
+            return expiry;
+        } finally {
+            held.done();
+        }
     }
 
     @Override
@@ -630,20 +718,54 @@ public final class LeaseService implements Leases {
     }
 
     private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
+        long rowToken = token == null ? 0 : token;
+        Long heldAtLeast = heldAtLeastMicros;
+        if (local != null) {
+            if (token == null) {
+                local.closeAll(name, owner); // any grant of the owner: no hand-offs of it any more
+            } else {
+                LocalHandOffs.Release decided = local.release(new Lease(name, owner, token, Instant.EPOCH, Instant.EPOCH),
+                        heldAtLeastMicros != null);
+                if (decided instanceof LocalHandOffs.HandedOn) {
+                    return;
+                }
+                if (decided instanceof LocalHandOffs.AlreadyReleased already) {
+                    Lease holder = already.current();
+                    throw new LeaseNotHeldException(name, "Cannot release lease '" + name + "' for '" + owner
+                            + "' (token " + token + "): it was already released and passed on within this service"
+                            + " (now: " + describe(holder) + ")", holder, LeaseNotHeldException.Reason.RELEASED, null, null);
+                }
+                if (decided instanceof LocalHandOffs.ToDatabase grant) {
+                    rowToken = grant.token();
+                    heldAtLeast = heldAtLeastMicros == null ? null : heldAtLeastMicros + grant.extraMicros();
+                }
+            }
+        }
+        Long row = token == null ? null : rowToken;
+        Long minimum = heldAtLeast;
         boolean released = call("releasing", name, c -> {
             boolean fast = fastRelease && c.getAutoCommit();
-            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
+            return jdbc.release(c, name, owner, row, fast, minimum);
         });
         if (!released) {
-            throw notHeld("release", name, owner, token);
+            throw notHeld("release", name, owner, row);
         }
         wakeLocalPoller(name);
+    }
+
+    /** Releases a lease handed to a waiter that was interrupted meanwhile; if that fails, it runs out by its ttl. */
+    private void releaseQuietly(Lease lease) {
+        try {
+            release(lease);
+        } catch (LeaseNotHeldException | DatabaseException e) {
+            // expired or taken over already; or unreachable: it expires by its ttl
+        }
     }
 
     /** {@link #notHeld} for a refused renewal of a guard; null if the row cannot be read (the loss stands anyway). */
     LeaseNotHeldException diagnoseQuietly(Lease lease) {
         try {
-            return notHeld("renew", lease.name(), lease.owner(), lease.token());
+            return notHeld("renew", lease.name(), lease.owner(), local == null ? lease.token() : local.rowToken(lease));
         } catch (RuntimeException e) {
             return null;
         }
@@ -718,9 +840,13 @@ public final class LeaseService implements Leases {
      * A failure to restore the timeout after a failed renewal is added to that failure as suppressed.
      */
     Optional<Instant> renewQuietly(Lease lease, long ttlMicros, int boundMillis) {
+        return renewed(lease, ttlMicros, token -> renewQuietly(lease, token, ttlMicros, boundMillis));
+    }
+
+    private Optional<Instant> renewQuietly(Lease lease, long token, long ttlMicros, int boundMillis) {
         try (Connection c = dataSource.getConnection()) {
             SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
-                    cc -> jdbc.renew(cc, lease.name(), lease.owner(), lease.token(), ttlMicros));
+                    cc -> jdbc.renew(cc, lease.name(), lease.owner(), token, ttlMicros));
             int saved;
             try {
                 saved = c.getNetworkTimeout();
@@ -827,6 +953,9 @@ public final class LeaseService implements Leases {
     }
 
     private boolean forceReleased(String name, boolean released) {
+        if (local != null) {
+            local.closeAll(name, null);
+        }
         if (released) {
             wakeLocalPoller(name);
         }
@@ -836,6 +965,9 @@ public final class LeaseService implements Leases {
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */
     @Override
     public void close() {
+        if (local != null) {
+            local.closeAll();
+        }
         if (wakeUps != null) {
             wakeUps.close();
         }

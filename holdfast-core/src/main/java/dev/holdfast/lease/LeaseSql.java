@@ -173,6 +173,24 @@ abstract class LeaseSql {
         return true;
     }
 
+    /**
+     * A local hand-off's reservation ({@link LocalHandOffs}): moves the caller's live grant's token up
+     * by a bound count (the tokens its own threads will take) and extends it to at least a bound
+     * TTL from now, never shortening it. Binds tokens, ttl micros, name, owner, token. Where
+     * {@link #renewReturnsExpiry()}, returns the new token, the expiry and the database's now, or no
+     * row if the grant is not held; else it returns a count and {@link #reservedSql()} reads after.
+     */
+    String reserveSql() {
+        return "UPDATE " + table + " SET token = token + ?, expires_at = GREATEST(expires_at, "
+                + plusMicros(dialect.clock()) + ") WHERE name = ? AND owner = ? AND token = ? AND expires_at > "
+                + dialect.clock();
+    }
+
+    /** After {@link #reserveSql()} where it returns a count: the row's token and expiry, and now. Binds name, owner. */
+    String reservedSql() {
+        return "SELECT token, expires_at, " + dialect.clock() + " FROM " + table + " WHERE name = ? AND owner = ?";
+    }
+
     /** The columns of a {@link Lease}, in its order. */
     private static final String LEASE_COLUMNS = "name, owner, token, acquired_at, expires_at";
 
@@ -281,6 +299,11 @@ abstract class LeaseSql {
         @Override
         String renewSql() {
             return renew;
+        }
+
+        @Override
+        String reserveSql() {
+            return "SELECT token, expires_at, " + dialect.clock() + " FROM FINAL TABLE (" + super.reserveSql() + ")";
         }
     }
 
@@ -527,6 +550,12 @@ abstract class LeaseSql {
         @Override
         String renewSql() {
             return renew;
+        }
+
+        /** Durable, as a grant: the tokens it reserves must never be handed out again after a crash. */
+        @Override
+        String reserveSql() {
+            return super.reserveSql() + " RETURNING token, expires_at, clock_timestamp(), " + DURABLE;
         }
     }
 

@@ -17,8 +17,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Grants and renewals are durable whatever the session says: on PostgreSQL the acquire, renew and
- * queueing statements force {@code synchronous_commit} to at least {@code on} for their own
+ * Grants, renewals and token reservations are durable whatever the session says: on PostgreSQL the
+ * acquire, renew, reserve and queueing statements force {@code synchronous_commit} to at least {@code on} for their own
  * transaction (a stronger setting is kept), and the session keeps its own setting afterwards.
  */
 class LeaseDurabilityTest {
@@ -57,6 +57,11 @@ class LeaseDurabilityTest {
                 "renew", (c, s, n) -> {
                     Lease l = granted(db, table, n);
                     assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
+                },
+                // The tokens a local hand-off reserves must never be handed out again after a crash.
+                "reserve", (c, s, n) -> {
+                    Lease l = granted(db, table, n);
+                    assertThat(s.reserve(c, n, "a", l.token(), 8, ttl).orElseThrow().token()).isEqualTo(l.token() + 8);
                 });
         try (HikariDataSource pool = db.newPool(1)) {
             int i = 0;

@@ -9,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 
 /** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
@@ -76,6 +77,31 @@ final class LeaseFixture {
                         throw e.getCause();
                     }
                 });
+    }
+
+    /** A data source whose connections add every statement they prepare to {@code prepared}. */
+    static DataSource recordingStatements(DataSource target, List<String> prepared) {
+        ClassLoader loader = LeaseFixture.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = invoke(target, method, args);
+            if (result instanceof Connection c) {
+                return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (p2, m2, args2) -> {
+                    if (m2.getName().equals("prepareStatement")) {
+                        prepared.add((String) args2[0]);
+                    }
+                    return invoke(c, m2, args2);
+                });
+            }
+            return result;
+        });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     static String timeZoneSql(TestDatabase db, String zone) {

@@ -6,7 +6,6 @@ import dev.holdfast.testing.TestDatabase;
 
 import com.zaxxer.hikari.HikariDataSource;
 
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -78,24 +77,7 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
         HikariDataSource pool = db.newPool(2);
-        DataSource recording = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {DataSource.class}, (p, m, args) -> {
-                    Object r = m.invoke(pool, args);
-                    if (r instanceof Connection c) {
-                        return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                                (p2, m2, args2) -> {
-                                    if (m2.getName().equals("prepareStatement")) {
-                                        prepared.add((String) args2[0]);
-                                    }
-                                    try {
-                                        return m2.invoke(c, args2);
-                                    } catch (java.lang.reflect.InvocationTargetException e) {
-                                        throw e.getCause();
-                                    }
-                                });
-                    }
-                    return r;
-                });
+        DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
         try (LeaseService a = LeaseService.builder(recording).table(table).build();
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();

@@ -32,6 +32,9 @@ class LeaseStatementsTest {
                         : section("fast release", sql.releaseSql(true, false, true)))
                 + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true, false))
                 + optional("after a release that reported waiters: hand the lease to the first waiter", sql.handOffSql())
+                + section("local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
+                        + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
+                + (sql.renewReturnsExpiry() ? "" : section("local hand-off: the row after a reservation", sql.reservedSql()))
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
                 + section("list (operators)", sql.listLiveSql())

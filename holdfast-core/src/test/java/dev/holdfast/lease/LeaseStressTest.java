@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Mutual exclusion under stress: 16 workers, each a separate "server" with its own pool and lease
- * service, fight over 2 lease names for at least 20,000 grants in total. Half use
+ * service (or four servers of four workers each, with cohort hand-off), fight over 2 lease names for at least 20,000 grants in total. Half use
  * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#lock}. Inside
  * the critical section a worker claims the protected row with its token, reads the counter, and in
  * about 1% of sections pauses longer than the TTL (a GC pause), then writes counter + 1 — every write
@@ -56,6 +56,20 @@ class LeaseStressTest {
 
     @DatabaseTest
     void sixteenServersTwoNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        run(db, 16, 0);
+    }
+
+    /**
+     * Four servers of four workers each, one owner per server, with cohort hand-off (at most 8 local
+     * hand-offs in a row): the same checks, and some grants passed on in memory.
+     */
+    @DatabaseTest
+    void fourServersOfFourWorkersWithLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        run(db, 4, 8);
+    }
+
+    private void run(TestDatabase db, int servers, int localHandOffs) throws Exception {
+        int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
         db.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
@@ -80,10 +94,10 @@ class LeaseStressTest {
 
         List<LeaseService> services = new ArrayList<>();
         List<DataSource> pools = new ArrayList<>();
-        for (int i = 0; i < WORKERS; i++) {
-            DataSource pool = db.newPool(2);
+        for (int i = 0; i < servers; i++) {
+            DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseFixture.service(pool, table));
+            services.add(LeaseService.builder(pool).table(table).localHandOffs(localHandOffs).build());
         }
         ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
         long start = System.nanoTime();
@@ -92,9 +106,9 @@ class LeaseStressTest {
             for (int w = 0; w < WORKERS; w++) {
                 int worker = w;
                 futures.add(executor.submit(() -> {
-                    LeaseService leases = services.get(worker);
-                    DataSource pool = pools.get(worker);
-                    String owner = "worker-" + worker;
+                    LeaseService leases = services.get(worker / workersPerServer);
+                    DataSource pool = pools.get(worker / workersPerServer);
+                    String owner = "server-" + worker / workersPerServer;
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     while (grants.get() < TARGET) {
                         String name = NAMES[random.nextInt(NAMES.length)];
@@ -200,14 +214,15 @@ class LeaseStressTest {
             }
         }
         long handOffs = services.stream().mapToLong(LeaseService::handOffsReceived).sum();
+        long local = services.stream().mapToLong(LeaseService::localHandOffs).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
                         + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
                         + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
-                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d%n",
+                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d; passed on in memory %d%n",
                 db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
                 refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
-                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs);
+                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs, local);
 
         assertThat(grants.get()).isGreaterThanOrEqualTo(TARGET);
         assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
@@ -216,6 +231,9 @@ class LeaseStressTest {
         assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
         assertThat(overlaps.get()).as("overlapping live holds").isZero();
         assertThat(tokenDisorder).as("token disorder").isZero();
+        if (localHandOffs > 0) {
+            assertThat(local).as("grants passed on in memory").isPositive();
+        }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
             assertThat(handOffs).as("releases handed the lease to blocked workers").isPositive();
         }

@@ -1,0 +1,338 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Cohort hand-off ({@link LeaseService.Builder#localHandOffs}): a release passes the lease to a
+ * waiting call of the same service and owner in memory, with a token from a block reserved in the
+ * database, at most the bound times in a row; then the lease goes to the database's queue.
+ */
+class LeaseLocalHandOffTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner, Duration ttl, Duration wait) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock("job", owner, ttl, wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "test-lock-" + owner);
+        t.start();
+        return result;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        for (int i = 0; i < 1000; i++) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("never: " + what);
+    }
+
+    private static LeaseService cohort(javax.sql.DataSource ds, String table, int max) {
+        return LeaseService.builder(ds).table(table).localHandOffs(max).build();
+    }
+
+    @DatabaseTest
+    void aReleasePassesTheLeaseToAWaitingCallOfTheSameOwnerWithoutAStatement(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the call waits in memory");
+            assertThat(LeaseFixture.rows(db, table + "_queue")).as("not in the database's queue").isZero();
+            // The waiter reserved a block of 8 tokens while the holder works.
+            assertThat(leases.find("job").orElseThrow().token()).isEqualTo(held.token() + 8);
+
+            prepared.clear();
+            leases.release(held);
+            Lease got = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(prepared).as("statements of the release and the hand-off").isEmpty();
+            assertThat(leases.localHandOffs()).isEqualTo(1);
+            assertThat(got.owner()).isEqualTo("srv");
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            Lease row = leases.find("job").orElseThrow();
+            assertThat(got.expiresAt()).isEqualTo(row.expiresAt());
+            assertThat(got.acquiredAt()).as("the database grant's").isEqualTo(held.acquiredAt()).isEqualTo(row.acquiredAt());
+            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held in the database").isEmpty();
+
+            // Its holder renews and releases it through the service, which maps it to the grant.
+            Lease renewed = leases.renew(got, Duration.ofSeconds(40));
+            assertThat(renewed.token()).isEqualTo(got.token());
+            assertThat(renewed.expiresAt()).isEqualTo(leases.find("job").orElseThrow().expiresAt()).isAfter(got.expiresAt());
+            leases.release(renewed);
+            assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
+            // The next grant, from the database, starts above the whole block.
+            assertThat(other.tryAcquire("job", "elsewhere", LONG).orElseThrow().token()).isEqualTo(held.token() + 9);
+        }
+    }
+
+    /**
+     * A chain of holders, local and remote, each writes through the fence with its token: every write
+     * is accepted in turn, and afterwards a write with any earlier holder's token is refused.
+     */
+    @DatabaseTest
+    void everyHolderLocalOrRemoteFencesOutEveryEarlierOne(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String resource = db.newTableName("fenced");
+        db.execute("CREATE TABLE " + resource + " (id INT PRIMARY KEY, val VARCHAR(50), fence BIGINT)");
+        db.execute("INSERT INTO " + resource + " (id) VALUES (1)");
+        FencedUpdate fence = FencedUpdate.of(resource, "id", "fence", "val");
+        List<Lease> holders = new ArrayList<>();
+        try (LeaseService leases = cohort(db.newPool(4), table, 3);
+             LeaseService remote = LeaseFixture.service(db.newPool(3), table);
+             Connection c = db.connection()) {
+            Lease first = leases.lock("job", "srv", LONG, WAIT);
+            holders.add(first);
+            assertThat(fence.update(c, first.token(), 1, "first")).isTrue();
+            CompletableFuture<Lease> remoteWaits = lockAsync(remote, "remote", LONG, WAIT);
+            LeaseFixture.awaitQueued(db, table, 1);
+            Lease current = first;
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<Lease> next = lockAsync(leases, "srv", LONG, WAIT);
+                Lease waitingFor = current;
+                await(() -> leases.localWaiters("job", "srv") == 1, "a local waiter");
+                leases.release(waitingFor);
+                current = next.get(5, TimeUnit.SECONDS);
+                holders.add(current);
+                assertThat(fence.update(c, current.token(), 1, "local-" + i)).isTrue();
+            }
+            assertThat(leases.localHandOffs()).isEqualTo(3);
+            leases.release(current); // the bound is spent: to the database, where the remote waiter is first
+            Lease fromDatabase = remoteWaits.get(10, TimeUnit.SECONDS);
+            holders.add(fromDatabase);
+            assertThat(fence.update(c, fromDatabase.token(), 1, "remote")).isTrue();
+            remote.release(fromDatabase);
+        }
+        for (int i = 1; i < holders.size(); i++) {
+            assertThat(holders.get(i).token()).isGreaterThan(holders.get(i - 1).token());
+        }
+        try (Connection c = db.connection()) {
+            for (Lease earlier : holders.subList(0, holders.size() - 1)) {
+                assertThat(fence.update(c, earlier.token(), 1, "stale")).as("token %d", earlier.token()).isFalse();
+            }
+        }
+        assertThat(db.queryString("SELECT val FROM " + resource + " WHERE id = 1")).isEqualTo("remote");
+    }
+
+    /**
+     * With the bound at 2, a remote waiter queued before the third local caller gets the lease after
+     * two local hand-offs; the third local caller, which found the bound spoken for, queued in the
+     * database behind it and comes next.
+     */
+    @DatabaseTest
+    void aRemoteWaiterIsServedWithinTheBound(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(6), table, 2);
+             LeaseService remote = LeaseFixture.service(db.newPool(3), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> remoteWaits = lockAsync(remote, "remote", LONG, WAIT);
+            LeaseFixture.awaitQueued(db, table, 1);
+            CompletableFuture<Lease> first = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            CompletableFuture<Lease> second = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 2, "the second local waiter");
+            CompletableFuture<Lease> third = lockAsync(leases, "srv", LONG, WAIT);
+            LeaseFixture.awaitQueued(db, table, 2); // the bound is spoken for: it queues in the database
+
+            leases.release(held);
+            Lease one = first.get(5, TimeUnit.SECONDS);
+            assertThat(second).isNotDone();
+            leases.release(one);
+            Lease two = second.get(5, TimeUnit.SECONDS);
+            leases.release(two);
+            Lease r = remoteWaits.get(10, TimeUnit.SECONDS);
+            assertThat(r.owner()).isEqualTo("remote");
+            assertThat(third).isNotDone();
+            remote.release(r);
+            Lease three = third.get(10, TimeUnit.SECONDS);
+            assertThat(three.token()).isGreaterThan(r.token());
+            assertThat(leases.localHandOffs()).isEqualTo(2);
+            leases.release(three);
+        }
+    }
+
+    /**
+     * A waiter that asks for a longer ttl than half of what the grant has left gets the grant renewed
+     * first (one statement), never shortened; one whose ttl fits gets it as it stands, with none.
+     */
+    @DatabaseTest
+    void aHandOffRenewsTheGrantFirstWhenTooLittleIsLeftForTheWaitersTtl(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> same = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            CompletableFuture<Lease> longer = lockAsync(leases, "srv", Duration.ofMinutes(10), WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 2, "the second local waiter");
+
+            prepared.clear();
+            leases.release(held);
+            Lease first = same.get(5, TimeUnit.SECONDS);
+            assertThat(prepared).isEmpty();
+            leases.release(first);
+            Lease second = longer.get(5, TimeUnit.SECONDS);
+            assertThat(prepared).as("the renewal before the hand-off").hasSize(db.kind() == TestDatabase.Kind.MARIADB ? 2 : 1);
+            assertThat(second.expiresAt()).isAfter(first.expiresAt().plus(Duration.ofMinutes(9)))
+                    .isEqualTo(leases.find("job").orElseThrow().expiresAt());
+            assertThat(second.token()).isEqualTo(first.token() + 1);
+            leases.release(second);
+        }
+    }
+
+    @DatabaseTest
+    void callsOfAnotherOwnerGoThroughTheDatabase(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(leases, "other", LONG, WAIT);
+            LeaseFixture.awaitQueued(db, table, 1);
+            assertThat(leases.localWaiters("job", "srv")).isZero();
+            leases.release(held);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("other");
+            assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("other");
+            assertThat(leases.localHandOffs()).isZero();
+            leases.release(got);
+        }
+    }
+
+    @DatabaseTest
+    void aSecondReleaseOfAPassedOnLeaseIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            leases.release(held);
+            Lease got = waiting.get(5, TimeUnit.SECONDS);
+            String before = LeaseFixture.dump(db, table);
+            assertThatThrownBy(() -> leases.release(held))
+                    .isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED);
+                        assertThat(e.current().orElseThrow().token()).isEqualTo(got.token());
+                    });
+            assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
+            assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
+            leases.release(got);
+        }
+    }
+
+    @DatabaseTest
+    void aLocalWaiterThatTimesOutLeavesNothingBehind(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            assertThatThrownBy(() -> leases.lock("job", "srv", LONG, Duration.ofMillis(300)))
+                    .isInstanceOf(LeaseTimeoutException.class);
+            assertThat(leases.localWaiters("job", "srv")).isZero();
+            LeaseFixture.awaitQueued(db, table, 0);
+            leases.release(held);
+            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
+        }
+    }
+
+    @DatabaseTest
+    void anInterruptedLocalWaiterHoldsNothing(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Throwable> failure = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    leases.lock("job", "srv", LONG, WAIT);
+                    failure.complete(null);
+                } catch (Throwable e) {
+                    failure.complete(e);
+                }
+            });
+            t.start();
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            t.interrupt();
+            assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            assertThat(leases.localWaiters("job", "srv")).isZero();
+            leases.release(held);
+            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
+        }
+    }
+
+    /**
+     * An operator breaks the lease elsewhere: this service learns it only at its next statement, so
+     * its holder's release still passes the lease on; the remote grant made meanwhile has a greater
+     * token than the local holder, whose fenced writes it refuses, and the local holder's release
+     * says the lease was broken.
+     */
+    @DatabaseTest
+    void aForceReleaseElsewhereFencesOutLaterLocalHolders(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String resource = db.newTableName("fenced");
+        db.execute("CREATE TABLE " + resource + " (id INT PRIMARY KEY, val VARCHAR(50), fence BIGINT)");
+        db.execute("INSERT INTO " + resource + " (id) VALUES (1)");
+        FencedUpdate fence = FencedUpdate.of(resource, "id", "fence", "val");
+        try (LeaseService leases = cohort(db.newPool(4), table, 8);
+             LeaseService operator = LeaseFixture.service(db.newPool(2), table);
+             Connection c = db.connection()) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            assertThat(operator.forceRelease("job", "ops")).isTrue();
+            Lease taken = operator.tryAcquire("job", "remote", LONG).orElseThrow();
+            assertThat(fence.update(c, taken.token(), 1, "remote")).isTrue();
+            leases.release(held);
+            Lease local = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(local.token()).isLessThan(taken.token());
+            assertThat(fence.update(c, local.token(), 1, "stale")).isFalse();
+            assertThatThrownBy(() -> leases.release(local)).isInstanceOf(LeaseNotHeldException.class);
+            assertThat(operator.find("job").orElseThrow().owner()).isEqualTo("remote");
+        }
+    }
+
+    /** A release of any grant of the owner (unlock) ends local hand-offs: the waiter goes to the database. */
+    @DatabaseTest
+    void unlockSendsLocalWaitersToTheDatabase(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            leases.unlock("job", "srv");
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.token()).as("a grant from the database, above the reserved block").isEqualTo(held.token() + 9);
+            assertThat(leases.localHandOffs()).isZero();
+            assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
+            leases.release(got);
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.H2)
+    void aBoundOutOfRangeIsRefused(TestDatabase db) {
+        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).localHandOffs(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).localHandOffs(10_001))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10001");
+    }
+}
