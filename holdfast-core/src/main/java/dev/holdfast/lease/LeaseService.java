@@ -497,6 +497,11 @@ public final class LeaseService implements Leases {
         return local == null ? 0 : local.handOffs();
     }
 
+    /** Tests: how many of this service's grants it keeps for cohort hand-off. */
+    int localGrants() {
+        return local == null ? 0 : local.recorded();
+    }
+
     /** Tests: how many calls wait for this service's grant of {@code name} under {@code owner}. */
     int localWaiters(String name, String owner) {
         return local == null ? 0 : local.waiters(name, owner);

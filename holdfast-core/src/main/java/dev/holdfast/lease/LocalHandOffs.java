@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -139,6 +140,9 @@ final class LocalHandOffs {
     private final Consumer<Lease> giveBack;
     private final ConcurrentHashMap<Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
+    private final AtomicLong registrations = new AtomicLong();
+    /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
+    static final int SWEEP_EVERY = 256;
 
     /**
      * @param bound    the most local hand-offs of one database grant, at least 1
@@ -158,6 +162,9 @@ final class LocalHandOffs {
      * @param sentNanos {@link System#nanoTime()} before the statement that made the grant was sent
      */
     void granted(Lease grant, long sentNanos) {
+        if ((registrations.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
+            sweep();
+        }
         Cohort previous = cohorts.put(new Key(grant.name(), grant.owner()), new Cohort(grant, sentNanos));
         if (previous != null) {
             previous.lock.lock();
@@ -344,6 +351,31 @@ final class LocalHandOffs {
         } finally {
             c.lock.unlock();
         }
+    }
+
+    /**
+     * Forgets grants that ran out (by the safe-side estimate of database time) with nobody waiting,
+     * so that leases never released do not pile up here. A late release of one is then diagnosed
+     * by the database alone.
+     */
+    private void sweep() {
+        for (Cohort c : cohorts.values()) {
+            if (c.lock.tryLock()) {
+                try {
+                    if (c.waiters.isEmpty() && !c.estimatedNow().isBefore(c.expiresAt)) {
+                        c.open = false;
+                        cohorts.remove(c.key, c);
+                    }
+                } finally {
+                    c.lock.unlock();
+                }
+            }
+        }
+    }
+
+    /** Tests: how many grants are recorded. */
+    int recorded() {
+        return cohorts.size();
     }
 
     /** The service closes: every waiter goes to the database (and finds the service closed). */

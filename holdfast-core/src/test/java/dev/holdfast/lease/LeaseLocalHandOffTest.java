@@ -328,6 +328,48 @@ class LeaseLocalHandOffTest {
         }
     }
 
+    /** Grants that run out unreleased are forgotten: a service taking many names keeps no memory of them. */
+    @DatabaseTest(only = TestDatabase.Kind.H2)
+    void grantsThatRanOutAreForgotten(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(2), table, 8)) {
+            for (int i = 0; i < LocalHandOffs.SWEEP_EVERY - 2; i++) {
+                leases.tryAcquire("job-" + i, "srv", Duration.ofMillis(1)).orElseThrow();
+            }
+            Lease kept = leases.tryAcquire("kept", "srv", LONG).orElseThrow();
+            assertThat(leases.localGrants()).isEqualTo(LocalHandOffs.SWEEP_EVERY - 1);
+            Thread.sleep(5); // every 1 ms grant has run out, by any estimate
+            leases.tryAcquire("next", "srv", LONG).orElseThrow(); // the 256th grant sweeps
+            assertThat(leases.localGrants()).isEqualTo(2);
+            leases.release(kept);
+            assertThat(leases.localGrants()).isEqualTo(1);
+        }
+    }
+
+    /** A keep-alive guard on a passed-on lease renews the database grant, and its close passes the lease on. */
+    @DatabaseTest
+    void aGuardKeepsAPassedOnLeaseAliveAndItsClosePassesItOn(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(6), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> second = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            leases.release(held);
+            Lease got = second.get(5, TimeUnit.SECONDS);
+            CompletableFuture<Lease> third = lockAsync(leases, "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the second local waiter");
+            try (LeaseGuard guard = leases.keepAlive(got, Duration.ofSeconds(45), null)) {
+                assertThat(guard.isValid()).isTrue();
+                assertThat(guard.lease().expiresAt()).isEqualTo(leases.find("job").orElseThrow().expiresAt())
+                        .isAfter(got.expiresAt());
+            }
+            Lease last = third.get(5, TimeUnit.SECONDS);
+            assertThat(last.token()).isEqualTo(got.token() + 1);
+            assertThat(leases.localHandOffs()).isEqualTo(2);
+            leases.release(last);
+        }
+    }
+
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void aBoundOutOfRangeIsRefused(TestDatabase db) {
         assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).localHandOffs(-1))
