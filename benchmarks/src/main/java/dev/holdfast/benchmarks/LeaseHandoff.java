@@ -35,7 +35,12 @@ import javax.sql.DataSource;
 /**
  * Same-name contention across separate instances, as separate servers would have: 8 workers, each
  * with its own pool and its own lease service (or Spring Integration registry, or Redisson client),
- * and ({@code holdfastOneInstance}) within one instance: 8 threads of one service on one pool;
+ * and within one instance: 8 threads of one service on one pool ({@code holdfastOneInstance}: each
+ * thread its own owner, so every hand-off goes through the database; {@code holdfastCohort}: one
+ * owner, the instance's, with {@code localHandOffs(16)}), of one Spring Integration registry
+ * ({@code springIntegrationOneInstance}) or of one Redisson client ({@code redissonOneInstance});
+ * and ({@code holdfastCohortTwoInstances}) two instances of 4 threads each with cohort hand-off,
+ * where the spread of acquisitions shows how fairly the instances share the lease;
  * loop "blocking acquire, hold 1 ms, release" on one name for 10 s after a 2 s warm-up.
  *
  * <p>Reported per implementation: acquisitions/s; hand-off latency between different workers, from
@@ -143,7 +148,10 @@ public final class LeaseHandoff {
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
                 {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"},
-                {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"}}) {
+                {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
+                {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
+                {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},
+                {"springIntegrationOneInstance", "postgresql"}, {"redissonOneInstance", "redis"}}) {
             if (!only.isEmpty() && !only.contains(run[0] + "@" + run[1])) {
                 continue;
             }
@@ -242,25 +250,58 @@ public final class LeaseHandoff {
             if (implementation.startsWith("holdfast")) {
                 LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
                 new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
-            } else if (implementation.equals("springIntegration")) {
+            } else if (implementation.startsWith("springIntegration")) {
                 LeasePeers.createSpringIntegrationTable(admin, kind);
             }
             // Within one instance: every worker is a thread of one service, on one pool.
             LeaseService shared = null;
-            if (implementation.equals("holdfastOneInstance")) {
+            if (implementation.equals("holdfastOneInstance") || implementation.equals("holdfastCohort")) {
                 HikariDataSource pool = kind.newPool("bench-handoff-shared", WORKERS * 2 + 1);
-                shared = LeaseService.builder(counting.wrap(pool)).table(TABLE).build();
+                shared = LeaseService.builder(counting.wrap(pool)).table(TABLE)
+                        .localHandOffs(implementation.equals("holdfastCohort") ? COHORT_BOUND : 0).build();
                 LeaseService service = shared;
                 cleanup.add(() -> {
                     service.close();
                     pool.close();
                 });
             }
+            List<LeaseService> cohorts = new ArrayList<>();
+            if (implementation.equals("holdfastCohortTwoInstances")) {
+                for (int i = 0; i < 2; i++) {
+                    HikariDataSource pool = kind.newPool("bench-handoff-instance-" + i, WORKERS + 1);
+                    LeaseService service = LeaseService.builder(counting.wrap(pool)).table(TABLE)
+                            .localHandOffs(COHORT_BOUND).build();
+                    cohorts.add(service);
+                    cleanup.add(() -> {
+                        service.close();
+                        pool.close();
+                    });
+                }
+            }
+            Lock sharedLock = null;
+            if (implementation.equals("springIntegrationOneInstance")) {
+                HikariDataSource pool = kind.newPool("bench-handoff-shared", WORKERS * 2 + 1);
+                sharedLock = LeasePeers.springIntegration(counting.wrap(pool)).obtain(NAME);
+                cleanup.add(pool::close);
+            } else if (implementation.equals("redissonOneInstance")) {
+                RedissonClient client = redisson(WORKERS * 2);
+                sharedLock = client.getLock("holdfast-bench-lease-" + NAME);
+                cleanup.add(client::shutdown);
+            }
             for (int w = 0; w < WORKERS; w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
                     case "holdfastOneInstance" -> instances.add(holdfast(shared, owner, () -> {
                         // the shared service closes with the run
+                    }));
+                    case "holdfastCohort" -> instances.add(holdfast(shared, "instance", () -> {
+                        // the shared service closes with the run
+                    }));
+                    case "holdfastCohortTwoInstances" -> instances.add(holdfast(cohorts.get(w % 2), "instance-" + w % 2, () -> {
+                        // the instance's service closes with the run
+                    }));
+                    case "springIntegrationOneInstance", "redissonOneInstance" -> instances.add(lock(sharedLock, () -> {
+                        // the shared registry or client closes with the run
                     }));
                     case "holdfast", "holdfastDurableRelease" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
@@ -274,50 +315,16 @@ public final class LeaseHandoff {
                     case "springIntegration" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
                         JdbcLockRegistry registry = LeasePeers.springIntegration(counting.wrap(pool));
-                        Lock lock = registry.obtain(NAME);
-                        instances.add(new Instance() {
-                            public void acquire() throws Exception {
-                                if (!lock.tryLock(30, TimeUnit.SECONDS)) {
-                                    throw new IllegalStateException("not acquired in 30 s");
-                                }
-                            }
-
-                            public void release() {
-                                lock.unlock();
-                            }
-
-                            public void close() {
-                                pool.close();
-                            }
-                        });
+                        instances.add(lock(registry.obtain(NAME), pool::close));
                     }
                     case "redisson" -> {
-                        Config config = new Config();
-                        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
-                                .setConnectionMinimumIdleSize(2).setConnectionPoolSize(4)
-                                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-                        RedissonClient client = Redisson.create(config);
-                        RLock lock = client.getLock("holdfast-bench-lease-" + NAME);
-                        instances.add(new Instance() {
-                            public void acquire() throws Exception {
-                                if (!lock.tryLock(30, 30, TimeUnit.SECONDS)) {
-                                    throw new IllegalStateException("not acquired in 30 s");
-                                }
-                            }
-
-                            public void release() {
-                                lock.unlock();
-                            }
-
-                            public void close() {
-                                client.shutdown();
-                            }
-                        });
+                        RedissonClient client = redisson(4);
+                        instances.add(lock(client.getLock("holdfast-bench-lease-" + NAME), client::shutdown));
                     }
                     default -> throw new IllegalArgumentException(implementation);
                 }
             }
-            return measure(implementation, database, instances, counting, implementation.equals("redisson"));
+            return measure(implementation, database, instances, counting, implementation.startsWith("redisson"));
         } finally {
             for (Instance i : instances) {
                 i.close();
@@ -328,12 +335,46 @@ public final class LeaseHandoff {
             if (admin != null) {
                 if (implementation.startsWith("holdfast")) {
                     LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
-                } else if (implementation.equals("springIntegration")) {
+                } else if (implementation.startsWith("springIntegration")) {
                     LeasePeers.dropSpringIntegrationTable(admin);
                 }
                 admin.close();
             }
         }
+    }
+
+    /** Local hand-offs of one database grant in {@code holdfastCohort}. */
+    static final int COHORT_BOUND = 16;
+
+    private static RedissonClient redisson(int connections) {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
+                .setConnectionMinimumIdleSize(2).setConnectionPoolSize(connections)
+                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+        return Redisson.create(config);
+    }
+
+    /**
+     * A worker blocking on {@code lock} (Spring Integration's, or Redisson's with a 30 s lease);
+     * {@code close} runs when the run ends.
+     */
+    private static Instance lock(Lock lock, Runnable close) {
+        return new Instance() {
+            public void acquire() throws Exception {
+                boolean locked = lock instanceof RLock r ? r.tryLock(30, 30, TimeUnit.SECONDS) : lock.tryLock(30, TimeUnit.SECONDS);
+                if (!locked) {
+                    throw new IllegalStateException("not acquired in 30 s");
+                }
+            }
+
+            public void release() {
+                lock.unlock();
+            }
+
+            public void close() {
+                close.run();
+            }
+        };
     }
 
     /** A worker blocking on {@code leases} as {@code owner}; {@code close} runs when the run ends. */

@@ -224,27 +224,28 @@ public final class LeaseService implements Leases {
         }
 
         /**
-         * Cohort hand-off (default 0, off): a release through this service passes the lease in memory,
-         * without a statement, to a {@link #lock} call of this service waiting for the same name
-         * under the same owner, at most {@code max} times in a row; then it releases the lease to the
-         * database, where the first waiter of any instance takes it (so a waiter elsewhere waits for
-         * at most {@code max} local hand-offs more than it would without). Calls of other owners
-         * always go through the database: the row names its holder's owner, as without cohorts.
+         * Cohort hand-off (default 0, off): the {@link #lock} calls of this service for one name under
+         * one owner wait in memory, in arrival order, and a release passes the lease to the first of
+         * them without a statement, at most {@code max} times in a row; then the lease goes back to
+         * the database, where the first waiter of any instance takes it, and one of the local callers
+         * queues there for the others (so a waiter elsewhere waits for at most {@code max} local
+         * hand-offs more than it would without). Calls of other owners always go through the
+         * database: the row names its holder's owner, as without cohorts.
          *
          * <p>Every holder still gets a fencing token greater than every earlier holder's: the first
-         * call that waits for a lease its own service holds reserves a block of {@code max} tokens
-         * (one durable statement, while the holder still works), so the row shows the top of the
-         * block ({@link #find} shows a token above the local holder's), each local holder takes
-         * the next token of it, and the next grant from the database starts above it. A local
-         * holder gets the database grant as it stands: its {@code acquiredAt} (when the grant
-         * began) and its expiry, in database time; when
-         * less than half of the waiter's ttl is left, the hand-off renews the grant first (one
-         * statement). Renew and release a locally handed lease through this service: another
-         * service does not know it (a release there is refused as not held). A release or
-         * force-release of the name from another instance is seen here at the next statement
-         * only: a local holder may start after it, and tokens fence it out as they fence out any
-         * holder whose lease ended. {@link #release(Lease, Duration)} with a minimum hold does
-         * not hand off.
+         * local hand-off of a database grant reserves a block of {@code max} tokens (one durable
+         * statement), so the row shows the top of the block ({@link #find} shows a token above the
+         * local holder's), each local holder takes the next token of it, and the next grant from
+         * the database starts above it. A local holder gets the database grant as it stands: its
+         * {@code acquiredAt} (when the grant began) and its expiry, in database time; when less than
+         * half of the waiter's ttl is left, the hand-off renews the grant first (in the same
+         * statement as the reservation, or one of its own). A call that only waits, and gives up,
+         * changes nothing in the database. Renew and release a locally handed lease through this
+         * service: another service does not know it (a release there is refused as not held). A
+         * release or force-release of the name from another instance is seen here at the next
+         * statement only: a local holder may start after it, and tokens fence it out as they fence
+         * out any holder whose lease ended. {@link #release(Lease, Duration)} with a minimum hold
+         * does not hand off.
          *
          * @param max local hand-offs of one database grant, 0 (off) to 10,000
          */
@@ -364,12 +365,25 @@ public final class LeaseService implements Leases {
             throw new InterruptedException();
         }
         long deadline = System.nanoTime() + waitNanos;
-        if (local != null && waitNanos > 0) {
-            Lease passed = local.await(name, owner, micros, deadline);
+        LocalHandOffs.Call cohort = local != null && waitNanos > 0 ? local.enter(name, owner, micros) : null;
+        if (cohort != null) {
+            Lease passed = local.await(cohort, deadline);
             if (passed != null) {
                 return passed;
             }
         }
+        try {
+            return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
+        } finally {
+            if (cohort != null) {
+                local.leave(cohort);
+            }
+        }
+    }
+
+    /** {@link #lock} through the database: queued there in arrival order with every instance's calls. */
+    private Lease lockInDatabase(String name, String owner, long micros, Duration maxWait, long waitNanos, long deadline)
+            throws InterruptedException {
         // Never waits for the listener (its first connection may be long in coming): until it
         // listens, the waiter polls; when it starts listening it wakes every registered waiter.
         boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
@@ -723,8 +737,6 @@ public final class LeaseService implements Leases {
     }
 
     private void release(String name, String owner, Long token, Long heldAtLeastMicros) {
-        long rowToken = token == null ? 0 : token;
-        Long heldAtLeast = heldAtLeastMicros;
         if (local != null) {
             if (token == null) {
                 local.closeAll(name, owner); // any grant of the owner: no hand-offs of it any more
@@ -741,19 +753,26 @@ public final class LeaseService implements Leases {
                             + " (now: " + describe(holder) + ")", holder, LeaseNotHeldException.Reason.RELEASED, null, null);
                 }
                 if (decided instanceof LocalHandOffs.ToDatabase grant) {
-                    rowToken = grant.token();
-                    heldAtLeast = heldAtLeastMicros == null ? null : heldAtLeastMicros + grant.extraMicros();
+                    Long minimum = heldAtLeastMicros == null ? null : heldAtLeastMicros + grant.extraMicros();
+                    try {
+                        releaseInDatabase(name, owner, grant.token(), minimum);
+                    } finally {
+                        local.releasedToDatabase(new Lease(name, owner, token, Instant.EPOCH, Instant.EPOCH));
+                    }
+                    return;
                 }
             }
         }
-        Long row = token == null ? null : rowToken;
-        Long minimum = heldAtLeast;
+        releaseInDatabase(name, owner, token, heldAtLeastMicros);
+    }
+
+    private void releaseInDatabase(String name, String owner, Long token, Long heldAtLeastMicros) {
         boolean released = call("releasing", name, c -> {
             boolean fast = fastRelease && c.getAutoCommit();
-            return jdbc.release(c, name, owner, row, fast, minimum);
+            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
         });
         if (!released) {
-            throw notHeld("release", name, owner, row);
+            throw notHeld("release", name, owner, token);
         }
         wakeLocalPoller(name);
     }

@@ -13,26 +13,30 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * Cohort hand-off: lock cohorting (Dice, Marathe and Shavit, PPoPP 2012) applied to leases. A
- * service passes its database grant of a name between its own {@link LeaseService#lock} calls of
- * the same owner in memory, at most {@code bound} times in a row, then releases it to the
- * database, where the first waiter of any instance takes it. A local hand-off runs no statement.
+ * Cohort hand-off: lock cohorting (Dice, Marathe and Shavit, PPoPP 2012) applied to leases. The
+ * {@link LeaseService#lock} calls of one service for one name under one owner form a cohort: they
+ * wait in memory, in arrival order, and the service passes its database grant between them without
+ * a statement, at most {@code bound} times in a row; then it releases the grant to the database,
+ * where the first waiter of any instance takes it, and one local waiter (the cohort's
+ * representative) queues there for the cohort's next grant. Only a cohort with no grant and no
+ * representative sends a new call to the database itself (it becomes the representative).
  *
- * <p>Fencing tokens stay strictly increasing across every holder, local or remote: the first call
- * that waits for its own service's grant reserves a block of tokens (one durable statement, run
- * while the holder still works) by moving the row's token up by the hand-offs left; each local
- * holder takes the next token of the block, and every later grant starts above the row's token,
- * so above all of them. If the grant ends early (expired, broken), tokens the holders took are
- * still below the row's: whoever the database grants it to next fences them out.
+ * <p>Fencing tokens stay strictly increasing across every holder, local or remote: the first local
+ * hand-off of a grant reserves a block of tokens (one durable statement) by moving the row's token
+ * up by the hand-offs left; each local holder takes the next token of the block,
+ * and every later grant starts above the row's token, so above all of them. If the grant ends early
+ * (expired, broken), the tokens local holders took are still below the row's: whoever the database
+ * grants it to next fences them out.
  *
  * <p>Times: a local holder gets the database grant as it stands: its {@code acquiredAt} (when the
- * grant began, so every later grant's is later) and its expiry, in database time. If less
- * than half of the waiter's ttl is left — estimated from the database time of the last statement
- * plus the monotonic time since it was <em>sent</em>, so never too long — the hand-off extends
- * the grant first (one statement). The reservation and the extension never shorten the grant.
+ * grant began, so every later grant's is later) and its expiry, in database time. If less than half
+ * of the waiter's ttl is left — estimated from the database time of the last statement plus the
+ * monotonic time since it was <em>sent</em>, so never too long — the hand-off extends the grant
+ * first (one statement). The reservation and the extension never shorten the grant.
  *
- * <p>Every statement on a cohort's grant (reservation, extension, renewal, release) runs under
- * the cohort's lock, so the row's token and expiry are always known here.
+ * <p>Every statement on a cohort's grant (reservation, extension, renewal) runs under the cohort's
+ * lock, so the row's token and expiry are always known here. A call that only waits, and gives up,
+ * changes nothing in the database.
  */
 final class LocalHandOffs {
 
@@ -56,7 +60,8 @@ final class LocalHandOffs {
 
     /**
      * Release the database grant: {@code token} is the row's, {@code extraMicros} how much later
-     * than the grant the releasing holder took it (added to a minimum hold).
+     * than the grant the releasing holder took it (added to a minimum hold). Then call
+     * {@link #releasedToDatabase}.
      */
     record ToDatabase(long token, long extraMicros) implements Release {
     }
@@ -69,44 +74,59 @@ final class LocalHandOffs {
         final Semaphore signal = new Semaphore(0);
         final long ttlMicros;
         Lease handed;
-        boolean sentBack;
+        /** Go to the database: as the cohort's representative, or because the service closed. */
+        boolean toDatabase;
 
         Waiter(long ttlMicros) {
             this.ttlMicros = ttlMicros;
         }
     }
 
-    /** The service's database grant of one name and owner, and its local waiters. */
+    /** One {@link LeaseService#lock} call's place in its cohort. */
+    static final class Call {
+        private final Cohort cohort;
+        private final Waiter waiter;
+        /** Whether this call counts as a representative, queueing in the database for the cohort. */
+        private boolean representative;
+
+        private Call(Cohort cohort, Waiter waiter, boolean representative) {
+            this.cohort = cohort;
+            this.waiter = waiter;
+            this.representative = representative;
+        }
+    }
+
+    /** The calls of one name and owner, and the service's database grant of it, if any. */
     private static final class Cohort {
         final Key key;
         final ReentrantLock lock = new ReentrantLock();
         final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-        final long grantToken;
-        final long grantSentNanos;
-        final Instant grantAcquiredAt;
+        /** Calls queueing in the database for this cohort. */
+        int representatives;
+        /** Dropped from the map: a call that found it must look again. */
+        boolean removed;
+        /** The service closed: every call goes to the database. */
+        boolean closed;
+
+        // The current database grant, while hasGrant.
+        boolean hasGrant;
+        /** Whether its holder may pass it on: false once it is known lost or released elsewhere. */
+        boolean open;
+        long grantToken;
+        long grantSentNanos;
+        Instant grantAcquiredAt;
         long rowToken;
         long holderToken;
-        /** When the current holder got the lease ({@link System#nanoTime()}); the grant's send time for its first holder. */
+        /** When the current holder got it ({@link System#nanoTime()}; the grant's send time for its first). */
         long holderSinceNanos;
         Instant expiresAt;
         Instant dbNow;
         long sentNanos;
         int handOffs;
         boolean reserved;
-        /** Accepts waiters and hands off; false once it ended or its grant is known lost. */
-        boolean open = true;
 
-        Cohort(Lease grant, long sentNanos) {
-            this.key = new Key(grant.name(), grant.owner());
-            this.grantToken = grant.token();
-            this.grantSentNanos = sentNanos;
-            this.holderSinceNanos = sentNanos;
-            this.rowToken = grant.token();
-            this.holderToken = grant.token();
-            this.grantAcquiredAt = grant.acquiredAt();
-            this.expiresAt = grant.expiresAt();
-            this.dbNow = grant.acquiredAt();
-            this.sentNanos = sentNanos;
+        Cohort(Key key) {
+            this.key = key;
         }
 
         /** Database time now, estimated on the late side (the statement read its clock after it was sent). */
@@ -125,13 +145,8 @@ final class LocalHandOffs {
             return new Lease(key.name(), key.owner(), holderToken, grantAcquiredAt, expiresAt);
         }
 
-        /** Stops hand-offs and sends every waiter to the database. Under the lock. */
-        void close() {
-            open = false;
-            for (Waiter w; (w = waiters.pollFirst()) != null; ) {
-                w.sentBack = true;
-                w.signal.release();
-            }
+        boolean idle() {
+            return waiters.isEmpty() && representatives == 0;
         }
     }
 
@@ -154,10 +169,21 @@ final class LocalHandOffs {
         this.giveBack = giveBack;
     }
 
+    /** The cohort of {@code key}, locked, created if need be. */
+    private Cohort lockCohort(Key key) {
+        while (true) {
+            Cohort c = cohorts.computeIfAbsent(key, Cohort::new);
+            c.lock.lock();
+            if (!c.removed) {
+                return c;
+            }
+            c.lock.unlock();
+        }
+    }
+
     /**
      * Records a grant the database made to this service: its holder may pass it on. A grant of the
-     * same name and owner recorded before is over (it ran out or was released): its waiters go to
-     * the database.
+     * same name and owner recorded before is over (it ran out or was released elsewhere).
      *
      * @param sentNanos {@link System#nanoTime()} before the statement that made the grant was sent
      */
@@ -165,51 +191,73 @@ final class LocalHandOffs {
         if ((registrations.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             sweep();
         }
-        Cohort previous = cohorts.put(new Key(grant.name(), grant.owner()), new Cohort(grant, sentNanos));
-        if (previous != null) {
-            previous.lock.lock();
-            try {
-                previous.close();
-            } finally {
-                previous.lock.unlock();
+        Cohort c = lockCohort(new Key(grant.name(), grant.owner()));
+        try {
+            c.hasGrant = true;
+            c.open = !c.closed;
+            c.grantToken = grant.token();
+            c.grantSentNanos = sentNanos;
+            c.grantAcquiredAt = grant.acquiredAt();
+            c.rowToken = grant.token();
+            c.holderToken = grant.token();
+            c.holderSinceNanos = sentNanos;
+            c.expiresAt = grant.expiresAt();
+            c.dbNow = grant.acquiredAt();
+            c.sentNanos = sentNanos;
+            c.handOffs = 0;
+            c.reserved = false;
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /**
+     * Places a {@code lock} call: in its cohort's queue if the cohort holds a grant or has a
+     * representative in the database, else as the representative itself. Runs no statement.
+     */
+    Call enter(String name, String owner, long ttlMicros) {
+        Cohort c = lockCohort(new Key(name, owner));
+        try {
+            if (c.closed) {
+                return new Call(c, null, false);
+            }
+            if (!(c.hasGrant && c.open) && c.representatives == 0) {
+                c.representatives++;
+                return new Call(c, null, true);
+            }
+            Waiter w = new Waiter(ttlMicros);
+            c.waiters.addLast(w);
+            return new Call(c, w, false);
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /** Under the lock: with no usable grant and nobody in the database for it, the first waiter goes there. */
+    private void promoteIfNeeded(Cohort c) {
+        if ((!c.hasGrant || !c.open) && c.representatives == 0) {
+            Waiter first = c.waiters.pollFirst();
+            if (first != null) {
+                c.representatives++;
+                first.toDatabase = true;
+                first.signal.release();
             }
         }
     }
 
     /**
-     * Waits for this service's holder of {@code name} under {@code owner} to pass the lease on.
-     * Returns the lease, or null if the caller must go to the database: no such holder, its hand-offs
-     * are spoken for, its grant ended meanwhile, or the deadline passed.
+     * Waits in the cohort until the lease is passed to the call: returns it, or null if the call
+     * must go to the database (as the representative, or because the deadline passed or the service
+     * closed). A representative must call {@link #leave} when its database attempts end.
      *
      * @throws InterruptedException if interrupted (a lease handed meanwhile was given back)
-     * @throws dev.holdfast.DatabaseException if the reservation failed
      */
-    Lease await(String name, String owner, long ttlMicros, long deadlineNanos) throws InterruptedException {
-        Cohort c = cohorts.get(new Key(name, owner));
-        if (c == null) {
+    Lease await(Call call, long deadlineNanos) throws InterruptedException {
+        Waiter w = call.waiter;
+        if (w == null) {
             return null;
         }
-        Waiter w = new Waiter(ttlMicros);
-        c.lock.lock();
-        try {
-            if (!c.open || c.handOffs + c.waiters.size() >= bound) {
-                return null;
-            }
-            if (!c.reserved) {
-                // While the holder works: at its release the block is there, and the hand-off is in memory.
-                long sent = System.nanoTime();
-                Optional<LeaseJdbc.Reserved> r = reserver.reserve(name, owner, c.rowToken, bound - c.handOffs, ttlMicros);
-                if (r.isEmpty()) {
-                    c.close(); // the grant ran out or was broken: the holder learns it at its release
-                    return null;
-                }
-                c.reserved(r.get(), sent);
-                c.reserved = true;
-            }
-            c.waiters.addLast(w);
-        } finally {
-            c.lock.unlock();
-        }
+        Cohort c = call.cohort;
         boolean interrupted = false;
         try {
             while (true) {
@@ -219,7 +267,7 @@ final class LocalHandOffs {
                 }
                 c.lock.lock();
                 try {
-                    if (w.handed != null || w.sentBack) {
+                    if (w.handed != null || w.toDatabase) {
                         break;
                     }
                 } finally {
@@ -229,22 +277,54 @@ final class LocalHandOffs {
         } catch (InterruptedException e) {
             interrupted = true;
         }
+        Lease handed;
         c.lock.lock();
         try {
             c.waiters.remove(w);
-            if (w.handed != null && !interrupted) {
-                return w.handed;
+            handed = w.handed;
+            call.representative = w.toDatabase && !c.closed;
+            if (interrupted && call.representative) {
+                c.representatives--;
+                call.representative = false;
+            }
+            if (handed == null) {
+                promoteIfNeeded(c); // it leaves: a waiter behind it may have to go now
             }
         } finally {
             c.lock.unlock();
         }
         if (interrupted) {
-            if (w.handed != null) {
-                giveBack.accept(w.handed); // to the next waiter, or to the database
+            if (handed != null) {
+                giveBack.accept(handed); // to the next waiter, or to the database
             }
             throw new InterruptedException();
         }
-        return null;
+        return handed;
+    }
+
+    /** A representative's database attempts ended (granted or not): if need be, the next waiter goes. */
+    void leave(Call call) {
+        if (!call.representative) {
+            return;
+        }
+        Cohort c = call.cohort;
+        c.lock.lock();
+        try {
+            c.representatives--;
+            call.representative = false;
+            promoteIfNeeded(c);
+            dropIfIdle(c);
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /** Under the lock: forgets a cohort with no grant, no waiter and no representative. */
+    private void dropIfIdle(Cohort c) {
+        if (!c.hasGrant && c.idle()) {
+            c.removed = true;
+            cohorts.remove(c.key, c);
+        }
     }
 
     /**
@@ -258,8 +338,8 @@ final class LocalHandOffs {
         }
         c.lock.lock();
         try {
-            if (lease.token() != c.holderToken) {
-                return lease.token() >= c.grantToken && lease.token() < c.holderToken
+            if (!c.hasGrant || lease.token() != c.holderToken) {
+                return c.hasGrant && lease.token() >= c.grantToken && lease.token() < c.holderToken
                         ? new AlreadyReleased(c.holder()) : null;
             }
             if (c.open && !heldAtLeast && c.handOffs < bound) {
@@ -268,8 +348,7 @@ final class LocalHandOffs {
                     return new HandedOn();
                 }
             }
-            c.close();
-            cohorts.remove(c.key, c);
+            c.hasGrant = false;
             // From before the grant was sent to the hand-off: at least the time between them.
             return new ToDatabase(c.rowToken, (c.holderSinceNanos - c.grantSentNanos) / 1000);
         } finally {
@@ -277,16 +356,39 @@ final class LocalHandOffs {
         }
     }
 
-    /** Under the lock: passes the grant to {@code next}; false if it turned out lost. */
+    /** After the database release of a {@link ToDatabase}: the cohort's next representative goes. */
+    void releasedToDatabase(Lease lease) {
+        Cohort c = cohorts.get(new Key(lease.name(), lease.owner()));
+        if (c == null) {
+            return;
+        }
+        c.lock.lock();
+        try {
+            promoteIfNeeded(c);
+            dropIfIdle(c);
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: passes the grant to {@code next}; false (and closed) if it turned out lost.
+     * The first hand-off of a grant reserves the tokens of the hand-offs left, and one that finds
+     * less than half of the waiter's ttl left extends the grant: one statement for both.
+     */
     private boolean handOff(Cohort c, Waiter next) {
-        long leftMicros = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000;
-        if (leftMicros < next.ttlMicros / 2) {
+        long tokens = c.reserved ? 0 : bound - c.handOffs;
+        boolean extend = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000 < next.ttlMicros / 2;
+        if (tokens > 0 || extend) {
             long sent = System.nanoTime();
-            Optional<LeaseJdbc.Reserved> r = reserver.reserve(c.key.name(), c.key.owner(), c.rowToken, 0, next.ttlMicros);
+            Optional<LeaseJdbc.Reserved> r = reserver.reserve(c.key.name(), c.key.owner(), c.rowToken, tokens,
+                    extend ? next.ttlMicros : 0);
             if (r.isEmpty()) {
+                c.open = false;
                 return false;
             }
             c.reserved(r.get(), sent);
+            c.reserved = true;
         }
         c.waiters.pollFirst();
         c.holderToken++;
@@ -308,7 +410,7 @@ final class LocalHandOffs {
             return null;
         }
         c.lock.lock();
-        if (lease.token() != c.holderToken) {
+        if (!c.hasGrant || lease.token() != c.holderToken) {
             c.lock.unlock();
             return null;
         }
@@ -347,7 +449,7 @@ final class LocalHandOffs {
         }
         c.lock.lock();
         try {
-            return lease.token() >= c.grantToken && lease.token() <= c.holderToken ? c.rowToken : lease.token();
+            return c.hasGrant && lease.token() >= c.grantToken && lease.token() <= c.holderToken ? c.rowToken : lease.token();
         } finally {
             c.lock.unlock();
         }
@@ -362,30 +464,13 @@ final class LocalHandOffs {
         for (Cohort c : cohorts.values()) {
             if (c.lock.tryLock()) {
                 try {
-                    if (c.waiters.isEmpty() && !c.estimatedNow().isBefore(c.expiresAt)) {
-                        c.open = false;
-                        cohorts.remove(c.key, c);
+                    if (c.idle() && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
+                        c.hasGrant = false;
+                        dropIfIdle(c);
                     }
                 } finally {
                     c.lock.unlock();
                 }
-            }
-        }
-    }
-
-    /** Tests: how many grants are recorded. */
-    int recorded() {
-        return cohorts.size();
-    }
-
-    /** The service closes: every waiter goes to the database (and finds the service closed). */
-    void closeAll() {
-        for (Cohort c : cohorts.values()) {
-            c.lock.lock();
-            try {
-                c.close();
-            } finally {
-                c.lock.unlock();
             }
         }
     }
@@ -396,12 +481,35 @@ final class LocalHandOffs {
             if (c.key.name().equals(name) && (owner == null || c.key.owner().equals(owner))) {
                 c.lock.lock();
                 try {
-                    c.close();
+                    c.open = false;
+                    promoteIfNeeded(c);
                 } finally {
                     c.lock.unlock();
                 }
             }
         }
+    }
+
+    /** The service closes: every waiter goes to the database (and finds the service closed). */
+    void closeAll() {
+        for (Cohort c : cohorts.values()) {
+            c.lock.lock();
+            try {
+                c.closed = true;
+                c.open = false;
+                for (Waiter w; (w = c.waiters.pollFirst()) != null; ) {
+                    w.toDatabase = true;
+                    w.signal.release();
+                }
+            } finally {
+                c.lock.unlock();
+            }
+        }
+    }
+
+    /** Tests: how many grants and cohorts are recorded. */
+    int recorded() {
+        return cohorts.size();
     }
 
     /** Tests: calls waiting for the grant of {@code name} under {@code owner}. */

@@ -16,13 +16,17 @@ import javax.sql.DataSource;
 import static dev.holdfast.lease.LeaseFixture.dump;
 import static dev.holdfast.lease.LeaseFixture.install;
 import static dev.holdfast.lease.LeaseFixture.rows;
-import static dev.holdfast.lease.LeaseFixture.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Every rule of {@link LeaseService}'s acquire/renew/release contract, on every database. */
 class LeaseContractTest {
+
+    /** The service under test: {@link LeaseContractWithLocalHandOffsTest} runs every rule with cohort hand-off on. */
+    LeaseService service(DataSource dataSource, String table) {
+        return LeaseFixture.service(dataSource, table);
+    }
 
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration SHORT = Duration.ofMillis(150);
