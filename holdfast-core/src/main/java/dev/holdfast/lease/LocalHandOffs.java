@@ -156,6 +156,8 @@ final class LocalHandOffs {
     private final ConcurrentHashMap<Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
     private final AtomicLong registrations = new AtomicLong();
+    /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
+    static final long EXPIRY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
     static final int SWEEP_EVERY = 256;
 
@@ -262,11 +264,16 @@ final class LocalHandOffs {
         try {
             while (true) {
                 long left = deadlineNanos - System.nanoTime();
-                if (left <= 0 || !w.signal.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                if (left <= 0) {
                     break;
                 }
+                w.signal.tryAcquire(Math.min(left, EXPIRY_CHECK_NANOS), TimeUnit.NANOSECONDS);
                 c.lock.lock();
                 try {
+                    if (c.hasGrant && c.open && !c.estimatedNow().isBefore(c.expiresAt)) {
+                        c.open = false; // its holder never released it: the database may grant it again
+                        promoteIfNeeded(c);
+                    }
                     if (w.handed != null || w.toDatabase) {
                         break;
                     }

@@ -9,7 +9,9 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 /** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
@@ -39,6 +41,20 @@ final class LeaseFixture {
             Thread.sleep(10);
         }
         throw new AssertionError("the waiter never queued");
+    }
+
+    /** Calls {@link LeaseService#lock} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
+    static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(leases.lock(name, owner, ttl, wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "test-lock-" + owner);
+        t.start();
+        return result;
     }
 
     static long rows(TestDatabase db, String table) throws SQLException {

@@ -26,19 +26,6 @@ class LeaseHandOffTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner) {
-        CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.lock("job", owner, LONG, Duration.ofSeconds(20)));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        });
-        t.start();
-        return result;
-    }
-
     /**
      * With the safety poll at a minute, the waiter makes no attempt after queueing: the row the
      * release returns from is already the waiter's grant (handed_to still names it, as no attempt
@@ -51,7 +38,7 @@ class LeaseHandOffTest {
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-                CompletableFuture<Lease> waiting = lockAsync(b, "b");
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
                 awaitListenedEntry(db, table);
                 a.release(held);
                 assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
@@ -87,7 +74,7 @@ class LeaseHandOffTest {
             assertThat(prepared.get(0)).startsWith("UPDATE").doesNotContain(";");
 
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             awaitListenedEntry(db, table);
             prepared.clear();
             a.release(held);
@@ -125,7 +112,7 @@ class LeaseHandOffTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             awaitListenedEntry(db, table);
             assertThat(a.forceRelease("job", "ops")).isTrue();
             Lease got = waiting.get(10, TimeUnit.SECONDS);
@@ -170,7 +157,7 @@ class LeaseHandOffTest {
              Connection c = db.connection(); Connection listener = db.connection()) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
-            CompletableFuture<Lease> waiting = lockAsync(b, "b");
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 2);
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
             assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).as("handed to x").isEqualTo("x");

@@ -25,19 +25,6 @@ class LeaseLocalHandOffTest {
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner, Duration ttl, Duration wait) {
-        CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.lock("job", owner, ttl, wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "test-lock-" + owner);
-        t.start();
-        return result;
-    }
-
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         for (int i = 0; i < 1000; i++) {
             if (condition.getAsBoolean()) {
@@ -63,9 +50,9 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> first = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the call waits in memory");
-            CompletableFuture<Lease> second = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 2, "the second call waits in memory");
             assertThat(LeaseFixture.rows(db, table + "_queue")).as("not in the database's queue").isZero();
             assertThat(leases.find("job").orElseThrow()).as("waiting changed nothing").isEqualTo(held);
@@ -119,11 +106,11 @@ class LeaseLocalHandOffTest {
             Lease first = leases.lock("job", "srv", LONG, WAIT);
             holders.add(first);
             assertThat(fence.update(c, first.token(), 1, "first")).isTrue();
-            CompletableFuture<Lease> remoteWaits = lockAsync(remote, "remote", LONG, WAIT);
+            CompletableFuture<Lease> remoteWaits = LeaseFixture.lockAsync(remote, "job", "remote", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
             Lease current = first;
             for (int i = 0; i < 3; i++) {
-                CompletableFuture<Lease> next = lockAsync(leases, "srv", LONG, WAIT);
+                CompletableFuture<Lease> next = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
                 Lease waitingFor = current;
                 await(() -> leases.localWaiters("job", "srv") == 1, "a local waiter");
                 leases.release(waitingFor);
@@ -161,11 +148,11 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(8), table, 2);
              LeaseService remote = LeaseFixture.service(db.newPool(3), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> remoteWaits = lockAsync(remote, "remote", LONG, WAIT);
+            CompletableFuture<Lease> remoteWaits = LeaseFixture.lockAsync(remote, "job", "remote", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
             List<CompletableFuture<Lease>> local = new ArrayList<>();
             for (int i = 1; i <= 4; i++) {
-                local.add(lockAsync(leases, "srv", LONG, WAIT));
+                local.add(LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT));
                 int waiting = i;
                 await(() -> leases.localWaiters("job", "srv") == waiting, "local waiter " + i);
             }
@@ -203,9 +190,9 @@ class LeaseLocalHandOffTest {
         List<String> prepared = new CopyOnWriteArrayList<>();
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> same = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> same = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
-            CompletableFuture<Lease> longer = lockAsync(leases, "srv", Duration.ofMinutes(10), WAIT);
+            CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
             await(() -> leases.localWaiters("job", "srv") == 2, "the second local waiter");
 
             prepared.clear();
@@ -229,7 +216,7 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(leases, "other", LONG, WAIT);
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "other", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
             assertThat(leases.localWaiters("job", "srv")).isZero();
             leases.release(held);
@@ -246,7 +233,7 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
             leases.release(held);
             Lease got = waiting.get(5, TimeUnit.SECONDS);
@@ -320,11 +307,11 @@ class LeaseLocalHandOffTest {
              LeaseService operator = LeaseFixture.service(db.newPool(3), table);
              Connection c = db.connection()) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> first = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
             leases.release(held);
             Lease one = first.get(5, TimeUnit.SECONDS); // the block is reserved
-            CompletableFuture<Lease> second = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the second local waiter");
 
             assertThat(operator.forceRelease("job", "ops")).isTrue();
@@ -340,7 +327,7 @@ class LeaseLocalHandOffTest {
             // A new grant, with a waiter but no block yet, broken elsewhere: the hand-off finds out.
             operator.release(taken);
             Lease again = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> third = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> third = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the third local waiter");
             assertThat(operator.forceRelease("job", "ops")).isTrue();
             Lease remoteAgain = operator.tryAcquire("job", "remote", LONG).orElseThrow();
@@ -355,13 +342,61 @@ class LeaseLocalHandOffTest {
         }
     }
 
+    /**
+     * A holder that never releases: once the grant runs out (by the safe-side estimate, checked every
+     * 0.5 s), the cohort's first waiter goes to the database and takes it over, long before its bound.
+     */
+    @DatabaseTest
+    void aGrantThatRunsOutUnreleasedSendsTheFirstWaiterToTheDatabase(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease forgotten = leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            Lease got = waiting.get(20, TimeUnit.SECONDS);
+            assertThat(got.token()).as("a new grant from the database").isEqualTo(forgotten.token() + 1);
+            assertThat(got.acquiredAt()).isAfterOrEqualTo(forgotten.expiresAt());
+            assertThat(leases.localHandOffs()).isZero();
+            assertThatThrownBy(() -> leases.release(forgotten)).isInstanceOf(LeaseExpiredException.class);
+            leases.release(got);
+        }
+    }
+
+    /**
+     * A release with a minimum hold (ShedLock's lockAtLeastFor) is never passed on in memory: the
+     * grant is released to the database, held until the minimum counted from when the local holder
+     * got it (at least: the database counts from the grant, plus the time until the hand-off).
+     */
+    @DatabaseTest
+    void aMinimumHoldReleaseGoesToTheDatabaseAndCountsFromTheLocalHolder(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            Thread.sleep(50); // the hand-off comes well after the grant
+            leases.release(held);
+            Lease local = first.get(5, TimeUnit.SECONDS);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "another local waiter");
+            leases.release(local, Duration.ofSeconds(10));
+            Lease row = leases.find("job").orElseThrow();
+            assertThat(row.expiresAt()).as("held 10 s from the hand-off, not from the grant")
+                    .isAfterOrEqualTo(held.acquiredAt().plus(Duration.ofSeconds(10)).plusMillis(50));
+            assertThat(leases.localHandOffs()).isEqualTo(1);
+            assertThat(other.tryAcquire("job", "elsewhere", LONG)).isEmpty();
+            assertThat(second).isNotDone();
+        }
+    }
+
     /** A release of any grant of the owner (unlock) ends local hand-offs: the waiter goes to the database. */
     @DatabaseTest
     void unlockSendsLocalWaitersToTheDatabase(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
             leases.unlock("job", "srv");
             Lease got = waiting.get(10, TimeUnit.SECONDS);
@@ -396,11 +431,11 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(6), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> second = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
             leases.release(held);
             Lease got = second.get(5, TimeUnit.SECONDS);
-            CompletableFuture<Lease> third = lockAsync(leases, "srv", LONG, WAIT);
+            CompletableFuture<Lease> third = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
             await(() -> leases.localWaiters("job", "srv") == 1, "the second local waiter");
             try (LeaseGuard guard = leases.keepAlive(got, Duration.ofSeconds(45), null)) {
                 assertThat(guard.isValid()).isTrue();

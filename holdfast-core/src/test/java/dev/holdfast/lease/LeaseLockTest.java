@@ -22,19 +22,6 @@ class LeaseLockTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String owner, Duration ttl, Duration wait) {
-        CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.lock("job", owner, ttl, wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        });
-        t.start();
-        return result;
-    }
-
     private static long queued(TestDatabase db, String table) throws Exception {
         return db.kind() == TestDatabase.Kind.POSTGRESQL ? db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") : 0;
     }
@@ -45,7 +32,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(10));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(10));
             Thread.sleep(300);
             assertThat(waiting).isNotDone();
             a.release(held);
@@ -128,7 +115,7 @@ class LeaseLockTest {
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.lock("job", "a", LONG, Duration.ofSeconds(5));
-                CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
                 Thread.sleep(400);
                 assertThat(queued(db, table)).as("the waiter queued itself").isEqualTo(1);
                 long released = System.nanoTime();
@@ -153,10 +140,10 @@ class LeaseLockTest {
              LeaseService b = LeaseFixture.service(db.newPool(2), table);
              LeaseService c = LeaseFixture.service(db.newPool(2), table)) {
             Lease first = a.lock("job", "a", LONG, Duration.ofSeconds(5));
-            CompletableFuture<Lease> bWaits = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+            CompletableFuture<Lease> bWaits = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             releaseLater(b, bWaits);
             LeaseFixture.awaitQueued(db, table, 1);
-            CompletableFuture<Lease> cWaits = lockAsync(c, "c", LONG, Duration.ofSeconds(20));
+            CompletableFuture<Lease> cWaits = LeaseFixture.lockAsync(c, "job", "c", LONG, Duration.ofSeconds(20));
             releaseLater(c, cWaits);
             LeaseFixture.awaitQueued(db, table, 2);
             a.release(first);
@@ -183,7 +170,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(20));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             String now = db.kind() == TestDatabase.Kind.H2 ? "HOLDFAST_CLOCK_TIMESTAMP()" : "UTC_TIMESTAMP(6)";
             String micros = db.kind() == TestDatabase.Kind.H2 ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
@@ -207,7 +194,7 @@ class LeaseLockTest {
                 .queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1)).build();
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(same, "b", LONG, Duration.ofMinutes(2));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, Duration.ofMinutes(2));
             LeaseFixture.awaitQueued(db, table, 1);
             other.release(held);
             Thread.sleep(500);
@@ -238,7 +225,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             try (LeaseService b = LeaseFixture.service(pool, table)) {
-                CompletableFuture<Lease> waiting = lockAsync(b, "b", LONG, Duration.ofSeconds(10));
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(10));
                 Thread.sleep(300);
                 a.release(held);
                 b.release(waiting.get(10, TimeUnit.SECONDS));

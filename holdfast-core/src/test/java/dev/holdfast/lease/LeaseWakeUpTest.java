@@ -24,19 +24,6 @@ class LeaseWakeUpTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration wait) {
-        CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.lock(name, owner, LONG, wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "test-lock-" + owner);
-        t.start();
-        return result;
-    }
-
     /** Defect 8: a name outside the BMP (two UTF-16 units for one character) is notified too. */
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aNameOutsideTheBmpIsWokenByTheRelease(TestDatabase db) throws Exception {
@@ -45,7 +32,7 @@ class LeaseWakeUpTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, name, "b", Duration.ofSeconds(20));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, name, "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             Thread.sleep(200); // the waiter is on its semaphore now (its safety poll is a minute)
             a.release(held);
@@ -71,7 +58,7 @@ class LeaseWakeUpTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(heldBack).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = lockAsync(b, "job", "b", Duration.ofSeconds(20));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS)).as("b's failing attempt ran").isTrue();
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> a.release(held));
             awaitBlockedOnLock(db, table);
@@ -128,7 +115,7 @@ class LeaseWakeUpTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> first = lockAsync(b, "job", "x", Duration.ofSeconds(20));
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "x", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             assertThatThrownBy(() -> b.lock("job", "x", LONG, Duration.ofMillis(500)))
                     .isInstanceOf(LeaseTimeoutException.class);
