@@ -99,6 +99,7 @@ public class HoldfastAutoConfiguration {
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
                 .fastRelease(properties.getLease().isFastRelease())
+                .localHandOffs(properties.getLease().getLocalHandOffs())
                 .build();
     }
 

@@ -74,6 +74,13 @@ public class HoldfastProperties {
          */
         private boolean fastRelease = true;
 
+        /**
+         * Cohort hand-off: how many times in a row a release may pass a lease in memory to a waiting
+         * {@code lock} call of this instance with the same owner, before it goes back to the database
+         * queue (0, the default, turns it off). Fencing tokens stay strictly increasing.
+         */
+        private int localHandOffs;
+
         public String getTable() {
             return table;
         }
@@ -88,6 +95,14 @@ public class HoldfastProperties {
 
         public void setFastRelease(boolean fastRelease) {
             this.fastRelease = fastRelease;
+        }
+
+        public int getLocalHandOffs() {
+            return localHandOffs;
+        }
+
+        public void setLocalHandOffs(int localHandOffs) {
+            this.localHandOffs = localHandOffs;
         }
     }
 

@@ -104,6 +104,50 @@ class LeaseAutoConfigurationTest {
         }
     }
 
+    /**
+     * {@code holdfast.lease.local-hand-offs}: a release passes the lease to the instance's waiting call
+     * of the same owner; the row then shows the top of the reserved block of tokens.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.H2)
+    void localHandOffsAreConfigured(TestDatabase db) throws Exception {
+        String leasesTable = db.newTableName("hf_sb_leases");
+        db.dropAfterTest(leasesTable + "_queue");
+        try (HikariDataSource pool = db.newPool(4)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> pool)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
+                            "holdfast.lease.local-hand-offs=4")
+                    .run(context -> {
+                        LeaseService leases = context.getBean(LeaseService.class);
+                        Lease first = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
+                        java.util.concurrent.CompletableFuture<Lease> next = new java.util.concurrent.CompletableFuture<>();
+                        Thread waiter = new Thread(() -> {
+                            try {
+                                next.complete(leases.lock("nightly", "server-1", Duration.ofMinutes(1), Duration.ofSeconds(20)));
+                            } catch (Throwable e) {
+                                next.completeExceptionally(e);
+                            }
+                        });
+                        waiter.start();
+                        // It waits in memory (in the cohort, not in the database's queue, which stays empty).
+                        boolean inCohort = false;
+                        for (int i = 0; i < 1000 && !inCohort; i++) {
+                            Thread.sleep(5);
+                            inCohort = java.util.Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
+                                    f.getClassName().equals("dev.holdfast.lease.LocalHandOffs") && f.getMethodName().equals("await"));
+                        }
+                        assertThat(inCohort).as("the second call waits in the instance's cohort").isTrue();
+                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + leasesTable + "_queue")).isZero();
+                        leases.release(first);
+                        Lease second = next.get(10, TimeUnit.SECONDS);
+                        assertThat(second.token()).isEqualTo(first.token() + 1);
+                        assertThat(leases.find("nightly").orElseThrow().token()).as("the top of the block").isEqualTo(first.token() + 4);
+                        leases.release(second);
+                    });
+        }
+    }
+
     @Test
     void versionConflictsBecomeOptimisticLockingFailuresWithTheCauseKeptAndAreCounted() {
         VersionConflictException conflict = new VersionConflictException(
