@@ -244,7 +244,11 @@ final class LeaseJdbc {
                     return rs.next() ? Optional.of(reserved(rs)) : Optional.empty();
                 }
             }
-            ps.executeUpdate(); // the count is not trusted: an extension that changes nothing may count 0
+            // A reservation moves the token, so it counts 1 if it matched (affected or found rows
+            // alike); an extension alone that changes nothing may count 0 with affected rows.
+            if (ps.executeUpdate() == 0 && tokens > 0) {
+                return Optional.empty(); // else a later grant whose token happens to be token + tokens would pass
+            }
         }
         try (PreparedStatement ps = c.prepareStatement(sql.reservedSql())) {
             ps.setString(1, name);

@@ -70,7 +70,9 @@ import javax.sql.DataSource;
  *       waiter; +1 read to diagnose a failure)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
- *   <tr><td>{@link #lock}</td><td>PostgreSQL: 1 to queue; the release hands the lease over; else polls with backoff</td>
+ *   <tr><td>{@link #lock}</td><td>PostgreSQL: 1 to queue; the release hands the lease over; else polls with
+ *       backoff. With {@link Builder#localHandOffs}: none for a call its own service passes the lease to
+ *       (1 to reserve tokens at a grant's first local hand-off)</td>
  *       <td>waits at most {@code maxWait}, interruptibly; {@link LeaseTimeoutException} at the bound</td></tr>
  *   <tr><td>{@link #keepAlive}</td><td>1 per ttl/3</td><td>a {@link LeaseGuard} that renews and tells the
  *       work at once when the lease is lost</td></tr>
@@ -343,7 +345,9 @@ public final class LeaseService implements Leases {
      * within 0.1 s more, else in the background (or its entry lapses within seconds).
      *
      * <p>Each call waits as a waiter of its own: concurrent calls of one owner queue separately and
-     * never take each other's place or wake-up.
+     * never take each other's place or wake-up. With {@link Builder#localHandOffs} on, calls of this
+     * service for the same name and owner instead wait in memory, in arrival order, and are passed
+     * the lease without a statement; one of them at a time queues in the database for them.
      *
      * <p>Exclusive like {@link #tryAcquire}: a live grant, even one of {@code owner}, is waited for.
      *
@@ -405,7 +409,9 @@ public final class LeaseService implements Leases {
         int attempts = 0;
         int races = 0;
         long backoff = viaQueue ? minPollNanos : MIN_BACKOFF_NANOS;
-        long sent = System.nanoTime(); // before the latest attempt: no grant to this call is older
+        // Before the first attempt: no grant to this call is older. (Not the latest attempt's: on
+        // PostgreSQL an attempt may pick up a grant a release handed to this waiter before it was sent.)
+        long sent = System.nanoTime();
         try {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
@@ -417,7 +423,6 @@ public final class LeaseService implements Leases {
                 Optional<Lease> granted;
                 if (waitNanos == 0) {
                     attempts++;
-                    sent = System.nanoTime();
                     granted = acquire("acquiring", name, owner, attempt);
                 } else {
                     // Every attempt, the first and the one at the bound included, may take up to
@@ -428,7 +433,6 @@ public final class LeaseService implements Leases {
                         throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                     }
                     attempts++;
-                    sent = System.nanoTime();
                     granted = attemptOn(borrowed, attempt, name, owner, ++races >= ATTEMPTS_ON_RACE);
                     if (granted == null) {
                         continue; // lost a race (the statement had no effect): again at once, still bounded
@@ -703,7 +707,11 @@ public final class LeaseService implements Leases {
         try {
             long sent = System.nanoTime();
             Optional<Instant> expiry = renewal.apply(held.rowToken());
-            expiry.ifPresent(e -> held.renewed(e, ttlMicros, sent));
+            if (expiry.isPresent()) {
+                held.renewed(expiry.get(), ttlMicros, sent);
+            } else {
+                held.lost();
+            }
             return expiry;
         } finally {
             held.done();
@@ -755,15 +763,32 @@ public final class LeaseService implements Leases {
                 if (decided instanceof LocalHandOffs.ToDatabase grant) {
                     Long minimum = heldAtLeastMicros == null ? null : heldAtLeastMicros + grant.extraMicros();
                     try {
-                        releaseInDatabase(name, owner, grant.token(), minimum);
-                    } finally {
-                        local.releasedToDatabase(new Lease(name, owner, token, Instant.EPOCH, Instant.EPOCH));
+                        releaseInDatabase(name, owner, rowToken(name, owner, grant), minimum);
+                    } catch (DatabaseException e) {
+                        throw e; // outcome unknown: the grant stays recorded, so a retry still finds it
+                    } catch (RuntimeException e) {
+                        local.releasedToDatabase(name, owner, grant.token());
+                        throw e;
                     }
+                    local.releasedToDatabase(name, owner, grant.token());
                     return;
                 }
             }
         }
         releaseInDatabase(name, owner, token, heldAtLeastMicros);
+    }
+
+    /**
+     * The row's token of a grant to release: after a reservation with an unknown outcome, the
+     * reserved one if the row still holds the grant (same owner and {@code acquiredAt}) with it.
+     */
+    private long rowToken(String name, String owner, LocalHandOffs.ToDatabase grant) {
+        if (grant.unsureTokens() == 0) {
+            return grant.token();
+        }
+        long reserved = grant.token() + grant.unsureTokens();
+        return find(name).filter(row -> row.owner().equals(owner) && row.token() == reserved
+                && row.acquiredAt().equals(grant.acquiredAt())).isPresent() ? reserved : grant.token();
     }
 
     private void releaseInDatabase(String name, String owner, Long token, Long heldAtLeastMicros) {

@@ -9,6 +9,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -34,9 +35,10 @@ import java.util.function.Consumer;
  * monotonic time since it was <em>sent</em>, so never too long — the hand-off extends the grant
  * first (one statement). The reservation and the extension never shorten the grant.
  *
- * <p>Every statement on a cohort's grant (reservation, extension, renewal) runs under the cohort's
- * lock, so the row's token and expiry are always known here. A call that only waits, and gives up,
- * changes nothing in the database.
+ * <p>Statements on a cohort's grant (reservation, extension, renewal) run one at a time, so the
+ * row's token and expiry are always known here; a reservation runs with the cohort unlocked (marked
+ * busy), so that waiters can still give up at their deadline while it is slow. A call that only
+ * waits, and gives up, changes nothing in the database.
  */
 final class LocalHandOffs {
 
@@ -60,10 +62,13 @@ final class LocalHandOffs {
 
     /**
      * Release the database grant: {@code token} is the row's, {@code extraMicros} how much later
-     * than the grant the releasing holder took it (added to a minimum hold). Then call
-     * {@link #releasedToDatabase}.
+     * than the grant the releasing holder took it (added to a minimum hold). {@code unsureTokens}
+     * is not 0 if a reservation of that many tokens failed with an unknown outcome: the row's token
+     * is then {@code token} or {@code token + unsureTokens} (a row of the owner with the grant's
+     * {@code acquiredAt} tells which). Then call {@link #releasedToDatabase} unless the database
+     * could not be reached.
      */
-    record ToDatabase(long token, long extraMicros) implements Release {
+    record ToDatabase(long token, long extraMicros, long unsureTokens, Instant acquiredAt) implements Release {
     }
 
     private record Key(String name, String owner) {
@@ -100,6 +105,8 @@ final class LocalHandOffs {
     private static final class Cohort {
         final Key key;
         final ReentrantLock lock = new ReentrantLock();
+        /** Signalled when a statement on the grant ends ({@link #busy} false again). */
+        final Condition settled = lock.newCondition();
         final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
         /** Calls queueing in the database for this cohort. */
         int representatives;
@@ -124,6 +131,10 @@ final class LocalHandOffs {
         long sentNanos;
         int handOffs;
         boolean reserved;
+        /** A reservation whose outcome is unknown (it failed): its token count, else 0. */
+        long unsureTokens;
+        /** A statement on the grant runs (with the cohort unlocked): other statements on it wait. */
+        boolean busy;
 
         Cohort(Key key) {
             this.key = key;
@@ -141,6 +152,13 @@ final class LocalHandOffs {
             sentNanos = sent;
         }
 
+        /** Under the lock: waits until no statement on the grant runs. */
+        void awaitSettled() {
+            while (busy) {
+                settled.awaitUninterruptibly();
+            }
+        }
+
         Lease holder() {
             return new Lease(key.name(), key.owner(), holderToken, grantAcquiredAt, expiresAt);
         }
@@ -156,6 +174,8 @@ final class LocalHandOffs {
     private final ConcurrentHashMap<Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
     private final AtomicLong registrations = new AtomicLong();
+    /** The service closed: cohorts made from now on are closed too. */
+    private volatile boolean closed;
     /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
     static final long EXPIRY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
@@ -177,6 +197,7 @@ final class LocalHandOffs {
             Cohort c = cohorts.computeIfAbsent(key, Cohort::new);
             c.lock.lock();
             if (!c.removed) {
+                c.closed |= closed;
                 return c;
             }
             c.lock.unlock();
@@ -208,6 +229,7 @@ final class LocalHandOffs {
             c.sentNanos = sentNanos;
             c.handOffs = 0;
             c.reserved = false;
+            c.unsureTokens = 0;
         } finally {
             c.lock.unlock();
         }
@@ -236,7 +258,7 @@ final class LocalHandOffs {
     }
 
     /** Under the lock: with no usable grant and nobody in the database for it, the first waiter goes there. */
-    private void promoteIfNeeded(Cohort c) {
+    private static void promoteIfNeeded(Cohort c) {
         if ((!c.hasGrant || !c.open) && c.representatives == 0) {
             Waiter first = c.waiters.pollFirst();
             if (first != null) {
@@ -289,7 +311,7 @@ final class LocalHandOffs {
         try {
             c.waiters.remove(w);
             handed = w.handed;
-            call.representative = w.toDatabase && !c.closed;
+            call.representative = w.toDatabase; // counted as one by whoever sent it, even at close
             if (interrupted && call.representative) {
                 c.representatives--;
                 call.representative = false;
@@ -345,32 +367,42 @@ final class LocalHandOffs {
         }
         c.lock.lock();
         try {
+            c.awaitSettled();
             if (!c.hasGrant || lease.token() != c.holderToken) {
                 return c.hasGrant && lease.token() >= c.grantToken && lease.token() < c.holderToken
                         ? new AlreadyReleased(c.holder()) : null;
             }
-            if (c.open && !heldAtLeast && c.handOffs < bound) {
-                Waiter next = c.waiters.peekFirst();
-                if (next != null && handOff(c, next)) {
-                    return new HandedOn();
-                }
-            }
-            c.hasGrant = false;
             // From before the grant was sent to the hand-off: at least the time between them.
-            return new ToDatabase(c.rowToken, (c.holderSinceNanos - c.grantSentNanos) / 1000);
+            long extraMicros = (c.holderSinceNanos - c.grantSentNanos) / 1000;
+            ToDatabase before = new ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
+            long grant = c.grantToken;
+            if (c.open && !heldAtLeast && c.handOffs < bound && !c.waiters.isEmpty() && handOff(c)) {
+                return new HandedOn();
+            }
+            if (!c.hasGrant || c.grantToken != grant) {
+                return before; // the grant ended while a reservation ran: the database tells how
+            }
+            // Stays recorded until the database release succeeds, so that a retry after a failure
+            // still maps to the grant; meanwhile the first waiter queues in the database.
+            c.open = false;
+            promoteIfNeeded(c);
+            return new ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
         } finally {
             c.lock.unlock();
         }
     }
 
-    /** After the database release of a {@link ToDatabase}: the cohort's next representative goes. */
-    void releasedToDatabase(Lease lease) {
-        Cohort c = cohorts.get(new Key(lease.name(), lease.owner()));
+    /** After the database release (or refusal) of a {@link ToDatabase} of {@code rowToken}: forgets the grant. */
+    void releasedToDatabase(String name, String owner, long rowToken) {
+        Cohort c = cohorts.get(new Key(name, owner));
         if (c == null) {
             return;
         }
         c.lock.lock();
         try {
+            if (c.hasGrant && c.rowToken == rowToken) {
+                c.hasGrant = false;
+            }
             promoteIfNeeded(c);
             dropIfIdle(c);
         } finally {
@@ -379,25 +411,51 @@ final class LocalHandOffs {
     }
 
     /**
-     * Under the lock: passes the grant to {@code next}; false (and closed) if it turned out lost.
-     * The first hand-off of a grant reserves the tokens of the hand-offs left, and one that finds
-     * less than half of the waiter's ttl left extends the grant: one statement for both.
+     * Under the lock: passes the grant to the first waiter; false if it turned out lost (then closed)
+     * or nobody waits any more. The first hand-off of a grant reserves the tokens of the hand-offs
+     * left, and one that finds less than half of the waiter's ttl left extends the grant: one
+     * statement for both, run with the cohort unlocked and marked busy.
      */
-    private boolean handOff(Cohort c, Waiter next) {
+    private boolean handOff(Cohort c) {
+        Waiter first = c.waiters.peekFirst();
         long tokens = c.reserved ? 0 : bound - c.handOffs;
-        boolean extend = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000 < next.ttlMicros / 2;
+        boolean extend = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000 < first.ttlMicros / 2;
         if (tokens > 0 || extend) {
+            long grant = c.grantToken;
+            long rowToken = c.rowToken;
             long sent = System.nanoTime();
-            Optional<LeaseJdbc.Reserved> r = reserver.reserve(c.key.name(), c.key.owner(), c.rowToken, tokens,
-                    extend ? next.ttlMicros : 0);
+            Optional<LeaseJdbc.Reserved> r;
+            c.busy = true;
+            c.lock.unlock();
+            try {
+                r = reserver.reserve(c.key.name(), c.key.owner(), rowToken, tokens, extend ? first.ttlMicros : 0);
+            } catch (RuntimeException e) {
+                relock(c);
+                if (c.hasGrant && c.grantToken == grant) {
+                    c.open = false;
+                    c.unsureTokens = tokens;
+                    promoteIfNeeded(c); // the first waiter queues in the database
+                }
+                throw e;
+            }
+            relock(c);
+            if (!c.hasGrant || c.grantToken != grant) {
+                return false;
+            }
             if (r.isEmpty()) {
                 c.open = false;
                 return false;
             }
             c.reserved(r.get(), sent);
             c.reserved = true;
+            if (!c.open) {
+                return false; // unlocked or closed meanwhile
+            }
         }
-        c.waiters.pollFirst();
+        Waiter next = c.waiters.pollFirst();
+        if (next == null) {
+            return false; // every waiter gave up meanwhile
+        }
         c.holderToken++;
         c.handOffs++;
         c.holderSinceNanos = System.nanoTime();
@@ -405,6 +463,13 @@ final class LocalHandOffs {
         next.signal.release();
         handOffs.increment();
         return true;
+    }
+
+    /** After a statement run with {@code c} unlocked: locks it again and lets waiting statements go. */
+    private static void relock(Cohort c) {
+        c.lock.lock();
+        c.busy = false;
+        c.settled.signalAll();
     }
 
     /**
@@ -417,6 +482,7 @@ final class LocalHandOffs {
             return null;
         }
         c.lock.lock();
+        c.awaitSettled();
         if (!c.hasGrant || lease.token() != c.holderToken) {
             c.lock.unlock();
             return null;
@@ -441,6 +507,12 @@ final class LocalHandOffs {
             c.expiresAt = expiresAt;
             c.dbNow = expiresAt.minusNanos(ttlMicros * 1000);
             c.sentNanos = sentNanos;
+        }
+
+        /** After a refused renewal: the grant is lost, no more hand-offs of it. */
+        void lost() {
+            c.open = false;
+            promoteIfNeeded(c);
         }
 
         void done() {
@@ -471,7 +543,7 @@ final class LocalHandOffs {
         for (Cohort c : cohorts.values()) {
             if (c.lock.tryLock()) {
                 try {
-                    if (c.idle() && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
+                    if (c.idle() && !c.busy && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
                         c.hasGrant = false;
                         dropIfIdle(c);
                     }
@@ -499,12 +571,14 @@ final class LocalHandOffs {
 
     /** The service closes: every waiter goes to the database (and finds the service closed). */
     void closeAll() {
+        closed = true;
         for (Cohort c : cohorts.values()) {
             c.lock.lock();
             try {
                 c.closed = true;
                 c.open = false;
                 for (Waiter w; (w = c.waiters.pollFirst()) != null; ) {
+                    c.representatives++; // until its call leaves
                     w.toDatabase = true;
                     w.signal.release();
                 }

@@ -7,10 +7,12 @@ import dev.holdfast.testing.TestDatabase;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
@@ -110,6 +112,44 @@ final class LeaseFixture {
             }
             return result;
         });
+    }
+
+    /** What a test does when a prepared statement executes: {@code statement} runs it (or not), to stall or fail it. */
+    @FunctionalInterface
+    interface StatementHook {
+        Object execute(String sql, Callable<Object> statement) throws Exception;
+    }
+
+    /** A data source whose prepared statements execute through {@code hook}. */
+    static DataSource hooked(DataSource target, StatementHook hook) {
+        ClassLoader loader = LeaseFixture.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = invoke(target, method, args);
+            if (!(result instanceof Connection c)) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (p2, m2, args2) -> {
+                Object made = invoke(c, m2, args2);
+                if (!(made instanceof PreparedStatement ps)) {
+                    return made;
+                }
+                String sql = (String) args2[0];
+                return Proxy.newProxyInstance(loader, new Class<?>[] {PreparedStatement.class}, (p3, m3, args3) ->
+                        m3.getName().startsWith("execute") && (args3 == null || args3.length == 0)
+                                ? hook.execute(sql, () -> invokeChecked(ps, m3, args3))
+                                : invoke(ps, m3, args3));
+            });
+        });
+    }
+
+    private static Object invokeChecked(Object target, java.lang.reflect.Method method, Object[] args) throws Exception {
+        try {
+            return invoke(target, method, args);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {

@@ -1,15 +1,20 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -359,6 +364,135 @@ class LeaseLocalHandOffTest {
             assertThat(leases.localHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(forgotten)).isInstanceOf(LeaseExpiredException.class);
             leases.release(got);
+        }
+    }
+
+    /**
+     * A reservation that commits and then fails (the connection lost before its result came back)
+     * fails the release; the first waiter goes to the database, and a retried release finds the
+     * grant under the reserved token (the row still has the grant's owner and acquiredAt).
+     */
+    @DatabaseTest
+    void aReservationThatFailsAfterItsCommitLeavesTheGrantReleasable(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        AtomicBoolean failAfterCommit = new AtomicBoolean();
+        javax.sql.DataSource ds = LeaseFixture.hooked(db.newPool(4), (sql, statement) -> {
+            Object result = statement.call();
+            if (sql.contains("token = token + ?") && failAfterCommit.getAndSet(false)) {
+                throw new SQLException("connection lost after the commit", "08006");
+            }
+            return result;
+        });
+        try (LeaseService leases = cohort(ds, table, 8);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            failAfterCommit.set(true);
+            assertThatThrownBy(() -> leases.release(held)).isInstanceOf(DatabaseException.class);
+            assertThat(leases.find("job").orElseThrow().token()).as("the reservation committed").isEqualTo(held.token() + 8);
+            LeaseFixture.awaitQueued(db, table, 1); // the waiter went to the database
+            assertThat(waiting).isNotDone();
+            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held").isEmpty();
+
+            leases.release(held);
+            Lease next = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(next.token()).as("above the block").isEqualTo(held.token() + 9);
+            assertThat(leases.localHandOffs()).isZero();
+            leases.release(next);
+        }
+    }
+
+    /**
+     * A local holder whose release fails in the database (unreachable) can retry it: the grant stays
+     * mapped until the database has released it.
+     */
+    @DatabaseTest
+    void aLocalHolderCanRetryAReleaseTheDatabaseFailed(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        AtomicBoolean down = new AtomicBoolean();
+        javax.sql.DataSource ds = LeaseFixture.hooked(db.newPool(4), (sql, statement) -> {
+            if (down.get()) {
+                throw new SQLException("connection refused", "08001");
+            }
+            return statement.call();
+        });
+        try (LeaseService leases = cohort(ds, table, 8);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            leases.release(held);
+            Lease local = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(local.token()).isEqualTo(held.token() + 1);
+
+            down.set(true);
+            assertThatThrownBy(() -> leases.release(local)).isInstanceOf(DatabaseException.class);
+            down.set(false);
+            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held").isEmpty();
+            leases.release(local);
+            Lease after = other.tryAcquire("job", "elsewhere", LONG).orElseThrow();
+            assertThat(after.token()).isEqualTo(held.token() + 9);
+            assertThatThrownBy(() -> leases.release(local)).isInstanceOf(LeaseNotHeldException.class);
+        }
+    }
+
+    /**
+     * A waiter gives up at its deadline even while the hand-off's reservation is stalled (the
+     * statement runs with the cohort unlocked); the release then finds nobody waiting and releases
+     * the grant to the database.
+     */
+    @DatabaseTest
+    void aWaiterGivesUpAtItsDeadlineWhileAReservationStalls(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        javax.sql.DataSource ds = LeaseFixture.hooked(db.newPool(4), (sql, statement) -> {
+            if (sql.contains("token = token + ?")) {
+                stalled.countDown();
+                resume.await();
+            }
+            return statement.call();
+        });
+        try (LeaseService leases = cohort(ds, table, 8);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofMillis(300));
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
+            try {
+                assertThat(stalled.await(10, TimeUnit.SECONDS)).as("the reservation runs").isTrue();
+                assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+                        .as("timed out while the reservation still stalls")
+                        .hasCauseInstanceOf(LeaseTimeoutException.class);
+                assertThat(release).isNotDone();
+            } finally {
+                resume.countDown();
+            }
+            release.get(10, TimeUnit.SECONDS);
+            assertThat(leases.localHandOffs()).isZero();
+            Lease after = other.tryAcquire("job", "elsewhere", LONG).orElseThrow();
+            assertThat(after.token()).as("above the reserved block").isEqualTo(held.token() + 9);
+        }
+    }
+
+    /**
+     * A reservation of a grant that ran out is refused even when a later grant of the same owner has
+     * the very token the reservation would have reached (MariaDB reads the row after its update).
+     */
+    @DatabaseTest
+    void aReservationOfAGrantThatRanOutIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.valueOf(db.kind().name()), table));
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table); Connection c = db.connection()) {
+            Lease ranOut = leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
+            Lease[] later = new Lease[1];
+            await(() -> (later[0] = leases.tryAcquire("job", "srv", LONG).orElse(null)) != null, "a later grant");
+            assertThat(later[0].token()).isEqualTo(ranOut.token() + 1);
+            assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 1, 0)).isEmpty();
+            assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 0, LONG.toNanos() / 1000)).isEmpty();
+            assertThat(leases.find("job").orElseThrow()).as("unchanged").isEqualTo(later[0]);
+            leases.release(later[0]);
         }
     }
 
