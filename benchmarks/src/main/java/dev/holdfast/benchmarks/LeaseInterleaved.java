@@ -60,7 +60,7 @@ public final class LeaseInterleaved {
 
     static final Duration TTL = Duration.ofSeconds(60);
     static final String TABLE = "holdfast_bench_lease_ab";
-    static final String DESIGN_TABLE = "holdfast_bench_lease_design";
+    public static final String DESIGN_TABLE = "holdfast_bench_lease_design";
 
     /** One acquire-and-release of thread {@code t}'s {@code i}-th name. */
     interface Pair {
@@ -227,7 +227,7 @@ public final class LeaseInterleaved {
         return result;
     }
 
-    static void createDesignTable(DataSource ds, TestDatabase.Kind kind) throws SQLException {
+    public static void createDesignTable(DataSource ds, TestDatabase.Kind kind) throws SQLException {
         String time = switch (kind) {
             case POSTGRESQL -> "TIMESTAMPTZ";
             case MARIADB -> "DATETIME(6)";
@@ -239,21 +239,29 @@ public final class LeaseInterleaved {
     }
 
     /** The design by hand: one upsert (granted iff it returns the caller as owner), one release update. */
-    static void designPair(DataSource ds, TestDatabase.Kind kind, String name, String owner) throws SQLException {
+    public static void designPair(DataSource ds, TestDatabase.Kind kind, String name, String owner) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            designRelease(c, kind, DESIGN_TABLE, name, owner, designAcquire(c, kind, DESIGN_TABLE, name, owner));
+        }
+    }
+
+    /** The design's acquire on {@code table}: one upsert; returns the token granted. */
+    public static long designAcquire(Connection c, TestDatabase.Kind kind, String table, String name, String owner)
+            throws SQLException {
         String acquire = switch (kind) {
-            case POSTGRESQL -> "INSERT INTO " + DESIGN_TABLE + " AS l (name, owner, token, acquired_at, expires_at)"
+            case POSTGRESQL -> "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, clock_timestamp(), clock_timestamp() + ? * interval '1 microsecond')"
                     + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
                     + " acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at"
                     + " WHERE l.expires_at <= EXCLUDED.acquired_at RETURNING l.token, l.owner";
-            case MARIADB -> "INSERT INTO " + DESIGN_TABLE + " (name, owner, token, acquired_at, expires_at)"
+            case MARIADB -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
                     + " ON DUPLICATE KEY UPDATE token = IF(expires_at <= UTC_TIMESTAMP(6), token + 1, token),"
                     + " owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
                     + " acquired_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(acquired_at), acquired_at),"
                     + " expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at)"
                     + " RETURNING token, owner";
-            case H2 -> "SELECT token, owner FROM FINAL TABLE (MERGE INTO " + DESIGN_TABLE + " t USING (SELECT"
+            case H2 -> "SELECT token, owner FROM FINAL TABLE (MERGE INTO " + table + " t USING (SELECT"
                     + " CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, CURRENT_TIMESTAMP(6) AS now,"
                     + " CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
                     + " WHEN MATCHED AND t.expires_at <= s.now THEN UPDATE SET owner = s.owner, token = t.token + 1,"
@@ -261,32 +269,34 @@ public final class LeaseInterleaved {
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
         };
+        try (PreparedStatement ps = c.prepareStatement(acquire)) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, TTL.toNanos() / 1000);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || !owner.equals(rs.getString(2))) {
+                    throw new IllegalStateException("not granted: " + name);
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The design's release on {@code table}: one update that ends the live grant of {@code token}. */
+    public static void designRelease(Connection c, TestDatabase.Kind kind, String table, String name, String owner,
+                                     long token) throws SQLException {
         String now = switch (kind) {
             case POSTGRESQL -> "clock_timestamp()";
             case MARIADB -> "UTC_TIMESTAMP(6)";
             case H2 -> "CURRENT_TIMESTAMP(6)";
         };
-        try (Connection c = ds.getConnection()) {
-            long token;
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, TTL.toNanos() / 1000);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || !owner.equals(rs.getString(2))) {
-                        throw new IllegalStateException("not granted: " + name);
-                    }
-                    token = rs.getLong(1);
-                }
-            }
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + DESIGN_TABLE + " SET expires_at = acquired_at"
-                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now)) {
-                ps.setString(1, name);
-                ps.setString(2, owner);
-                ps.setLong(3, token);
-                if (ps.executeUpdate() != 1) {
-                    throw new IllegalStateException("not released: " + name);
-                }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = acquired_at"
+                + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + now)) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            ps.setLong(3, token);
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("not released: " + name);
             }
         }
     }

@@ -1,0 +1,133 @@
+package dev.holdfast.lease;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.benchmarks.LeaseInterleaved;
+import dev.holdfast.jdbc.HoldfastTable;
+import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.testing.TestDatabase;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+/**
+ * Where the uncontended lease path spends its time against the one-statement design, one thread,
+ * one pooled connection, distinct names (8, cycled): each step adds one difference, in blocks that
+ * alternate (rotating which goes first), medians of the blocks.
+ * <ol>
+ *   <li>{@code design}: the design's upsert and release, one borrow per pair (as {@code LeaseInterleaved});</li>
+ *   <li>{@code designTwoBorrows}: the same, one borrow per statement (as a service, whose acquire and
+ *       release are separate calls);</li>
+ *   <li>{@code designOnLeaseTable}: the same statements on Holdfast's lease table (its wider rows);</li>
+ *   <li>{@code leaseSql}: Holdfast's own statements ({@link LeaseSql}) and result reading, by hand;</li>
+ *   <li>{@code service}: {@link LeaseService#tryAcquire} and {@link LeaseService#release}.</li>
+ * </ol>
+ * Run: {@code java -cp benchmarks/target/benchmarks.jar dev.holdfast.lease.LeaseOverhead mariadb 15 2000 out.json}
+ */
+public final class LeaseOverhead {
+
+    private static final String LEASES = "holdfast_bench_lease_overhead";
+    private static final long TTL_MICROS = Duration.ofSeconds(60).toNanos() / 1000;
+
+    interface Pair {
+        void run(int i) throws SQLException;
+    }
+
+    public static void main(String[] args) throws Exception {
+        TestDatabase.Kind kind = TestDatabase.Kind.valueOf(args[0].toUpperCase(Locale.ROOT));
+        int rounds = Integer.parseInt(args[1]);
+        int block = Integer.parseInt(args[2]);
+        Path out = Path.of(args[3]);
+        Dialect dialect = Dialect.valueOf(kind.name());
+        try (HikariDataSource pool = kind.newPool("bench-lease-overhead", 1)) {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + LEASES);
+                s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
+            }
+            new SchemaInstaller(pool).install(HoldfastTable.LEASES, LEASES);
+            LeaseInterleaved.createDesignTable(pool, kind);
+            LeaseSql sql = LeaseSql.forDialect(dialect, LEASES);
+            LeaseJdbc jdbc = new LeaseJdbc(sql);
+            LeaseService service = LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
+            Map<String, Pair> pairs = new LinkedHashMap<>();
+            pairs.put("design", i -> LeaseInterleaved.designPair(pool, kind, name(i), "bench"));
+            pairs.put("designTwoBorrows", i -> designPair(pool, kind, LeaseInterleaved.DESIGN_TABLE, name(i)));
+            pairs.put("designOnLeaseTable", i -> designPair(pool, kind, LEASES, name(i)));
+            pairs.put("leaseSql", i -> {
+                Lease lease;
+                try (Connection c = pool.getConnection()) {
+                    lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false).orElseThrow();
+                }
+                try (Connection c = pool.getConnection()) {
+                    if (!jdbc.release(c, lease.name(), lease.owner(), lease.token(), true, null)) {
+                        throw new IllegalStateException("not released");
+                    }
+                }
+            });
+            pairs.put("service", i -> service.release(service.tryAcquire(name(i), "bench", Duration.ofSeconds(60)).orElseThrow()));
+
+            Map<String, List<Double>> rates = new LinkedHashMap<>();
+            pairs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+            List<String> names = new ArrayList<>(pairs.keySet());
+            int counter = 0;
+            for (int round = -2; round < rounds; round++) {
+                for (int k = 0; k < names.size(); k++) {
+                    String name = names.get((k + Math.max(round, 0)) % names.size());
+                    Pair pair = pairs.get(name);
+                    long start = System.nanoTime();
+                    for (int i = 0; i < block; i++) {
+                        pair.run(counter++);
+                    }
+                    if (round >= 0) {
+                        rates.get(name).add(block / ((System.nanoTime() - start) / 1e9));
+                    }
+                }
+            }
+            double base = median(rates.get("design"));
+            String json = rates.entrySet().stream().map(e -> String.format(Locale.ROOT,
+                    "{\"variant\":\"%s\",\"pairsPerSecond\":%.1f,\"ratio\":%.3f,\"microsPerPair\":%.1f}",
+                    e.getKey(), median(e.getValue()), median(e.getValue()) / base, 1e6 / median(e.getValue())))
+                    .collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n"));
+            System.out.print(json);
+            Files.writeString(out, json);
+            service.close();
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + LEASES);
+                s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
+                s.execute("DROP TABLE IF EXISTS " + LeaseInterleaved.DESIGN_TABLE);
+            }
+        }
+    }
+
+    private static String name(int i) {
+        return "n-" + (i & 7);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** The design's statements on {@code table}, each on a connection of its own. */
+    private static void designPair(DataSource ds, TestDatabase.Kind kind, String table, String name) throws SQLException {
+        long token;
+        try (Connection c = ds.getConnection()) {
+            token = LeaseInterleaved.designAcquire(c, kind, table, name, "bench");
+        }
+        try (Connection c = ds.getConnection()) {
+            LeaseInterleaved.designRelease(c, kind, table, name, "bench", token);
+        }
+    }
+}
