@@ -313,6 +313,9 @@ public final class LeaseService implements Leases {
         checkName("name", name);
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
+        if (local != null) {
+            local.closeAll(name, owner); // it may renew (even shorten) a grant this service passes on
+        }
         return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, true)).isPresent();
     }
 

@@ -36,8 +36,8 @@ import java.util.function.Consumer;
  * first (one statement). The reservation and the extension never shorten the grant.
  *
  * <p>Statements on a cohort's grant (reservation, extension, renewal) run one at a time, so the
- * row's token and expiry are always known here; a reservation runs with the cohort unlocked (marked
- * busy), so that waiters can still give up at their deadline while it is slow. A call that only
+ * row's token and expiry are always known here; a reservation runs with the cohort unlocked (the
+ * grant marked busy), so that waiters can still give up at their deadline while it is slow. A call that only
  * waits, and gives up, changes nothing in the database.
  */
 final class LocalHandOffs {
@@ -105,7 +105,7 @@ final class LocalHandOffs {
     private static final class Cohort {
         final Key key;
         final ReentrantLock lock = new ReentrantLock();
-        /** Signalled when a statement on the grant ends ({@link #busy} false again). */
+        /** Signalled when a statement on a grant ends ({@link #busyGrant} reset). */
         final Condition settled = lock.newCondition();
         final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
         /** Calls queueing in the database for this cohort. */
@@ -133,8 +133,8 @@ final class LocalHandOffs {
         boolean reserved;
         /** A reservation whose outcome is unknown (it failed): its token count, else 0. */
         long unsureTokens;
-        /** A statement on the grant runs (with the cohort unlocked): other statements on it wait. */
-        boolean busy;
+        /** The grant (its first token) a statement runs on with the cohort unlocked, else {@link #NOT_BUSY}: other statements on it wait. */
+        long busyGrant = NOT_BUSY;
 
         Cohort(Key key) {
             this.key = key;
@@ -152,9 +152,9 @@ final class LocalHandOffs {
             sentNanos = sent;
         }
 
-        /** Under the lock: waits until no statement on the grant runs. */
+        /** Under the lock: waits until no statement on the current grant runs (one on an earlier grant does not matter). */
         void awaitSettled() {
-            while (busy) {
+            while (busyGrant == grantToken) {
                 settled.awaitUninterruptibly();
             }
         }
@@ -176,6 +176,7 @@ final class LocalHandOffs {
     private final AtomicLong registrations = new AtomicLong();
     /** The service closed: cohorts made from now on are closed too. */
     private volatile boolean closed;
+    private static final long NOT_BUSY = Long.MIN_VALUE;
     /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
     static final long EXPIRY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
@@ -414,31 +415,42 @@ final class LocalHandOffs {
      * Under the lock: passes the grant to the first waiter; false if it turned out lost (then closed)
      * or nobody waits any more. The first hand-off of a grant reserves the tokens of the hand-offs
      * left, and one that finds less than half of the waiter's ttl left extends the grant: one
-     * statement for both, run with the cohort unlocked and marked busy.
+     * statement for both, run with the cohort unlocked and the grant marked busy.
      */
     private boolean handOff(Cohort c) {
-        Waiter first = c.waiters.peekFirst();
-        long tokens = c.reserved ? 0 : bound - c.handOffs;
-        boolean extend = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000 < first.ttlMicros / 2;
-        if (tokens > 0 || extend) {
-            long grant = c.grantToken;
+        long grant = c.grantToken;
+        for (int statements = 0; ; statements++) {
+            Waiter first = c.waiters.peekFirst();
+            if (first == null) {
+                return false; // every waiter gave up meanwhile
+            }
+            long tokens = c.reserved ? 0 : bound - c.handOffs;
+            boolean extend = Duration.between(c.estimatedNow(), c.expiresAt).toNanos() / 1000 < first.ttlMicros / 2;
+            if (tokens == 0 && !extend) {
+                break;
+            }
+            if (statements == 2) {
+                return false; // statements slower than half a ttl: the database hands it on instead
+            }
             long rowToken = c.rowToken;
             long sent = System.nanoTime();
-            Optional<LeaseJdbc.Reserved> r;
-            c.busy = true;
+            Optional<LeaseJdbc.Reserved> r = null;
+            c.busyGrant = grant;
             c.lock.unlock();
             try {
                 r = reserver.reserve(c.key.name(), c.key.owner(), rowToken, tokens, extend ? first.ttlMicros : 0);
-            } catch (RuntimeException e) {
-                relock(c);
-                if (c.hasGrant && c.grantToken == grant) {
+            } finally {
+                c.lock.lock();
+                if (c.busyGrant == grant) {
+                    c.busyGrant = NOT_BUSY;
+                }
+                c.settled.signalAll();
+                if (r == null && c.hasGrant && c.grantToken == grant) { // it failed: the outcome is unknown
                     c.open = false;
                     c.unsureTokens = tokens;
                     promoteIfNeeded(c); // the first waiter queues in the database
                 }
-                throw e;
             }
-            relock(c);
             if (!c.hasGrant || c.grantToken != grant) {
                 return false;
             }
@@ -451,11 +463,9 @@ final class LocalHandOffs {
             if (!c.open) {
                 return false; // unlocked or closed meanwhile
             }
+            // Waiters may have left meanwhile: decide again for the first one now (no statement if it fits).
         }
         Waiter next = c.waiters.pollFirst();
-        if (next == null) {
-            return false; // every waiter gave up meanwhile
-        }
         c.holderToken++;
         c.handOffs++;
         c.holderSinceNanos = System.nanoTime();
@@ -463,13 +473,6 @@ final class LocalHandOffs {
         next.signal.release();
         handOffs.increment();
         return true;
-    }
-
-    /** After a statement run with {@code c} unlocked: locks it again and lets waiting statements go. */
-    private static void relock(Cohort c) {
-        c.lock.lock();
-        c.busy = false;
-        c.settled.signalAll();
     }
 
     /**
@@ -543,7 +546,7 @@ final class LocalHandOffs {
         for (Cohort c : cohorts.values()) {
             if (c.lock.tryLock()) {
                 try {
-                    if (c.idle() && !c.busy && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
+                    if (c.idle() && c.busyGrant == NOT_BUSY && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
                         c.hasGrant = false;
                         dropIfIdle(c);
                     }
@@ -556,16 +559,27 @@ final class LocalHandOffs {
 
     /** The grants of {@code name} (of {@code owner}, or of every owner if null) were released or broken here: no more hand-offs. */
     void closeAll(String name, String owner) {
+        if (owner != null) {
+            close(cohorts.get(new Key(name, owner)));
+            return;
+        }
         for (Cohort c : cohorts.values()) {
-            if (c.key.name().equals(name) && (owner == null || c.key.owner().equals(owner))) {
-                c.lock.lock();
-                try {
-                    c.open = false;
-                    promoteIfNeeded(c);
-                } finally {
-                    c.lock.unlock();
-                }
+            if (c.key.name().equals(name)) {
+                close(c);
             }
+        }
+    }
+
+    private static void close(Cohort c) {
+        if (c == null) {
+            return;
+        }
+        c.lock.lock();
+        try {
+            c.open = false;
+            promoteIfNeeded(c);
+        } finally {
+            c.lock.unlock();
         }
     }
 

@@ -457,7 +457,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(ds, table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofMillis(300));
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
             await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
             try {
@@ -493,6 +493,50 @@ class LeaseLocalHandOffTest {
             assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 0, LONG.toNanos() / 1000)).isEmpty();
             assertThat(leases.find("job").orElseThrow()).as("unchanged").isEqualTo(later[0]);
             leases.release(later[0]);
+        }
+    }
+
+    /**
+     * A re-entrant tryLock of the owner renews the row (it may shorten the grant): the service no
+     * longer knows the grant's expiry, so the next release goes to the database, not to the waiter.
+     */
+    @DatabaseTest
+    void aReentrantTryLockOfTheOwnerEndsLocalHandOffsOfTheGrant(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            assertThat(leases.tryLock("job", "srv", Duration.ofSeconds(5))).isTrue();
+            assertThat(leases.find("job").orElseThrow().expiresAt()).as("shortened").isBefore(held.expiresAt());
+            LeaseFixture.awaitQueued(db, table, 1); // the waiter went to the database
+            leases.release(held);
+            Lease next = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
+            assertThat(leases.localHandOffs()).isZero();
+            leases.release(next);
+        }
+    }
+
+    /**
+     * A refused renewal (the grant was broken elsewhere) ends local hand-offs of the grant at once:
+     * the waiter goes to the database instead of being passed a lease the service knows is gone.
+     */
+    @DatabaseTest
+    void aRefusedRenewalSendsTheWaiterToTheDatabase(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = cohort(db.newPool(4), table, 8);
+             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            assertThat(operator.forceRelease("job", "ops")).isTrue();
+            assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
+            Lease next = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
+            assertThat(leases.localHandOffs()).isZero();
+            assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
+            leases.release(next);
         }
     }
 
