@@ -15,16 +15,16 @@ import java.util.Map;
  * sees the same load. The result is the median of the per-block rates and the ratio of medians to
  * a baseline, written as JSON.
  */
-final class Interleaved {
+public final class Interleaved {
 
     /** One operation; {@code i} counts operations so that callers can vary names. */
-    interface Operation {
+    public interface Operation {
         void run(int i) throws Exception;
     }
 
     private final Map<String, Operation> operations = new LinkedHashMap<>();
 
-    Interleaved add(String benchmark, Operation operation) {
+    public Interleaved add(String benchmark, Operation operation) {
         operations.put(benchmark, operation);
         return this;
     }
@@ -33,7 +33,7 @@ final class Interleaved {
      * Runs two warm-up rounds and {@code rounds} measured rounds of {@code block} operations per
      * implementation, prints the medians and writes them to {@code out}.
      */
-    void run(String database, String baseline, int rounds, int block, Path out) throws Exception {
+    public void run(String database, String baseline, int rounds, int block, Path out) throws Exception {
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         operations.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
         List<String> names = new ArrayList<>(operations.keySet());

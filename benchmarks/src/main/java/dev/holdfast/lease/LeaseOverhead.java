@@ -1,24 +1,19 @@
 package dev.holdfast.lease;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.benchmarks.Interleaved;
 import dev.holdfast.benchmarks.LeaseInterleaved;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.TestDatabase;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -40,10 +35,6 @@ public final class LeaseOverhead {
     private static final String LEASES = "holdfast_bench_lease_overhead";
     private static final long TTL_MICROS = Duration.ofSeconds(60).toNanos() / 1000;
 
-    interface Pair {
-        void run(int i) throws SQLException;
-    }
-
     public static void main(String[] args) throws Exception {
         TestDatabase.Kind kind = TestDatabase.Kind.valueOf(args[0].toUpperCase(Locale.ROOT));
         int rounds = Integer.parseInt(args[1]);
@@ -60,47 +51,23 @@ public final class LeaseOverhead {
             LeaseSql sql = LeaseSql.forDialect(dialect, LEASES);
             LeaseJdbc jdbc = new LeaseJdbc(sql);
             LeaseService service = LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
-            Map<String, Pair> pairs = new LinkedHashMap<>();
-            pairs.put("design", i -> LeaseInterleaved.designPair(pool, kind, name(i), "bench"));
-            pairs.put("designTwoBorrows", i -> designPair(pool, kind, LeaseInterleaved.DESIGN_TABLE, name(i)));
-            pairs.put("designOnLeaseTable", i -> designPair(pool, kind, LEASES, name(i)));
-            pairs.put("leaseSql", i -> {
-                Lease lease;
-                try (Connection c = pool.getConnection()) {
-                    lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false).orElseThrow();
-                }
-                try (Connection c = pool.getConnection()) {
-                    if (!jdbc.release(c, lease.name(), lease.owner(), lease.token(), true, null)) {
-                        throw new IllegalStateException("not released");
-                    }
-                }
-            });
-            pairs.put("service", i -> service.release(service.tryAcquire(name(i), "bench", Duration.ofSeconds(60)).orElseThrow()));
-
-            Map<String, List<Double>> rates = new LinkedHashMap<>();
-            pairs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
-            List<String> names = new ArrayList<>(pairs.keySet());
-            int counter = 0;
-            for (int round = -2; round < rounds; round++) {
-                for (int k = 0; k < names.size(); k++) {
-                    String name = names.get((k + Math.max(round, 0)) % names.size());
-                    Pair pair = pairs.get(name);
-                    long start = System.nanoTime();
-                    for (int i = 0; i < block; i++) {
-                        pair.run(counter++);
-                    }
-                    if (round >= 0) {
-                        rates.get(name).add(block / ((System.nanoTime() - start) / 1e9));
-                    }
-                }
-            }
-            double base = median(rates.get("design"));
-            String json = rates.entrySet().stream().map(e -> String.format(Locale.ROOT,
-                    "{\"variant\":\"%s\",\"pairsPerSecond\":%.1f,\"ratio\":%.3f,\"microsPerPair\":%.1f}",
-                    e.getKey(), median(e.getValue()), median(e.getValue()) / base, 1e6 / median(e.getValue())))
-                    .collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n"));
-            System.out.print(json);
-            Files.writeString(out, json);
+            new Interleaved()
+                    .add("design", i -> LeaseInterleaved.designPair(pool, kind, name(i), "bench"))
+                    .add("designTwoBorrows", i -> designPair(pool, kind, LeaseInterleaved.DESIGN_TABLE, name(i)))
+                    .add("designOnLeaseTable", i -> designPair(pool, kind, LEASES, name(i)))
+                    .add("leaseSql", i -> {
+                        Lease lease;
+                        try (Connection c = pool.getConnection()) {
+                            lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false).orElseThrow();
+                        }
+                        try (Connection c = pool.getConnection()) {
+                            if (!jdbc.release(c, lease.name(), lease.owner(), lease.token(), true, null)) {
+                                throw new IllegalStateException("not released");
+                            }
+                        }
+                    })
+                    .add("service", i -> service.release(service.tryAcquire(name(i), "bench", Duration.ofSeconds(60)).orElseThrow()))
+                    .run(kind.name().toLowerCase(Locale.ROOT), "design", rounds, block, out);
             service.close();
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + LEASES);
@@ -112,12 +79,6 @@ public final class LeaseOverhead {
 
     private static String name(int i) {
         return "n-" + (i & 7);
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /** The design's statements on {@code table}, each on a connection of its own. */
