@@ -22,6 +22,8 @@ for (impl, db), rs in by.items():
     med = lambda k: statistics.median(r[k] for r in rs if r[k] is not None) if any(r[k] is not None for r in rs) else float("nan")
     print(f"{impl:30} {db:10} rounds {len(rs):2}  grants/s {med('acquisitionsPerSecond'):7.1f}  p50 {med('handoffP50Ms'):6.3f}"
           f"  p99 {med('handoffP99Ms'):6.3f} ms  statements/grant {med('statementsPerAcquisition'):6.3f}"
-          f"  max/min {med('maxMinSpread'):5.3f} (worst {max(r['maxMinSpread'] or 0 for r in rs):5.3f})")
+          f"  max/min {med('maxMinSpread'):5.3f} (worst {max(r['maxMinSpread'] or 0 for r in rs):5.3f})"
+          + (f"  longest run of one service {med('longestServiceRun'):.0f} (worst {max(r['longestServiceRun'] for r in rs)})"
+             if rs[0].get("longestServiceRun") is not None else ""))
 PY
 rm -rf "$tmp" "$jar"

@@ -75,7 +75,8 @@ public final class LeaseHandoff {
     record Result(String implementation, String database, int workers, double seconds, long acquisitions,
                   double acquisitionsPerSecond, double handoffP50Ms, double handoffP99Ms,
                   double handoffFromReturnP50Ms, double handoffFromReturnP99Ms, Double statementsPerAcquisition,
-                  Double commitsPerAcquisition, long[] perWorker, Double spread, double sameWorkerReacquired) {
+                  Double commitsPerAcquisition, long[] perWorker, Double spread, double sameWorkerReacquired,
+                  Integer longestServiceRun) {
 
         String json() {
             return String.format(Locale.ROOT, "{\"implementation\":\"%s\",\"database\":\"%s\",\"workers\":%d,"
@@ -83,13 +84,13 @@ public final class LeaseHandoff {
                             + "\"handoffP50Ms\":%.3f,\"handoffP99Ms\":%.3f,\"handoffFromReleaseReturnP50Ms\":%.3f,"
                             + "\"handoffFromReleaseReturnP99Ms\":%.3f,\"statementsPerAcquisition\":%s,"
                             + "\"commitsPerAcquisition\":%s,\"acquisitionsPerWorker\":%s,\"maxMinSpread\":%s,"
-                            + "\"sameWorkerReacquiredFraction\":%.3f}",
+                            + "\"sameWorkerReacquiredFraction\":%.3f,\"longestServiceRun\":%s}",
                     implementation, database, workers, seconds, acquisitions, acquisitionsPerSecond, handoffP50Ms,
                     handoffP99Ms, handoffFromReturnP50Ms, handoffFromReturnP99Ms,
                     statementsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", statementsPerAcquisition),
                     commitsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", commitsPerAcquisition),
                     Arrays.toString(perWorker), spread == null ? "null" : String.format(Locale.ROOT, "%.3f", spread),
-                    sameWorkerReacquired);
+                    sameWorkerReacquired, longestServiceRun == null ? "null" : longestServiceRun.toString());
         }
     }
 
@@ -324,7 +325,8 @@ public final class LeaseHandoff {
                     default -> throw new IllegalArgumentException(implementation);
                 }
             }
-            return measure(implementation, database, instances, counting, implementation.startsWith("redisson"));
+            return measure(implementation, database, instances, counting, implementation.startsWith("redisson"),
+                    implementation.equals("holdfastCohortTwoInstances") ? 2 : 1);
         } finally {
             for (Instance i : instances) {
                 i.close();
@@ -399,13 +401,16 @@ public final class LeaseHandoff {
     record Release(int worker, long startNanos, long endNanos) {
     }
 
+    /** @param services how many services the workers are spread over (worker {@code w} is in service {@code w % services}) */
     static Result measure(String implementation, String database, List<Instance> instances, Counting counting,
-                          boolean noStatements) throws Exception {
+                          boolean noStatements, int services) throws Exception {
         int n = instances.size();
         AtomicReference<Release> lastRelease = new AtomicReference<>();
         long[] perWorker = new long[n];
         List<List<long[]>> handoffs = new ArrayList<>();
         long[] same = new long[n];
+        // Grants are exclusive, so appending while holding the lease records them in grant order.
+        java.util.Queue<Integer> order = new java.util.concurrent.ConcurrentLinkedQueue<>();
         CountDownLatch start = new CountDownLatch(1);
         long warmupEnd = System.nanoTime() + WARMUP.toNanos() + 200_000_000L;
         long measureEnd = warmupEnd + MEASURE.toNanos();
@@ -427,6 +432,7 @@ public final class LeaseHandoff {
                         boolean measured = acquired >= warmupEnd && acquired < measureEnd;
                         if (measured) {
                             perWorker[worker]++;
+                            order.add(worker);
                             if (previous != null && previous.worker() == worker) {
                                 same[worker]++;
                             } else if (previous != null) {
@@ -489,7 +495,21 @@ public final class LeaseHandoff {
         return new Result(implementation, database, n, seconds, total, total / seconds,
                 percentile(fromStart, 0.50), percentile(fromStart, 0.99), percentile(fromEnd, 0.50), percentile(fromEnd, 0.99),
                 statements, commits, perWorker, min == 0 ? null : max / (double) min,
-                Arrays.stream(same).sum() / (double) total);
+                Arrays.stream(same).sum() / (double) total, services < 2 ? null : longestRun(order, services));
+    }
+
+    /** The most grants in a row that went to workers of one service. */
+    static int longestRun(java.util.Queue<Integer> order, int services) {
+        int longest = 0;
+        int run = 0;
+        int previous = -1;
+        for (int worker : order) {
+            int service = worker % services;
+            run = service == previous ? run + 1 : 1;
+            previous = service;
+            longest = Math.max(longest, run);
+        }
+        return longest;
     }
 
     static double percentile(long[] sorted, double p) {
