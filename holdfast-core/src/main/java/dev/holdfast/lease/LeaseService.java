@@ -765,13 +765,12 @@ public final class LeaseService implements Leases {
                 }
                 if (decided instanceof LocalHandOffs.ToDatabase grant) {
                     Long minimum = heldAtLeastMicros == null ? null : heldAtLeastMicros + grant.extraMicros();
+                    // On a DatabaseException the outcome is unknown: the grant stays recorded for a retry.
                     try {
                         releaseInDatabase(name, owner, rowToken(name, owner, grant), minimum);
-                    } catch (DatabaseException e) {
-                        throw e; // outcome unknown: the grant stays recorded, so a retry still finds it
-                    } catch (RuntimeException e) {
+                    } catch (LeaseNotHeldException refused) {
                         local.releasedToDatabase(name, owner, grant.token());
-                        throw e;
+                        throw refused;
                     }
                     local.releasedToDatabase(name, owner, grant.token());
                     return;

@@ -112,8 +112,6 @@ final class LocalHandOffs {
         int representatives;
         /** Dropped from the map: a call that found it must look again. */
         boolean removed;
-        /** The service closed: every call goes to the database. */
-        boolean closed;
 
         // The current database grant, while hasGrant.
         boolean hasGrant;
@@ -174,7 +172,7 @@ final class LocalHandOffs {
     private final ConcurrentHashMap<Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
     private final AtomicLong registrations = new AtomicLong();
-    /** The service closed: cohorts made from now on are closed too. */
+    /** The service closed: every call goes to the database, no grant is passed on. */
     private volatile boolean closed;
     private static final long NOT_BUSY = Long.MIN_VALUE;
     /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
@@ -198,7 +196,6 @@ final class LocalHandOffs {
             Cohort c = cohorts.computeIfAbsent(key, Cohort::new);
             c.lock.lock();
             if (!c.removed) {
-                c.closed |= closed;
                 return c;
             }
             c.lock.unlock();
@@ -218,7 +215,7 @@ final class LocalHandOffs {
         Cohort c = lockCohort(new Key(grant.name(), grant.owner()));
         try {
             c.hasGrant = true;
-            c.open = !c.closed;
+            c.open = !closed;
             c.grantToken = grant.token();
             c.grantSentNanos = sentNanos;
             c.grantAcquiredAt = grant.acquiredAt();
@@ -243,7 +240,7 @@ final class LocalHandOffs {
     Call enter(String name, String owner, long ttlMicros) {
         Cohort c = lockCohort(new Key(name, owner));
         try {
-            if (c.closed) {
+            if (closed) {
                 return new Call(c, null, false);
             }
             if (!(c.hasGrant && c.open) && c.representatives == 0) {
@@ -589,7 +586,6 @@ final class LocalHandOffs {
         for (Cohort c : cohorts.values()) {
             c.lock.lock();
             try {
-                c.closed = true;
                 c.open = false;
                 for (Waiter w; (w = c.waiters.pollFirst()) != null; ) {
                     c.representatives++; // until its call leaves

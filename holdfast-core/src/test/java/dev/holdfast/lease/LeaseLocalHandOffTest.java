@@ -40,6 +40,13 @@ class LeaseLocalHandOffTest {
         throw new AssertionError("never: " + what);
     }
 
+    /** A lock call of "srv" for "job", returned once {@code waiters} calls wait in the service's memory. */
+    private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters) throws InterruptedException {
+        CompletableFuture<Lease> call = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
+        await(() -> leases.localWaiters("job", "srv") == waiters, waiters + " calls waiting in memory");
+        return call;
+    }
+
     private static LeaseService cohort(javax.sql.DataSource ds, String table, int max) {
         return LeaseService.builder(ds).table(table).localHandOffs(max).build();
     }
@@ -55,10 +62,8 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the call waits in memory");
-            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 2, "the second call waits in memory");
+            CompletableFuture<Lease> first = waitingLocally(leases, 1);
+            CompletableFuture<Lease> second = waitingLocally(leases, 2);
             assertThat(LeaseFixture.rows(db, table + "_queue")).as("not in the database's queue").isZero();
             assertThat(leases.find("job").orElseThrow()).as("waiting changed nothing").isEqualTo(held);
 
@@ -195,8 +200,7 @@ class LeaseLocalHandOffTest {
         List<String> prepared = new CopyOnWriteArrayList<>();
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> same = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            CompletableFuture<Lease> same = waitingLocally(leases, 1);
             CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
             await(() -> leases.localWaiters("job", "srv") == 2, "the second local waiter");
 
@@ -238,8 +242,7 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             leases.release(held);
             Lease got = waiting.get(5, TimeUnit.SECONDS);
             String before = LeaseFixture.dump(db, table);
@@ -312,12 +315,10 @@ class LeaseLocalHandOffTest {
              LeaseService operator = LeaseFixture.service(db.newPool(3), table);
              Connection c = db.connection()) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            CompletableFuture<Lease> first = waitingLocally(leases, 1);
             leases.release(held);
             Lease one = first.get(5, TimeUnit.SECONDS); // the block is reserved
-            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the second local waiter");
+            CompletableFuture<Lease> second = waitingLocally(leases, 1);
 
             assertThat(operator.forceRelease("job", "ops")).isTrue();
             Lease taken = operator.tryAcquire("job", "remote", LONG).orElseThrow();
@@ -332,8 +333,7 @@ class LeaseLocalHandOffTest {
             // A new grant, with a waiter but no block yet, broken elsewhere: the hand-off finds out.
             operator.release(taken);
             Lease again = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> third = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the third local waiter");
+            CompletableFuture<Lease> third = waitingLocally(leases, 1);
             assertThat(operator.forceRelease("job", "ops")).isTrue();
             Lease remoteAgain = operator.tryAcquire("job", "remote", LONG).orElseThrow();
             assertThatThrownBy(() -> leases.release(again)).isInstanceOf(LeaseNotHeldException.class);
@@ -386,8 +386,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(ds, table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             failAfterCommit.set(true);
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(DatabaseException.class);
             assertThat(leases.find("job").orElseThrow().token()).as("the reservation committed").isEqualTo(held.token() + 8);
@@ -420,8 +419,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(ds, table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             leases.release(held);
             Lease local = waiting.get(5, TimeUnit.SECONDS);
             assertThat(local.token()).isEqualTo(held.token() + 1);
@@ -505,8 +503,7 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             assertThat(leases.tryLock("job", "srv", Duration.ofSeconds(5))).isTrue();
             assertThat(leases.find("job").orElseThrow().expiresAt()).as("shortened").isBefore(held.expiresAt());
             LeaseFixture.awaitQueued(db, table, 1); // the waiter went to the database
@@ -528,8 +525,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 8);
              LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             assertThat(operator.forceRelease("job", "ops")).isTrue();
             assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
@@ -551,13 +547,11 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 8);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> first = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> first = waitingLocally(leases, 1);
             Thread.sleep(50); // the hand-off comes well after the grant
             leases.release(held);
             Lease local = first.get(5, TimeUnit.SECONDS);
-            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "another local waiter");
+            CompletableFuture<Lease> second = waitingLocally(leases, 1);
             leases.release(local, Duration.ofSeconds(10));
             Lease row = leases.find("job").orElseThrow();
             assertThat(row.expiresAt()).as("held 10 s from the hand-off, not from the grant")
@@ -574,8 +568,7 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             leases.unlock("job", "srv");
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).as("a grant from the database").isEqualTo(held.token() + 1);
@@ -609,12 +602,10 @@ class LeaseLocalHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(6), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> second = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the first local waiter");
+            CompletableFuture<Lease> second = waitingLocally(leases, 1);
             leases.release(held);
             Lease got = second.get(5, TimeUnit.SECONDS);
-            CompletableFuture<Lease> third = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 1, "the second local waiter");
+            CompletableFuture<Lease> third = waitingLocally(leases, 1);
             try (LeaseGuard guard = leases.keepAlive(got, Duration.ofSeconds(45), null)) {
                 assertThat(guard.isValid()).isTrue();
                 assertThat(guard.lease().expiresAt()).isEqualTo(leases.find("job").orElseThrow().expiresAt())
