@@ -31,6 +31,12 @@ SELECT 1 FROM holdfast_leases WHERE name = ? FOR UPDATE; WITH n AS (SELECT clock
 -- local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)
 UPDATE holdfast_leases SET token = token + ?, expires_at = GREATEST(expires_at, (clock_timestamp() + ? * interval '1 microsecond')) WHERE name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp() RETURNING token, expires_at, clock_timestamp(), set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit') IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL;
 
+-- batching: the exclusive acquire of many leases (here two), in name order; binds three arrays: names, owners, ttl micros
+WITH n AS (SELECT clock_timestamp() AS t, ((('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int::bigint - 1) << 40) AS e WHERE set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit') IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL) INSERT INTO holdfast_leases AS l (name, owner, token, acquired_at, expires_at) SELECT b.name, b.owner, GREATEST(1, n.e), n.t, n.t + b.ttl * interval '1 microsecond' FROM n, unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, ttl) ORDER BY b.name ON CONFLICT (name) DO UPDATE SET token = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN GREATEST(l.token + 1, EXCLUDED.token) ELSE l.token END, acquired_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.acquired_at ELSE l.acquired_at END, owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, handed_to = NULL WHERE l.expires_at <= EXCLUDED.acquired_at RETURNING l.name, l.token, l.acquired_at, l.expires_at;
+
+-- batching: the release of many grants (here two), rows locked in name order; binds three arrays: names, owners, tokens; returns each released name and whether anyone may wait
+WITH b AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, token)), k AS (SELECT l.name FROM holdfast_leases l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE) UPDATE holdfast_leases AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL, expires_at = l.acquired_at FROM b, k WHERE l.name = b.name AND k.name = b.name AND l.owner = b.owner AND l.token = b.token AND l.expires_at > clock_timestamp() RETURNING l.name, l.waiters_until > clock_timestamp();
+
 -- find
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;
 

@@ -8,13 +8,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Runs the statements of a {@link LeaseSql} on a connection it is given: binds them in the order
  * the statements document, and reads their results. One statement (one round trip) per operation,
- * but a MariaDB renewal (an update, then a read) and a diagnosis.
+ * or per batch of them, but a MariaDB renewal (an update, then a read).
  */
 final class LeaseJdbc {
 
@@ -192,15 +194,95 @@ final class LeaseJdbc {
             }
         }
         if (waiters) {
-            try (PreparedStatement ps = c.prepareStatement(sql.handOffSql())) {
-                ps.setString(1, name);
-                ps.setString(2, name);
-                ps.setString(3, name);
-                ps.execute();
-                drain(ps);
-            }
+            handOff(c, name);
         }
         return true;
+    }
+
+    /** Hands a free lease to its first live waiter ({@link LeaseSql#handOffSql}): after a release that reported waiters. */
+    void handOff(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.handOffSql())) {
+            ps.setString(1, name);
+            ps.setString(2, name);
+            ps.setString(3, name);
+            ps.execute();
+            drain(ps);
+        }
+    }
+
+    /** One exclusive acquire of a batch. */
+    record Acquire(String name, String owner, long ttlMicros) {
+    }
+
+    /** One release of a batch: the grant with {@code token}. */
+    record Release(String name, String owner, long token) {
+    }
+
+    /**
+     * The exclusive acquire of every lease of {@code batch} (distinct names, sorted) in one
+     * statement ({@link LeaseSql#acquireAllSql}): the grants it made, by name; a name it did not
+     * grant (live) is absent.
+     */
+    Map<String, Lease> acquireAll(Connection c, List<Acquire> batch) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.acquireAllSql(batch.size()))) {
+            if (sql.bindsArrays()) {
+                ps.setArray(1, c.createArrayOf("varchar", batch.stream().map(Acquire::name).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", batch.stream().map(Acquire::owner).toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", batch.stream().map(Acquire::ttlMicros).toArray()));
+            } else {
+                int i = 1;
+                for (Acquire a : batch) {
+                    ps.setString(i++, a.name());
+                    ps.setString(i++, a.owner());
+                    ps.setLong(i++, a.ttlMicros());
+                }
+            }
+            Map<String, String> owners = new HashMap<>();
+            batch.forEach(a -> owners.put(a.name(), a.owner()));
+            Map<String, Lease> granted = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    String owner = owners.get(name);
+                    if (owner == null || sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(5)) && rs.getBoolean(6))) {
+                        continue;
+                    }
+                    granted.put(name, new Lease(name, owner, rs.getLong(2), dialect.readInstant(rs, 3), dialect.readInstant(rs, 4)));
+                }
+            }
+            return granted;
+        }
+    }
+
+    /**
+     * Releases every grant of {@code batch} (distinct names, sorted) in one statement
+     * ({@link LeaseSql#releaseAllSql}): for each name it released, whether a waiter may be queued
+     * (the caller then {@link #handOff hands off}); a name it did not release is absent.
+     *
+     * @param fast PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     */
+    Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean fast) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.releaseAllSql(batch.size(), fast))) {
+            if (sql.bindsArrays()) {
+                ps.setArray(1, c.createArrayOf("varchar", batch.stream().map(Release::name).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", batch.stream().map(Release::owner).toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", batch.stream().map(Release::token).toArray()));
+            } else {
+                int i = 1;
+                for (Release r : batch) {
+                    ps.setString(i++, r.name());
+                    ps.setString(i++, r.owner());
+                    ps.setLong(i++, r.token());
+                }
+            }
+            Map<String, Boolean> released = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    released.put(rs.getString(1), rs.getBoolean(2));
+                }
+            }
+            return released;
+        }
     }
 
     /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */

@@ -146,6 +146,8 @@ public final class LeaseService implements Leases {
     private final LongAdder handOffsReceived = new LongAdder();
     /** Cohort hand-off between this service's calls of one owner; null if off. */
     private final LocalHandOffs local;
+    /** Batched commits of this service's tryAcquire and release calls; null if off (or on H2). */
+    private final LeaseBatches batches;
     private volatile ScheduledExecutorService timer;
     private volatile ExecutorService background;
 
@@ -165,6 +167,11 @@ public final class LeaseService implements Leases {
                 (name, owner, token, tokens, ttl) -> call("reserving tokens of", name,
                         c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),
                 this::releaseQuietly);
+        this.batches = !b.batching || sql.acquireAllSql(2) == null ? null : new LeaseBatches(dataSource, jdbc, races,
+                fastRelease, b.batchesInFlight, b.overlapAt,
+                b.batchLoneCalls ? null : a -> acquire("acquiring", a.name(), a.owner(),
+                        c -> jdbc.acquire(c, a.name(), a.owner(), a.ttlMicros(), false)),
+                b.batchLoneCalls ? null : r -> releasedInDatabase(r.name(), r.owner(), r.token(), null));
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -182,6 +189,10 @@ public final class LeaseService implements Leases {
         private long minPollNanos = MIN_BACKOFF_NANOS;
         private long maxQueuedPollNanos = MAX_QUEUED_POLL_NANOS;
         private int localHandOffs;
+        private boolean batching;
+        private int batchesInFlight = LeaseBatches.MAX_IN_FLIGHT;
+        private int overlapAt = LeaseBatches.OVERLAP_AT;
+        private boolean batchLoneCalls;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
@@ -259,6 +270,50 @@ public final class LeaseService implements Leases {
             return this;
         }
 
+        /**
+         * Batched commits (default false): concurrent {@link #tryAcquire} calls of this service go to
+         * the database as one multi-row acquire, and concurrent {@link #release(Lease)} calls as one
+         * multi-row release, each one statement and one commit for up to 64 leases. A batch forms
+         * only while a statement of its kind is in flight, so an idle service sends each call at
+         * once, as the statement it sends without batching; a busy one commits many calls at the
+         * cost of one (up to four statements of a kind in flight; another starts while one is in
+         * flight once four calls wait for it). Each call keeps its own outcome (grant, refusal, release,
+         * {@link LeaseNotHeldException}) and its semantics: the rules, tokens, durability and
+         * hand-off to {@link #lock} waiters are those of the single-row statements. Calls of one
+         * name are never in one batch; a batch locks its rows in name order, so batches of two
+         * instances cannot deadlock each other. On PostgreSQL and MariaDB; ignored on H2 (embedded,
+         * a statement there costs no round trip). Other calls ({@link #lock}, {@link #tryLock},
+         * renewals, {@link #release(Lease, Duration)} with a minimum hold) are not batched.
+         *
+         * <p>What a caller gives up: its call may wait for a statement in flight to finish before
+         * its own batch is sent (at most one statement's time when the database is healthy; a
+         * stalled statement holds up at most three calls queued behind it, the fourth starts the
+         * next batch). Measured on two cores: with 16 threads taking and releasing distinct
+         * leases, 1.2–1.7× the throughput without batching on PostgreSQL and MariaDB; with 8,
+         * 0.8–0.9× (the database's group commit already shares the flush, and batches keep fewer
+         * statements in flight); with 1, the same.
+         */
+        public Builder batching(boolean batching) {
+            this.batching = batching;
+            return this;
+        }
+
+        /**
+         * Tests and benchmarks: statements of each batched kind in flight at once (default 1), and
+         * how many calls must be queued before another starts while one is in flight (default 1).
+         */
+        Builder batchesInFlight(int statements, int overlapAt) {
+            this.batchesInFlight = statements;
+            this.overlapAt = overlapAt;
+            return this;
+        }
+
+        /** Tests only: a lone call too goes as a batch (of one) through the multi-row statements. */
+        Builder batchLoneCalls(boolean batchLoneCalls) {
+            this.batchLoneCalls = batchLoneCalls;
+            return this;
+        }
+
         /** Tests only: the shortest and longest poll of a queued waiter that is not notified. */
         Builder queuedPoll(Duration min, Duration max) {
             this.minPollNanos = min.toNanos();
@@ -296,8 +351,9 @@ public final class LeaseService implements Leases {
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
         long sent = System.nanoTime();
-        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false))
-                .map(grant -> granted(grant, sent));
+        Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros)
+                : acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
+        return grant.map(g -> granted(g, sent));
     }
 
     /** Records a grant the database made to this service, for cohort hand-off; returns it. */
@@ -521,6 +577,21 @@ public final class LeaseService implements Leases {
     /** Tests: how many of this service's grants it keeps for cohort hand-off. */
     int localGrants() {
         return local == null ? 0 : local.recorded();
+    }
+
+    /** Tests: how many of this service's calls went to the database in multi-row batches. */
+    long batchedCalls() {
+        return batches == null ? 0 : batches.batchedCalls();
+    }
+
+    /** Tests and benchmarks: how many multi-row statements this service sent. */
+    long multiRowStatements() {
+        return batches == null ? 0 : batches.multiRowStatements();
+    }
+
+    /** Tests: how many of this service's calls are queued for a batch. */
+    int queuedForBatches() {
+        return batches == null ? 0 : batches.queued();
     }
 
     /** Tests: how many calls wait for this service's grant of {@code name} under {@code owner}. */
@@ -794,14 +865,21 @@ public final class LeaseService implements Leases {
     }
 
     private void releaseInDatabase(String name, String owner, Long token, Long heldAtLeastMicros) {
-        boolean released = call("releasing", name, c -> {
-            boolean fast = fastRelease && c.getAutoCommit();
-            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
-        });
+        boolean released = batches != null && token != null && heldAtLeastMicros == null
+                ? batches.release(name, owner, token)
+                : releasedInDatabase(name, owner, token, heldAtLeastMicros);
         if (!released) {
             throw notHeld("release", name, owner, token);
         }
         wakeLocalPoller(name);
+    }
+
+    /** Releases in one statement (and hands off to a waiter); true if the grant was held. */
+    private boolean releasedInDatabase(String name, String owner, Long token, Long heldAtLeastMicros) {
+        return call("releasing", name, c -> {
+            boolean fast = fastRelease && c.getAutoCommit();
+            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
+        });
     }
 
     /** Releases a lease handed to a waiter that was interrupted meanwhile; if that fails, it runs out by its ttl. */

@@ -3,7 +3,9 @@ package dev.holdfast.lease;
 import dev.holdfast.jdbc.dialect.Dialect;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 
 
 /**
@@ -222,6 +224,37 @@ abstract class LeaseSql {
     }
 
     /**
+     * Where calls are batched ({@link Batcher}): the exclusive acquire of {@code rows} leases in one
+     * statement, by the rules of {@link #acquireSql} for each row, in name order (the caller sorts
+     * them: two batches lock rows in the same order). Returns a row for each grant only (PostgreSQL)
+     * or each row's final state ({@link #acquireReturnsFinalRow}), with the name first, then as the
+     * acquire. Binds as {@link #bindsArrays}. Null where calls are not batched (H2).
+     */
+    String acquireAllSql(int rows) {
+        return null;
+    }
+
+    /**
+     * Where calls are batched: the release of {@code rows} grants in one statement (each matched by
+     * name, owner and token, live), locking the rows in name order; returns the name of each
+     * released row and whether a waiter may be queued for it ({@link #releaseReportsWaiters}).
+     * Binds as {@link #bindsArrays}.
+     *
+     * @param fast PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
+     */
+    String releaseAllSql(int rows, boolean fast) {
+        return null;
+    }
+
+    /**
+     * How batch statements bind: three arrays (names, owners, then ttl micros or tokens) where
+     * true, else the three values of each row in turn.
+     */
+    boolean bindsArrays() {
+        return false;
+    }
+
+    /**
      * H2: {@code MERGE} inside {@code FINAL TABLE}: zero rows means not granted. {@code SET}
      * expressions see the old row, so token and acquired_at can test the old expiry directly. The
      * "now" is computed once, in the source row.
@@ -364,6 +397,7 @@ abstract class LeaseSql {
         private final String acquire;
         private final String reenter;
         private final String acquireOrQueue;
+        private final String acquireAll;
         private final String handOff;
         /** Locks the lease row first, as every statement does before queue rows: nothing deadlocks. Binds name. */
         private final String lockRow;
@@ -410,6 +444,12 @@ abstract class LeaseSql {
                     + " f AS (UPDATE " + table + " AS s SET waiters_until = GREATEST(s.waiters_until, e.wait_until)"
                     + " FROM e WHERE s.name = e.name)"
                     + " SELECT token, acquired_at, expires_at FROM a";
+            acquireAll = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ")"
+                    + " INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
+                    + " SELECT b.name, b.owner, GREATEST(1, n.e), n.t, n.t + b.ttl * interval '1 microsecond'"
+                    + " FROM n, unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, ttl) ORDER BY b.name"
+                    + update + " WHERE l.expires_at <= EXCLUDED.acquired_at"
+                    + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
             handOff = handOff(table, queue, channel);
             lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
             giveUp = lockRow + leaveQueueSql() + "; "
@@ -552,6 +592,32 @@ abstract class LeaseSql {
             return renew;
         }
 
+        /** One text for any number of rows: the rows come as arrays. */
+        @Override
+        String acquireAllSql(int rows) {
+            return acquireAll;
+        }
+
+        /**
+         * Locks the batch's rows in name order first ({@code FOR UPDATE} above a sort), so that
+         * whatever join the planner picks for the update, two batches cannot deadlock.
+         */
+        @Override
+        String releaseAllSql(int rows, boolean fast) {
+            return "WITH b AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, token)),"
+                    + " k AS (SELECT l.name FROM " + table + " l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE)"
+                    + " UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL,"
+                    + " expires_at = l.acquired_at FROM b, k WHERE l.name = b.name AND k.name = b.name"
+                    + " AND l.owner = b.owner AND l.token = b.token AND l.expires_at > clock_timestamp()"
+                    + " RETURNING l.name, l.waiters_until > clock_timestamp()"
+                    + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
+        }
+
+        @Override
+        boolean bindsArrays() {
+            return true;
+        }
+
         /** Durable, as a grant: the tokens it reserves must never be handed out again after a crash. */
         @Override
         String reserveSql() {
@@ -581,23 +647,29 @@ abstract class LeaseSql {
         private final String acquireQueued;
         private final String joinQueue;
         private final String renew;
+        /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
+        private final String acquireUpdate;
+        private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<Integer, String> releaseAll = new ConcurrentHashMap<>();
 
         MariaDb(String table) {
             super(table, Dialect.MARIADB);
             String queue = table + "_queue";
             String expired = "expires_at <= UTC_TIMESTAMP(6)";
-            String head = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+            String insert = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
-                    + " ON DUPLICATE KEY UPDATE"
-                    + " token = IF(" + expired + ", token + 1, token),";
+                    + " ON DUPLICATE KEY UPDATE";
+            String head = insert + " token = IF(" + expired + ", token + 1, token),";
             String owner = " owner = IF(" + expired + ", VALUES(owner), owner),";
             // Column 5 says whether this statement granted: always true for the re-entrant form.
-            acquire = head
+            acquireUpdate = " token = IF(" + expired + ", token + 1, token),"
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
                     + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
                     + owner
                     + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
-                    + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+                    + " RETURNING ";
+            acquire = insert + acquireUpdate
+                    + "token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
             // The queued form grants only if, besides, no live waiter queued before this one. Each
             // assignment repeats the condition (the queue is another table, read once per statement's
             // snapshot; a session variable would outlive the statement on the pooled connection).
@@ -671,6 +743,32 @@ abstract class LeaseSql {
         @Override
         String renewSql() {
             return renew;
+        }
+
+        /** One row of values per lease: a text for each batch size. */
+        @Override
+        String acquireAllSql(int rows) {
+            return acquireAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES "
+                    + String.join(", ", Collections.nCopies(n,
+                            "(?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"))
+                    + " ON DUPLICATE KEY UPDATE" + acquireUpdate
+                    + "name, token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)");
+        }
+
+        /**
+         * No {@code UPDATE … RETURNING} on MariaDB, so the release of many rows is an insert of the
+         * rows it selects (locked, in name order) that always meets the row itself: its
+         * {@code ON DUPLICATE KEY UPDATE} releases it, and {@code RETURNING} names each row it released.
+         * Nothing is ever inserted: only existing rows are selected.
+         */
+        @Override
+        String releaseAllSql(int rows, boolean fast) {
+            return releaseAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                    + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
+                    + " WHERE (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
+                    + ") AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE"
+                    + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
+                    + " RETURNING name, FALSE");
         }
 
         /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */

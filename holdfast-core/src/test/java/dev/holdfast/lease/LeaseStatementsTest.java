@@ -35,6 +35,12 @@ class LeaseStatementsTest {
                 + section("local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
                 + (sql.renewReturnsExpiry() ? "" : section("local hand-off: the row after a reservation", sql.reservedSql()))
+                + optional("batching: the exclusive acquire of many leases (here two), in name order; binds "
+                        + (sql.bindsArrays() ? "three arrays: names, owners, ttl micros" : "name, owner, ttl micros of each"),
+                        sql.acquireAllSql(2))
+                + optional("batching: the release of many grants (here two), rows locked in name order; binds "
+                        + (sql.bindsArrays() ? "three arrays: names, owners, tokens" : "name, owner, token of each")
+                        + "; returns each released name and whether anyone may wait", sql.releaseAllSql(2, false))
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
                 + section("list (operators)", sql.listLiveSql())

@@ -56,7 +56,7 @@ class LeaseStressTest {
 
     @DatabaseTest
     void sixteenServersTwoNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
-        run(db, 16, 0);
+        run(db, 16, 0, false);
     }
 
     /**
@@ -65,10 +65,20 @@ class LeaseStressTest {
      */
     @DatabaseTest
     void fourServersOfFourWorkersWithLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
-        run(db, 4, 8);
+        run(db, 4, 8, false);
     }
 
-    private void run(TestDatabase db, int servers, int localHandOffs) throws Exception {
+    /**
+     * Four servers of four workers each with every fast path on: batched commits (their tryAcquire
+     * and release calls coalesced into multi-row statements), cohort hand-off, and on PostgreSQL the
+     * release's direct hand-off to a queued waiter: the same checks.
+     */
+    @DatabaseTest
+    void fourServersWithBatchingAndLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        run(db, 4, 8, true);
+    }
+
+    private void run(TestDatabase db, int servers, int localHandOffs, boolean batching) throws Exception {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
@@ -97,7 +107,7 @@ class LeaseStressTest {
         for (int i = 0; i < servers; i++) {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseService.builder(pool).table(table).localHandOffs(localHandOffs).build());
+            services.add(LeaseService.builder(pool).table(table).localHandOffs(localHandOffs).batching(batching).build());
         }
         ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
         long start = System.nanoTime();
@@ -215,14 +225,15 @@ class LeaseStressTest {
         }
         long handOffs = services.stream().mapToLong(LeaseService::handOffsReceived).sum();
         long local = services.stream().mapToLong(LeaseService::localHandOffs).sum();
+        long batched = services.stream().mapToLong(LeaseService::batchedCalls).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
                         + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
                         + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
-                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d; passed on in memory %d%n",
+                        + " overlapping live holds %d; token disorder %d; grants handed off by a release %d; passed on in memory %d; calls in multi-row batches %d%n",
                 db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
                 refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
-                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs, local);
+                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs, local, batched);
 
         assertThat(grants.get()).isGreaterThanOrEqualTo(TARGET);
         assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
@@ -233,6 +244,9 @@ class LeaseStressTest {
         assertThat(tokenDisorder).as("token disorder").isZero();
         if (localHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
+        }
+        if (batching && db.kind() != TestDatabase.Kind.H2) {
+            assertThat(batched).as("calls sent in multi-row batches").isPositive();
         }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
             assertThat(handOffs).as("releases handed the lease to blocked workers").isPositive();

@@ -1,0 +1,309 @@
+package dev.holdfast.lease;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.DatabaseException;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.holdfast.testing.TestDatabase.Kind.MARIADB;
+import static dev.holdfast.testing.TestDatabase.Kind.POSTGRESQL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Batched commits ({@link LeaseService.Builder#batching}): calls that queue while a statement of their
+ * kind is in flight go to the database together, as one multi-row statement, and each keeps its
+ * own outcome. Each test holds the first statement in a {@link Gate} until the other calls have
+ * queued, so the batch it checks forms every time (no timing luck).
+ */
+class LeaseBatchingTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    /** Records every statement executed; stalls the first one after {@link #arm} until it is opened. */
+    static final class Gate implements LeaseFixture.StatementHook {
+        final List<String> executed = new CopyOnWriteArrayList<>();
+        private final AtomicReference<CountDownLatch[]> armed = new AtomicReference<>();
+        /** Fails statements containing this text (null: none). */
+        volatile String failing;
+
+        void arm(CountDownLatch entered, CountDownLatch open) {
+            armed.set(new CountDownLatch[] {entered, open});
+        }
+
+        @Override
+        public Object execute(String sql, Callable<Object> statement) throws Exception {
+            executed.add(sql);
+            CountDownLatch[] latches = armed.getAndSet(null);
+            if (latches != null) {
+                latches[0].countDown();
+                latches[1].await(10, TimeUnit.SECONDS);
+            }
+            String fail = failing;
+            if (fail != null && sql.contains(fail)) {
+                throw new SQLException("connection reset", "08006");
+            }
+            return statement.call();
+        }
+    }
+
+    /** What each call of a batch returned (its value, or the exception it threw), and the statements the batch sent. */
+    record Batch(List<Object> outcomes, List<String> statements) {
+    }
+
+    /**
+     * Runs {@code first} alone, stalled in its statement, until {@code calls} have all queued behind
+     * it; then lets it go and returns what the calls got and which statements they sent.
+     */
+    static Batch inOneBatch(LeaseService leases, Gate gate, Runnable first, List<Callable<Object>> calls) throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(1);
+        gate.arm(entered, open);
+        CompletableFuture<Void> alone = CompletableFuture.runAsync(first);
+        assertThat(entered.await(5, TimeUnit.SECONDS)).as("the first call's statement started").isTrue();
+        List<CompletableFuture<Object>> queued = new ArrayList<>();
+        for (Callable<Object> call : calls) {
+            queued.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call.call();
+                } catch (Exception e) {
+                    return e;
+                }
+            }));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (leases.queuedForBatches() < calls.size()) {
+            assertThat(System.nanoTime()).as("all calls queued").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+        int mark = gate.executed.size();
+        open.countDown();
+        alone.get(10, TimeUnit.SECONDS);
+        List<Object> outcomes = new ArrayList<>();
+        for (CompletableFuture<Object> f : queued) {
+            outcomes.add(f.get(10, TimeUnit.SECONDS));
+        }
+        return new Batch(outcomes, List.copyOf(gate.executed.subList(mark, gate.executed.size())));
+    }
+
+    /** Batching with one statement of a kind in flight, so every call queued behind it goes in the next batch. */
+    private static LeaseService batching(javax.sql.DataSource ds, String table) {
+        return LeaseService.builder(ds).table(table).batching(true).batchesInFlight(1, 1).build();
+    }
+
+    private static LeaseSql sql(TestDatabase db, String table) {
+        return LeaseSql.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table);
+    }
+
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void acquiresQueuedBehindAStatementGoAsOneStatementEachWithItsOwnOutcome(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
+             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+            Lease held = other.tryAcquire("held", "other", LONG).orElseThrow();
+            Lease ran = other.tryAcquire("expired", "other", Duration.ofMillis(50)).orElseThrow();
+            Thread.sleep(100);
+            String heldRow = LeaseFixture.dump(db, table).lines().filter(l -> l.contains("held")).findFirst().orElseThrow();
+
+            String odd = "new \"b\", {x}\\y";  // array syntax in a name: bound as data, never parsed
+            Batch batch = inOneBatch(leases, gate, () -> leases.tryAcquire("first", "me", LONG).orElseThrow(), List.of(
+                    () -> leases.tryAcquire(odd, "me", LONG),
+                    () -> leases.tryAcquire("held", "me", LONG),
+                    () -> leases.tryAcquire("expired", "me", LONG),
+                    () -> leases.tryAcquire("new-a", "you", LONG),
+                    () -> leases.tryAcquire("NULL", "me", LONG)));
+
+            assertThat(batch.statements()).as("one statement for the five calls").containsExactly(sql(db, table).acquireAllSql(5));
+            Lease newB = granted(batch.outcomes().get(0));
+            assertThat(newB.name()).isEqualTo(odd);
+            assertThat(newB.owner()).isEqualTo("me");
+            assertThat(newB.token()).isEqualTo(1);
+            assertThat(batch.outcomes().get(1)).as("live: refused").isEqualTo(Optional.empty());
+            Lease taken = granted(batch.outcomes().get(2));
+            assertThat(taken.token()).as("a new grant of an expired lease").isEqualTo(ran.token() + 1);
+            assertThat(taken.acquiredAt()).isAfter(ran.expiresAt());
+            Lease newA = granted(batch.outcomes().get(3));
+            assertThat(newA.owner()).isEqualTo("you");
+            assertThat(Duration.between(newA.acquiredAt(), newA.expiresAt())).isEqualTo(LONG);
+            Lease nullNamed = granted(batch.outcomes().get(4));
+            assertThat(nullNamed.name()).isEqualTo("NULL");
+            for (Lease lease : List.of(newB, taken, newA, nullNamed)) {
+                assertThat(leases.find(lease.name())).contains(lease);
+            }
+            assertThat(LeaseFixture.dump(db, table)).as("the refused lease is unchanged").contains(heldRow);
+            assertThat(leases.find("held")).contains(held);
+            assertThat(leases.batchedCalls()).isEqualTo(5);
+        }
+    }
+
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void releasesQueuedBehindAStatementGoAsOneStatementAndRefuseWhatIsNotHeld(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
+            Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
+            Lease mine = leases.tryAcquire("mine", "me", LONG).orElseThrow();
+            Lease forged = leases.tryAcquire("forged", "me", LONG).orElseThrow();
+            Lease twice = leases.tryAcquire("twice", "me", LONG).orElseThrow();
+            leases.release(twice);
+            Lease ran = leases.tryAcquire("ran-out", "me", Duration.ofMillis(50)).orElseThrow();
+            Thread.sleep(100);
+            String before = LeaseFixture.dump(db, table);
+
+            Batch batch = inOneBatch(leases, gate, () -> leases.release(first), List.of(
+                    () -> release(leases, mine),
+                    () -> release(leases, new Lease("forged", "me", forged.token() + 1, forged.acquiredAt(), forged.expiresAt())),
+                    () -> release(leases, twice),
+                    () -> release(leases, ran)));
+
+            assertThat(batch.statements()).as("one statement for the four calls, then a read of each refused row to say why")
+                    .containsExactly(sql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
+                            sql(db, table).diagnoseSql(), sql(db, table).diagnoseSql());
+            assertThat(batch.outcomes().get(0)).isEqualTo("released");
+            for (int i = 1; i < 4; i++) {
+                assertThat(batch.outcomes().get(i)).isInstanceOf(LeaseNotHeldException.class);
+            }
+            assertThat(((LeaseNotHeldException) batch.outcomes().get(2)).reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED);
+            Lease released = leases.find("mine").orElseThrow();
+            assertThat(released.expiresAt()).as("released").isEqualTo(released.acquiredAt());
+            String after = LeaseFixture.dump(db, table);
+            for (String untouched : List.of("forged", "twice", "ran-out")) {
+                assertThat(after.lines().filter(l -> l.contains(untouched)).toList())
+                        .as("refused: " + untouched + " unchanged")
+                        .isEqualTo(before.lines().filter(l -> l.contains(untouched)).toList());
+            }
+            assertThat(leases.tryAcquire("forged", "you", LONG)).as("still held by its owner").isEmpty();
+        }
+    }
+
+    private static Object release(LeaseService leases, Lease lease) {
+        leases.release(lease);
+        return "released";
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Lease granted(Object outcome) {
+        assertThat(outcome).isInstanceOf(Optional.class);
+        return ((Optional<Lease>) outcome).orElseThrow();
+    }
+
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void aFailedBatchFailsEachCallNamingItsLeaseChangesNothingAndLeaksNoConnection(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        HikariDataSource pool = db.newPool(4);
+        try (LeaseService leases = batching(LeaseFixture.hooked(pool, gate), table)) {
+            Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
+            Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
+            Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
+            String before = LeaseFixture.dump(db, table);
+            gate.failing = sql(db, table).releaseAllSql(2, true);
+
+            Batch releases = inOneBatch(leases, gate, () -> leases.release(first),
+                    List.of(() -> release(leases, a), () -> release(leases, b)));
+            gate.failing = sql(db, table).acquireAllSql(2);
+            Batch acquires = inOneBatch(leases, gate, () -> leases.tryAcquire("first", "me", LONG).orElseThrow(),
+                    List.of(() -> leases.tryAcquire("c", "me", LONG), () -> leases.tryAcquire("d", "me", LONG)));
+            gate.failing = null;
+
+            for (Batch batch : List.of(releases, acquires)) {
+                assertThat(batch.statements()).hasSize(1);
+            }
+            assertThat(releases.outcomes()).allSatisfy(o -> assertThat(o).isInstanceOf(DatabaseException.class));
+            assertThat(((Exception) releases.outcomes().get(0)).getMessage()).contains("releasing lease 'a'").contains("08006");
+            assertThat(((Exception) releases.outcomes().get(1)).getMessage()).contains("releasing lease 'b'");
+            assertThat(((Exception) acquires.outcomes().get(0)).getMessage()).contains("acquiring lease 'c' for 'me'");
+            assertThat(((Exception) acquires.outcomes().get(1)).getMessage()).contains("acquiring lease 'd' for 'me'");
+            String after = LeaseFixture.dump(db, table);
+            assertThat(after.lines().filter(l -> !l.contains("first")).toList())
+                    .as("nothing changed but the first calls' lease").isEqualTo(before.lines().filter(l -> !l.contains("first")).toList());
+            assertThat(pool.getHikariPoolMXBean().getActiveConnections()).as("connections back in the pool").isZero();
+
+            leases.release(a); // the batches are not stuck: the next calls go through
+            leases.release(b);
+            assertThat(leases.tryAcquire("c", "me", LONG)).isPresent();
+        }
+    }
+
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void callsOfOneNameNeverShareABatch(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
+            List<Callable<Object>> calls = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                String owner = "owner-" + i;
+                calls.add(() -> leases.tryAcquire("same", owner, LONG));
+            }
+            calls.add(() -> leases.tryAcquire("other", "owner-0", LONG));
+            Batch batch = inOneBatch(leases, gate, () -> leases.tryAcquire("first", "me", LONG).orElseThrow(), calls);
+
+            assertThat(batch.outcomes()).as("no call failed").noneMatch(o -> o instanceof Exception);
+            assertThat(batch.outcomes().subList(0, 4).stream().filter(o -> ((Optional<?>) o).isPresent()))
+                    .as("one grant of 'same'").hasSize(1);
+            assertThat(batch.statements()).as("'same' goes once per batch").hasSize(4);
+            assertThat(batch.statements().get(0)).isEqualTo(sql(db, table).acquireAllSql(2));
+            assertThat(granted(batch.outcomes().get(4)).token()).isEqualTo(1);
+        }
+    }
+
+    /** A batched release of a lease a {@link LeaseService#lock} caller waits for still hands it over. */
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void aBatchedReleaseHandsTheLeaseToItsWaiter(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
+             LeaseService elsewhere = LeaseFixture.service(db.newPool(4), table)) {
+            Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
+            Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
+            Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
+            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
+            LeaseFixture.awaitQueued(db, table, 1);
+
+            Batch batch = inOneBatch(leases, gate, () -> leases.release(first),
+                    List.of(() -> release(leases, a), () -> release(leases, b)));
+
+            assertThat(batch.outcomes()).containsExactly("released", "released");
+            assertThat(batch.statements().get(0)).isEqualTo(sql(db, table).releaseAllSql(2, true));
+            Lease handed = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(handed.owner()).isEqualTo("waiter");
+            assertThat(handed.token()).isEqualTo(a.token() + 1);
+            if (db.kind() == POSTGRESQL) {
+                assertThat(batch.statements()).as("the release, then the hand-off").hasSize(2);
+                assertThat(elsewhere.handOffsReceived()).isEqualTo(1);
+            }
+            elsewhere.release(handed);
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.H2)
+    void batchingIsOffOnH2WhereAStatementCostsNoRoundTrip(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = batching(db.dataSource(), table)) {
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                String name = "n" + t;
+                calls.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        leases.release(leases.tryAcquire(name, "me", LONG).orElseThrow());
+                    }
+                }));
+            }
+            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            assertThat(leases.batchedCalls()).isZero();
+            assertThat(leases.find("n0").orElseThrow().token()).isEqualTo(50);
+        }
+    }
+}

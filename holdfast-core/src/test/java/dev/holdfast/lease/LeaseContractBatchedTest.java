@@ -1,0 +1,16 @@
+package dev.holdfast.lease;
+
+import javax.sql.DataSource;
+
+/**
+ * Every rule of the lease contract holds with batched commits on ({@link LeaseService.Builder#batching}),
+ * each call sent through the multi-row statements even when alone (a batch of one), so that every
+ * rule is checked on them. On H2 batching is off by design: the suite checks that nothing differs.
+ */
+class LeaseContractBatchedTest extends LeaseContractTest {
+
+    @Override
+    LeaseService service(DataSource dataSource, String table) {
+        return LeaseService.builder(dataSource).table(table).batching(true).batchLoneCalls(true).build();
+    }
+}
