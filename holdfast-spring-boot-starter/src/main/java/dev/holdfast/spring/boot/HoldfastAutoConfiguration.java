@@ -100,6 +100,7 @@ public class HoldfastAutoConfiguration {
                 .table(properties.getLease().getTable())
                 .fastRelease(properties.getLease().isFastRelease())
                 .localHandOffs(properties.getLease().getLocalHandOffs())
+                .batching(properties.getLease().isBatching())
                 .build();
     }
 

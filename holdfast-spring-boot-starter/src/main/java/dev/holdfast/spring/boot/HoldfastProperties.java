@@ -81,6 +81,13 @@ public class HoldfastProperties {
          */
         private int localHandOffs;
 
+        /**
+         * Batched commits: concurrent {@code tryAcquire} and {@code release} calls of this instance
+         * share multi-row statements, one commit each (PostgreSQL and MariaDB; ignored on H2). Pays
+         * off with many concurrent callers; off by default.
+         */
+        private boolean batching;
+
         public String getTable() {
             return table;
         }
@@ -103,6 +110,14 @@ public class HoldfastProperties {
 
         public void setLocalHandOffs(int localHandOffs) {
             this.localHandOffs = localHandOffs;
+        }
+
+        public boolean isBatching() {
+            return batching;
+        }
+
+        public void setBatching(boolean batching) {
+            this.batching = batching;
         }
     }
 

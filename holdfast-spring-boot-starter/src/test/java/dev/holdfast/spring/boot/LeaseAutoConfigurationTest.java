@@ -148,6 +148,80 @@ class LeaseAutoConfigurationTest {
         }
     }
 
+    /**
+     * {@code holdfast.lease.batching}: while one tryAcquire's statement is in flight (held here), a
+     * second call of the instance waits to go in the next batch instead of sending its own.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void batchingIsConfigured(TestDatabase db) throws Exception {
+        String leasesTable = db.newTableName("hf_sb_leases");
+        db.dropAfterTest(leasesTable + "_queue");
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(1);
+        try (HikariDataSource pool = db.newPool(4)) {
+            DataSource stallsFirstAcquire = stallingFirst(pool, "INSERT INTO " + leasesTable, entered, open);
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> stallsFirstAcquire)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
+                            "holdfast.lease.batching=true")
+                    .run(context -> {
+                        LeaseService leases = context.getBean(LeaseService.class);
+                        var first = java.util.concurrent.CompletableFuture.supplyAsync(
+                                () -> leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)));
+                        assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+                        Thread[] second = new Thread[1];
+                        var next = new java.util.concurrent.CompletableFuture<Optional<Lease>>();
+                        second[0] = new Thread(() -> next.complete(leases.tryAcquire("b", "server-1", Duration.ofMinutes(1))));
+                        second[0].start();
+                        boolean queued = false;
+                        for (int i = 0; i < 1000 && !queued; i++) {
+                            Thread.sleep(5);
+                            queued = java.util.Arrays.stream(second[0].getStackTrace()).anyMatch(f ->
+                                    f.getClassName().equals("dev.holdfast.lease.Batcher") && f.getMethodName().equals("submit"))
+                                    && second[0].getState() == Thread.State.WAITING;
+                        }
+                        assertThat(queued).as("the second call waits for the next batch").isTrue();
+                        open.countDown();
+                        assertThat(first.get(10, TimeUnit.SECONDS)).isPresent();
+                        assertThat(next.get(10, TimeUnit.SECONDS)).isPresent();
+                    });
+        }
+    }
+
+    /** A data source whose first statement containing {@code sql} waits for {@code open} once it has {@code entered}. */
+    private static DataSource stallingFirst(DataSource target, String sql, CountDownLatch entered, CountDownLatch open) {
+        ClassLoader loader = LeaseAutoConfigurationTest.class.getClassLoader();
+        java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (p, m, a) -> {
+            Object result = invoke(target, m, a);
+            if (!(result instanceof java.sql.Connection c)) {
+                return result;
+            }
+            return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.Connection.class}, (p2, m2, a2) -> {
+                Object made = invoke(c, m2, a2);
+                if (!(made instanceof java.sql.PreparedStatement ps) || !((String) a2[0]).startsWith(sql)) {
+                    return made;
+                }
+                return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.PreparedStatement.class}, (p3, m3, a3) -> {
+                    if (m3.getName().startsWith("execute") && !stalled.getAndSet(true)) {
+                        entered.countDown();
+                        open.await(10, TimeUnit.SECONDS);
+                    }
+                    return invoke(ps, m3, a3);
+                });
+            });
+        });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     @Test
     void versionConflictsBecomeOptimisticLockingFailuresWithTheCauseKeptAndAreCounted() {
         VersionConflictException conflict = new VersionConflictException(
