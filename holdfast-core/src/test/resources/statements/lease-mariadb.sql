@@ -34,8 +34,8 @@ SELECT token, expires_at, UTC_TIMESTAMP(6) FROM holdfast_leases WHERE name = ? A
 -- batching: the exclusive acquire of many leases (here two), in name order; binds name, owner, ttl micros of each
 INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at) VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND), (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND) ON DUPLICATE KEY UPDATE token = IF(expires_at <= UTC_TIMESTAMP(6), token + 1, token), acquired_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(acquired_at), IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)), owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner), expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at) RETURNING name, token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6);
 
--- batching: the release of many grants (here two), rows locked in name order; binds name, owner, token of each; returns each released name and whether anyone may wait
-INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at) SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM holdfast_leases s WHERE (s.name, s.owner, s.token) IN ((?, ?, ?), (?, ?, ?)) AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at) RETURNING name, FALSE;
+-- batching: the release of many grants (here two), rows locked in name order; binds the names, then name, owner, token of each; returns each released name and whether anyone may wait
+INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at) SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM holdfast_leases s WHERE s.name IN (?, ?) AND (s.name, s.owner, s.token) IN ((?, ?, ?), (?, ?, ?)) AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at) RETURNING name, FALSE;
 
 -- find
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE name = ?;

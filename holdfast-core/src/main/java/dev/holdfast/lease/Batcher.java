@@ -4,8 +4,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,8 +18,9 @@ import java.util.function.Function;
  * most {@code maxInFlight} at once) only when {@code overlapAt} calls are queued, so that batches
  * stay large yet the database's own work overlaps. So an idle service sends each call alone, with
  * no added wait, and a busy one sends one statement for many calls (at most {@code maxSize}, one per
- * key). The thread whose call starts a batch runs it; the others in it wait for their outcome. A
- * batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
+ * key; a call whose key is in a running batch waits for it, so that one stuck key cannot hold every
+ * statement). The thread whose call starts a batch runs it; the others in it wait for their outcome.
+ * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
  * each other.
  *
  * @param <Q> a call
@@ -68,7 +69,10 @@ final class Batcher<Q, R> {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
+    /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
+    private final Set<String> keysInFlight = new HashSet<>();
     private final Function<Q, String> key;
+    private final Comparator<String> order;
     private final Runner<Q, R> runner;
     private final int maxInFlight;
     /** With a batch in flight, another may start only once this many calls are queued. */
@@ -76,11 +80,17 @@ final class Batcher<Q, R> {
     private final int maxSize;
     private int inFlight;
 
-    Batcher(Function<Q, String> key, int maxInFlight, int overlapAt, int maxSize, Runner<Q, R> runner) {
+    /**
+     * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
+     * @param order the order of a batch (the database's order of its keys, so that batches lock alike)
+     */
+    Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+            Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
             throw new IllegalArgumentException("maxInFlight, overlapAt and maxSize must be at least 1");
         }
         this.key = key;
+        this.order = order;
         this.maxInFlight = maxInFlight;
         this.overlapAt = overlapAt;
         this.maxSize = maxSize;
@@ -97,7 +107,7 @@ final class Batcher<Q, R> {
             Call<Q, R> call = new Call<>(request, lock.newCondition());
             queue.addLast(call);
             while (call.outcome == null && call.error == null) {
-                if (call.queued && mayStart()) {
+                if (call.queued && mayStart(call)) {
                     run(take(call));
                     wakeNext();
                 } else {
@@ -123,48 +133,65 @@ final class Batcher<Q, R> {
         }
     }
 
-    /** Takes {@code first} and the calls queued before others, one per key, sorted by key. Holds the lock. */
+    /**
+     * Takes {@code first} and the calls queued before others, one per key and none of a key in
+     * flight, in {@code order}; marks them taken only once the batch is complete. Holds the lock.
+     */
     private List<Call<Q, R>> take(Call<Q, R> first) {
-        queue.remove(first);
         List<Call<Q, R>> batch = new ArrayList<>();
         Set<String> keys = new HashSet<>();
         batch.add(first);
         keys.add(key.apply(first.request));
-        for (Iterator<Call<Q, R>> it = queue.iterator(); it.hasNext() && batch.size() < maxSize; ) {
-            Call<Q, R> next = it.next();
-            if (keys.add(key.apply(next.request))) {
-                it.remove();
+        for (Call<Q, R> next : queue) {
+            if (batch.size() >= maxSize) {
+                break;
+            }
+            String k = key.apply(next.request);
+            if (!keysInFlight.contains(k) && keys.add(k)) {
                 batch.add(next);
             }
         }
+        batch.sort(Comparator.comparing(c -> key.apply(c.request), order));
+        queue.removeAll(batch);
         batch.forEach(c -> c.queued = false);
-        batch.sort(Comparator.comparing(c -> key.apply(c.request)));
+        keysInFlight.addAll(keys);
         inFlight++;
         wakeNext();
         return batch;
     }
 
-    /** Runs {@code batch} with the lock released; settles its calls (all of them, on every path) under it. */
+    /**
+     * Runs {@code batch} with the lock released, on a thread whose interrupt would fail every call
+     * of the batch (a pool refuses a connection to an interrupted thread): it is kept aside and
+     * restored after. Settles every call of the batch on every path, under the lock.
+     */
     private void run(List<Call<Q, R>> batch) {
         List<Outcome<R>> outcomes = null;
         Throwable thrown = null;
         lock.unlock();
+        boolean interrupted = Thread.interrupted();
         try {
             outcomes = runner.run(batch.stream().map(c -> c.request).toList());
-            if (outcomes.size() != batch.size()) {
-                throw new IllegalStateException(outcomes.size() + " outcomes for a batch of " + batch.size());
+            if (outcomes == null || outcomes.size() != batch.size() || outcomes.stream().anyMatch(Objects::isNull)) {
+                throw new IllegalStateException("no outcome for every call of a batch of " + batch.size());
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             thrown = e;
         } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
             lock.lock();
             inFlight--;
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
+                keysInFlight.remove(key.apply(c.request));
                 if (thrown instanceof Error e) {
                     c.error = e;
+                } else if (thrown instanceof RuntimeException e) {
+                    c.outcome = Outcome.failed(e);
                 } else if (thrown != null) {
-                    c.outcome = Outcome.failed((RuntimeException) thrown);
+                    c.outcome = Outcome.failed(new IllegalStateException("batch failed", thrown));
                 } else {
                     c.outcome = outcomes.get(i);
                 }
@@ -173,15 +200,19 @@ final class Batcher<Q, R> {
         }
     }
 
-    /** Whether a queued call may start a batch now. Holds the lock. */
-    private boolean mayStart() {
-        return inFlight == 0 || inFlight < maxInFlight && queue.size() >= overlapAt;
+    /** Whether queued {@code call} may start a batch now. Holds the lock. */
+    private boolean mayStart(Call<Q, R> call) {
+        return (inFlight == 0 || inFlight < maxInFlight && queue.size() >= overlapAt)
+                && !keysInFlight.contains(key.apply(call.request));
     }
 
-    /** Wakes the first queued call if it may start a batch now (each call waits on its own condition). Holds the lock. */
+    /** Wakes the first queued call that may start a batch now, if any (each call waits on its own condition). Holds the lock. */
     private void wakeNext() {
-        if (!queue.isEmpty() && mayStart()) {
-            queue.peekFirst().woken.signal();
+        for (Call<Q, R> c : queue) {
+            if (mayStart(c)) {
+                c.woken.signal();
+                return;
+            }
         }
     }
 }

@@ -271,6 +271,9 @@ final class LeaseJdbc {
                 int i = 1;
                 for (Release r : batch) {
                     ps.setString(i++, r.name());
+                }
+                for (Release r : batch) {
+                    ps.setString(i++, r.name());
                     ps.setString(i++, r.owner());
                     ps.setLong(i++, r.token());
                 }

@@ -238,7 +238,7 @@ abstract class LeaseSql {
      * Where calls are batched: the release of {@code rows} grants in one statement (each matched by
      * name, owner and token, live), locking the rows in name order; returns the name of each
      * released row and whether a waiter may be queued for it ({@link #releaseReportsWaiters}).
-     * Binds as {@link #bindsArrays}.
+     * Binds as {@link #bindsArrays}, on MariaDB after the names alone.
      *
      * @param fast PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
@@ -759,13 +759,17 @@ abstract class LeaseSql {
          * No {@code UPDATE … RETURNING} on MariaDB, so the release of many rows is an insert of the
          * rows it selects (locked, in name order) that always meets the row itself: its
          * {@code ON DUPLICATE KEY UPDATE} releases it, and {@code RETURNING} names each row it released.
-         * Nothing is ever inserted: only existing rows are selected.
+         * Nothing is ever inserted: only existing rows are selected. The rows are found by the
+         * names alone ({@code name IN}, a primary-key range: MariaDB 10.11 also ranges a row-value
+         * {@code IN}, older versions did not, and a locking scan would lock the whole table);
+         * binds the names, then name, owner, token of each.
          */
         @Override
         String releaseAllSql(int rows, boolean fast) {
             return releaseAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                     + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
-                    + " WHERE (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
+                    + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
+                    + ") AND (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
                     + ") AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE"
                     + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
                     + " RETURNING name, FALSE");

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static dev.holdfast.testing.TestDatabase.Kind.MARIADB;
 import static dev.holdfast.testing.TestDatabase.Kind.POSTGRESQL;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Batched commits ({@link LeaseService.Builder#batching}): calls that queue while a statement of their
@@ -70,17 +71,14 @@ class LeaseBatchingTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch open = new CountDownLatch(1);
         gate.arm(entered, open);
-        CompletableFuture<Void> alone = CompletableFuture.runAsync(first);
+        CompletableFuture<Object> alone = onItsOwnThread(() -> {
+            first.run();
+            return null;
+        });
         assertThat(entered.await(5, TimeUnit.SECONDS)).as("the first call's statement started").isTrue();
         List<CompletableFuture<Object>> queued = new ArrayList<>();
         for (Callable<Object> call : calls) {
-            queued.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return call.call();
-                } catch (Exception e) {
-                    return e;
-                }
-            }));
+            queued.add(onItsOwnThread(call));
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (leases.queuedForBatches() < calls.size()) {
@@ -98,6 +96,22 @@ class LeaseBatchingTest {
     }
 
     /** Batching with one statement of a kind in flight, so every call queued behind it goes in the next batch. */
+    /**
+     * Runs {@code call} on a thread of its own (the common pool may have fewer threads than the calls
+     * that block together); completes with its result, or with the exception it threw as the result.
+     */
+    static CompletableFuture<Object> onItsOwnThread(Callable<Object> call) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        new Thread(() -> {
+            try {
+                result.complete(call.call());
+            } catch (Throwable e) {
+                result.complete(e);
+            }
+        }, "test-batched-call").start();
+        return result;
+    }
+
     private static LeaseService batching(javax.sql.DataSource ds, String table) {
         return LeaseService.builder(ds).table(table).batching(true).batchesInFlight(1, 1).build();
     }
@@ -113,6 +127,7 @@ class LeaseBatchingTest {
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = other.tryAcquire("held", "other", LONG).orElseThrow();
+            Lease own = leases.tryAcquire("own", "me", LONG).orElseThrow();
             Lease ran = other.tryAcquire("expired", "other", Duration.ofMillis(50)).orElseThrow();
             Thread.sleep(100);
             String heldRow = LeaseFixture.dump(db, table).lines().filter(l -> l.contains("held")).findFirst().orElseThrow();
@@ -123,9 +138,13 @@ class LeaseBatchingTest {
                     () -> leases.tryAcquire("held", "me", LONG),
                     () -> leases.tryAcquire("expired", "me", LONG),
                     () -> leases.tryAcquire("new-a", "you", LONG),
-                    () -> leases.tryAcquire("NULL", "me", LONG)));
+                    () -> leases.tryAcquire("NULL", "me", LONG),
+                    () -> leases.tryAcquire("own", "me", LONG)));
 
-            assertThat(batch.statements()).as("one statement for the five calls").containsExactly(sql(db, table).acquireAllSql(5));
+            assertThat(batch.statements()).as("one statement for the six calls").containsExactly(sql(db, table).acquireAllSql(6));
+            assertThat(batch.outcomes().get(5)).as("live, even for its own owner: an exclusive acquire refuses")
+                    .isEqualTo(Optional.empty());
+            assertThat(leases.find("own")).contains(own);
             Lease newB = granted(batch.outcomes().get(0));
             assertThat(newB.name()).isEqualTo(odd);
             assertThat(newB.owner()).isEqualTo("me");
@@ -144,7 +163,7 @@ class LeaseBatchingTest {
             }
             assertThat(LeaseFixture.dump(db, table)).as("the refused lease is unchanged").contains(heldRow);
             assertThat(leases.find("held")).contains(held);
-            assertThat(leases.batchedCalls()).isEqualTo(5);
+            assertThat(leases.batchedCalls()).isEqualTo(6);
         }
     }
 
@@ -288,20 +307,57 @@ class LeaseBatchingTest {
         }
     }
 
+    /**
+     * PostgreSQL: a hand-off that fails after the batch's release committed fails only the call whose
+     * lease had the waiter (its release stands, as without batching); the waiter still gets the lease.
+     */
+    @DatabaseTest(only = POSTGRESQL)
+    void aHandOffThatFailsAfterABatchedReleaseFailsOnlyItsOwnCall(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
+             LeaseService elsewhere = LeaseFixture.service(db.newPool(4), table)) {
+            Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
+            Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
+            Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
+            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
+            LeaseFixture.awaitQueued(db, table, 1);
+            gate.failing = sql(db, table).handOffSql();
+
+            Batch batch = inOneBatch(leases, gate, () -> leases.release(first),
+                    List.of(() -> release(leases, a), () -> release(leases, b)));
+            gate.failing = null;
+
+            assertThat(batch.outcomes().get(0)).isInstanceOf(DatabaseException.class);
+            assertThat(((Exception) batch.outcomes().get(0)).getMessage())
+                    .contains("releasing lease 'a', then handing it to its first waiter");
+            assertThat(batch.outcomes().get(1)).isEqualTo("released");
+            assertThat(batch.statements()).containsExactly(sql(db, table).releaseAllSql(2, true), sql(db, table).handOffSql());
+            Lease handed = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(handed.owner()).as("the waiter takes the released lease at its next check").isEqualTo("waiter");
+            assertThat(handed.token()).isEqualTo(a.token() + 1);
+            assertThatThrownBy(() -> leases.release(a)).isInstanceOf(LeaseNotHeldException.class);
+            elsewhere.release(handed);
+        }
+    }
+
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void batchingIsOffOnH2WhereAStatementCostsNoRoundTrip(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = batching(db.dataSource(), table)) {
-            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            List<CompletableFuture<Object>> calls = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 String name = "n" + t;
-                calls.add(CompletableFuture.runAsync(() -> {
+                calls.add(onItsOwnThread(() -> {
                     for (int i = 0; i < 50; i++) {
                         leases.release(leases.tryAcquire(name, "me", LONG).orElseThrow());
                     }
+                    return "done";
                 }));
             }
-            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            for (CompletableFuture<Object> call : calls) {
+                assertThat(call.get(60, TimeUnit.SECONDS)).isEqualTo("done");
+            }
             assertThat(leases.batchedCalls()).isZero();
             assertThat(leases.find("n0").orElseThrow().token()).isEqualTo(50);
         }

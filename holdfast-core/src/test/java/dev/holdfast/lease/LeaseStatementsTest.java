@@ -39,7 +39,7 @@ class LeaseStatementsTest {
                         + (sql.bindsArrays() ? "three arrays: names, owners, ttl micros" : "name, owner, ttl micros of each"),
                         sql.acquireAllSql(2))
                 + optional("batching: the release of many grants (here two), rows locked in name order; binds "
-                        + (sql.bindsArrays() ? "three arrays: names, owners, tokens" : "name, owner, token of each")
+                        + (sql.bindsArrays() ? "three arrays: names, owners, tokens" : "the names, then name, owner, token of each")
                         + "; returns each released name and whether anyone may wait", sql.releaseAllSql(2, false))
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())

@@ -1,0 +1,192 @@
+package dev.holdfast.lease;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link Batcher} alone, with a runner the test controls: which calls go together, and when. */
+class BatcherTest {
+
+    /** Records each batch (its keys) and the thread that ran it; a batch containing a held key waits for its latch. */
+    static final class Runner implements Batcher.Runner<String, String> {
+        final List<List<String>> batches = new CopyOnWriteArrayList<>();
+        final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
+        final Map<String, CountDownLatch> started = new ConcurrentHashMap<>();
+        final List<Boolean> interruptedWhileRunning = new CopyOnWriteArrayList<>();
+        volatile Function<List<String>, List<Batcher.Outcome<String>>> outcomes =
+                batch -> batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
+
+        void hold(String key) {
+            held.put(key, new CountDownLatch(1));
+            started.put(key, new CountDownLatch(1));
+        }
+
+        void awaitStarted(String key) throws InterruptedException {
+            assertThat(started.get(key).await(5, TimeUnit.SECONDS)).as(key + " started").isTrue();
+        }
+
+        @Override
+        public List<Batcher.Outcome<String>> run(List<String> batch) {
+            batches.add(List.copyOf(batch));
+            interruptedWhileRunning.add(Thread.currentThread().isInterrupted());
+            for (String key : batch) {
+                CountDownLatch latch = held.get(key);
+                if (latch != null) {
+                    started.get(key).countDown();
+                    try {
+                        latch.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+            return outcomes.apply(batch);
+        }
+    }
+
+    private static CompletableFuture<Object> submit(Batcher<String, String> batcher, String key) {
+        return LeaseBatchingTest.onItsOwnThread(() -> batcher.submit(key));
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    private static Batcher<String, String> batcher(Runner runner, int maxInFlight, int overlapAt) {
+        return new Batcher<>(k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, maxInFlight, overlapAt, 64, runner);
+    }
+
+    @Test
+    void aLoneCallRunsAtOnceOnItsOwnThread() {
+        List<String> threads = new ArrayList<>();
+        Batcher<String, String> batcher = new Batcher<>(k -> k, LeaseBatches.CODE_POINT_ORDER, 1, 1, 64, batch -> {
+            threads.add(Thread.currentThread().getName());
+            return batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
+        });
+        assertThat(batcher.submit("a")).isEqualTo("done a");
+        assertThat(threads).containsExactly(Thread.currentThread().getName());
+    }
+
+    @Test
+    void callsQueuedWhileOneRunsGoTogetherSortedOnePerKey() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = batcher(runner, 1, 1);
+        runner.hold("x");
+        CompletableFuture<Object> first = submit(batcher, "x");
+        runner.awaitStarted("x");
+        List<CompletableFuture<Object>> queued = new ArrayList<>();
+        for (String key : List.of("c1", "a1", "c2", "b1")) {   // c2 shares key "c" with c1
+            queued.add(submit(batcher, key));
+            String k = key;
+            await(() -> batcher.queued() == queued.size(), k + " queued");
+        }
+        runner.held.get("x").countDown();
+
+        assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
+        for (CompletableFuture<Object> f : queued) {
+            assertThat(f.get(5, TimeUnit.SECONDS)).asString().startsWith("done ");
+        }
+        assertThat(runner.batches).containsExactly(List.of("x"), List.of("a1", "b1", "c1"), List.of("c2"));
+    }
+
+    @Test
+    void aCallWhoseKeyIsInFlightWaitsWhileOthersTakeTheFreeStatement() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = batcher(runner, 2, 1);
+        runner.hold("a1");
+        CompletableFuture<Object> stuck = submit(batcher, "a1");
+        runner.awaitStarted("a1");
+        CompletableFuture<Object> sameKey = submit(batcher, "a2");
+        await(() -> batcher.queued() == 1, "a2 queued");
+        CompletableFuture<Object> other = submit(batcher, "b1");
+
+        assertThat(other.get(5, TimeUnit.SECONDS)).as("the second statement is free for another key").isEqualTo("done b1");
+        assertThat(sameKey).as("waits for the statement of its key").isNotDone();
+        assertThat(batcher.queued()).isEqualTo(1);
+        runner.held.get("a1").countDown();
+        assertThat(stuck.get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+        assertThat(sameKey.get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
+        assertThat(runner.batches).containsExactly(List.of("a1"), List.of("b1"), List.of("a2"));
+    }
+
+    @Test
+    void anotherStatementStartsWhileOneRunsOnlyOnceEnoughCallsQueue() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = batcher(runner, 4, 3);
+        runner.hold("x");
+        CompletableFuture<Object> first = submit(batcher, "x");
+        runner.awaitStarted("x");
+        CompletableFuture<Object> a = submit(batcher, "a");
+        CompletableFuture<Object> b = submit(batcher, "b");
+        await(() -> batcher.queued() == 2, "two queued");
+        assertThat(runner.batches).as("two queued calls wait").hasSize(1);
+        CompletableFuture<Object> c = submit(batcher, "c");
+
+        assertThat(a.get(5, TimeUnit.SECONDS)).isEqualTo("done a");
+        assertThat(b.get(5, TimeUnit.SECONDS)).isEqualTo("done b");
+        assertThat(c.get(5, TimeUnit.SECONDS)).isEqualTo("done c");
+        assertThat(first).as("still held").isNotDone();
+        assertThat(runner.batches).containsExactly(List.of("x"), List.of("a", "b", "c"));
+        runner.held.get("x").countDown();
+        assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
+    }
+
+    @Test
+    void aBatchThatFailsFailsEveryCallInItAndTheNextBatchRuns() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = batcher(runner, 1, 1);
+        runner.outcomes = batch -> {
+            throw new OutOfMemoryError("simulated");
+        };
+        assertThatThrownBy(() -> batcher.submit("a")).isInstanceOf(OutOfMemoryError.class);
+        runner.outcomes = batch -> List.of();
+        assertThatThrownBy(() -> batcher.submit("b")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no outcome for every call");
+        runner.outcomes = batch -> java.util.Collections.singletonList(null);
+        assertThatThrownBy(() -> batcher.submit("c")).isInstanceOf(IllegalStateException.class);
+        runner.outcomes = batch -> batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
+        assertThat(batcher.submit("d")).isEqualTo("done d");
+        assertThat(batcher.queued()).isZero();
+    }
+
+    @Test
+    void anInterruptedCallerRunsItsBatchUninterruptedAndKeepsItsInterrupt() {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = batcher(runner, 1, 1);
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(batcher.submit("a")).isEqualTo("done a");
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(runner.interruptedWhileRunning).containsExactly(false);
+    }
+
+    @Test
+    void batchesAreInCodePointOrderAsMariaDbsBinaryCollation() {
+        String privateUse = "\uE000";
+        String emoji = new String(Character.toChars(0x1F600));
+        assertThat(privateUse.compareTo(emoji)).as("String order: by UTF-16 unit").isPositive();
+        assertThat(LeaseBatches.CODE_POINT_ORDER.compare(privateUse, emoji)).as("by code point").isNegative();
+        assertThat(LeaseBatches.CODE_POINT_ORDER.compare("ab", "abc")).isNegative();
+        assertThat(LeaseBatches.CODE_POINT_ORDER.compare("abc", "abc")).isZero();
+        assertThat(LeaseBatches.CODE_POINT_ORDER.compare("b", "abc")).isPositive();
+    }
+}
