@@ -59,7 +59,8 @@ import javax.sql.DataSource;
  * <table>
  *   <caption>Semantics</caption>
  *   <tr><th>operation</th><th>statements</th><th>outcome</th></tr>
- *   <tr><td>{@link #tryAcquire}</td><td>1</td><td>granted only if free, released or expired: a live grant
+ *   <tr><td>{@link #tryAcquire}</td><td>1 (with {@link Builder#batching}: one for all the calls that
+ *       queue while one is in flight)</td><td>granted only if free, released or expired: a live grant
  *       refuses every call, even its own owner's; a new grant's token is greater than every earlier one
  *       of the name</td></tr>
  *   <tr><td>{@link #tryLock}</td><td>1</td><td>the seed's re-entrant form: also true for the owner of the
@@ -67,7 +68,8 @@ import javax.sql.DataSource;
  *   <tr><td>{@link #renew}</td><td>1</td><td>extends the caller's live grant (name, owner and token must
  *       match), same token</td></tr>
  *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (PostgreSQL: +1 to hand the lease to a queued
- *       waiter; +1 read to diagnose a failure)</td><td>expires the row
+ *       waiter; +1 read to diagnose a failure; with {@link Builder#batching}, one release for the
+ *       {@code release(lease)} calls that queue while one is in flight)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>
  *   <tr><td>{@link #lock}</td><td>PostgreSQL: 1 to queue; the release hands the lease over; else polls with
