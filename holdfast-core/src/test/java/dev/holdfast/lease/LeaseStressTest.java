@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Mutual exclusion under stress: 16 workers, each a separate "server" with its own pool and lease
- * service (or four servers of four workers each, with cohort hand-off), fight over 2 lease names for at least 20,000 grants in total. Half use
+ * service (or four servers of four workers each, with cohort hand-off and/or batched commits), fight
+ * over 2 lease names (8 in the batching variant) for at least 20,000 grants in total. Half use
  * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#lock}. Inside
  * the critical section a worker claims the protected row with its token, reads the counter, and in
  * about 1% of sections pauses longer than the TTL (a GC pause), then writes counter + 1 — every write
@@ -47,6 +48,7 @@ class LeaseStressTest {
     private static final int TARGET = 20_000;
     private static final Duration TTL = Duration.ofMillis(100);
     private static final String[] NAMES = {"alpha", "beta"};
+    private static final String[] EIGHT_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
 
     record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt) {
     }
@@ -78,13 +80,26 @@ class LeaseStressTest {
         run(db, 4, 8, true);
     }
 
+    /**
+     * Four servers of four workers each with batched commits over eight names, so that batches of
+     * many rows form (two names allow two rows at most): the same checks.
+     */
+    @DatabaseTest
+    void fourServersWithBatchingOverEightNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        run(db, 4, 0, true, EIGHT_NAMES);
+    }
+
     private void run(TestDatabase db, int servers, int localHandOffs, boolean batching) throws Exception {
+        run(db, servers, localHandOffs, batching, NAMES);
+    }
+
+    private void run(TestDatabase db, int servers, int localHandOffs, boolean batching, String[] names) throws Exception {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
         db.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
                 + " holder VARCHAR(50), fence BIGINT)");
-        for (String name : NAMES) {
+        for (String name : names) {
             db.execute("INSERT INTO " + resource + " (name, val) VALUES (?, 0)", name);
         }
         FencedUpdate claim = FencedUpdate.of(resource, "name", "fence", "holder");
@@ -98,7 +113,10 @@ class LeaseStressTest {
         AtomicLong expiredReleases = new AtomicLong();
         AtomicLong lockTimeouts = new AtomicLong();
         AtomicLong overlaps = new AtomicLong();
-        Map<String, AtomicReference<Grant>> live = Map.of(NAMES[0], new AtomicReference<>(), NAMES[1], new AtomicReference<>());
+        Map<String, AtomicReference<Grant>> live = new java.util.HashMap<>();
+        for (String name : names) {
+            live.put(name, new AtomicReference<>());
+        }
         Queue<Grant> allGrants = new ConcurrentLinkedQueue<>();
         Queue<Write> accepted = new ConcurrentLinkedQueue<>();
 
@@ -121,7 +139,7 @@ class LeaseStressTest {
                     String owner = "server-" + worker / workersPerServer;
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     while (grants.get() < TARGET) {
-                        String name = NAMES[random.nextInt(NAMES.length)];
+                        String name = names[random.nextInt(names.length)];
                         attempts.incrementAndGet();
                         Optional<Lease> granted;
                         if (worker % 2 == 0) {
@@ -198,7 +216,7 @@ class LeaseStressTest {
         // (1)-(3): the accepted writes of each name are 1..N, tokens never going down, counter = N.
         long staleAccepted = 0;
         long lostOrDuplicated = 0;
-        for (String name : NAMES) {
+        for (String name : names) {
             List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
                     .sorted(Comparator.comparingLong(Write::value)).toList();
             for (int i = 0; i < writes.size(); i++) {
@@ -213,7 +231,7 @@ class LeaseStressTest {
         }
         // (5): grants in token order start in the same order, tokens unique.
         long tokenDisorder = 0;
-        for (String name : NAMES) {
+        for (String name : names) {
             List<Grant> byToken = allGrants.stream().filter(g -> g.name().equals(name))
                     .sorted(Comparator.comparingLong(Grant::token)).toList();
             for (int i = 1; i < byToken.size(); i++) {
