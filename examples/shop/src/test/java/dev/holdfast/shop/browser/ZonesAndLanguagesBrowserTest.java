@@ -142,6 +142,12 @@ class ZonesAndLanguagesBrowserTest {
         berlin.open("/admin/locks");   // the German admin breaks the Korean admin's lock
         berlin.click("break-" + order);
         assertThat(shop.editLockOwner(order)).isNull();
+        // The page's heartbeat notices the break and disables saving: wait for it, else it could
+        // disable the button again between the two steps below and the click would do nothing.
+        for (int i = 0; i < 100 && !"lost".equals(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")); i++) {
+            sleep(100);
+        }
+        assertThat(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")).isEqualTo("lost");
 
         seoul.script("document.getElementById('save-edit').disabled = false;");
         seoul.click("save-edit");
