@@ -225,18 +225,8 @@ final class LeaseJdbc {
      */
     Map<String, Lease> acquireAll(Connection c, List<Acquire> batch) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.acquireAllSql(batch.size()))) {
-            if (sql.bindsArrays()) {
-                ps.setArray(1, c.createArrayOf("varchar", batch.stream().map(Acquire::name).toArray()));
-                ps.setArray(2, c.createArrayOf("varchar", batch.stream().map(Acquire::owner).toArray()));
-                ps.setArray(3, c.createArrayOf("bigint", batch.stream().map(Acquire::ttlMicros).toArray()));
-            } else {
-                int i = 1;
-                for (Acquire a : batch) {
-                    ps.setString(i++, a.name());
-                    ps.setString(i++, a.owner());
-                    ps.setLong(i++, a.ttlMicros());
-                }
-            }
+            bindRows(c, ps, 1, batch.stream().map(Acquire::name).toList(), batch.stream().map(Acquire::owner).toList(),
+                    batch.stream().map(Acquire::ttlMicros).toList());
             Map<String, String> owners = new HashMap<>();
             batch.forEach(a -> owners.put(a.name(), a.owner()));
             Map<String, Lease> granted = new HashMap<>();
@@ -244,10 +234,9 @@ final class LeaseJdbc {
                 while (rs.next()) {
                     String name = rs.getString(1);
                     String owner = owners.get(name);
-                    if (owner == null || sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(5)) && rs.getBoolean(6))) {
-                        continue;
+                    if (owner != null) {
+                        grantedRow(rs, 2, name, owner).ifPresent(lease -> granted.put(name, lease));
                     }
-                    granted.put(name, new Lease(name, owner, rs.getLong(2), dialect.readInstant(rs, 3), dialect.readInstant(rs, 4)));
                 }
             }
             return granted;
@@ -263,21 +252,15 @@ final class LeaseJdbc {
      */
     Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean fast) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.releaseAllSql(batch.size(), fast))) {
-            if (sql.bindsArrays()) {
-                ps.setArray(1, c.createArrayOf("varchar", batch.stream().map(Release::name).toArray()));
-                ps.setArray(2, c.createArrayOf("varchar", batch.stream().map(Release::owner).toArray()));
-                ps.setArray(3, c.createArrayOf("bigint", batch.stream().map(Release::token).toArray()));
-            } else {
-                int i = 1;
-                for (Release r : batch) {
-                    ps.setString(i++, r.name());
-                }
-                for (Release r : batch) {
-                    ps.setString(i++, r.name());
-                    ps.setString(i++, r.owner());
-                    ps.setLong(i++, r.token());
+            List<String> names = batch.stream().map(Release::name).toList();
+            int first = 1;
+            if (!sql.bindsArrays()) {
+                for (String name : names) {
+                    ps.setString(first++, name); // MariaDB finds the rows by name first
                 }
             }
+            bindRows(c, ps, first, names, batch.stream().map(Release::owner).toList(),
+                    batch.stream().map(Release::token).toList());
             Map<String, Boolean> released = new HashMap<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -406,13 +389,36 @@ final class LeaseJdbc {
      * the statement granted it.
      */
     private Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
-        if (!rs.next()) {
+        return rs.next() ? grantedRow(rs, 1, name, owner) : Optional.empty();
+    }
+
+    /** {@link #granted} of the current row, whose acquire columns start at column {@code first}. */
+    private Optional<Lease> grantedRow(ResultSet rs, int first, String name, String owner) throws SQLException {
+        if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(first + 3)) && rs.getBoolean(first + 4))) {
             return Optional.empty();
         }
-        if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(4)) && rs.getBoolean(5))) {
-            return Optional.empty();
+        return Optional.of(new Lease(name, owner, rs.getLong(first), dialect.readInstant(rs, first + 1),
+                dialect.readInstant(rs, first + 2)));
+    }
+
+    /**
+     * Binds a batch's rows from parameter {@code first}, as {@link LeaseSql#bindsArrays} says: three
+     * arrays (names, owners, numbers), or name, owner, number of each row in turn.
+     */
+    private void bindRows(Connection c, PreparedStatement ps, int first, List<String> names, List<String> owners,
+                          List<Long> numbers) throws SQLException {
+        if (sql.bindsArrays()) {
+            ps.setArray(first, c.createArrayOf("varchar", names.toArray()));
+            ps.setArray(first + 1, c.createArrayOf("varchar", owners.toArray()));
+            ps.setArray(first + 2, c.createArrayOf("bigint", numbers.toArray()));
+            return;
         }
-        return Optional.of(new Lease(name, owner, rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3)));
+        int i = first;
+        for (int row = 0; row < names.size(); row++) {
+            ps.setString(i++, names.get(row));
+            ps.setString(i++, owners.get(row));
+            ps.setLong(i++, numbers.get(row));
+        }
     }
 
     @FunctionalInterface

@@ -171,8 +171,7 @@ public final class LeaseService implements Leases {
                 this::releaseQuietly);
         this.batches = !b.batching || sql.acquireAllSql(2) == null ? null : new LeaseBatches(dataSource, jdbc, races,
                 fastRelease, b.batchesInFlight, b.overlapAt,
-                b.batchLoneCalls ? null : a -> acquire("acquiring", a.name(), a.owner(),
-                        c -> jdbc.acquire(c, a.name(), a.owner(), a.ttlMicros(), false)),
+                b.batchLoneCalls ? null : a -> acquireAlone(a.name(), a.owner(), a.ttlMicros()),
                 b.batchLoneCalls ? null : r -> releasedInDatabase(r.name(), r.owner(), r.token(), null));
     }
 
@@ -357,9 +356,13 @@ public final class LeaseService implements Leases {
         checkName("owner", owner);
         long micros = ttlMicros(ttl);
         long sent = System.nanoTime();
-        Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros)
-                : acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
+        Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros) : acquireAlone(name, owner, micros);
         return grant.map(g -> granted(g, sent));
+    }
+
+    /** The exclusive acquire in a statement of its own. */
+    private Optional<Lease> acquireAlone(String name, String owner, long micros) {
+        return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
     }
 
     /** Records a grant the database made to this service, for cohort hand-off; returns it. */
