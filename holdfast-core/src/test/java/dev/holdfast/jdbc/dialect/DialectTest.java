@@ -42,6 +42,15 @@ class DialectTest {
     }
 
     @Test
+    void theH2ClockIsThisMachinesTimeInUtc() {
+        Instant before = Instant.now();
+        java.time.OffsetDateTime clock = H2Clock.clockTimestamp();
+        Instant after = Instant.now();
+        assertThat(clock.getOffset()).isEqualTo(java.time.ZoneOffset.UTC);
+        assertThat(clock.toInstant()).isBetween(before, after);
+    }
+
+    @Test
     void classifiesVendorCodes() {
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "55P03"))).isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "40P01"))).isEqualTo(SqlErrorKind.DEADLOCK);
