@@ -22,10 +22,19 @@ final class LeaseJdbc {
 
     private final LeaseSql sql;
     private final Dialect dialect;
+    /** The release's eight forms, built once: indexed by {@link #releaseForm}. */
+    private final String[] releases = new String[8];
 
     LeaseJdbc(LeaseSql sql) {
         this.sql = sql;
         this.dialect = sql.dialect;
+        for (int form = 0; form < releases.length; form++) {
+            releases[form] = sql.releaseSql((form & 4) != 0, (form & 2) != 0, (form & 1) != 0);
+        }
+    }
+
+    private static int releaseForm(boolean withToken, boolean heldAtLeast, boolean fast) {
+        return (withToken ? 4 : 0) | (heldAtLeast ? 2 : 0) | (fast ? 1 : 0);
     }
 
     /** The grant, or empty if the lease is live (see {@link LeaseSql#acquireSql}). */
@@ -146,7 +155,7 @@ final class LeaseJdbc {
      */
     boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
             throws SQLException {
-        String release = sql.releaseSql(token != null, heldAtLeastMicros != null, fast);
+        String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast)];
         return updateThenHandOff(c, release, name, ps -> {
             int i = 1;
             if (heldAtLeastMicros != null) {

@@ -352,8 +352,8 @@ public final class LeaseService implements Leases {
 
     @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
-        checkName("name", name);
-        checkName("owner", owner);
+        checkName("Lease name", name);
+        checkName("Lease owner", owner);
         long micros = ttlMicros(ttl);
         long sent = System.nanoTime();
         Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros) : acquireAlone(name, owner, micros);
@@ -375,8 +375,8 @@ public final class LeaseService implements Leases {
 
     @Override
     public boolean tryLock(String name, String owner, Duration ttl) {
-        checkName("name", name);
-        checkName("owner", owner);
+        checkName("Lease name", name);
+        checkName("Lease owner", owner);
         long micros = ttlMicros(ttl);
         if (local != null) {
             local.closeAll(name, owner); // it may renew (even shorten) a grant this service passes on
@@ -429,8 +429,8 @@ public final class LeaseService implements Leases {
      */
     @Override
     public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
-        checkName("name", name);
-        checkName("owner", owner);
+        checkName("Lease name", name);
+        checkName("Lease owner", owner);
         long micros = ttlMicros(ttl);
         long waitNanos = waitNanos(maxWait);
         if (Thread.interrupted()) {
@@ -809,8 +809,8 @@ public final class LeaseService implements Leases {
 
     @Override
     public void unlock(String name, String owner) {
-        checkName("name", name);
-        checkName("owner", owner);
+        checkName("Lease name", name);
+        checkName("Lease owner", owner);
         release(name, owner, null);
     }
 
@@ -1073,20 +1073,20 @@ public final class LeaseService implements Leases {
 
     @Override
     public Optional<Lease> find(String name) {
-        checkName("name", name);
+        checkName("Lease name", name);
         return call("reading", name, c -> jdbc.read(c, name));
     }
 
     @Override
     public boolean forceRelease(String name) {
-        checkName("name", name);
+        checkName("Lease name", name);
         return forceReleased(name, call("force-releasing", name, c -> jdbc.forceRelease(c, name, null)));
     }
 
     @Override
     public boolean forceRelease(String name, String by) {
-        checkName("name", name);
-        checkName("by", by);
+        checkName("Lease name", name);
+        checkName("Lease by", by);
         return forceReleased(name, call("force-releasing", name, c -> jdbc.forceRelease(c, name, by)));
     }
 
@@ -1133,11 +1133,15 @@ public final class LeaseService implements Leases {
     }
 
     private <T> T call(String what, String name, SqlCall<T> call) {
-        return Jdbc.autocommit(dataSource, what + " lease '" + name + "'", call::run);
+        try (Connection c = dataSource.getConnection()) {
+            return Jdbc.autocommit(c, call::run);
+        } catch (SQLException e) {
+            throw new DatabaseException(what + " lease '" + name + "'", e); // built only on failure
+        }
     }
 
     static void checkName(String what, @Nullable String value) {
-        Names.require("Lease " + what, value, MAX_NAME_LENGTH);
+        Names.require(what, value, MAX_NAME_LENGTH);
     }
 
     static long ttlMicros(Duration ttl) {
@@ -1170,7 +1174,7 @@ public final class LeaseService implements Leases {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
         }
-        checkName("name", lease.name());
-        checkName("owner", lease.owner());
+        checkName("Lease name", lease.name());
+        checkName("Lease owner", lease.owner());
     }
 }
