@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs the statements of a {@link LeaseSql} on a connection it is given: binds them in the order
@@ -22,8 +24,14 @@ final class LeaseJdbc {
 
     private final LeaseSql sql;
     private final Dialect dialect;
+    /** How many names {@link #contended} remembers at most. */
+    static final int MAX_CONTENDED_NAMES = 4096;
     /** The release's eight forms, built once: indexed by {@link #releaseForm}. */
     private final String[] releases = new String[8];
+    /** Names whose last release by this service found waiters (PostgreSQL): their next one hands off in its round trip. */
+    private final Set<String> contended = ConcurrentHashMap.newKeySet();
+    /** An update followed by the hand-off, by update. */
+    private final Map<String, String> withHandOff = new ConcurrentHashMap<>();
 
     LeaseJdbc(LeaseSql sql) {
         this.sql = sql;
@@ -183,7 +191,9 @@ final class LeaseJdbc {
     /**
      * Runs an update that matches at most one row; where it reports that someone may wait
      * (PostgreSQL), then the hand-off: in the same transaction on a manual-commit connection, else in
-     * one of its own. True if the update matched.
+     * one of its own. Where the last release of this name in this service found waiters, the update
+     * and the hand-off go in one round trip instead (the hand-off grants nothing if nobody waits
+     * after all). True if the update matched.
      */
     private boolean updateThenHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
         if (!sql.releaseReportsWaiters()) {
@@ -191,6 +201,9 @@ final class LeaseJdbc {
                 bind.bind(ps);
                 return ps.executeUpdate() == 1;
             }
+        }
+        if (contended.contains(name)) {
+            return updateWithHandOff(c, update, name, bind);
         }
         boolean waiters;
         try (PreparedStatement ps = c.prepareStatement(update)) {
@@ -203,9 +216,41 @@ final class LeaseJdbc {
             }
         }
         if (waiters) {
+            remember(name);
             handOff(c, name);
         }
         return true;
+    }
+
+    /** The update and the hand-off in one round trip; the update's own answer keeps or drops the hint. */
+    private boolean updateWithHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
+        String both = withHandOff.computeIfAbsent(update, u -> u + "; " + sql.handOffSql());
+        try (PreparedStatement ps = c.prepareStatement(both)) {
+            int i = bind.bind(ps);
+            ps.setString(i++, name);
+            ps.setString(i++, name);
+            ps.setString(i, name);
+            ps.execute();
+            boolean matched;
+            boolean waiters;
+            try (ResultSet rs = ps.getResultSet()) {
+                matched = rs.next();
+                waiters = matched && rs.getBoolean(2);
+            }
+            drain(ps);
+            if (matched && !waiters) { // a refused update tells nothing about waiters
+                contended.remove(name);
+            }
+            return matched;
+        }
+    }
+
+    /** Remembers that {@code name} had waiters at its last release, in a bounded set. */
+    private void remember(String name) {
+        if (contended.size() >= MAX_CONTENDED_NAMES) {
+            contended.clear(); // a hint only: forgetting costs the next release of each a round trip
+        }
+        contended.add(name);
     }
 
     /** Hands a free lease to its first live waiter ({@link LeaseSql#handOffSql}): after a release that reported waiters. */

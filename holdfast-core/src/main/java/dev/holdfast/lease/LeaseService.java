@@ -68,7 +68,8 @@ import javax.sql.DataSource;
  *   <tr><td>{@link #renew}</td><td>1</td><td>extends the caller's live grant (name, owner and token must
  *       match), same token</td></tr>
  *   <tr><td>{@link #release}, {@link #unlock}</td><td>1 (PostgreSQL: +1 to hand the lease to a queued
- *       waiter; +1 read to diagnose a failure; with {@link Builder#batching}, one release for the
+ *       waiter, in the same round trip where this service's last release of the name found waiters;
+ *       +1 read to diagnose a failure; with {@link Builder#batching}, one release for the
  *       {@code release(lease)} calls that queue while one is in flight)</td><td>expires the row
  *       (never deletes it); {@link LeaseExpiredException} if the grant had run out,
  *       {@link LeaseNotHeldException} if the caller is not the holder or released already</td></tr>

@@ -89,7 +89,13 @@ class LeaseHandOffTest {
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
-            assertThat(prepared).as("one statement again").hasSize(1);
+            assertThat(prepared).as("its last release found waiters: the hand-off goes in the same round trip").hasSize(1);
+            assertThat(prepared.get(0)).startsWith("UPDATE").contains("pg_notify");
+            held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).as("nobody waited then: one plain statement again").hasSize(1);
+            assertThat(prepared.get(0)).doesNotContain(";");
 
             // A waiter that gives up, with nobody behind it: the row is cleared too.
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
@@ -100,6 +106,51 @@ class LeaseHandOffTest {
             prepared.clear();
             a.release(held);
             assertThat(prepared).hasSize(1);
+        } finally {
+            pool.close();
+        }
+    }
+
+    /**
+     * Under contention a release hands off in its own round trip: a service whose last release of a
+     * name found waiters sends the next one with the hand-off. The waiter is granted and notified as
+     * before; a refused release in that form changes nothing.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aReleaseAfterOneThatFoundWaitersHandsOffInItsOwnRoundTrip(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        HikariDataSource pool = db.newPool(2);
+        DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
+        try (LeaseService a = LeaseService.builder(recording).table(table).build();
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            for (int round = 0; round < 3; round++) {
+                Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
+                awaitListenedEntry(db, table);
+                prepared.clear();
+                a.release(held);
+                assertThat(prepared).as("round %d", round).hasSize(round == 0 ? 2 : 1);
+                assertThat(prepared.get(round == 0 ? 1 : 0)).contains("pg_notify");
+                Lease got = waiting.get(10, TimeUnit.SECONDS);
+                assertThat(got).isEqualTo(a.find("job").orElseThrow());
+                assertThat(got.token()).isEqualTo(held.token() + 1);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+                b.release(got);
+
+                // A release of a grant that is over, in the same form: refused, and the row stays as it is.
+                Lease before = a.find("job").orElseThrow();
+                if (round > 0) {
+                    prepared.clear();
+                    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> a.release(held)))
+                            .isInstanceOf(LeaseNotHeldException.class);
+                    assertThat(prepared).as("the release with its hand-off, then the read that says why").hasSize(2);
+                    assertThat(prepared.get(0)).contains("pg_notify");
+                    assertThat(prepared.get(1)).startsWith("SELECT");
+                    assertThat(a.find("job")).contains(before);
+                }
+            }
+            assertThat(b.handOffsReceived()).isEqualTo(3);
         } finally {
             pool.close();
         }
