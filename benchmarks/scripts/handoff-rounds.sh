@@ -13,8 +13,16 @@ for round in $(seq 1 "$rounds"); do
 done
 python3 - "$out" "$tmp"/*.json <<'PY'
 import json, statistics, sys
-rows = [r for f in sys.argv[2:] for r in json.load(open(f)) if "acquisitionsPerSecond" in r]
-json.dump(rows, open(sys.argv[1], "w"), indent=1)
+every = [r for f in sys.argv[2:] for r in json.load(open(f))]
+json.dump(every, open(sys.argv[1], "w"), indent=1)
+rows = [r for r in every if "acquisitionsPerSecond" in r]
+floors = {}
+for r in every:
+    if "acquisitionsPerSecond" not in r:
+        floors.setdefault(r["implementation"], []).append(r)
+for impl, rs in floors.items():  # notifyFloor*, commitFloor: medians of their latencies
+    print(f"{impl:30} {rs[0]['database']:10} rounds {len(rs):2}  " + "  ".join(
+        f"{k} {statistics.median(r[k] for r in rs):6.3f}" for k in rs[0] if k.endswith("Ms")))
 by = {}
 for r in rows:
     by.setdefault((r["implementation"], r["database"]), []).append(r)

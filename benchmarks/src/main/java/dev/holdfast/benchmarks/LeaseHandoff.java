@@ -167,6 +167,11 @@ public final class LeaseHandoff {
                 extra.add(floor);
             }
         }
+        if (only.isEmpty() || only.contains("commitFloor@postgresql")) {
+            String floor = commitFloor();
+            System.out.println(floor);
+            extra.add(floor);
+        }
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, java.util.stream.Stream.concat(results.stream().filter(java.util.Objects::nonNull)
                 .map(Result::json), extra.stream()).collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n")));
@@ -238,6 +243,39 @@ public final class LeaseHandoff {
             return String.format(Locale.ROOT, "{\"implementation\":\"notifyFloor%s\",\"database\":\"postgresql\","
                     + "\"notifications\":%d,\"notifyDeliveryP50Ms\":%.3f,\"notifyDeliveryP99Ms\":%.3f}",
                     skipPeek ? "WithoutDriverPeek" : "PgjdbcDefault", n, percentile(latency, 0.5), percentile(latency, 0.99));
+        }
+    }
+
+    /**
+     * The other floor under a hand-off across instances: one durable commit (the release's, which
+     * grants the lease to the waiter), seen from the client. 400 single-row auto-commit updates,
+     * 5 ms apart as in {@link #notifyFloor}: a round trip and the WAL flush, with nobody to share it.
+     */
+    static String commitFloor() throws Exception {
+        try (HikariDataSource pool = TestDatabase.Kind.POSTGRESQL.newPool("bench-commit-floor", 1);
+             Connection c = pool.getConnection()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS holdfast_bench_commit_floor");
+                s.execute("CREATE TABLE holdfast_bench_commit_floor (id INT PRIMARY KEY, v BIGINT NOT NULL)");
+                s.execute("INSERT INTO holdfast_bench_commit_floor VALUES (1, 0)");
+            }
+            int n = 400;
+            long[] latency = new long[n];
+            try (java.sql.PreparedStatement ps = c.prepareStatement("UPDATE holdfast_bench_commit_floor SET v = v + 1 WHERE id = 1")) {
+                for (int i = 0; i < n; i++) {
+                    long start = System.nanoTime();
+                    ps.executeUpdate();
+                    latency[i] = System.nanoTime() - start;
+                    Thread.sleep(5);
+                }
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("DROP TABLE holdfast_bench_commit_floor");
+            }
+            Arrays.sort(latency);
+            return String.format(Locale.ROOT, "{\"implementation\":\"commitFloor\",\"database\":\"postgresql\","
+                    + "\"commits\":%d,\"durableCommitP50Ms\":%.3f,\"durableCommitP99Ms\":%.3f}",
+                    n, percentile(latency, 0.5), percentile(latency, 0.99));
         }
     }
 
