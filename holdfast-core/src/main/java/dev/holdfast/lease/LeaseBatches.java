@@ -133,7 +133,7 @@ final class LeaseBatches {
     /**
      * One statement releases the batch; then each released lease that has a waiter is handed off,
      * on an auto-commit connection each in its own transaction (a failed hand-off fails only its
-     * own call, whose release did commit, as without batching), else all in the batch's
+     * own call, whose release did commit, as a single release's separate hand-off), else all in the batch's
      * transaction (a failure rolls the batch back and fails every call).
      */
     private List<Batcher.Outcome<Boolean>> releaseAll(List<LeaseJdbc.Release> batch) {

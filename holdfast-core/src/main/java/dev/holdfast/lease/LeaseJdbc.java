@@ -31,7 +31,7 @@ final class LeaseJdbc {
     /** Names whose last release by this service found waiters (PostgreSQL): their next one hands off in its round trip. */
     private final Set<String> contended = ConcurrentHashMap.newKeySet();
     /** An update followed by the hand-off, by update. */
-    private final Map<String, String> withHandOff = new ConcurrentHashMap<>();
+    private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
 
     LeaseJdbc(LeaseSql sql) {
         this.sql = sql;
@@ -163,8 +163,9 @@ final class LeaseJdbc {
      */
     boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
             throws SQLException {
-        String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast)];
-        return updateThenHandOff(c, release, name, ps -> {
+        boolean withHandOff = contended.contains(name);
+        String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
+        return updateThenHandOff(c, release, name, withHandOff, ps -> {
             int i = 1;
             if (heldAtLeastMicros != null) {
                 ps.setLong(i++, heldAtLeastMicros);
@@ -181,7 +182,7 @@ final class LeaseJdbc {
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
     boolean forceRelease(Connection c, String name, String by) throws SQLException {
-        return updateThenHandOff(c, sql.forceReleaseSql(), name, ps -> {
+        return updateThenHandOff(c, sql.forceReleaseSql(), name, contended.contains(name), ps -> {
             ps.setString(1, by == null ? "" : by);
             ps.setString(2, name);
             return 3;
@@ -191,18 +192,20 @@ final class LeaseJdbc {
     /**
      * Runs an update that matches at most one row; where it reports that someone may wait
      * (PostgreSQL), then the hand-off: in the same transaction on a manual-commit connection, else in
-     * one of its own. Where the last release of this name in this service found waiters, the update
-     * and the hand-off go in one round trip instead (the hand-off grants nothing if nobody waits
-     * after all). True if the update matched.
+     * one of its own. With {@code withHandOff} (the last release of this name in this service found
+     * waiters), the update and the hand-off go in one round trip instead ({@link LeaseSql#withHandOffSql}:
+     * the hand-off grants nothing if the update did not match or nobody waits after all). True if the
+     * update matched.
      */
-    private boolean updateThenHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
+    private boolean updateThenHandOff(Connection c, String update, String name, boolean withHandOff, Binder bind)
+            throws SQLException {
         if (!sql.releaseReportsWaiters()) {
             try (PreparedStatement ps = c.prepareStatement(update)) {
                 bind.bind(ps);
                 return ps.executeUpdate() == 1;
             }
         }
-        if (contended.contains(name)) {
+        if (withHandOff) {
             return updateWithHandOff(c, update, name, bind);
         }
         boolean waiters;
@@ -224,7 +227,7 @@ final class LeaseJdbc {
 
     /** The update and the hand-off in one round trip; the update's own answer keeps or drops the hint. */
     private boolean updateWithHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
-        String both = withHandOff.computeIfAbsent(update, u -> u + "; " + sql.handOffSql());
+        String both = updatesWithHandOff.computeIfAbsent(update, sql::withHandOffSql);
         try (PreparedStatement ps = c.prepareStatement(both)) {
             int i = bind.bind(ps);
             ps.setString(i++, name);

@@ -149,6 +149,14 @@ abstract class LeaseSql {
     }
 
     /**
+     * Where releases hand off: {@code update} (a release or force-release) followed by the hand-off
+     * in the same round trip, which hands off only if the update matched; null elsewhere.
+     */
+    String withHandOffSql(String update) {
+        return null;
+    }
+
+    /**
      * The expiry a release writes: {@code acquired_at} (released), or with a minimum hold, the later
      * of that and now: {@code acquired_at + min} while that is still ahead.
      */
@@ -379,6 +387,11 @@ abstract class LeaseSql {
          */
         static final String DURABLE_LEVEL = "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')"
                 + " THEN 'on' ELSE current_setting('synchronous_commit') END";
+        /**
+         * A transaction-local setting that the combined release sets when it matched, so that the
+         * hand-off sent in its round trip does nothing after a refused release.
+         */
+        static final String RELEASED = "holdfast.released";
         static final String DURABLE = "set_config('synchronous_commit', " + DURABLE_LEVEL + ", true) IS NOT NULL";
 
         /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
@@ -403,6 +416,8 @@ abstract class LeaseSql {
         private final String acquireOrQueue;
         private final String acquireAll;
         private final String handOff;
+        /** {@link #handOffSql} that does nothing unless this transaction released the lease ({@link #RELEASED}). */
+        private final String handOffIfReleased;
         /** Locks the lease row first, as every statement does before queue rows: nothing deadlocks. Binds name. */
         private final String lockRow;
         private final String giveUp;
@@ -454,8 +469,9 @@ abstract class LeaseSql {
                     + " FROM n, unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, ttl) ORDER BY b.name"
                     + update + " WHERE l.expires_at <= EXCLUDED.acquired_at"
                     + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
-            handOff = handOff(table, queue, channel);
+            handOff = handOff(table, queue, channel, "");
             lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
+            handOffIfReleased = lockRow + handOff(table, queue, channel, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
             giveUp = lockRow + leaveQueueSql() + "; "
                     + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                     + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
@@ -516,6 +532,18 @@ abstract class LeaseSql {
         }
 
         /**
+         * A release or force-release ({@code update}, in its durable form: a fast release would turn
+         * the hand-off's grant down to {@code on} from a stronger session setting) and the hand-off in
+         * one round trip. The update marks the transaction when it matched ({@link #RELEASED}, a
+         * column of its own after the row's), and the hand-off does nothing without that mark: a
+         * refused release changes nothing. Binds the update's parameters, then name three times.
+         */
+        @Override
+        String withHandOffSql(String update) {
+            return update + ", set_config('" + RELEASED + "', 'on', true); " + handOffIfReleased;
+        }
+
+        /**
          * A release learns from its own row whether anyone waits: every refused queued attempt raises
          * the row's {@code waiters_until} in its statement, while it holds the row lock. A release's
          * {@code UPDATE} works on the newest version of the row (READ COMMITTED re-reads a row that
@@ -528,9 +556,10 @@ abstract class LeaseSql {
             return true;
         }
 
-        private static String handOff(String table, String queue, String channel) {
+        /** {@code gate}: a condition on the transaction, without which the hand-off does nothing; "" for none. */
+        private static String handOff(String table, String queue, String channel, String gate) {
             String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
-            return "WITH n AS (SELECT clock_timestamp() AS t),"
+            return "WITH n AS (SELECT clock_timestamp() AS t" + gate + "),"
                     + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
                     + " WHERE q.name = ? AND q.wait_until > n.t ORDER BY q.seq LIMIT 1 FOR UPDATE OF q),"
                     + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + FIRST_TOKEN + "),"
@@ -545,7 +574,7 @@ abstract class LeaseSql {
                     + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"
                     // No live waiter at all (they left or lapsed): the row stops saying that someone waits.
                     + " c AS (UPDATE " + table + " AS z SET waiters_until = NULL WHERE z.name = ?"
-                    + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h))"
+                    + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h) AND EXISTS (SELECT 1 FROM n))"
                     + " SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner"
                     + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
                     + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"

@@ -151,6 +151,30 @@ class LeaseHandOffTest {
                 }
             }
             assertThat(b.handOffsReceived()).isEqualTo(3);
+
+            // A grant that ran out with a waiter queued behind it: its release, in the same form, is
+            // refused as expired and hands nothing to the waiter (the waiter takes a free lease at its
+            // own next attempt, here a minute away).
+            Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(200)).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
+            awaitListenedEntry(db, table);
+            while (db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") > 0) {
+                Thread.sleep(20);
+            }
+            Lease before = a.find("job").orElseThrow();
+            prepared.clear();
+            Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> a.release(ran));
+            assertThat(refused).isInstanceOf(LeaseExpiredException.class);
+            assertThat(((LeaseNotHeldException) refused).reason()).isEqualTo(LeaseNotHeldException.Reason.EXPIRED);
+            assertThat(prepared.get(0)).as("the combined form").contains("pg_notify");
+            assertThat(a.find("job")).contains(before);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the waiter still queues").isOne();
+            assertThat(waiting).isNotDone();
+            // A release that matches hands the lease on as before.
+            Lease again = a.tryAcquire("job", "a", LONG).orElseThrow();
+            a.release(again);
+            assertThat(waiting.get(10, TimeUnit.SECONDS).token()).isEqualTo(again.token() + 1);
+            assertThat(b.handOffsReceived()).isEqualTo(4);
         } finally {
             pool.close();
         }

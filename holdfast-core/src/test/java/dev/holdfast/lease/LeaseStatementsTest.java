@@ -32,6 +32,8 @@ class LeaseStatementsTest {
                         : section("fast release", sql.releaseSql(true, false, true)))
                 + section("unlock (any grant of the owner), with a minimum hold", sql.releaseSql(false, true, false))
                 + optional("after a release that reported waiters: hand the lease to the first waiter", sql.handOffSql())
+                + optional("release where the service's last release of the name found waiters: the hand-off in the same"
+                        + " round trip, only if the release matched", sql.withHandOffSql(sql.releaseSql(true, false, false)))
                 + section("local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
                 + (sql.renewReturnsExpiry() ? "" : section("local hand-off: the row after a reservation", sql.reservedSql()))
