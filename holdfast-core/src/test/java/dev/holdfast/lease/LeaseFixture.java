@@ -45,6 +45,21 @@ final class LeaseFixture {
         throw new AssertionError("the waiter never queued");
     }
 
+    /**
+     * PostgreSQL: waits (at most 10 s) until a waiter queued with its listener, so that a release
+     * hands the lease to it (a waiter whose listener is not up yet polls, and may take a free lease
+     * by its own attempt).
+     */
+    static void awaitListenedEntry(TestDatabase db, String table) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") < 1) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the waiter never queued with its listener");
+            }
+            Thread.sleep(5);
+        }
+    }
+
     /** Calls {@link LeaseService#lock} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
     static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
         CompletableFuture<Lease> result = new CompletableFuture<>();

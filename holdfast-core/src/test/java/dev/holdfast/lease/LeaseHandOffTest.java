@@ -39,7 +39,7 @@ class LeaseHandOffTest {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-                awaitListenedEntry(db, table);
+                LeaseFixture.awaitListenedEntry(db, table);
                 a.release(held);
                 assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
                 assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isNotNull();
@@ -75,7 +75,7 @@ class LeaseHandOffTest {
 
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-            awaitListenedEntry(db, table);
+            LeaseFixture.awaitListenedEntry(db, table);
             prepared.clear();
             a.release(held);
             assertThat(prepared).hasSize(2);
@@ -127,7 +127,7 @@ class LeaseHandOffTest {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-                awaitListenedEntry(db, table);
+                LeaseFixture.awaitListenedEntry(db, table);
                 prepared.clear();
                 a.release(held);
                 assertThat(prepared).as("round %d", round).hasSize(round == 0 ? 2 : 1);
@@ -157,7 +157,7 @@ class LeaseHandOffTest {
             // own next attempt, here a minute away).
             Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(200)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-            awaitListenedEntry(db, table);
+            LeaseFixture.awaitListenedEntry(db, table);
             while (db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") > 0) {
                 Thread.sleep(20);
             }
@@ -188,7 +188,7 @@ class LeaseHandOffTest {
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-            awaitListenedEntry(db, table);
+            LeaseFixture.awaitListenedEntry(db, table);
             assertThat(a.forceRelease("job", "ops")).isTrue();
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
@@ -276,14 +276,6 @@ class LeaseHandOffTest {
             assertThat(row.isReleased()).isTrue();
             assertThat(row.token()).isEqualTo(held.token());
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(1);
-        }
-    }
-
-    private static void awaitListenedEntry(TestDatabase db, String table) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") < 1) {
-            assertThat(System.nanoTime()).as("the waiter queued with its listener").isLessThan(deadline);
-            Thread.sleep(5);
         }
     }
 }
