@@ -1134,11 +1134,7 @@ public final class LeaseService implements Leases {
     }
 
     private <T> T call(String what, String name, SqlCall<T> call) {
-        try (Connection c = dataSource.getConnection()) {
-            return Jdbc.autocommit(c, call::run);
-        } catch (SQLException e) {
-            throw new DatabaseException(what + " lease '" + name + "'", e); // built only on failure
-        }
+        return Jdbc.autocommit(dataSource, () -> what + " lease '" + name + "'", call::run);
     }
 
     static void checkName(String what, @Nullable String value) {

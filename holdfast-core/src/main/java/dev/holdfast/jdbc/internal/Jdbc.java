@@ -4,6 +4,7 @@ import dev.holdfast.DatabaseException;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -30,10 +31,18 @@ public final class Jdbc {
      * @param what what is being done, for the {@link DatabaseException}
      */
     public static <T> T autocommit(DataSource dataSource, String what, Work<T> work) {
+        return autocommit(dataSource, () -> what, work);
+    }
+
+    /**
+     * {@link #autocommit(DataSource, String, Work)} with the description built only on failure (for
+     * hot paths whose description concatenates).
+     */
+    public static <T> T autocommit(DataSource dataSource, Supplier<String> what, Work<T> work) {
         try (Connection c = dataSource.getConnection()) {
             return autocommit(c, work);
         } catch (SQLException e) {
-            throw new DatabaseException(what, e);
+            throw new DatabaseException(what.get(), e);
         }
     }
 
