@@ -2,6 +2,8 @@ package dev.holdfast.lease;
 
 import java.lang.reflect.Method;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -22,8 +24,10 @@ import javax.sql.DataSource;
  * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
  * listens ({@link #isListening()} stays false; {@link #start} returns false only once closed) and
  * waiters poll. While the connection is down, waiters poll too; after a reconnect every
- * waiter is woken once, as notifications may have been missed. The connection is {@code UNLISTEN}ed
- * before it goes back to the pool, so no pooled connection keeps collecting notifications.
+ * waiter is woken once, as notifications may have been missed. While it listens, the connection
+ * holds an advisory lock that tells hand-offs it is alive ({@link LeaseSql.PostgreSql#LISTENER_LOCK_KEY});
+ * it gives the lock back and is {@code UNLISTEN}ed before it goes back to the pool, so no pooled
+ * connection keeps a lock or collects notifications.
  */
 final class PgWakeUps implements AutoCloseable {
 
@@ -191,10 +195,19 @@ final class PgWakeUps implements AutoCloseable {
             c.setAutoCommit(true);
         }
         try (Statement s = c.createStatement()) {
-            s.execute("LISTEN " + channel);
-            listenerPid = (Integer) pgConnection.getMethod("getBackendPID").invoke(pg);
-            peek.disable();
+            boolean locked = false;
             try {
+                locked = lockListener(s); // the lock tells hand-offs this listener is alive
+                while (!locked) {
+                    if (closed) {
+                        return;
+                    }
+                    Thread.sleep(20);
+                    locked = lockListener(s);
+                }
+                s.execute("LISTEN " + channel); // the last statement, as pg_stat_activity shows it
+                listenerPid = (Integer) pgConnection.getMethod("getBackendPID").invoke(pg);
+                peek.disable();
                 listening = true;
                 if (outageReported) {
                     LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + ") resumed");
@@ -214,12 +227,24 @@ final class PgWakeUps implements AutoCloseable {
                 listening = false;
                 listenerPid = null;
                 peek.restore();
-                s.execute("UNLISTEN " + channel);
+                try {
+                    s.execute("UNLISTEN " + channel);
+                } finally {
+                    if (locked) {
+                        s.execute(LeaseSql.PostgreSql.LISTENER_UNLOCK);
+                    }
+                }
             }
         } finally {
             if (!autoCommit) {
                 c.setAutoCommit(false);
             }
+        }
+    }
+
+    private static boolean lockListener(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
+            return rs.next() && rs.getBoolean(1);
         }
     }
 
@@ -237,6 +262,7 @@ final class PgWakeUps implements AutoCloseable {
         private final Object stream;
         private final java.lang.reflect.Field field;
         private long saved;
+        private boolean disabled;
 
         private StreamPeek(Object stream, java.lang.reflect.Field field) {
             this.stream = stream;
@@ -266,6 +292,7 @@ final class PgWakeUps implements AutoCloseable {
                 try {
                     saved = field.getLong(stream);
                     field.setLong(stream, Long.MAX_VALUE);
+                    disabled = true;
                 } catch (ReflectiveOperationException | RuntimeException e) {
                     // leave the driver as it is
                 }
@@ -273,7 +300,8 @@ final class PgWakeUps implements AutoCloseable {
         }
 
         void restore() {
-            if (field != null) {
+            if (disabled) {
+                disabled = false;
                 try {
                     field.setLong(stream, saved);
                 } catch (ReflectiveOperationException | RuntimeException e) {

@@ -364,8 +364,8 @@ class LeaseContractTest {
             }
             // A fast release followed by a hand-off to a queued waiter commits durably: the hand-off grants.
             Lease d = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            try (Connection c = pool.getConnection()) {
-                LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter", "w", LeaseDurabilityTest.pid(c));
+            try (Connection c = pool.getConnection(); Connection listener = LeaseFixture.listener(db)) {
+                LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter", "w", LeaseDurabilityTest.pid(listener));
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", d.token(), true, null)).isTrue();
                 assertThat(setting(c)).as("release that handed the lease over").isEqualTo("on");

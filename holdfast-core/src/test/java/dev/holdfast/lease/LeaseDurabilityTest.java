@@ -36,6 +36,14 @@ class LeaseDurabilityTest {
         String table = LeaseFixture.install(db);
         LeaseJdbc sql = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         long ttl = 60_000_000;
+        try (Connection listener = LeaseFixture.listener(db)) {
+            int listenerPid = pid(listener);
+            checkEachStatementInEachSession(db, table, sql, ttl, listenerPid);
+        }
+    }
+
+    private static void checkEachStatementInEachSession(TestDatabase db, String table, LeaseJdbc sql, long ttl,
+                                                        int listenerPid) throws SQLException {
         Map<String, Statement1> statements = Map.of(
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
                 "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
@@ -44,7 +52,7 @@ class LeaseDurabilityTest {
                 // here, a release is never fast; in auto-commit mode the hand-off is a transaction of its own.)
                 "handOff", (c, s, n) -> {
                     Lease l = granted(db, table, n);
-                    queueWaiter(db, table, n, "waiter-b", "b", pid(c));
+                    queueWaiter(db, table, n, "waiter-b", "b", listenerPid);
                     assertThat(s.release(c, n, "a", l.token(), false, null)).isTrue();
                     try (PreparedStatement ps = c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
                         ps.setString(1, n);

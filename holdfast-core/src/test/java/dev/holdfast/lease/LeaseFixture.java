@@ -7,6 +7,7 @@ import dev.holdfast.testing.TestDatabase;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -28,6 +29,24 @@ final class LeaseFixture {
         db.dropAfterTest(table + "_queue");
         new SchemaInstaller(db.dataSource()).install(HoldfastTable.LEASES, table);
         return table;
+    }
+
+    /**
+     * PostgreSQL: a connection of its own (unpooled: closing it ends its backend) that says it is
+     * alive as a listening service's listener does, holding {@link LeaseSql.PostgreSql#LISTENER_LOCK};
+     * its pid goes into a queue entry as that waiter's listener.
+     */
+    static Connection listener(TestDatabase db) throws SQLException {
+        Connection c = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password());
+        try (Statement s = c.createStatement(); var rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+                throw new IllegalStateException("the listener's lock is taken");
+            }
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
     }
 
     static LeaseService service(DataSource ds, String table) {

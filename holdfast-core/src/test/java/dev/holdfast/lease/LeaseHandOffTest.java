@@ -205,7 +205,7 @@ class LeaseHandOffTest {
     void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
-        try (Connection c = db.connection(); Connection listener = db.connection()) {
+        try (Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
@@ -229,7 +229,7 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         try (LeaseService b = LeaseFixture.service(db.newPool(2), table);
-             Connection c = db.connection(); Connection listener = db.connection()) {
+             Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -255,11 +255,9 @@ class LeaseHandOffTest {
      */
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void noHandOffToAWaiterWhoseListenerIsGone(TestDatabase db) throws Exception {
-        String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         int gone;
         // Unpooled: closing it ends its backend.
-        try (Connection listener = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+        try (Connection listener = LeaseFixture.listener(db)) {
             gone = LeaseDurabilityTest.pid(listener);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -267,9 +265,27 @@ class LeaseHandOffTest {
             assertThat(System.nanoTime()).as("the closed connection's backend ended").isLessThan(deadline);
             Thread.sleep(10);
         }
+        assertTheReleaseLeavesTheLeaseFree(db, gone);
+    }
+
+    /**
+     * Nor to a waiter whose listener is a live backend that does not listen (a listener that stopped and
+     * went back to its pool, or a backend that took over a dead listener's pid): only a listening
+     * connection holds the listener's lock.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void noHandOffToAWaiterWhoseListenerIsABackendThatDoesNotListen(TestDatabase db) throws Exception {
+        try (Connection alive = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+            assertTheReleaseLeavesTheLeaseFree(db, LeaseDurabilityTest.pid(alive));
+        }
+    }
+
+    private static void assertTheReleaseLeavesTheLeaseFree(TestDatabase db, int listener) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection()) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
-            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", gone);
+            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", listener);
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
             Lease row = jdbc.read(c, "job").orElseThrow();
             assertThat(row.owner()).isEqualTo("a");
@@ -277,5 +293,136 @@ class LeaseHandOffTest {
             assertThat(row.token()).isEqualTo(held.token());
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(1);
         }
+    }
+
+    /**
+     * A service's listener holds its lock exactly while it listens: its waiter is handed the lease,
+     * and once the service is closed its connection, back in the pool and alive, holds no lock.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void theListenerHoldsItsLockWhileItListensAndGivesItBackToThePool(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(2);
+        int listener;
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
+            LeaseFixture.awaitListenedEntry(db, table);
+            listener = (int) db.queryLong("SELECT listener FROM " + table + "_queue");
+            assertThat(listenerLocks(db, listener)).as("held while it listens").isEqualTo(1);
+            a.release(held);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("b");
+            assertThat(b.handOffsReceived()).isEqualTo(1);
+            b.release(got);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (listenerLocks(db, listener) > 0) {
+            assertThat(System.nanoTime()).as("the closed listener gave its lock back").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", listener))
+                .as("its connection is still open, in the pool").isEqualTo(1);
+        assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isPositive();
+    }
+
+    /**
+     * A listener whose pid a running transaction checked (when the pid was a dead listener's, so that
+     * the check holds the lock in shared mode to its end) does not listen before that transaction
+     * ends, and then does: its waiters are served by polling meanwhile, and by hand-off after.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aListenerStartsOnceATransactionThatCheckedItsPidEnds(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(2);
+        List<Integer> pids = new java.util.ArrayList<>();
+        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+            pids.add(LeaseDurabilityTest.pid(first));
+            pids.add(LeaseDurabilityTest.pid(second));
+        }
+        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+             LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build();
+             Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+            checkAsDeadListeners(checker, pids);
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
+            LeaseFixture.awaitQueued(db, table, 1);
+            assertThat(db.queryLong("SELECT COUNT(listener) FROM " + table + "_queue")).as("queued, not listened for").isZero();
+            for (int pid : pids) {
+                assertThat(listenerLocks(db, pid)).isZero();
+            }
+            checker.commit();
+            LeaseFixture.awaitListenedEntry(db, table);
+            int listener = (int) db.queryLong("SELECT listener FROM " + table + "_queue");
+            assertThat(pids).contains(listener);
+            assertThat(listenerLocks(db, listener)).isEqualTo(1);
+            a.release(held);
+            Lease got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(b.handOffsReceived()).isEqualTo(1);
+            b.release(got);
+        }
+    }
+
+    /** Nor does a listener kept from listening so keep its service from closing, or its connection. */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aListenerThatWaitsForItsLockEndsWithItsService(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        HikariDataSource pool = db.newPool(2);
+        List<Integer> pids = new java.util.ArrayList<>();
+        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+            pids.add(LeaseDurabilityTest.pid(first));
+            pids.add(LeaseDurabilityTest.pid(second));
+        }
+        try (Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+            checkAsDeadListeners(checker, pids);
+            try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
+                 LeaseService b = LeaseService.builder(pool).table(table).build()) {
+                Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofMillis(300));
+                assertThat(waiting).failsWithin(Duration.ofSeconds(10))
+                        .withThrowableThat().withCauseInstanceOf(LeaseTimeoutException.class);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (pool.getHikariPoolMXBean().getActiveConnections() != 1) {
+                    assertThat(System.nanoTime()).as("the listener holds a connection, still trying").isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+                for (int pid : pids) {
+                    assertThat(listenerLocks(db, pid)).as("not listening").isZero();
+                }
+                a.release(held);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pool.getHikariPoolMXBean().getActiveConnections() > 0) {
+                assertThat(System.nanoTime()).as("the listener gave its connection back").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            for (int pid : pids) {
+                assertThat(listenerLocks(db, pid)).isZero();
+            }
+            checker.rollback();
+        }
+    }
+
+    /** In {@code checker}'s open transaction, the hand-off's check of each pid, as if each were a dead listener's. */
+    private static void checkAsDeadListeners(Connection checker, List<Integer> pids) throws java.sql.SQLException {
+        checker.setAutoCommit(false);
+        for (int pid : pids) {
+            try (var ps = checker.prepareStatement("SELECT " + LeaseSql.PostgreSql.LISTENER_ALIVE.replace("h.listener", "?"))) {
+                ps.setInt(1, pid);
+                try (var rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getBoolean(1)).as("pid %d is no listener's", pid).isFalse();
+                }
+            }
+        }
+    }
+
+    /** Granted advisory locks of the listener kind held by backend {@code pid}. */
+    private static long listenerLocks(TestDatabase db, int pid) throws java.sql.SQLException {
+        return db.queryLong("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 AND pid = ?",
+                (long) LeaseSql.PostgreSql.LISTENER_LOCK_KEY, (long) pid, pid);
     }
 }
