@@ -401,13 +401,13 @@ abstract class LeaseSql {
          * listener's lock cannot be taken in shared mode ({@link #LISTENER_ALIVE}). The two-key form
          * is a lock space of its own, apart from the one-{@code bigint} form; 0x486f6c64 is "Hold".
          * Cheaper than asking {@code pg_stat_get_activity(pid)}, which copies every backend's status
-         * first (0.25–0.35 ms a call against 0.035 ms for a whole {@code SELECT} of the lock, pgbench,
+         * first (0.29–0.41 ms a call against 0.04–0.05 ms for a whole {@code SELECT} of the lock, pgbench,
          * one client), and exact: a backend that took over a dead listener's pid, or a connection
          * that stopped listening and went back to its pool, does not hold it.
          */
         static final int LISTENER_LOCK_KEY = 0x486f6c64;
         /**
-         * Taken by a listener connection after its {@code LISTEN}; false while a transaction that
+         * Taken by a listener connection before its {@code LISTEN}; false while a transaction that
          * checked this pid when it was a dead listener's still runs (the listener tries again: such a
          * transaction may be an application's, open for long).
          */
