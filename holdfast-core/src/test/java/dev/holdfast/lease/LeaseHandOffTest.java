@@ -336,11 +336,7 @@ class LeaseHandOffTest {
     void aListenerStartsOnceATransactionThatCheckedItsPidEnds(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(2);
-        List<Integer> pids = new java.util.ArrayList<>();
-        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
-            pids.add(LeaseDurabilityTest.pid(first));
-            pids.add(LeaseDurabilityTest.pid(second));
-        }
+        List<Integer> pids = pidsOfBoth(pool);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build();
              Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
@@ -370,11 +366,7 @@ class LeaseHandOffTest {
     void aListenerThatWaitsForItsLockEndsWithItsService(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(2);
-        List<Integer> pids = new java.util.ArrayList<>();
-        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
-            pids.add(LeaseDurabilityTest.pid(first));
-            pids.add(LeaseDurabilityTest.pid(second));
-        }
+        List<Integer> pids = pidsOfBoth(pool);
         try (Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
             checkAsDeadListeners(checker, pids);
             try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
@@ -402,6 +394,13 @@ class LeaseHandOffTest {
                 assertThat(listenerLocks(db, pid)).isZero();
             }
             checker.rollback();
+        }
+    }
+
+    /** The backend pids of both connections of {@code pool}. */
+    private static List<Integer> pidsOfBoth(HikariDataSource pool) throws java.sql.SQLException {
+        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+            return List.of(LeaseDurabilityTest.pid(first), LeaseDurabilityTest.pid(second));
         }
     }
 
