@@ -402,23 +402,31 @@ abstract class LeaseSql {
          * is a lock space of its own, apart from the one-{@code bigint} form; 0x486f6c64 is "Hold".
          * Cheaper than asking {@code pg_stat_get_activity(pid)}, which copies every backend's status
          * first (0.29–0.41 ms a call against 0.04–0.05 ms for a whole {@code SELECT} of the lock, pgbench,
-         * one client), and exact: a backend that took over a dead listener's pid, or a connection
-         * that stopped listening and went back to its pool, does not hold it.
+         * one client), and narrower: an ordinary backend that took over a dead listener's pid, or a
+         * connection that stopped listening and went back to its pool, does not hold it. (The key does
+         * not name the table: a dead listener's pid taken over by another listener of this database
+         * still reads as alive, as any live pid did before; its waiter then takes the grant at its
+         * next attempt, from {@code handed_to}.)
          */
         static final int LISTENER_LOCK_KEY = 0x486f6c64;
         /**
-         * Taken by a listener connection before its {@code LISTEN}; false while a transaction that
-         * checked this pid when it was a dead listener's still runs (the listener tries again: such a
-         * transaction may be an application's, open for long).
+         * Taken by a listener connection before its {@code LISTEN}: whether it got the lock, and the
+         * backend pid it took it for (the one to publish; a pooler between may report another at
+         * connect). False while a transaction that checked this pid when it was a dead listener's
+         * still runs (the listener tries again: such a transaction may be an application's, open for
+         * long).
          */
-        static final String LISTENER_LOCK = "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
+        static final String LISTENER_LOCK = "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid()),"
+                + " pg_backend_pid()";
         /** Given back before the listener connection goes back to its pool. */
         static final String LISTENER_UNLOCK = "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
         /**
-         * True while the listener with backend pid {@code h.listener} listens, null for no listener. If
-         * it is gone, the shared lock this takes is held to the end of the transaction: a backend that
-         * takes the pid over cannot start listening before then. (A session never conflicts with
-         * itself: the check must not run on the listener's own connection, and never does.)
+         * True while the listener with backend pid {@code h.listener} listens, null for no listener. Its
+         * cost: if that listener is gone, the shared lock this takes stays to the end of the
+         * transaction (a transaction-level lock, so that no error can leave it on a pooled connection),
+         * and a listener that takes the pid over meanwhile starts listening only after that. (A session
+         * never conflicts with itself: the check must not run on the listener's own connection, and
+         * never does.)
          */
         static final String LISTENER_ALIVE = "NOT pg_try_advisory_xact_lock_shared(" + LISTENER_LOCK_KEY + ", h.listener)";
 

@@ -197,16 +197,22 @@ final class PgWakeUps implements AutoCloseable {
         try (Statement s = c.createStatement()) {
             boolean locked = false;
             try {
-                locked = lockListener(s); // the lock tells hand-offs this listener is alive
-                while (!locked) {
+                // The lock tells hand-offs this listener is alive; its pid is the one the lock is taken for.
+                Integer pid = lockListener(s);
+                for (long backoffMillis = 20; pid == null; backoffMillis = Math.min(1000, backoffMillis * 2)) {
                     if (closed) {
                         return;
                     }
-                    Thread.sleep(20);
-                    locked = lockListener(s);
+                    if (backoffMillis == 20) {
+                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + ") wait until a"
+                                + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
+                    }
+                    Thread.sleep(backoffMillis);
+                    pid = lockListener(s);
                 }
+                locked = true;
                 s.execute("LISTEN " + channel); // the last statement, as pg_stat_activity shows it
-                listenerPid = (Integer) pgConnection.getMethod("getBackendPID").invoke(pg);
+                listenerPid = pid;
                 peek.disable();
                 listening = true;
                 if (outageReported) {
@@ -242,9 +248,10 @@ final class PgWakeUps implements AutoCloseable {
         }
     }
 
-    private static boolean lockListener(Statement s) throws SQLException {
+    /** Takes the listener's lock: this connection's backend pid, or null if a transaction keeps it from the lock. */
+    private static Integer lockListener(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
-            return rs.next() && rs.getBoolean(1);
+            return rs.next() && rs.getBoolean(1) ? rs.getInt(2) : null;
         }
     }
 
