@@ -231,7 +231,6 @@ final class LeaseJdbc {
         try (PreparedStatement ps = c.prepareStatement(both)) {
             int i = bind.bind(ps);
             ps.setString(i++, name);
-            ps.setString(i++, name);
             ps.setString(i, name);
             ps.execute();
             boolean matched;

@@ -398,7 +398,7 @@ abstract class LeaseSql {
          * The first key of the advisory lock by which a listener says it is alive: a listening
          * connection holds {@code (LISTENER_LOCK_KEY, its backend pid)} in exclusive session mode
          * while it listens ({@link #LISTENER_LOCK}), and a hand-off grants only to a waiter whose
-         * listener's lock cannot be taken in shared mode ({@link #LISTENER_ALIVE}). The two-key form
+         * listener's lock cannot be taken in shared mode ({@link #listenerAlive}). The two-key form
          * is a lock space of its own, apart from the one-{@code bigint} form; 0x486f6c64 is "Hold".
          * Cheaper than asking {@code pg_stat_get_activity(pid)}, which copies every backend's status
          * first (0.29–0.41 ms a call against 0.04–0.05 ms for a whole {@code SELECT} of the lock, pgbench,
@@ -421,14 +421,16 @@ abstract class LeaseSql {
         /** Given back before the listener connection goes back to its pool. */
         static final String LISTENER_UNLOCK = "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
         /**
-         * True while the listener with backend pid {@code h.listener} listens, null for no listener. Its
+         * True while the listener with backend pid {@code pid} (an SQL expression) listens, null for no listener. Its
          * cost: if that listener is gone, the shared lock this takes stays to the end of the
          * transaction (a transaction-level lock, so that no error can leave it on a pooled connection),
          * and a listener that takes the pid over meanwhile starts listening only after that. (A session
          * never conflicts with itself: the check must not run on the listener's own connection, and
          * never does.)
          */
-        static final String LISTENER_ALIVE = "NOT pg_try_advisory_xact_lock_shared(" + LISTENER_LOCK_KEY + ", h.listener)";
+        static String listenerAlive(String pid) {
+            return "NOT pg_try_advisory_xact_lock_shared(" + LISTENER_LOCK_KEY + ", " + pid + ")";
+        }
 
         /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
         static final int TIMELINE_SHIFT = 40;
@@ -507,7 +509,8 @@ abstract class LeaseSql {
                     + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
             handOff = handOff(table, queue, channel, "");
             lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
-            handOffIfReleased = lockRow + handOff(table, queue, channel, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
+            // No lockRow: the release's own update holds the row lock when it matched, and else this does nothing.
+            handOffIfReleased = handOff(table, queue, channel, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
             giveUp = lockRow + leaveQueueSql() + "; "
                     + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                     + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
@@ -556,7 +559,7 @@ abstract class LeaseSql {
          * <acquired µs> <expires µs>}, epoch microseconds), so the waiter learns of a grant that is
          * already committed, with no statement of its own. That commit is durable, as every grant's,
          * and flushes a fast release before it. Only a waiter whose listener connection still listens
-         * ({@link #LISTENER_ALIVE}) is handed the lease: a crashed process is not, and
+         * ({@link #listenerAlive}) is handed the lease: a crashed process is not, and
          * the first waiter is only notified (as a waiter that polls), keeping the queue's order. The
          * first entry is locked ({@code FOR UPDATE}) so that a waiter refreshing or leaving it at that
          * moment is seen as it ends. If the releasing process dies between the two transactions, the
@@ -572,7 +575,9 @@ abstract class LeaseSql {
          * the hand-off's grant down to {@code on} from a stronger session setting) and the hand-off in
          * one round trip. The update marks the transaction when it matched ({@link #RELEASED}, a
          * column of its own after the row's), and the hand-off does nothing without that mark: a
-         * refused release changes nothing. Binds the update's parameters, then name three times.
+         * refused release changes nothing. The update locked the lease row when it matched, so the
+         * hand-off needs no statement of its own for that lock (rows still lock lease row first, then
+         * queue rows). Binds the update's parameters, then name twice.
          */
         @Override
         String withHandOffSql(String update) {
@@ -605,7 +610,7 @@ abstract class LeaseSql {
                     + " waiters_until = CASE WHEN EXISTS (SELECT 1 FROM " + queue + " o WHERE o.name = h.name"
                     + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n"
                     + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL"
-                    + " AND " + LISTENER_ALIVE
+                    + " AND " + listenerAlive("h.listener")
                     + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
                     + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"
                     // No live waiter at all (they left or lapsed): the row stops saying that someone waits.

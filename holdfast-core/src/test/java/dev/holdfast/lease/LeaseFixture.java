@@ -37,7 +37,7 @@ final class LeaseFixture {
      * its pid goes into a queue entry as that waiter's listener.
      */
     static Connection listener(TestDatabase db) throws SQLException {
-        Connection c = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password());
+        Connection c = unpooled(db);
         try (Statement s = c.createStatement(); var rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
             if (!rs.next() || !rs.getBoolean(1)) {
                 throw new IllegalStateException("the listener's lock is taken");
@@ -47,6 +47,11 @@ final class LeaseFixture {
             throw e;
         }
         return c;
+    }
+
+    /** A connection outside every pool: closing it ends its backend. */
+    static Connection unpooled(TestDatabase db) throws SQLException {
+        return DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password());
     }
 
     static LeaseService service(DataSource ds, String table) {

@@ -7,7 +7,6 @@ import dev.holdfast.testing.TestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -275,7 +274,7 @@ class LeaseHandOffTest {
      */
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void noHandOffToAWaiterWhoseListenerIsABackendThatDoesNotListen(TestDatabase db) throws Exception {
-        try (Connection alive = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+        try (Connection alive = LeaseFixture.unpooled(db)) {
             assertTheReleaseLeavesTheLeaseFree(db, LeaseDurabilityTest.pid(alive));
         }
     }
@@ -339,7 +338,7 @@ class LeaseHandOffTest {
         List<Integer> pids = pidsOfBoth(pool);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build();
-             Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+             Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -367,7 +366,7 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(2);
         List<Integer> pids = pidsOfBoth(pool);
-        try (Connection checker = DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password())) {
+        try (Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
                  LeaseService b = LeaseService.builder(pool).table(table).build()) {
@@ -408,7 +407,7 @@ class LeaseHandOffTest {
     private static void checkAsDeadListeners(Connection checker, List<Integer> pids) throws java.sql.SQLException {
         checker.setAutoCommit(false);
         for (int pid : pids) {
-            try (var ps = checker.prepareStatement("SELECT " + LeaseSql.PostgreSql.LISTENER_ALIVE.replace("h.listener", "?"))) {
+            try (var ps = checker.prepareStatement("SELECT " + LeaseSql.PostgreSql.listenerAlive("?"))) {
                 ps.setInt(1, pid);
                 try (var rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
