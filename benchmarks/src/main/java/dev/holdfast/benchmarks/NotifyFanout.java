@@ -18,7 +18,7 @@ import org.postgresql.PGNotification;
 
 /**
  * Whether a hand-off should notify every service's listener on the table's channel (what the lease
- * does) or only its waiter's listener on a channel of its own: 8 listener connections, each read by
+ * did) or only its waiter's listener on a channel of its own (what it does): 8 listener connections, each read by
  * its own thread as the lease listener reads (pgjdbc's trailing 1 ms peek skipped), and one sender
  * that every 2 ms commits a single-row update durably together with one {@code pg_notify} for one
  * listener, in turn. {@code shared}: all listen on one channel and each skips the payloads of others;

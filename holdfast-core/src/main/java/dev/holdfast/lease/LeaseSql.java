@@ -519,10 +519,24 @@ abstract class LeaseSql {
                     + " RETURNING expires_at, " + DURABLE;
         }
 
-        /** The LISTEN/NOTIFY channel of a lease table: a plain lower-case identifier of at most 63 characters. */
+        /**
+         * The stem of a lease table's LISTEN/NOTIFY channels: a plain lower-case identifier of at most
+         * 52 characters, so that a listener's channel ({@link #listenerChannel}) fits PostgreSQL's 63.
+         */
         static String channel(String table) {
             String channel = "holdfast_lease_" + table.toLowerCase(java.util.Locale.ROOT).replace('.', '_');
-            return channel.length() <= 63 ? channel : channel.substring(0, 54) + Integer.toHexString(table.hashCode());
+            return channel.length() <= 52 ? channel : channel.substring(0, 44) + Integer.toHexString(table.hashCode());
+        }
+
+        /**
+         * The channel one listener listens on: the table's stem and the listener's backend pid, the pid
+         * a waiter publishes in its queue entry. A hand-off notifies only its waiter's listener, so the
+         * other services' listeners (every instance has one) are not woken for a grant that is not
+         * theirs. PostgreSQL still signals every listening backend of the database at each notifying
+         * commit; those read the queue and send nothing to their clients.
+         */
+        static String listenerChannel(String stem, int pid) {
+            return stem + "_" + pid;
         }
 
         String channel() {
@@ -555,12 +569,14 @@ abstract class LeaseSql {
          * every statement does before queue rows, so none can deadlock), then, if the lease is free,
          * grants it to the first live waiter (its lease owner and TTL, a token above every earlier
          * one, database time, {@code handed_to} = its waiter id), removes that waiter's entry and
-         * notifies it with the grant (payload {@code <length of name>:<name><waiter id> <token>
-         * <acquired µs> <expires µs>}, epoch microseconds), so the waiter learns of a grant that is
+         * notifies it with the grant on its listener's own channel ({@link #listenerChannel}; payload
+         * {@code <length of name>:<name><waiter id> <token> <acquired µs> <expires µs>}, epoch
+         * microseconds), so the waiter learns of a grant that is
          * already committed, with no statement of its own. That commit is durable, as every grant's,
          * and flushes a fast release before it. Only a waiter whose listener connection still listens
          * ({@link #listenerAlive}) is handed the lease: a crashed process is not, and
-         * the first waiter is only notified (as a waiter that polls), keeping the queue's order. The
+         * the first waiter is only notified (as a waiter that polls; a listener that reconnected under
+         * another pid wakes its waiters itself), keeping the queue's order. The
          * first entry is locked ({@code FOR UPDATE}) so that a waiter refreshing or leaving it at that
          * moment is seen as it ends. If the releasing process dies between the two transactions, the
          * free lease goes to the first waiter at its safety poll.
@@ -616,10 +632,10 @@ abstract class LeaseSql {
                     // No live waiter at all (they left or lapsed): the row stops saying that someone waits.
                     + " c AS (UPDATE " + table + " AS z SET waiters_until = NULL WHERE z.name = ?"
                     + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h) AND EXISTS (SELECT 1 FROM n))"
-                    + " SELECT (SELECT pg_notify('" + channel + "', length(h.name) || ':' || h.name || h.owner"
+                    + " SELECT (SELECT pg_notify('" + channel + "_' || h.listener, length(h.name) || ':' || h.name || h.owner"
                     + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
                     + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"
-                    + " FROM h WHERE EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
+                    + " FROM h WHERE h.listener IS NOT NULL AND EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
                     + " AND f.expires_at <= clock_timestamp())) IS NULL,"
                     + " set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM g) THEN " + DURABLE_LEVEL
                     + " ELSE current_setting('synchronous_commit') END, true)";

@@ -14,11 +14,13 @@ import javax.sql.DataSource;
 
 /**
  * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
- * holds one pooled connection that {@code LISTEN}s on the table's channel, and wakes a local
- * waiter when a release names it (payload {@code <length of name>:<name><waiter id>}, the id of
+ * holds one pooled connection that {@code LISTEN}s on its own channel (the table's stem and its
+ * backend pid, {@link LeaseSql.PostgreSql#listenerChannel}), and wakes a local waiter when a release
+ * names it (payload {@code <length of name>:<name><waiter id>}, the id of
  * one {@code lock} call), handing it the grant the release made for it when the payload carries
  * one ({@code  <token> <acquired µs> <expires µs>} after the id, epoch microseconds). The payloads
- * are trusted: a role that may {@code NOTIFY} on the channel may write the lease table too.
+ * are trusted: a role that may {@code NOTIFY} on the channel may write the lease table too. A
+ * hand-off notifies only the listener its waiter published, so a grant wakes one service, not all.
  *
  * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
  * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
@@ -34,6 +36,7 @@ final class PgWakeUps implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
 
     private final DataSource dataSource;
+    /** The table's stem ({@link LeaseSql.PostgreSql#channel}); the listener's channel adds its pid. */
     private final String channel;
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
@@ -158,7 +161,7 @@ final class PgWakeUps implements AutoCloseable {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + channel + ") stopped: blocking"
+                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + channel + "_<pid>) stopped: blocking"
                             + " lease waiters poll until the listener connects again", e);
                 }
                 outageReported = true;
@@ -196,6 +199,7 @@ final class PgWakeUps implements AutoCloseable {
         }
         try (Statement s = c.createStatement()) {
             boolean locked = false;
+            String listened = null;
             try {
                 // The lock tells hand-offs this listener is alive; its pid is the one the lock is taken for.
                 Integer pid = lockListener(s);
@@ -204,19 +208,20 @@ final class PgWakeUps implements AutoCloseable {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + ") wait until a"
+                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + "_<pid>) wait until a"
                                 + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
                     pid = lockListener(s);
                 }
                 locked = true;
-                s.execute("LISTEN " + channel); // the last statement, as pg_stat_activity shows it
+                listened = LeaseSql.PostgreSql.listenerChannel(channel, pid);
+                s.execute("LISTEN " + listened); // the last statement, as pg_stat_activity shows it
                 listenerPid = pid;
                 peek.disable();
                 listening = true;
                 if (outageReported) {
-                    LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + ") resumed");
+                    LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + listened + ") resumed");
                     outageReported = false;
                 }
                 wakeAll();
@@ -234,7 +239,9 @@ final class PgWakeUps implements AutoCloseable {
                 listenerPid = null;
                 peek.restore();
                 try {
-                    s.execute("UNLISTEN " + channel);
+                    if (listened != null) {
+                        s.execute("UNLISTEN " + listened);
+                    }
                 } finally {
                     if (locked) {
                         s.execute(LeaseSql.PostgreSql.LISTENER_UNLOCK);

@@ -220,6 +220,46 @@ class LeaseHandOffTest {
     }
 
     /**
+     * A hand-off notifies its waiter's listener on that listener's own channel and nobody else: a
+     * listener of another service (every instance has one) hears nothing, on its channel or on the
+     * table's stem, where every listener heard every grant before.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aHandOffNotifiesOnlyItsWaitersListener(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String stem = LeaseSql.PostgreSql.channel(table);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
+             Connection other = LeaseFixture.listener(db)) {
+            int minePid = LeaseDurabilityTest.pid(mine);
+            int otherPid = LeaseDurabilityTest.pid(other);
+            listen(mine, LeaseSql.PostgreSql.listenerChannel(stem, minePid));
+            listen(other, LeaseSql.PostgreSql.listenerChannel(stem, otherPid));
+            listen(other, stem);
+            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", minePid);
+            assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
+            List<String> heard = notifications(mine, 5_000);
+            assertThat(heard).hasSize(1);
+            assertThat(heard.get(0)).startsWith(PgWakeUps.key("job", "waiter-x") + " " + (held.token() + 1) + " ");
+            assertThat(notifications(other, 500)).as("another service's listener").isEmpty();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("x");
+        }
+    }
+
+    private static void listen(Connection c, String channel) throws java.sql.SQLException {
+        try (var s = c.createStatement()) {
+            s.execute("LISTEN " + channel);
+        }
+    }
+
+    /** The payloads {@code c} has received, waiting at most {@code millis} for the first. */
+    private static List<String> notifications(Connection c, int millis) throws java.sql.SQLException {
+        org.postgresql.PGNotification[] got = c.unwrap(org.postgresql.PGConnection.class).getNotifications(millis);
+        return got == null ? List.of() : java.util.Arrays.stream(got).map(org.postgresql.PGNotification::getParameter).toList();
+    }
+
+    /**
      * A waiter that gives up (bound, interrupt) just as it is handed the lease gives it back, and the
      * lease goes on to the next waiter: it is never left held by nobody until its TTL.
      */

@@ -261,7 +261,8 @@ class LeaseRestartFaultTest {
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
                 String channel = LeaseSql.PostgreSql.channel(table);
                 await("the listener is back", Duration.ofSeconds(20), () -> count(db,
-                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = ? AND state = 'idle'", "LISTEN " + channel) == 1);
+                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = 'LISTEN ' || ? || '_' || pid AND state = 'idle'",
+                        channel) == 1);
             }
             Instant restarted = checker.dbNow();
             await("the keep-alive renewed after the restart", Duration.ofSeconds(30),
