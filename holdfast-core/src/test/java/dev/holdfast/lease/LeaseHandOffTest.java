@@ -247,6 +247,48 @@ class LeaseHandOffTest {
         }
     }
 
+    /**
+     * A first waiter queued without a listener (its service's listener is not up yet) is neither
+     * handed the lease nor notified (it has no channel): a release that hands off in a statement of its
+     * own, one that sends the hand-off in its round trip, and a force-release each succeed and leave the
+     * lease free for the waiter's next attempt. ({@code pg_notify} refuses a null channel, and that
+     * error would undo the release with it.)
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaiterQueuedWithoutAListenerIsNotHandedTheLeaseAndNothingFails(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        try (Connection c = db.connection()) {
+            db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
+                    + " VALUES ('job', 'waiter-x', clock_timestamp() + interval '1 minute', 'x', 60000000, NULL)");
+            for (String how : List.of("release, then hand-off", "release with its hand-off", "force-release")) {
+                Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+                // As a queued attempt does: the lease row says that someone waits.
+                db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
+                boolean released = how.equals("force-release") ? jdbc.forceRelease(c, "job", "operator")
+                        : jdbc.release(c, "job", "a", held.token(), true, null);
+                assertThat(released).as(how).isTrue();
+                Lease row = jdbc.read(c, "job").orElseThrow();
+                assertThat(row.owner()).as(how).isEqualTo("a");
+                assertThat(row.token()).as(how).isEqualTo(held.token());
+                assertThat(row.isReleased()).as(how).isTrue();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NULL")).as(how).isEqualTo(1);
+            }
+        }
+    }
+
+    /** Every listener's channel fits PostgreSQL's 63-byte identifiers, whatever the table's name and the pid. */
+    @org.junit.jupiter.api.Test
+    void aListenersChannelFitsAnIdentifier() {
+        String longest = "s".repeat(63) + "." + "t".repeat(63);
+        for (String table : List.of("holdfast_leases", "t".repeat(37), "t".repeat(38), "app.leases", longest)) {
+            String stem = LeaseSql.PostgreSql.channel(table);
+            assertThat(stem).as(table).matches("[a-z0-9_]{1,52}");
+            assertThat(LeaseSql.PostgreSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
+        }
+        assertThat(LeaseSql.PostgreSql.channel("a".repeat(60))).isNotEqualTo(LeaseSql.PostgreSql.channel("a".repeat(59) + "b"));
+    }
+
     private static void listen(Connection c, String channel) throws java.sql.SQLException {
         try (var s = c.createStatement()) {
             s.execute("LISTEN " + channel);
