@@ -43,7 +43,7 @@ import javax.sql.DataSource;
  * where the spread of acquisitions shows how fairly the instances share the lease;
  * loop "blocking acquire, hold 1 ms, release" on one name for 10 s after a warm-up of 15 s (system
  * property {@code warmup}, seconds). A warm-up of 2 s, the default before 2026-11-25, left the JIT
- * compiling during the measured seconds on two cores: it inflated every p99 (1.4–1.8 ms after 15 s
+ * compiling during the measured seconds on two cores: it inflated every p99 (1.2–1.8 ms after 15 s
  * against 2.4–3.5 ms after 2 s, PostgreSQL), the more so where a listener sees fewer notifications.
  *
  * <p>Reported per implementation: acquisitions/s; hand-off latency between different workers, from

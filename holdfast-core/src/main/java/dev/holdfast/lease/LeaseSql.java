@@ -575,8 +575,9 @@ abstract class LeaseSql {
          * already committed, with no statement of its own. That commit is durable, as every grant's,
          * and flushes a fast release before it. Only a waiter whose listener connection still listens
          * ({@link #listenerAlive}) is handed the lease: a crashed process is not, and
-         * the first waiter is only notified (as a waiter that polls; a listener that reconnected under
-         * another pid wakes its waiters itself), keeping the queue's order. The
+         * the first waiter is not handed the lease (nor heard: its listener's channel has nobody, or it has
+         * none), keeping the queue's order; it takes the lease at its next attempt, at once when its
+         * service's listener reconnects (which wakes that service's waiters), else at its safety poll. The
          * first entry is locked ({@code FOR UPDATE}) so that a waiter refreshing or leaving it at that
          * moment is seen as it ends. If the releasing process dies between the two transactions, the
          * free lease goes to the first waiter at its safety poll.
