@@ -194,16 +194,8 @@ public final class LeaseHandoff {
                 s.execute("LISTEN holdfast_bench_lease_floor");
             }
             org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
-            java.lang.reflect.Field check = null;
-            Object stream = null;
             if (skipPeek) {
-                Object executor = ((org.postgresql.core.BaseConnection) pg).getQueryExecutor();
-                java.lang.reflect.Field f = org.postgresql.core.QueryExecutorBase.class.getDeclaredField("pgStream");
-                f.setAccessible(true);
-                stream = f.get(executor);
-                check = stream.getClass().getDeclaredField("nextStreamAvailableCheckTime");
-                check.setAccessible(true);
-                check.setLong(stream, Long.MAX_VALUE);
+                NotifyFanout.peekAfter(pg, Long.MAX_VALUE);
             }
             int n = 400;
             long[] sent = new long[n];
@@ -236,8 +228,8 @@ public final class LeaseHandoff {
                 }
             }
             reader.join(10_000);
-            if (check != null) {
-                check.setLong(stream, 0L);
+            if (skipPeek) {
+                NotifyFanout.peekAfter(pg, 0L);
             }
             try (Statement s = listener.createStatement()) {
                 s.execute("UNLISTEN *");

@@ -76,7 +76,7 @@ public final class NotifyFanout {
                     s.execute("LISTEN " + channel(shared, i));
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
-                skipPeek(pg);
+                peekAfter(pg, Long.MAX_VALUE);
                 int me = i;
                 Thread reader = new Thread(() -> {
                     try {
@@ -127,15 +127,18 @@ public final class NotifyFanout {
         return shared ? "holdfast_bench_fanout" : "holdfast_bench_fanout_" + listener;
     }
 
-    /** As the lease listener does: pgjdbc's blocking 1 ms "anything more?" read after each batch is skipped. */
-    static void skipPeek(PGConnection pg) throws ReflectiveOperationException {
+    /**
+     * Sets when pgjdbc next makes its blocking 1 ms "anything more?" read after a batch of
+     * notifications: {@code Long.MAX_VALUE} skips it, as the lease listener does; 0 restores it.
+     */
+    static void peekAfter(PGConnection pg, long millis) throws ReflectiveOperationException {
         Object executor = ((org.postgresql.core.BaseConnection) pg).getQueryExecutor();
         java.lang.reflect.Field f = org.postgresql.core.QueryExecutorBase.class.getDeclaredField("pgStream");
         f.setAccessible(true);
         Object stream = f.get(executor);
         java.lang.reflect.Field check = stream.getClass().getDeclaredField("nextStreamAvailableCheckTime");
         check.setAccessible(true);
-        check.setLong(stream, Long.MAX_VALUE);
+        check.setLong(stream, millis);
     }
 
     static Connection connect() throws SQLException {

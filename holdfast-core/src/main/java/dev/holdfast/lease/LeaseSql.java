@@ -448,7 +448,7 @@ abstract class LeaseSql {
                 + "::bit(32)::int::bigint - 1) << " + TIMELINE_SHIFT + ")";
 
         private final String queue;
-        private final String channel;
+        private final String stem;
         private final String acquire;
         private final String reenter;
         private final String acquireOrQueue;
@@ -464,7 +464,7 @@ abstract class LeaseSql {
         PostgreSql(String table) {
             super(table, Dialect.POSTGRESQL);
             this.queue = table + "_queue";
-            this.channel = channel(table);
+            this.stem = stem(table);
             String insert = "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
                     + " SELECT ?, ?, GREATEST(1, n.e), n.t, n.t + ? * interval '1 microsecond' FROM ";
             String update = " ON CONFLICT (name) DO UPDATE SET"
@@ -507,10 +507,10 @@ abstract class LeaseSql {
                     + " FROM n, unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, ttl) ORDER BY b.name"
                     + update + " WHERE l.expires_at <= EXCLUDED.acquired_at"
                     + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
-            handOff = handOff(table, queue, channel, "");
+            handOff = handOff(table, queue, stem, "");
             lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
             // No lockRow: the release's own update holds the row lock when it matched, and else this does nothing.
-            handOffIfReleased = handOff(table, queue, channel, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
+            handOffIfReleased = handOff(table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
             giveUp = lockRow + leaveQueueSql() + "; "
                     + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                     + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
@@ -523,9 +523,9 @@ abstract class LeaseSql {
          * The stem of a lease table's LISTEN/NOTIFY channels: a plain lower-case identifier of at most
          * 52 characters, so that a listener's channel ({@link #listenerChannel}) fits PostgreSQL's 63.
          */
-        static String channel(String table) {
-            String channel = "holdfast_lease_" + table.toLowerCase(java.util.Locale.ROOT).replace('.', '_');
-            return channel.length() <= 52 ? channel : channel.substring(0, 44) + Integer.toHexString(table.hashCode());
+        static String stem(String table) {
+            String stem = "holdfast_lease_" + table.toLowerCase(java.util.Locale.ROOT).replace('.', '_');
+            return stem.length() <= 52 ? stem : stem.substring(0, 44) + Integer.toHexString(table.hashCode());
         }
 
         /**
@@ -539,8 +539,13 @@ abstract class LeaseSql {
             return stem + "_" + pid;
         }
 
-        String channel() {
-            return channel;
+        /** {@link #listenerChannel} in SQL, of the pid that SQL expression {@code pid} gives (null for none). */
+        static String listenerChannelSql(String stem, String pid) {
+            return "'" + stem + "_' || " + pid;
+        }
+
+        String stem() {
+            return stem;
         }
 
         @Override
@@ -615,7 +620,7 @@ abstract class LeaseSql {
         }
 
         /** {@code gate}: a condition on the transaction, without which the hand-off does nothing; "" for none. */
-        private static String handOff(String table, String queue, String channel, String gate) {
+        private static String handOff(String table, String queue, String stem, String gate) {
             String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
             return "WITH n AS (SELECT clock_timestamp() AS t" + gate + "),"
                     + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
@@ -633,7 +638,7 @@ abstract class LeaseSql {
                     // No live waiter at all (they left or lapsed): the row stops saying that someone waits.
                     + " c AS (UPDATE " + table + " AS z SET waiters_until = NULL WHERE z.name = ?"
                     + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h) AND EXISTS (SELECT 1 FROM n))"
-                    + " SELECT (SELECT pg_notify('" + channel + "_' || h.listener, length(h.name) || ':' || h.name || h.owner"
+                    + " SELECT (SELECT pg_notify(" + listenerChannelSql(stem, "h.listener") + ", length(h.name) || ':' || h.name || h.owner"
                     + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
                     + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"
                     + " FROM h WHERE h.listener IS NOT NULL AND EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"

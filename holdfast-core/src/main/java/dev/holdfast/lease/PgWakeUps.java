@@ -36,8 +36,8 @@ final class PgWakeUps implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
 
     private final DataSource dataSource;
-    /** The table's stem ({@link LeaseSql.PostgreSql#channel}); the listener's channel adds its pid. */
-    private final String channel;
+    /** The table's stem ({@link LeaseSql.PostgreSql#stem}); the listener's channel adds its pid. */
+    private final String stem;
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
     /** The listener connection's backend pid while it listens, else null. */
@@ -47,9 +47,9 @@ final class PgWakeUps implements AutoCloseable {
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    PgWakeUps(DataSource dataSource, String channel) {
+    PgWakeUps(DataSource dataSource, String stem) {
         this.dataSource = dataSource;
-        this.channel = channel;
+        this.stem = stem;
     }
 
     /**
@@ -64,7 +64,7 @@ final class PgWakeUps implements AutoCloseable {
                 return false;
             }
             if (thread == null) {
-                thread = new Thread(this::run, "holdfast-lease-listener-" + channel);
+                thread = new Thread(this::run, "holdfast-lease-listener-" + stem);
                 thread.setDaemon(true);
                 thread.start();
             }
@@ -161,7 +161,7 @@ final class PgWakeUps implements AutoCloseable {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + channel + "_<pid>) stopped: blocking"
+                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + stem + "_<pid>) stopped: blocking"
                             + " lease waiters poll until the listener connects again", e);
                 }
                 outageReported = true;
@@ -208,14 +208,14 @@ final class PgWakeUps implements AutoCloseable {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + channel + "_<pid>) wait until a"
+                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + stem + "_<pid>) wait until a"
                                 + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
                     pid = lockListener(s);
                 }
                 locked = true;
-                listened = LeaseSql.PostgreSql.listenerChannel(channel, pid);
+                listened = LeaseSql.PostgreSql.listenerChannel(stem, pid);
                 s.execute("LISTEN " + listened); // the last statement, as pg_stat_activity shows it
                 listenerPid = pid;
                 peek.disable();

@@ -403,8 +403,8 @@ class LeaseFailoverTest {
     private static long listenersOnPrimary(String table) throws SQLException {
         try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
-                     + " WHERE state = 'idle' AND query = 'LISTEN ' || ? || '_' || pid")) {
-            ps.setString(1, LeaseSql.PostgreSql.channel(table));
+                     + " WHERE state = 'idle' AND query = 'LISTEN ' || "
+                     + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stem(table), "pid"))) {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

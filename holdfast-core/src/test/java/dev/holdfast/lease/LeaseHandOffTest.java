@@ -227,7 +227,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aHandOffNotifiesOnlyItsWaitersListener(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String stem = LeaseSql.PostgreSql.channel(table);
+        String stem = LeaseSql.PostgreSql.stem(table);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
              Connection other = LeaseFixture.listener(db)) {
@@ -282,11 +282,11 @@ class LeaseHandOffTest {
     void aListenersChannelFitsAnIdentifier() {
         String longest = "s".repeat(63) + "." + "t".repeat(63);
         for (String table : List.of("holdfast_leases", "t".repeat(37), "t".repeat(38), "app.leases", longest)) {
-            String stem = LeaseSql.PostgreSql.channel(table);
+            String stem = LeaseSql.PostgreSql.stem(table);
             assertThat(stem).as(table).matches("[a-z0-9_]{1,52}");
             assertThat(LeaseSql.PostgreSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
         }
-        assertThat(LeaseSql.PostgreSql.channel("a".repeat(60))).isNotEqualTo(LeaseSql.PostgreSql.channel("a".repeat(59) + "b"));
+        assertThat(LeaseSql.PostgreSql.stem("a".repeat(60))).isNotEqualTo(LeaseSql.PostgreSql.stem("a".repeat(59) + "b"));
     }
 
     private static void listen(Connection c, String channel) throws java.sql.SQLException {

@@ -259,10 +259,9 @@ class LeaseRestartFaultTest {
                 assertThat(leases.find(blocked)).contains(granted);
             }
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-                String channel = LeaseSql.PostgreSql.channel(table);
+                String listening = "'LISTEN ' || " + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stem(table), "pid");
                 await("the listener is back", Duration.ofSeconds(20), () -> count(db,
-                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = 'LISTEN ' || ? || '_' || pid AND state = 'idle'",
-                        channel) == 1);
+                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = " + listening + " AND state = 'idle'") == 1);
             }
             Instant restarted = checker.dbNow();
             await("the keep-alive renewed after the restart", Duration.ofSeconds(30),
