@@ -311,7 +311,13 @@ class LeaseFailoverTest {
         script("promote");
         long promotedNanos = System.nanoTime();
         Thread.sleep(RUN_AFTER_MILLIS);
+        // a listener re-subscribes after its reconnect backoff (up to 2 s) and a connection timeout:
+        // wait for them, with room for a slow machine, rather than count them once
         long listeners = listenersOnPrimary(table);
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+             listeners < WORKERS / 2 && System.nanoTime() < deadline; listeners = listenersOnPrimary(table)) {
+            Thread.sleep(200);
+        }
         stop.set(true);
         for (Future<?> f : futures) {
             try {

@@ -22,16 +22,21 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class LeaseKeepAliveTest {
 
     private static final Duration TTL = Duration.ofMillis(300);
+    /**
+     * A renewal every half second (a third of it): work of twice the ttl is renewed four times or so,
+     * and a renewal may be up to a second late (a stalled flush on a shared machine) without the lease running out.
+     */
+    private static final Duration RENEWED_TTL = Duration.ofMillis(1500);
 
     @DatabaseTest
     void theLeaseOutlivesItsTtlWhileTheWorkRuns(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
-            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
-            try (LeaseGuard guard = leases.keepAlive(lease, TTL, null)) {
+            Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
+            try (LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, null)) {
                 for (int i = 0; i < 10; i++) {
-                    Thread.sleep(100);
+                    Thread.sleep(RENEWED_TTL.toMillis() / 5);
                     guard.checkValid();
                     assertThat(other.tryAcquire("job", "other", TTL)).isEmpty();
                 }

@@ -135,9 +135,12 @@ class JpaLocksTest {
             releaser.join();
             jpa.close();
         }
+        // A lock wait never ends before its timeout, so a wait rounded up to a second takes at least
+        // 1000 ms and anything shorter honoured the 500 ms: the classes part there, not at a guess
+        // of how late a loaded machine may be.
         HintOutcome outcome = failure == null || millis >= HOLD_MILLIS - 100 ? HintOutcome.IGNORED
-                : millis < BOUND.toMillis() + 300 ? HintOutcome.EXACT
-                : millis >= 1_000 && millis < 1_400 ? HintOutcome.ROUNDED_UP_TO_WHOLE_SECONDS
+                : millis < 1_000 ? HintOutcome.EXACT
+                : millis < 2_000 ? HintOutcome.ROUNDED_UP_TO_WHOLE_SECONDS
                 : HintOutcome.OTHER;
         System.out.printf("[%s] Hibernate lock.timeout=%d ms hint: %s, failed after %d ms (%s)%n", db.id(), BOUND.toMillis(),
                 outcome, millis, failure == null ? "no error: waited for the holder" : failure.toString().lines().findFirst().orElse(""));

@@ -106,10 +106,13 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void shouldTimeout(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        assertThat(provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO))).isPresent();
-        assertThat(provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO))).isEmpty();
-        Thread.sleep(100);
-        assertThat(provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO))).isPresent();
+        // half a second: the second call must reach the database while the first lock lives, even
+        // behind a stalled flush on a shared machine
+        Duration atMost = Duration.ofMillis(500);
+        assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isPresent();
+        assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isEmpty();
+        Thread.sleep(atMost.toMillis() + 100);
+        assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isPresent();
     }
 
     @DatabaseTest
