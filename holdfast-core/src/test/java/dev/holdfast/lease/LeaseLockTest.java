@@ -116,7 +116,7 @@ class LeaseLockTest {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.lock("job", "a", LONG, Duration.ofSeconds(5));
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-                Thread.sleep(400);
+                LeaseFixture.awaitListenedEntry(db, table);
                 assertThat(queued(db, table)).as("the waiter queued itself").isEqualTo(1);
                 long released = System.nanoTime();
                 a.release(held);
