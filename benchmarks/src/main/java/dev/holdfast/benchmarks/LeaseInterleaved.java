@@ -3,6 +3,7 @@ package dev.holdfast.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.BatchingSettings;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
@@ -45,6 +46,8 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastBatched}: the same with {@code batching(true)}: concurrent calls share multi-row statements;</li>
+ *   <li>{@code holdfastLingering}: batched in lockstep: acquires and releases share one statement in flight,
+ *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
@@ -74,7 +77,7 @@ public final class LeaseInterleaved {
         void run(int t, int i) throws Exception;
     }
 
-    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched",
+    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastLingering",
             "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "limit", "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
@@ -107,10 +110,12 @@ public final class LeaseInterleaved {
                 counters.put(implementation, counting);
                 DataSource ds = counting.wrap(pool);
                 pairs.put(implementation, switch (implementation) {
-                    case "holdfast", "holdfastBatched", "holdfastDurableRelease" -> {
-                        LeaseService leases = LeaseService.builder(ds).table(TABLE)
+                    case "holdfast", "holdfastBatched", "holdfastDurableRelease", "holdfastLingering" -> {
+                        LeaseService.Builder builder = LeaseService.builder(ds).table(TABLE)
                                 .fastRelease(!implementation.equals("holdfastDurableRelease"))
-                                .batching(implementation.equals("holdfastBatched")).build();
+                                .batching(implementation.equals("holdfastBatched"));
+                        LeaseService leases = (implementation.equals("holdfastLingering")
+                                ? BatchingSettings.lingering(builder, 1, 1, Duration.ofNanos(300_000)) : builder).build();
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * in blocks ({@code rounds} rounds after one warm-up round, rotating which goes first); medians of the
  * per-block rates, the share of calls that went in multi-row statements and their mean size. Usage:
  * {@code java -cp benchmarks.jar dev.holdfast.lease.LeaseBatchingInFlight <db> <threads> <rounds>
- * <blockMillis> off,1,2}.
+ * <blockMillis> off,4/4,s1/1@300}: {@code N/M} is N statements of a kind in flight, another starting
+ * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs.
  */
 public final class LeaseBatchingInFlight {
     public static void main(String[] args) throws Exception {
@@ -41,7 +42,13 @@ public final class LeaseBatchingInFlight {
                 pools.add(pool);
                 LeaseService.Builder b = LeaseService.builder(pool).table(table);
                 if (!config.equals("off")) {
-                    String[] inFlight = config.split("/");
+                    // sN/M or sN/M@lingerMicros: acquires and releases share the N statements in flight
+                    boolean shared = config.startsWith("s");
+                    String[] linger = config.substring(shared ? 1 : 0).split("@");
+                    String[] inFlight = linger[0].split("/");
+                    if (shared) {
+                        b.batchesInLockstep(Duration.ofNanos(linger.length > 1 ? Long.parseLong(linger[1]) * 1000 : 0));
+                    }
                     b.batching(true).batchesInFlight(Integer.parseInt(inFlight[0]),
                             inFlight.length > 1 ? Integer.parseInt(inFlight[1]) : 1);
                 }

@@ -3,8 +3,10 @@ package dev.holdfast.lease;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
@@ -22,6 +24,11 @@ import java.util.function.Function;
  * statement). The thread whose call starts a batch runs it; the others in it wait for their outcome.
  * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
  * each other.
+ *
+ * <p>Batchers of several kinds may share their {@link Slots}: in lockstep, with a linger, a batch
+ * waits for the threads the last batch answered (each thread's acquire, then its release, go in
+ * one statement with the others'). A thread alone never waits for itself, and nobody waits longer
+ * than the linger after a batch ended.
  *
  * @param <Q> a call
  * @param <R> its result
@@ -57,6 +64,7 @@ final class Batcher<Q, R> {
     private static final class Call<Q, R> {
         final Q request;
         final Condition woken;
+        final Thread thread = Thread.currentThread();
         boolean queued = true;
         Outcome<R> outcome;
         Error error;
@@ -67,7 +75,50 @@ final class Batcher<Q, R> {
         }
     }
 
-    private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * The lock and the running batches of one batcher, or of several that share them (lockstep): then
+     * a batch of one kind counts against the statements in flight of all, and with a linger a batch
+     * that could start waits, at most that long after the last batch ended, for the threads that batch
+     * answered to come back with their next call, so that they go together in one statement.
+     */
+    static final class Slots {
+        final ReentrantLock lock = new ReentrantLock();
+        final List<Batcher<?, ?>> members = new ArrayList<>();
+        /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
+        final Map<Thread, Long> expected = new HashMap<>();
+        final long lingerNanos;
+        int inFlight;
+
+        /** Slots of one batcher: no linger. */
+        Slots() {
+            this(0);
+        }
+
+        /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
+        Slots(long lingerNanos) {
+            if (lingerNanos < 0) {
+                throw new IllegalArgumentException("linger must not be negative");
+            }
+            this.lingerNanos = lingerNanos;
+        }
+
+        /** Nanos left to wait for the threads still expected (forgetting those given up); 0 if none. Holds the lock. */
+        long lingerLeft() {
+            if (expected.isEmpty()) {
+                return 0;
+            }
+            long now = System.nanoTime();
+            expected.values().removeIf(until -> until - now <= 0);
+            long left = 0;
+            for (long until : expected.values()) {
+                left = Math.max(left, until - now);
+            }
+            return left;
+        }
+    }
+
+    private final Slots slots;
+    private final ReentrantLock lock;
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
     /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
     private final Set<String> keysInFlight = new HashSet<>();
@@ -78,13 +129,18 @@ final class Batcher<Q, R> {
     /** With a batch in flight, another may start only once this many calls are queued. */
     private final int overlapAt;
     private final int maxSize;
-    private int inFlight;
 
     /**
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
      * @param order the order of a batch (the database's order of its keys, so that batches lock alike)
      */
     Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+            Runner<Q, R> runner) {
+        this(new Slots(), key, order, maxInFlight, overlapAt, maxSize, runner);
+    }
+
+    /** A batcher whose batches count against {@code slots}, which other batchers may share. */
+    Batcher(Slots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
             throw new IllegalArgumentException("maxInFlight, overlapAt and maxSize must be at least 1");
@@ -95,6 +151,14 @@ final class Batcher<Q, R> {
         this.overlapAt = overlapAt;
         this.maxSize = maxSize;
         this.runner = runner;
+        this.slots = slots;
+        this.lock = slots.lock;
+        slots.lock.lock();
+        try {
+            slots.members.add(this);
+        } finally {
+            slots.lock.unlock();
+        }
     }
 
     /**
@@ -102,14 +166,26 @@ final class Batcher<Q, R> {
      * interruptible (the call may already be in a statement); an interrupt stays set.
      */
     R submit(Q request) {
+        boolean interrupted = false;
         lock.lock();
         try {
             Call<Q, R> call = new Call<>(request, lock.newCondition());
             queue.addLast(call);
+            if (slots.expected.remove(call.thread) != null && slots.expected.isEmpty()) {
+                wakeNext(); // the last thread a lingering batch waited for
+            }
             while (call.outcome == null && call.error == null) {
-                if (call.queued && mayStart(call)) {
+                boolean mayStart = call.queued && mayStart(call);
+                long linger = mayStart ? slots.lingerLeft() : 0;
+                if (mayStart && linger == 0) {
                     run(take(call));
                     wakeNext();
+                } else if (linger > 0) {
+                    try {
+                        call.woken.awaitNanos(linger);
+                    } catch (InterruptedException e) {
+                        interrupted = true; // kept aside, else every later wait would end at once
+                    }
                 } else {
                     call.woken.awaitUninterruptibly();
                 }
@@ -120,6 +196,9 @@ final class Batcher<Q, R> {
             return call.outcome.get();
         } finally {
             lock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -155,7 +234,7 @@ final class Batcher<Q, R> {
         queue.removeAll(batch);
         batch.forEach(c -> c.queued = false);
         keysInFlight.addAll(keys);
-        inFlight++;
+        slots.inFlight++;
         wakeNext();
         return batch;
     }
@@ -182,7 +261,11 @@ final class Batcher<Q, R> {
                 Thread.currentThread().interrupt();
             }
             lock.lock();
-            inFlight--;
+            slots.inFlight--;
+            if (slots.lingerNanos > 0) {
+                long until = System.nanoTime() + slots.lingerNanos;
+                batch.forEach(c -> slots.expected.put(c.thread, until));
+            }
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -200,14 +283,21 @@ final class Batcher<Q, R> {
         }
     }
 
-    /** Whether queued {@code call} may start a batch now. Holds the lock. */
+    /** Whether queued {@code call} may start a batch now, lingering aside. Holds the lock. */
     private boolean mayStart(Call<Q, R> call) {
-        return (inFlight == 0 || inFlight < maxInFlight && queue.size() >= overlapAt)
+        return (slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt)
                 && !keysInFlight.contains(key.apply(call.request));
     }
 
-    /** Wakes the first queued call that may start a batch now, if any (each call waits on its own condition). Holds the lock. */
+    /** Wakes, in each batcher of the slots, the first queued call that may start a batch now. Holds the lock. */
     private void wakeNext() {
+        for (Batcher<?, ?> member : slots.members) {
+            member.wakeFirst();
+        }
+    }
+
+    /** Wakes the first queued call that may start a batch now, if any (each call waits on its own condition). Holds the lock. */
+    private void wakeFirst() {
         for (Call<Q, R> c : queue) {
             if (mayStart(c)) {
                 c.woken.signal();

@@ -67,18 +67,23 @@ final class LeaseBatches {
     /**
      * @param maxInFlight statements of each kind at once
      * @param overlapAt   calls queued before another statement starts while one is in flight
+     * @param lockstepLingerNanos 0, or acquires and releases share {@code maxInFlight} and a batch
+     *                    waits this long at most for the threads the last batch answered
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
     LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
+                 long lockstepLingerNanos,
                  Function<LeaseJdbc.Acquire, Optional<Lease>> single, Function<LeaseJdbc.Release, Boolean> lone) {
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.races = races;
         this.fastRelease = fastRelease;
-        this.acquires = new Batcher<>(LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight, overlapAt, MAX_ROWS,
+        Batcher.Slots slots = new Batcher.Slots(lockstepLingerNanos);
+        this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight, overlapAt, MAX_ROWS,
                 batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch));
-        this.releases = new Batcher<>(LeaseJdbc.Release::name, CODE_POINT_ORDER, maxInFlight, overlapAt, MAX_ROWS,
+        this.releases = new Batcher<>(lockstepLingerNanos > 0 ? slots : new Batcher.Slots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
+                maxInFlight, overlapAt, MAX_ROWS,
                 batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch));
     }
 

@@ -2,6 +2,7 @@ package dev.holdfast.lease;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -177,6 +178,114 @@ class BatcherTest {
             Thread.interrupted();
         }
         assertThat(runner.interruptedWhileRunning).containsExactly(false);
+    }
+
+    /** A thread of its own that makes the calls it is given, one after another, as a worker holding leases does. */
+    static final class Worker implements AutoCloseable {
+        private final java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+
+        CompletableFuture<String> submit(Batcher<String, String> batcher, String key) {
+            return CompletableFuture.supplyAsync(() -> batcher.submit(key), thread);
+        }
+
+        @Override
+        public void close() {
+            thread.shutdownNow();
+        }
+    }
+
+    private static Batcher<String, String> member(Batcher.Slots slots, Runner runner) {
+        return new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 1, 1, 64, runner);
+    }
+
+    @Test
+    void inLockstepACallWaitsForTheThreadTheLastBatchAnsweredAndGoesWithItsNextCall() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        try (Worker one = new Worker(); Worker two = new Worker()) {
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            CompletableFuture<String> waiting = two.submit(batcher, "b1");
+            await(() -> batcher.queued() == 1, "b1 queued");
+            Thread.sleep(50);
+            assertThat(waiting).as("waits for the thread the last batch answered").isNotDone();
+            assertThat(runner.batches).containsExactly(List.of("a1"));
+
+            CompletableFuture<String> next = one.submit(batcher, "c1");
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
+            assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(runner.batches).as("the two calls in one statement").containsExactly(List.of("a1"), List.of("b1", "c1"));
+        }
+    }
+
+    @Test
+    void inLockstepAThreadAloneNeverWaitsForItself() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.MINUTES.toNanos(5)), runner);
+        try (Worker one = new Worker()) {
+            for (String key : List.of("a", "b", "c")) {
+                assertThat(one.submit(batcher, key).get(10, TimeUnit.SECONDS)).as("far within the 5 min linger").isEqualTo("done " + key);
+            }
+        }
+        assertThat(runner.batches).containsExactly(List.of("a"), List.of("b"), List.of("c"));
+    }
+
+    @Test
+    void inLockstepAThreadThatDoesNotComeBackIsWaitedForNoLongerThanTheLinger() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(200)), runner);
+        try (Worker gone = new Worker(); Worker two = new Worker()) {
+            assertThat(gone.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).isEqualTo("done b1");
+        }
+        assertThat(runner.batches).containsExactly(List.of("a1"), List.of("b1"));
+    }
+
+    @Test
+    void inLockstepAnInterruptedWaitingCallStillWaitsAndKeepsItsInterrupt() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        try (Worker one = new Worker()) {
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                batcher.submit("b1");
+                interruptKept.complete(Thread.currentThread().isInterrupted());
+            });
+            waiter.start();
+            await(() -> batcher.queued() == 1, "b1 queued");
+            waiter.interrupt();
+            Thread.sleep(50);
+            assertThat(interruptKept).as("still waits for the expected thread").isNotDone();
+            assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(interruptKept.get(5, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(runner.batches).containsExactly(List.of("a1"), List.of("b1", "c1"));
+    }
+
+    @Test
+    void batchersSharingSlotsShareTheStatementsInFlight() throws Exception {
+        Runner acquires = new Runner();
+        Runner releases = new Runner();
+        Batcher.Slots slots = new Batcher.Slots();
+        Batcher<String, String> acquire = member(slots, acquires);
+        Batcher<String, String> release = member(slots, releases);
+        acquires.hold("x");
+        CompletableFuture<Object> running = submit(acquire, "x");
+        acquires.awaitStarted("x");
+        CompletableFuture<Object> other = submit(release, "y");
+        await(() -> release.queued() == 1, "y queued");
+        Thread.sleep(50);
+        assertThat(other).as("the one statement in flight is the other kind's").isNotDone();
+        acquires.held.get("x").countDown();
+        assertThat(running.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
+        assertThat(other.get(5, TimeUnit.SECONDS)).as("woken by the other kind's batch").isEqualTo("done y");
+    }
+
+    @Test
+    void aNegativeLingerIsRefused() {
+        assertThatThrownBy(() -> new Batcher.Slots(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).batchesInLockstep(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
     }
 
     @Test
