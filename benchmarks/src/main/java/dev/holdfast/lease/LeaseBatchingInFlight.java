@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs.
  */
 public final class LeaseBatchingInFlight {
+    /** System property {@code hold.micros}: how long each thread holds a lease before it releases it (default 0). */
+    private static final long HOLD_NANOS = Long.getLong("hold.micros", 0) * 1000;
+
     public static void main(String[] args) throws Exception {
         TestDatabase.Kind kind = TestDatabase.Kind.valueOf(args[0].toUpperCase());
         int threads = Integer.parseInt(args[1]);
@@ -96,7 +99,11 @@ public final class LeaseBatchingInFlight {
                 int i = 0;
                 while (!stop.get()) {
                     String name = prefix + "-" + thread + "-" + (i++ & 7);
-                    leases.release(leases.tryAcquire(name, "bench-" + thread, Duration.ofSeconds(60)).orElseThrow());
+                    Lease lease = leases.tryAcquire(name, "bench-" + thread, Duration.ofSeconds(60)).orElseThrow();
+                    if (HOLD_NANOS > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(HOLD_NANOS); // work under the lease
+                    }
+                    leases.release(lease);
                     done.incrementAndGet();
                 }
             }));

@@ -2,6 +2,7 @@ package dev.holdfast.lease;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -26,9 +28,9 @@ import java.util.function.Function;
  * each other.
  *
  * <p>Batchers of several kinds may share their {@link Slots}: in lockstep, with a linger, a batch
- * waits for the threads the last batch answered (each thread's acquire, then its release, go in
- * one statement with the others'). A thread alone never waits for itself, and nobody waits longer
- * than the linger after a batch ended.
+ * waits for the threads the last batch answered that came back within the linger the last time (each
+ * thread's acquire, then its release, go in one statement with the others'). A thread alone never
+ * waits for itself, and nobody waits longer than the linger after a batch ended.
  *
  * @param <Q> a call
  * @param <R> its result
@@ -79,13 +81,18 @@ final class Batcher<Q, R> {
      * The lock and the running batches of one batcher, or of several that share them (lockstep): then
      * a batch of one kind counts against the statements in flight of all, and with a linger a batch
      * that could start waits, at most that long after the last batch ended, for the threads that batch
-     * answered to come back with their next call, so that they go together in one statement.
+     * answered to come back with their next call, so that they go together in one statement. Only
+     * threads that came back within the linger the last time this kind answered them are waited for:
+     * a thread that works between its calls (holds its lease a while before it releases it) delays
+     * nobody, and one that acquires again as soon as it has released is waited for after its release.
      */
     static final class Slots {
         final ReentrantLock lock = new ReentrantLock();
         final List<Batcher<?, ?>> members = new ArrayList<>();
         /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
         final Map<Thread, Long> expected = new HashMap<>();
+        /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
+        private final Map<Thread, Returns> returns = new WeakHashMap<>();
         final long lingerNanos;
         int inFlight;
 
@@ -100,6 +107,45 @@ final class Batcher<Q, R> {
                 throw new IllegalArgumentException("linger must not be negative");
             }
             this.lingerNanos = lingerNanos;
+        }
+
+        /** A call of {@code thread} arrived: it is waited for no more, and its time to come back is noted. Holds the lock. */
+        boolean arrived(Thread thread) {
+            if (lingerNanos == 0) {
+                return false;
+            }
+            Returns r = returns.get(thread);
+            if (r != null && r.answeredBy >= 0) {
+                r.tookNanos[r.answeredBy] = System.nanoTime() - r.answeredAt;
+                r.answeredBy = -1;
+            }
+            return expected.remove(thread) != null && expected.isEmpty();
+        }
+
+        /**
+         * A batch of member {@code by} answered {@code thread}: it is waited for if it came back within
+         * the linger the last time that member answered it. Holds the lock.
+         */
+        void answered(Thread thread, int by, long now) {
+            Returns r = returns.computeIfAbsent(thread, t -> new Returns(members.size()));
+            r.answeredAt = now;
+            r.answeredBy = by;
+            long took = r.tookNanos[by];
+            if (took >= 0 && took < lingerNanos) {
+                expected.put(thread, now + lingerNanos);
+            }
+        }
+
+        /** When a thread was last answered, by which member (-1: it has come back since), and how long it took to come back after each. */
+        private static final class Returns {
+            long answeredAt;
+            int answeredBy = -1;
+            final long[] tookNanos;
+
+            Returns(int members) {
+                tookNanos = new long[members];
+                Arrays.fill(tookNanos, -1); // not yet known: not waited for
+            }
         }
 
         /** Nanos left to wait for the threads still expected (forgetting those given up); 0 if none. Holds the lock. */
@@ -118,6 +164,8 @@ final class Batcher<Q, R> {
     }
 
     private final Slots slots;
+    /** This batcher's place among the members of its slots. */
+    private final int member;
     private final ReentrantLock lock;
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
     /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
@@ -155,6 +203,10 @@ final class Batcher<Q, R> {
         this.lock = slots.lock;
         slots.lock.lock();
         try {
+            if (!slots.returns.isEmpty()) {
+                throw new IllegalStateException("every batcher joins its slots before its first call");
+            }
+            this.member = slots.members.size();
             slots.members.add(this);
         } finally {
             slots.lock.unlock();
@@ -171,7 +223,7 @@ final class Batcher<Q, R> {
         try {
             Call<Q, R> call = new Call<>(request, lock.newCondition());
             queue.addLast(call);
-            if (slots.expected.remove(call.thread) != null && slots.expected.isEmpty()) {
+            if (slots.arrived(call.thread)) {
                 wakeNext(); // the last thread a lingering batch waited for
             }
             while (call.outcome == null && call.error == null) {
@@ -263,8 +315,8 @@ final class Batcher<Q, R> {
             lock.lock();
             slots.inFlight--;
             if (slots.lingerNanos > 0) {
-                long until = System.nanoTime() + slots.lingerNanos;
-                batch.forEach(c -> slots.expected.put(c.thread, until));
+                long now = System.nanoTime();
+                batch.forEach(c -> slots.answered(c.thread, member, now));
             }
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);

@@ -203,17 +203,19 @@ class BatcherTest {
         Runner runner = new Runner();
         Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker(); Worker two = new Worker()) {
-            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("a thread not yet known").isEqualTo("done a0");
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).as("came back within the linger").isEqualTo("done a1");
             CompletableFuture<String> waiting = two.submit(batcher, "b1");
             await(() -> batcher.queued() == 1, "b1 queued");
             Thread.sleep(50);
             assertThat(waiting).as("waits for the thread the last batch answered").isNotDone();
-            assertThat(runner.batches).containsExactly(List.of("a1"));
+            assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"));
 
             CompletableFuture<String> next = one.submit(batcher, "c1");
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
             assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(runner.batches).as("the two calls in one statement").containsExactly(List.of("a1"), List.of("b1", "c1"));
+            assertThat(runner.batches).as("the two calls in one statement")
+                    .containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
         }
     }
 
@@ -245,6 +247,7 @@ class BatcherTest {
         Runner runner = new Runner();
         Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker()) {
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
             Thread waiter = new Thread(() -> {
@@ -259,7 +262,35 @@ class BatcherTest {
             assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
             assertThat(interruptKept.get(5, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(runner.batches).containsExactly(List.of("a1"), List.of("b1", "c1"));
+        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
+    }
+
+    @Test
+    void inLockstepAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
+        Runner runner = new Runner();
+        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(100));
+        Batcher<String, String> batcher = member(slots, runner);
+        try (Worker one = new Worker()) {
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(one));
+            Thread.sleep(300); // works under its lease longer than the linger
+            assertThat(one.submit(batcher, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
+            assertThat(expected(slots)).as("came back later than the linger: nobody waits for it").isEmpty();
+        }
+    }
+
+    private static Thread threadOf(Worker worker) throws Exception {
+        return worker.thread.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+    }
+
+    private static Map<Thread, Long> expected(Batcher.Slots slots) {
+        slots.lock.lock();
+        try {
+            return Map.copyOf(slots.expected);
+        } finally {
+            slots.lock.unlock();
+        }
     }
 
     @Test
