@@ -182,7 +182,7 @@ class BatcherTest {
 
     /** A thread of its own that makes the calls it is given, one after another, as a worker holding leases does. */
     static final class Worker implements AutoCloseable {
-        private final java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        final java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
 
         CompletableFuture<String> submit(Batcher<String, String> batcher, String key) {
             return CompletableFuture.supplyAsync(() -> batcher.submit(key), thread);
@@ -277,6 +277,24 @@ class BatcherTest {
             Thread.sleep(300); // works under its lease longer than the linger
             assertThat(one.submit(batcher, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
             assertThat(expected(slots)).as("came back later than the linger: nobody waits for it").isEmpty();
+        }
+    }
+
+    @Test
+    void inLockstepEachKindLearnsHowSoonAThreadComesBackAfterIt() throws Exception {
+        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(500));
+        Batcher<String, String> acquire = member(slots, new Runner());
+        Batcher<String, String> release = member(slots, new Runner());
+        try (Worker one = new Worker()) {
+            Thread worker = threadOf(one);
+            for (int round = 0; round < 2; round++) {
+                assertThat(one.submit(acquire, "a" + round).get(5, TimeUnit.SECONDS)).isEqualTo("done a" + round);
+                Thread.sleep(700); // holds its lease longer than the linger
+                assertThat(one.submit(release, "r" + round).get(5, TimeUnit.SECONDS)).isEqualTo("done r" + round);
+            }
+            assertThat(expected(slots)).as("acquires again at once after a release: waited for").containsOnlyKeys(worker);
+            assertThat(one.submit(acquire, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
+            assertThat(expected(slots)).as("holds its lease a while after an acquire: not waited for").isEmpty();
         }
     }
 
