@@ -323,8 +323,9 @@ public final class LeaseService implements Leases {
          * Benchmarks: batches in lockstep (with {@link #batching}): acquires and releases share the
          * statements in flight, and a batch that could start waits at most {@code linger} after the
          * last batch for the threads it answered, so that every thread's next call goes in one statement.
-         * Zero: off. Measured at 8 threads 1.1-1.5x batching without it, at 2 threads 0.57x no batching;
-         * hence not public (see docs/benchmarks.md, "Batches in lockstep").
+         * Only threads that came back within the linger the last time are waited for. Zero: off.
+         * Measured ahead of batching without it at 2, 8 and 16 threads (1.06-1.39x at 8), behind no
+         * batching at 2 threads (0.79-0.91x); not public yet (docs/benchmarks.md, "Batches in lockstep").
          */
         Builder batchesInLockstep(Duration linger) {
             if (linger.isNegative()) {
