@@ -88,13 +88,13 @@ final class Batcher<Q, R> {
      */
     static final class Slots {
         final ReentrantLock lock = new ReentrantLock();
-        final List<Batcher<?, ?>> members = new ArrayList<>();
+        private final List<Batcher<?, ?>> members = new ArrayList<>();
         /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
-        final Map<Thread, Long> expected = new HashMap<>();
+        private final Map<Thread, Long> expected = new HashMap<>();
         /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
         private final Map<Thread, Returns> returns = new WeakHashMap<>();
-        final long lingerNanos;
-        int inFlight;
+        private final long lingerNanos;
+        private int inFlight;
 
         /** Slots of one batcher: no linger. */
         Slots() {
@@ -109,7 +109,10 @@ final class Batcher<Q, R> {
             this.lingerNanos = lingerNanos;
         }
 
-        /** A call of {@code thread} arrived: it is waited for no more, and its time to come back is noted. Holds the lock. */
+        /**
+         * A call of {@code thread} arrived: it is waited for no more, and its time to come back is
+         * noted. True if it was waited for: the waiting calls must work out their linger anew. Holds the lock.
+         */
         boolean arrived(Thread thread) {
             if (lingerNanos == 0) {
                 return false;
@@ -119,7 +122,7 @@ final class Batcher<Q, R> {
                 r.tookNanos[r.answeredBy] = System.nanoTime() - r.answeredAt;
                 r.answeredBy = -1;
             }
-            return expected.remove(thread) != null && expected.isEmpty();
+            return expected.remove(thread) != null;
         }
 
         /**
@@ -127,9 +130,14 @@ final class Batcher<Q, R> {
          * the linger the last time that member answered it. Holds the lock.
          */
         void answered(Thread thread, int by, long now) {
-            Returns r = returns.computeIfAbsent(thread, t -> new Returns(members.size()));
+            Returns r = returns.computeIfAbsent(thread, t -> new Returns());
             r.answeredAt = now;
             r.answeredBy = by;
+            if (by >= r.tookNanos.length) { // a batcher that joined the slots after this thread's first call
+                int known = r.tookNanos.length;
+                r.tookNanos = Arrays.copyOf(r.tookNanos, members.size());
+                Arrays.fill(r.tookNanos, known, r.tookNanos.length, -1);
+            }
             long took = r.tookNanos[by];
             if (took >= 0 && took < lingerNanos) {
                 expected.put(thread, now + lingerNanos);
@@ -140,11 +148,17 @@ final class Batcher<Q, R> {
         private static final class Returns {
             long answeredAt;
             int answeredBy = -1;
-            final long[] tookNanos;
+            /** -1: not yet known (not waited for). */
+            long[] tookNanos = new long[0];
+        }
 
-            Returns(int members) {
-                tookNanos = new long[members];
-                Arrays.fill(tookNanos, -1); // not yet known: not waited for
+        /** Tests: the threads waited for now, and until when. */
+        Map<Thread, Long> expected() {
+            lock.lock();
+            try {
+                return Map.copyOf(expected);
+            } finally {
+                lock.unlock();
             }
         }
 
@@ -203,9 +217,6 @@ final class Batcher<Q, R> {
         this.lock = slots.lock;
         slots.lock.lock();
         try {
-            if (!slots.returns.isEmpty()) {
-                throw new IllegalStateException("every batcher joins its slots before its first call");
-            }
             this.member = slots.members.size();
             slots.members.add(this);
         } finally {
@@ -224,7 +235,7 @@ final class Batcher<Q, R> {
             Call<Q, R> call = new Call<>(request, lock.newCondition());
             queue.addLast(call);
             if (slots.arrived(call.thread)) {
-                wakeNext(); // the last thread a lingering batch waited for
+                wakeNext(); // a thread a lingering batch waited for: it may start now, or wait less
             }
             while (call.outcome == null && call.error == null) {
                 boolean mayStart = call.queued && mayStart(call);
@@ -314,10 +325,6 @@ final class Batcher<Q, R> {
             }
             lock.lock();
             slots.inFlight--;
-            if (slots.lingerNanos > 0) {
-                long now = System.nanoTime();
-                batch.forEach(c -> slots.answered(c.thread, member, now));
-            }
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -331,6 +338,10 @@ final class Batcher<Q, R> {
                     c.outcome = outcomes.get(i);
                 }
                 c.woken.signal();
+            }
+            if (slots.lingerNanos > 0) { // after every call is settled: bookkeeping must not strand them
+                long now = System.nanoTime();
+                batch.forEach(c -> slots.answered(c.thread, member, now));
             }
         }
     }

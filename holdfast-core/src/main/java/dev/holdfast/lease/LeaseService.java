@@ -328,8 +328,8 @@ public final class LeaseService implements Leases {
          * batching at 2 threads (0.79-0.91x); not public yet (docs/benchmarks.md, "Batches in lockstep").
          */
         Builder batchesInLockstep(Duration linger) {
-            if (linger.isNegative()) {
-                throw new IllegalArgumentException("linger must not be negative: " + linger);
+            if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("linger must be between 0 and 1 s: " + linger);
             }
             this.lockstepLingerNanos = linger.toNanos();
             return this;

@@ -234,12 +234,15 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatDoesNotComeBackIsWaitedForNoLongerThanTheLinger() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(200)), runner);
+        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
+        Batcher<String, String> batcher = member(slots, runner);
         try (Worker gone = new Worker(); Worker two = new Worker()) {
+            assertThat(gone.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(gone.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).isEqualTo("done b1");
+            assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(gone));
+            assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).as("given up after 1 s").isEqualTo("done b1");
         }
-        assertThat(runner.batches).containsExactly(List.of("a1"), List.of("b1"));
+        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1"));
     }
 
     @Test
@@ -268,13 +271,13 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(100));
+        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(one));
-            Thread.sleep(300); // works under its lease longer than the linger
+            Thread.sleep(1500); // works under its lease longer than the linger
             assertThat(one.submit(batcher, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
             assertThat(expected(slots)).as("came back later than the linger: nobody waits for it").isEmpty();
         }
@@ -303,11 +306,32 @@ class BatcherTest {
     }
 
     private static Map<Thread, Long> expected(Batcher.Slots slots) {
-        slots.lock.lock();
-        try {
-            return Map.copyOf(slots.expected);
-        } finally {
-            slots.lock.unlock();
+        return slots.expected();
+    }
+
+    @Test
+    void inLockstepTheArrivalOfTheThreadWaitedForWakesACallOfTheOtherKind() throws Exception {
+        Batcher.Slots slots = new Batcher.Slots(TimeUnit.SECONDS.toNanos(30));
+        Runner acquires = new Runner();
+        Batcher<String, String> acquire = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, acquires);
+        Batcher<String, String> release = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, new Runner());
+        try (Worker one = new Worker(); Worker two = new Worker(); Worker three = new Worker()) {
+            assertThat(one.submit(acquire, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
+            acquires.hold("c0");
+            CompletableFuture<String> held = three.submit(acquire, "c0");
+            acquires.awaitStarted("c0");
+            assertThat(one.submit(acquire, "b0").get(5, TimeUnit.SECONDS)).isEqualTo("done b0");
+            assertThat(expected(slots)).containsOnlyKeys(threadOf(one));
+            CompletableFuture<String> waiting = two.submit(release, "r1");
+            await(() -> release.queued() == 1, "r1 queued");
+
+            // one's next call cannot start (its key is in flight), so no batch starts or ends: only its arrival can wake r1
+            CompletableFuture<String> blocked = one.submit(acquire, "c1");
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).as("woken by the arrival of the thread it waited for").isEqualTo("done r1");
+            assertThat(blocked).isNotDone();
+            acquires.held.get("c0").countDown();
+            assertThat(held.get(5, TimeUnit.SECONDS)).isEqualTo("done c0");
+            assertThat(blocked.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
         }
     }
 
@@ -335,6 +359,8 @@ class BatcherTest {
         assertThatThrownBy(() -> new Batcher.Slots(-1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).batchesInLockstep(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
+        assertThatThrownBy(() -> LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).batchesInLockstep(Duration.ofDays(400)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 0 and 1 s");
     }
 
     @Test
