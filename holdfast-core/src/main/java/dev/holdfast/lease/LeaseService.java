@@ -324,8 +324,9 @@ public final class LeaseService implements Leases {
          * statements in flight, and a batch that could start waits at most {@code linger} after the
          * last batch for the threads it answered, so that every thread's next call goes in one statement.
          * Only threads that came back within the linger the last time are waited for. Zero: off.
-         * Measured ahead of batching without it at 2, 8 and 16 threads (1.06-1.39x at 8), behind no
-         * batching at 2 threads (0.79-0.91x); not public yet (docs/benchmarks.md, "Batches in lockstep").
+         * Measured ahead of batching without it at 2, 8 and 16 threads (1.06-1.39x at 8), 0.93-0.95x
+         * of it when threads hold their leases 1 ms, behind no batching at 2 threads (0.79-0.91x); not
+         * public yet (docs/benchmarks.md, "Batches in lockstep").
          */
         Builder batchesInLockstep(Duration linger) {
             if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(1)) > 0) {
