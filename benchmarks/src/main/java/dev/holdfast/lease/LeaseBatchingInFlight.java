@@ -45,15 +45,19 @@ public final class LeaseBatchingInFlight {
                 pools.add(pool);
                 LeaseService.Builder b = LeaseService.builder(pool).table(table);
                 if (!config.equals("off")) {
-                    // sN/M or sN/M@lingerMicros: acquires and releases share the N statements in flight
-                    boolean shared = config.startsWith("s");
-                    String[] linger = config.substring(shared ? 1 : 0).split("@");
-                    String[] inFlight = linger[0].split("/");
-                    if (shared) {
-                        b.batchesInLockstep(Duration.ofNanos(linger.length > 1 ? Long.parseLong(linger[1]) * 1000 : 0));
+                    // N/M, or sN/M@lingerMicros: in lockstep, acquires and releases sharing the N statements
+                    String[] lockstep = config.startsWith("s") ? config.substring(1).split("@") : null;
+                    if (lockstep != null && lockstep.length != 2) {
+                        throw new IllegalArgumentException("lockstep needs a linger: sN/M@micros, not " + config);
                     }
-                    b.batching(true).batchesInFlight(Integer.parseInt(inFlight[0]),
-                            inFlight.length > 1 ? Integer.parseInt(inFlight[1]) : 1);
+                    String[] inFlight = (lockstep != null ? lockstep[0] : config).split("/");
+                    int statements = Integer.parseInt(inFlight[0]);
+                    int overlapAt = inFlight.length > 1 ? Integer.parseInt(inFlight[1]) : 1;
+                    if (lockstep != null) {
+                        BatchingSettings.lingering(b, statements, overlapAt, Duration.ofNanos(Long.parseLong(lockstep[1]) * 1000));
+                    } else {
+                        b.batching(true).batchesInFlight(statements, overlapAt);
+                    }
                 }
                 services.put(config, b.build());
             }
