@@ -165,9 +165,13 @@ public final class LeaseInterleaved {
             Map<String, double[]> perPair = countOnce(pairs, counters, threads);
             Map<String, List<Double>> rates = new LinkedHashMap<>();
             Map<String, long[]> underLoad = new LinkedHashMap<>(); // executes, pairs in the timed blocks
+            Map<String, List<Double>> busyPerPair = new LinkedHashMap<>(); // machine CPU, microseconds per pair
+            Map<String, List<Double>> clientPerPair = new LinkedHashMap<>(); // this JVM's CPU, microseconds per pair
             pairs.keySet().forEach(k -> {
                 rates.put(k, new ArrayList<>());
                 underLoad.put(k, new long[2]);
+                busyPerPair.put(k, new ArrayList<>());
+                clientPerPair.put(k, new ArrayList<>());
             });
             List<String> names = new ArrayList<>(pairs.keySet());
             for (int round = -2; round < rounds; round++) {
@@ -179,12 +183,14 @@ public final class LeaseInterleaved {
                         rates.get(name).add(block[0]);
                         underLoad.get(name)[0] += counters.get(name).statements.get() - executes;
                         underLoad.get(name)[1] += (long) block[1];
+                        busyPerPair.get(name).add(block[2] / 1e3 / block[1]);
+                        clientPerPair.get(name).add(block[3] / 1e3 / block[1]);
                     }
                 }
             }
             underLoad.forEach((k, v) -> perPair.put(k, new double[] {perPair.get(k)[0], perPair.get(k)[1],
                     v[0] / (double) Math.max(1, v[1])}));
-            write(database, threads, rounds, blockMillis, rates, perPair, out);
+            write(database, threads, rounds, blockMillis, rates, perPair, busyPerPair, clientPerPair, out);
             System.out.printf("%s %d threads: Spring Integration refused a free lock %d times%n", database, threads,
                     FALSE_REFUSALS.get());
         } finally {
@@ -197,7 +203,10 @@ public final class LeaseInterleaved {
         return "n" + t + "-" + (i & 7);
     }
 
-    /** Runs {@code pair} on {@code threads} threads for about {@code millis}; pairs per second, and pairs done. */
+    /**
+     * Runs {@code pair} on {@code threads} threads for about {@code millis}: pairs per second, pairs done,
+     * and the CPU the machine and this JVM spent meanwhile, in nanoseconds (NaN where not measurable).
+     */
     private static double[] block(Pair pair, int threads, long millis) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong done = new AtomicLong();
@@ -221,16 +230,21 @@ public final class LeaseInterleaved {
                 }
             }));
         }
+        long busyBefore = MachineCpu.busyNanos();
+        long clientBefore = MachineCpu.processNanos();
         long start = System.nanoTime();
         workers.forEach(Thread::start);
         Thread.sleep(millis);
         stop.set(true);
         finished.await();
         long elapsed = System.nanoTime() - start;
+        double busy = MachineCpu.busyNanos() - busyBefore;
+        double client = MachineCpu.processNanos() - clientBefore;
         if (failures.get() > 0) {
             throw new IllegalStateException(failures.get() + " workers failed");
         }
-        return new double[] {done.get() / (elapsed / 1e9), done.get()};
+        return new double[] {done.get() / (elapsed / 1e9), done.get(), busyBefore < 0 ? Double.NaN : busy,
+                clientBefore < 0 ? Double.NaN : client};
     }
 
     /** One pass of 64 pairs per thread, counting JDBC executes and SQL statements: per pair. */
@@ -344,7 +358,8 @@ public final class LeaseInterleaved {
     }
 
     private static void write(String database, int threads, int rounds, long blockMillis, Map<String, List<Double>> rates,
-                              Map<String, double[]> perPair, Path out) throws Exception {
+                              Map<String, double[]> perPair, Map<String, List<Double>> busyPerPair,
+                              Map<String, List<Double>> clientPerPair, Path out) throws Exception {
         double base = Interleaved.median(rates.get("oneStatement"));
         StringBuilder json = new StringBuilder(String.format(Locale.ROOT, "{\n  \"database\": \"%s\", \"threads\": %d,"
                 + " \"rounds\": %d, \"blockMillis\": %d, \"baseline\": \"oneStatement\",\n  \"results\": [\n",
@@ -354,13 +369,17 @@ public final class LeaseInterleaved {
             String name = names.get(k);
             double median = Interleaved.median(rates.get(name));
             double[] counts = perPair.get(name);
+            double busy = Interleaved.median(busyPerPair.get(name));
+            double client = Interleaved.median(clientPerPair.get(name));
             System.out.printf(Locale.ROOT, "%s %d threads %-24s median %7.0f pairs/s, ratio %.3f; %.2f round trips,"
-                    + " %.2f statements per pair (one thread), %.2f round trips per pair under load%n", database, threads,
-                    name, median, median / base, counts[0], counts[1], counts[2]);
+                    + " %.2f statements per pair (one thread), %.2f round trips per pair under load;"
+                    + " CPU per pair %.0f us (%.0f us in this JVM)%n", database, threads,
+                    name, median, median / base, counts[0], counts[1], counts[2], busy, client);
             json.append(String.format(Locale.ROOT, "    {\"implementation\": \"%s\", \"medianPairsPerSecond\": %.1f,"
                             + " \"ratioToOneStatement\": %.3f, \"roundTripsPerPair\": %.2f, \"statementsPerPair\": %.2f,"
-                            + " \"roundTripsPerPairUnderLoad\": %.2f, \"blocks\": %s}%s\n", name, median, median / base,
-                    counts[0], counts[1], counts[2],
+                            + " \"roundTripsPerPairUnderLoad\": %.2f, \"cpuMicrosPerPair\": %.1f,"
+                            + " \"clientCpuMicrosPerPair\": %.1f, \"blocks\": %s}%s\n", name, median, median / base,
+                    counts[0], counts[1], counts[2], busy, client,
                     rates.get(name).stream().map(r -> String.format(Locale.ROOT, "%.1f", r)).toList(),
                     k + 1 < names.size() ? "," : ""));
         }
