@@ -200,40 +200,12 @@ class BatcherTest {
         Thread.sleep(500);
         long cpuWhileWaiting = threads.getThreadCpuTime(waiter.getId()) - cpuBefore;
         assertThat(interruptKept).as("still waits for its batch").isNotDone();
-        assertThat(cpuWhileWaiting).as("parks again after the interrupt (a spinning wait burns the 500 ms)")
+        assertThat(cpuWhileWaiting).as("waits again after the interrupt (a spinning wait burns the 500 ms)")
                 .isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         runner.held.get("a").countDown();
         assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done a");
         assertThat(interruptKept.get(5, TimeUnit.SECONDS)).as("the interrupt is kept").isTrue();
         assertThat(runner.batches).containsExactly(List.of("a"), List.of("b"));
-    }
-
-    @Test
-    void inLockstepOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
-        long linger = TimeUnit.SECONDS.toNanos(30);
-        Batcher.Slots slots = new Batcher.Slots(linger);
-        member(slots, new Runner());
-        Thread one = new Thread(() -> { });
-        Thread two = new Thread(() -> { });
-        Thread three = new Thread(() -> { });
-        slots.lock.lock();
-        try {
-            long now = System.nanoTime();
-            for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
-                slots.answered(t, 0, now);
-                slots.arrived(t);
-                slots.answered(t, 0, now);
-            }
-            assertThat(slots.arrived(one)).as("two and three are waited for as long").isFalse();
-            slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
-            assertThat(slots.arrived(two)).as("one is waited for longer").isFalse();
-            assertThat(slots.arrived(one)).as("the longest wait ends: three's ends sooner").isTrue();
-            assertThat(slots.arrived(three)).as("the last one waited for").isTrue();
-            assertThat(slots.arrived(three)).as("not waited for").isFalse();
-            assertThat(slots.lingerLeft()).isZero();
-        } finally {
-            slots.lock.unlock();
-        }
     }
 
     /** A thread of its own that makes the calls it is given, one after another, as a worker holding leases does. */
