@@ -3,7 +3,6 @@ package dev.holdfast.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
-import dev.holdfast.lease.BatchingSettings;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
@@ -46,7 +45,7 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastBatched}: the same with {@code batching(true)}: concurrent calls share multi-row statements;</li>
- *   <li>{@code holdfastLingering}: batched in lockstep: acquires and releases share one statement in flight,
+ *   <li>{@code holdfastLingering}: {@code batchesInLockstep(0.3 ms)}: acquires and releases share one statement in flight,
  *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
@@ -111,11 +110,11 @@ public final class LeaseInterleaved {
                 DataSource ds = counting.wrap(pool);
                 pairs.put(implementation, switch (implementation) {
                     case "holdfast", "holdfastBatched", "holdfastDurableRelease", "holdfastLingering" -> {
-                        LeaseService.Builder builder = LeaseService.builder(ds).table(TABLE)
+                        boolean lockstep = implementation.equals("holdfastLingering");
+                        LeaseService leases = LeaseService.builder(ds).table(TABLE)
                                 .fastRelease(!implementation.equals("holdfastDurableRelease"))
-                                .batching(implementation.equals("holdfastBatched"));
-                        LeaseService leases = (implementation.equals("holdfastLingering")
-                                ? BatchingSettings.lingering(builder, 1, 1, Duration.ofNanos(300_000)) : builder).build();
+                                .batching(implementation.equals("holdfastBatched") || lockstep)
+                                .batchesInLockstep(lockstep ? Duration.ofNanos(300_000) : Duration.ZERO).build();
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);

@@ -385,10 +385,6 @@ class BatcherTest {
     @Test
     void aNegativeLingerIsRefused() {
         assertThatThrownBy(() -> new Batcher.Slots(-1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).batchesInLockstep(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
-        assertThatThrownBy(() -> LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).batchesInLockstep(Duration.ofDays(400)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 0 and 1 s");
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -205,6 +206,47 @@ class LeaseBatchingTest {
             }
             assertThat(leases.tryAcquire("forged", "you", LONG)).as("still held by its owner").isEmpty();
         }
+    }
+
+    /**
+     * In lockstep, as configured through the public builder alone: a release waits for the acquire in
+     * flight (one statement in flight for both kinds; batching alone sends it at once, its kind having
+     * none in flight), then each call gets its own outcome.
+     */
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void inLockstepAReleaseWaitsForTheAcquireInFlightAndEachCallGetsItsOutcome(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(4), gate)).table(table)
+                .batching(true).batchesInLockstep(Duration.ofMillis(1)).build()) {
+            Lease mine = leases.tryAcquire("mine", "me", LONG).orElseThrow();
+
+            Batch batch = inOneBatch(leases, gate, () -> leases.tryAcquire("first", "me", LONG).orElseThrow(), List.of(
+                    () -> release(leases, mine),
+                    () -> leases.tryAcquire("second", "me", LONG)));
+
+            assertThat(batch.outcomes().get(0)).isEqualTo("released");
+            Lease second = granted(batch.outcomes().get(1));
+            assertThat(leases.find("second")).contains(second);
+            Lease released = leases.find("mine").orElseThrow();
+            assertThat(released.expiresAt()).as("released").isEqualTo(released.acquiredAt());
+            assertThat(batch.statements()).as("one statement each, after the acquire in flight").hasSize(2);
+        }
+    }
+
+    @Test
+    void lockstepRefusesABadLingerChangingNothingAndNeedsBatching() {
+        LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2)
+                .batchesInLockstep(Duration.ofMillis(1));
+        for (Duration bad : java.util.Arrays.asList(null, Duration.ofNanos(-1), Duration.ofSeconds(1).plusNanos(1))) {
+            assertThatThrownBy(() -> builder.batchesInLockstep(bad)).as(String.valueOf(bad))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
+        }
+        assertThatThrownBy(builder::build).as("the refused lingers changed nothing: 1 ms is still set")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("batchesInLockstep(PT0.001S) needs batching(true)");
+        builder.batchesInLockstep(Duration.ZERO).build().close();
+        builder.batchesInLockstep(Duration.ofSeconds(1)).batching(true).build().close();
     }
 
     private static Object release(LeaseService leases, Lease lease) {

@@ -15,6 +15,6 @@ class LeaseContractBatchedTest extends LeaseContractTest {
     @Override
     LeaseService service(DataSource dataSource, String table) {
         return LeaseService.builder(dataSource).table(table).batching(true).batchLoneCalls(true)
-                .batchesInFlight(1, 1).batchesInLockstep(Duration.ofMillis(1)).build();
+                .batchesInLockstep(Duration.ofMillis(1)).build();
     }
 }

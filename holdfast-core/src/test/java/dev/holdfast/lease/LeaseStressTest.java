@@ -134,6 +134,7 @@ class LeaseStressTest {
             pools.add(pool);
             services.add(LeaseService.builder(pool).table(table).localHandOffs(localHandOffs)
                     .batching(batching != Batching.OFF).batchLoneCalls(batching == Batching.EVERY_CALL)
+                    .batchesInFlight(4, 4) // in lockstep too: four statements in flight, not lockstep's one
                     .batchesInLockstep(batching == Batching.EVERY_CALL ? Duration.ofNanos(300_000) : Duration.ZERO).build());
         }
         ExecutorService executor = Executors.newFixedThreadPool(WORKERS);

@@ -101,6 +101,7 @@ public class HoldfastAutoConfiguration {
                 .fastRelease(properties.getLease().isFastRelease())
                 .localHandOffs(properties.getLease().getLocalHandOffs())
                 .batching(properties.getLease().isBatching())
+                .batchesInLockstep(properties.getLease().getLockstepLinger())
                 .build();
     }
 

@@ -189,6 +189,38 @@ class LeaseAutoConfigurationTest {
         }
     }
 
+    /**
+     * {@code holdfast.lease.lockstep-linger}: bound to the builder, which refuses it without batching
+     * (the context does not start) and takes it with batching.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.H2)
+    void lockstepLingerIsConfigured(TestDatabase db) {
+        String leasesTable = db.newTableName("hf_sb_leases");
+        db.dropAfterTest(leasesTable + "_queue");
+        try (HikariDataSource refused = db.newPool(1); HikariDataSource taken = db.newPool(2)) { // a context closes its pool
+            String[] properties = {"holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
+                    "holdfast.lease.lockstep-linger=300us"};
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> refused)
+                    .withPropertyValues(properties)
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
+                                .hasMessage("batchesInLockstep(PT0.0003S) needs batching(true)");
+                    });
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> taken)
+                    .withPropertyValues(properties)
+                    .withPropertyValues("holdfast.lease.batching=true")
+                    .run(context -> {
+                        LeaseService leases = context.getBean(LeaseService.class);
+                        leases.release(leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)).orElseThrow());
+                    });
+        }
+    }
+
     /** A data source whose first statement containing {@code sql} waits for {@code open} once it has {@code entered}. */
     private static DataSource stallingFirst(DataSource target, String sql, CountDownLatch entered, CountDownLatch open) {
         ClassLoader loader = LeaseAutoConfigurationTest.class.getClassLoader();
