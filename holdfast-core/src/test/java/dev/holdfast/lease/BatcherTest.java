@@ -187,25 +187,34 @@ class BatcherTest {
         runner.hold("a");
         CompletableFuture<Object> first = submit(batcher, "a");
         runner.awaitStarted("a");
-        CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            batcher.submit("b");
-            interruptKept.complete(Thread.currentThread().isInterrupted());
-        });
-        waiter.start();
-        await(() -> batcher.queued() == 1, "b queued behind a");
-        waiter.interrupt();
+        Interrupted waiter = Interrupted.whileQueued(batcher, "b");
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        long cpuBefore = threads.getThreadCpuTime(waiter.getId());
+        long cpuBefore = threads.getThreadCpuTime(waiter.thread().getId());
         Thread.sleep(500);
-        long cpuWhileWaiting = threads.getThreadCpuTime(waiter.getId()) - cpuBefore;
-        assertThat(interruptKept).as("still waits for its batch").isNotDone();
+        long cpuWhileWaiting = threads.getThreadCpuTime(waiter.thread().getId()) - cpuBefore;
+        assertThat(waiter.interruptKept()).as("still waits for its batch").isNotDone();
         assertThat(cpuWhileWaiting).as("waits again after the interrupt (a spinning wait burns the 500 ms)")
                 .isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         runner.held.get("a").countDown();
         assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done a");
-        assertThat(interruptKept.get(5, TimeUnit.SECONDS)).as("the interrupt is kept").isTrue();
+        assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).as("the interrupt is kept").isTrue();
         assertThat(runner.batches).containsExactly(List.of("a"), List.of("b"));
+    }
+
+    /** A thread whose call of {@code key} is interrupted once queued; completes with whether its interrupt was kept. */
+    record Interrupted(Thread thread, CompletableFuture<Boolean> interruptKept) {
+
+        static Interrupted whileQueued(Batcher<String, String> batcher, String key) throws InterruptedException {
+            CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+            Thread thread = new Thread(() -> {
+                batcher.submit(key);
+                interruptKept.complete(Thread.currentThread().isInterrupted());
+            });
+            thread.start();
+            await(() -> batcher.queued() == 1, key + " queued");
+            thread.interrupt();
+            return new Interrupted(thread, interruptKept);
+        }
     }
 
     /** A thread of its own that makes the calls it is given, one after another, as a worker holding leases does. */
@@ -280,18 +289,11 @@ class BatcherTest {
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                batcher.submit("b1");
-                interruptKept.complete(Thread.currentThread().isInterrupted());
-            });
-            waiter.start();
-            await(() -> batcher.queued() == 1, "b1 queued");
-            waiter.interrupt();
+            Interrupted waiter = Interrupted.whileQueued(batcher, "b1");
             Thread.sleep(50);
-            assertThat(interruptKept).as("still waits for the expected thread").isNotDone();
+            assertThat(waiter.interruptKept()).as("still waits for the expected thread").isNotDone();
             assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(interruptKept.get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
     }
