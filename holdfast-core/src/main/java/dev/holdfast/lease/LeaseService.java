@@ -110,6 +110,9 @@ public final class LeaseService implements Leases {
 
     /** How long a queue entry stays valid unless its waiter refreshes it (longer for a notified waiter with a long safety poll). */
     static final long QUEUE_ENTRY_MICROS = 2_000_000;
+    /** The first and the longest wait before leaving the queue again after a failed attempt to. */
+    private static final long GIVE_UP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_GIVE_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A notified waiter still re-checks this often (refreshing its queue entry, noticing expiries). */
     static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -153,6 +156,8 @@ public final class LeaseService implements Leases {
     private final LeaseBatches batches;
     private volatile ScheduledExecutorService timer;
     private volatile ExecutorService background;
+    /** Set by {@link #close}: no queue entry is given up in the background any more (it lapses). */
+    private volatile boolean closed;
 
     private LeaseService(Builder b) {
         this.dataSource = b.dataSource;
@@ -591,8 +596,9 @@ public final class LeaseService implements Leases {
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
-            if (queued) {
-                giveUp(name, waiter);
+            // Also when no attempt is known to have queued: one that failed may have committed first.
+            if (viaQueue && attempts > 0) {
+                giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
             }
             throw e;
         } finally {
@@ -761,38 +767,55 @@ public final class LeaseService implements Leases {
     /**
      * Removes a waiter that gave up, giving back a grant a release handed to it meanwhile. It waits
      * at most {@link #BORROW_GRACE_NANOS} for a pooled connection (never the pool's own timeout: the
-     * caller's bound and interrupt come first); if none comes, a background thread removes it later. If that fails or the service is closed,
-     * the entry lapses by itself within its {@code wait_until}.
+     * caller's bound and interrupt come first). If no connection comes or the statement fails (the
+     * database restarting, a pooled connection it killed), a background thread tries again, after
+     * 50 ms, then twice as long each time up to 1 s, until it succeeds or the entry would have
+     * lapsed by itself: until then a release would hand the lease to the entry, and the grant
+     * would wait out its TTL with nobody to take it.
+     *
+     * @param lapsesAt when the entry lapses at the latest ({@link System#nanoTime()})
      */
-    private void giveUp(String name, String waiter) {
+    private void giveUp(String name, String waiter, long lapsesAt) {
         Connection c = null;
         try {
             c = borrow(System.nanoTime() + BORROW_GRACE_NANOS);
         } catch (InterruptedException | RuntimeException e) {
-            // fall through to the background
+            // tried again in the background
         }
-        if (c != null) {
-            try (Connection own = c) {
-                Jdbc.autocommit(own, cc -> {
-                    jdbc.giveUp(cc, name, waiter);
-                    return null;
-                });
-            } catch (SQLException | RuntimeException e) {
-                // the entry lapses by itself
-            }
-            return;
+        if (c == null || !gaveUp(c, name, waiter)) {
+            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+        }
+    }
+
+    /** One attempt to leave the queue on {@code c}, which it closes; false if it failed. */
+    private boolean gaveUp(Connection c, String name, String waiter) {
+        try (Connection own = c) {
+            Jdbc.autocommit(own, cc -> {
+                jdbc.giveUp(cc, name, waiter);
+                return null;
+            });
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void giveUpLater(String name, String waiter, long lapsesAt, long delayNanos) {
+        if (closed || System.nanoTime() + delayNanos - lapsesAt >= 0) {
+            return; // the entry lapses first
         }
         try {
-            background().execute(() -> {
-                try (Connection own = dataSource.getConnection()) {
-                    Jdbc.autocommit(own, cc -> {
-                        jdbc.giveUp(cc, name, waiter);
-                        return null;
-                    });
+            timer().schedule(() -> background().execute(() -> {
+                Connection c;
+                try {
+                    c = dataSource.getConnection();
                 } catch (SQLException | RuntimeException e) {
-                    // the entry lapses by itself
+                    c = null;
                 }
-            });
+                if (c == null || !gaveUp(c, name, waiter)) {
+                    giveUpLater(name, waiter, lapsesAt, Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS));
+                }
+            }), delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // closed: the entry lapses by itself
         }
@@ -1156,6 +1179,7 @@ public final class LeaseService implements Leases {
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */
     @Override
     public void close() {
+        closed = true;
         if (local != null) {
             local.closeAll();
         }
