@@ -175,9 +175,10 @@ public final class LeaseService implements Leases {
                 (name, owner, token, tokens, ttl) -> call("reserving tokens of", name,
                         c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),
                 this::releaseQuietly);
+        boolean lockstep = b.lockstepLingerNanos > 0; // one statement in flight for both kinds, unless a test says otherwise
         this.batches = !b.batching || sql.acquireAllSql(2) == null ? null : new LeaseBatches(dataSource, jdbc, races,
-                fastRelease, b.batchesInFlight > 0 ? b.batchesInFlight : b.lockstepLingerNanos > 0 ? 1 : LeaseBatches.MAX_IN_FLIGHT,
-                b.overlapAt > 0 ? b.overlapAt : b.lockstepLingerNanos > 0 ? 1 : LeaseBatches.OVERLAP_AT, b.lockstepLingerNanos,
+                fastRelease, b.batchesInFlight > 0 ? b.batchesInFlight : lockstep ? 1 : LeaseBatches.MAX_IN_FLIGHT,
+                b.overlapAt > 0 ? b.overlapAt : lockstep ? 1 : LeaseBatches.OVERLAP_AT, b.lockstepLingerNanos,
                 b.batchLoneCalls ? null : a -> acquireAlone(a.name(), a.owner(), a.ttlMicros()),
                 b.batchLoneCalls ? null : r -> releasedInDatabase(r.name(), r.owner(), r.token(), null));
     }

@@ -38,6 +38,14 @@ class BatcherTest {
             assertThat(started.get(key).await(5, TimeUnit.SECONDS)).as(key + " started").isTrue();
         }
 
+        /** Submits {@code key} on a thread of its own and returns once its batch runs, held until released. */
+        CompletableFuture<Object> startHeld(Batcher<String, String> batcher, String key) throws InterruptedException {
+            hold(key);
+            CompletableFuture<Object> running = submit(batcher, key);
+            awaitStarted(key);
+            return running;
+        }
+
         @Override
         public List<Batcher.Outcome<String>> run(List<String> batch) {
             batches.add(List.copyOf(batch));
@@ -88,9 +96,7 @@ class BatcherTest {
     void callsQueuedWhileOneRunsGoTogetherSortedOnePerKey() throws Exception {
         Runner runner = new Runner();
         Batcher<String, String> batcher = batcher(runner, 1, 1);
-        runner.hold("x");
-        CompletableFuture<Object> first = submit(batcher, "x");
-        runner.awaitStarted("x");
+        CompletableFuture<Object> first = runner.startHeld(batcher, "x");
         List<CompletableFuture<Object>> queued = new ArrayList<>();
         for (String key : List.of("c1", "a1", "c2", "b1")) {   // c2 shares key "c" with c1
             queued.add(submit(batcher, key));
@@ -110,9 +116,7 @@ class BatcherTest {
     void aCallWhoseKeyIsInFlightWaitsWhileOthersTakeTheFreeStatement() throws Exception {
         Runner runner = new Runner();
         Batcher<String, String> batcher = batcher(runner, 2, 1);
-        runner.hold("a1");
-        CompletableFuture<Object> stuck = submit(batcher, "a1");
-        runner.awaitStarted("a1");
+        CompletableFuture<Object> stuck = runner.startHeld(batcher, "a1");
         CompletableFuture<Object> sameKey = submit(batcher, "a2");
         await(() -> batcher.queued() == 1, "a2 queued");
         CompletableFuture<Object> other = submit(batcher, "b1");
@@ -130,9 +134,7 @@ class BatcherTest {
     void anotherStatementStartsWhileOneRunsOnlyOnceEnoughCallsQueue() throws Exception {
         Runner runner = new Runner();
         Batcher<String, String> batcher = batcher(runner, 4, 3);
-        runner.hold("x");
-        CompletableFuture<Object> first = submit(batcher, "x");
-        runner.awaitStarted("x");
+        CompletableFuture<Object> first = runner.startHeld(batcher, "x");
         CompletableFuture<Object> a = submit(batcher, "a");
         CompletableFuture<Object> b = submit(batcher, "b");
         await(() -> batcher.queued() == 2, "two queued");
@@ -184,9 +186,7 @@ class BatcherTest {
     void aCallInterruptedWhileItsBatchRunsElsewhereGetsItsOutcomeKeepsItsInterruptAndDoesNotSpin() throws Exception {
         Runner runner = new Runner();
         Batcher<String, String> batcher = batcher(runner, 1, 1);
-        runner.hold("a");
-        CompletableFuture<Object> first = submit(batcher, "a");
-        runner.awaitStarted("a");
+        CompletableFuture<Object> first = runner.startHeld(batcher, "a");
         Interrupted waiter = Interrupted.whileQueued(batcher, "b");
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long cpuBefore = threads.getThreadCpuTime(waiter.thread().getId());
@@ -372,9 +372,7 @@ class BatcherTest {
         Batcher.Slots slots = new Batcher.Slots();
         Batcher<String, String> acquire = member(slots, acquires);
         Batcher<String, String> release = member(slots, releases);
-        acquires.hold("x");
-        CompletableFuture<Object> running = submit(acquire, "x");
-        acquires.awaitStarted("x");
+        CompletableFuture<Object> running = acquires.startHeld(acquire, "x");
         CompletableFuture<Object> other = submit(release, "y");
         await(() -> release.queued() == 1, "y queued");
         Thread.sleep(50);
