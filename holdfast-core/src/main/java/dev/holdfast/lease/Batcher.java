@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -62,18 +62,29 @@ final class Batcher<Q, R> {
         }
     }
 
-    /** One call; its thread waits on {@code woken}, signalled only when it has an outcome or may start a batch. */
+    /**
+     * One call. Its thread parks without the lock, woken only when it has an outcome or may start a
+     * batch: a settled call returns without taking the lock again, so that the calls of a batch wake
+     * at once rather than one after another as each gets the lock.
+     */
     private static final class Call<Q, R> {
         final Q request;
-        final Condition woken;
         final Thread thread = Thread.currentThread();
         boolean queued = true;
         Outcome<R> outcome;
         Error error;
+        /** Written after {@code outcome} or {@code error}, so that a thread that reads it true sees them. */
+        volatile boolean settled;
+        /** Told it may start a batch (or work out its linger anew); cleared under the lock before it parks. */
+        volatile boolean woken;
 
-        Call(Q request, Condition woken) {
+        Call(Q request) {
             this.request = request;
-            this.woken = woken;
+        }
+
+        void wake() {
+            woken = true;
+            LockSupport.unpark(thread);
         }
     }
 
@@ -111,7 +122,8 @@ final class Batcher<Q, R> {
 
         /**
          * A call of {@code thread} arrived: it is waited for no more, and its time to come back is
-         * noted. True if it was waited for: the waiting calls must work out their linger anew. Holds the lock.
+         * noted. True if that ends the wait sooner (it was waited for longest, or last): the waiting
+         * calls must work out their linger anew. Holds the lock.
          */
         boolean arrived(Thread thread) {
             if (lingerNanos == 0) {
@@ -122,7 +134,16 @@ final class Batcher<Q, R> {
                 r.tookNanos[r.answeredBy] = System.nanoTime() - r.answeredAt;
                 r.answeredBy = -1;
             }
-            return expected.remove(thread) != null;
+            Long until = expected.remove(thread);
+            if (until == null) {
+                return false;
+            }
+            for (long other : expected.values()) {
+                if (other >= until) {
+                    return false; // the wait ends no sooner: waking the waiting calls would only cost a switch
+                }
+            }
+            return true;
         }
 
         /**
@@ -230,35 +251,54 @@ final class Batcher<Q, R> {
      */
     R submit(Q request) {
         boolean interrupted = false;
+        boolean locked = true;
         lock.lock();
         try {
-            Call<Q, R> call = new Call<>(request, lock.newCondition());
+            Call<Q, R> call = new Call<>(request);
             queue.addLast(call);
-            if (slots.arrived(call.thread)) {
-                wakeNext(); // a thread a lingering batch waited for: it may start now, or wait less
+            if (slots.arrived(call.thread) && !(mayStart(call) && slots.lingerLeft() == 0)) {
+                wakeNext(); // a lingering batch may start now, or wait less (unless this call starts it)
             }
-            while (call.outcome == null && call.error == null) {
+            while (!call.settled) {
                 boolean mayStart = call.queued && mayStart(call);
                 long linger = mayStart ? slots.lingerLeft() : 0;
                 if (mayStart && linger == 0) {
                     run(take(call));
                     wakeNext();
-                } else if (linger > 0) {
-                    try {
-                        call.woken.awaitNanos(linger);
-                    } catch (InterruptedException e) {
-                        interrupted = true; // kept aside, else every later wait would end at once
-                    }
-                } else {
-                    call.woken.awaitUninterruptibly();
+                    continue;
                 }
+                call.woken = false;
+                lock.unlock();
+                locked = false;
+                long deadline = System.nanoTime() + linger;
+                while (!call.settled && !call.woken) {
+                    if (linger > 0) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            break;
+                        }
+                        LockSupport.parkNanos(this, left);
+                    } else {
+                        LockSupport.park(this);
+                    }
+                    if (Thread.interrupted()) {
+                        interrupted = true; // kept aside, else every later park would end at once
+                    }
+                }
+                if (call.settled) {
+                    break; // its outcome is all it needs: no lock, so the calls of a batch leave at once
+                }
+                lock.lock();
+                locked = true;
             }
             if (call.error != null) {
                 throw call.error;
             }
             return call.outcome.get();
         } finally {
-            lock.unlock();
+            if (locked) {
+                lock.unlock();
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -337,7 +377,8 @@ final class Batcher<Q, R> {
                 } else {
                     c.outcome = outcomes.get(i);
                 }
-                c.woken.signal();
+                c.settled = true;
+                c.wake();
             }
             if (slots.lingerNanos > 0) { // after every call is settled: bookkeeping must not strand them
                 long now = System.nanoTime();
@@ -363,7 +404,7 @@ final class Batcher<Q, R> {
     private void wakeFirst() {
         for (Call<Q, R> c : queue) {
             if (mayStart(c)) {
-                c.woken.signal();
+                c.wake();
                 return;
             }
         }

@@ -26,6 +26,7 @@ class BatcherTest {
         final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
         final Map<String, CountDownLatch> started = new ConcurrentHashMap<>();
         final List<Boolean> interruptedWhileRunning = new CopyOnWriteArrayList<>();
+        final List<Thread> ranOn = new CopyOnWriteArrayList<>();
         volatile Function<List<String>, List<Batcher.Outcome<String>>> outcomes =
                 batch -> batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
 
@@ -50,6 +51,7 @@ class BatcherTest {
         public List<Batcher.Outcome<String>> run(List<String> batch) {
             batches.add(List.copyOf(batch));
             interruptedWhileRunning.add(Thread.currentThread().isInterrupted());
+            ranOn.add(Thread.currentThread());
             for (String key : batch) {
                 CountDownLatch latch = held.get(key);
                 if (latch != null) {
@@ -296,6 +298,52 @@ class BatcherTest {
             assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
+    }
+
+    @Test
+    void inLockstepTheArrivalThatEndsTheWaitRunsTheBatchItselfWithoutWakingTheWaitingCall() throws Exception {
+        Runner runner = new Runner();
+        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        try (Worker one = new Worker(); Worker two = new Worker()) {
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            CompletableFuture<String> waiting = two.submit(batcher, "b1");
+            await(() -> batcher.queued() == 1, "b1 queued");
+            CompletableFuture<String> last = one.submit(batcher, "c1");
+            assertThat(last.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
+            assertThat(runner.batches).last().isEqualTo(List.of("b1", "c1"));
+            assertThat(runner.ranOn).as("run on the thread of the arrival that ended the wait, not handed to the"
+                    + " waiting call's (a thread switch before every statement)").last().isEqualTo(threadOf(one));
+        }
+    }
+
+    @Test
+    void inLockstepOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
+        long linger = TimeUnit.SECONDS.toNanos(30);
+        Batcher.Slots slots = new Batcher.Slots(linger);
+        member(slots, new Runner());
+        Thread one = new Thread(() -> { });
+        Thread two = new Thread(() -> { });
+        Thread three = new Thread(() -> { });
+        slots.lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
+                slots.answered(t, 0, now);
+                slots.arrived(t);
+                slots.answered(t, 0, now);
+            }
+            assertThat(slots.arrived(one)).as("two and three are waited for as long").isFalse();
+            slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
+            assertThat(slots.arrived(two)).as("one is waited for longer").isFalse();
+            assertThat(slots.arrived(one)).as("the longest wait ends: three's ends sooner").isTrue();
+            assertThat(slots.arrived(three)).as("the last one waited for").isTrue();
+            assertThat(slots.arrived(three)).as("not waited for").isFalse();
+            assertThat(slots.lingerLeft()).isZero();
+        } finally {
+            slots.lock.unlock();
+        }
     }
 
     @Test
