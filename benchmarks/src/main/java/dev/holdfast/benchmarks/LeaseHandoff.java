@@ -105,6 +105,8 @@ public final class LeaseHandoff {
         final AtomicLong statements = new AtomicLong();
         final AtomicLong sqlStatements = new AtomicLong();
         final AtomicLong commits = new AtomicLong();
+        /** Nanoseconds connections were held, from getConnection to close, summed. */
+        final AtomicLong heldNanos = new AtomicLong();
 
         DataSource wrap(DataSource target) {
             return (DataSource) proxy(target, DataSource.class, 0);
@@ -115,8 +117,12 @@ public final class LeaseHandoff {
         }
 
         private Object proxy(Object target, Class<?> type, int prepared) {
+            long opened = System.nanoTime();
             return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
                 String m = method.getName();
+                if (type == Connection.class && m.equals("close")) {
+                    heldNanos.addAndGet(System.nanoTime() - opened);
+                }
                 if (m.startsWith("execute")) {
                     statements.incrementAndGet();
                     sqlStatements.addAndGet(args != null && args.length > 0 ? count(args[0]) : prepared);

@@ -3,6 +3,8 @@ package dev.holdfast.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.BareLockstep;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
@@ -47,18 +49,24 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  *   <li>{@code holdfastBatched}: the same with {@code batching(true)}: concurrent calls share multi-row statements;</li>
  *   <li>{@code holdfastLingering}: {@code batchesInLockstep(0.3 ms)}: acquires and releases share one statement in flight,
  *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
+ *   <li>{@code holdfastLingering@<micros>}: the same with that linger;</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
  *   <li>{@code shedLock}: ShedLock's JDBC template provider, database time;</li>
  *   <li>{@code springIntegration}: one {@code JdbcLockRegistry}, {@code tryLock()} and {@code unlock()};</li>
  *   <li>{@code redisson}: Redisson's {@code RLock} on the local Redis (which does not fsync);</li>
+ *   <li>{@code bareLockstep}: the service's two batch statements in lockstep with nothing else ({@link BareLockstep}):
+ *       the ceiling of any lockstep batching with this many threads here;</li>
+ *   <li>{@code batchesAlone}: the service's batcher in lockstep (0.3 ms) without the service around it;</li>
  *   <li>{@code limit}: two single-row auto-commit updates per pair, the cost of two commits;</li>
  *   <li>{@code floor} (PostgreSQL): the same two updates, the second committed without waiting for the
  *       WAL flush: the least any lease whose grants are durable and whose releases skip the flush (as
  *       Holdfast's fast release) can wait per pair without batching. On MariaDB and H2, whose commits
  *       are all alike, it is the limit.</li>
  * </ul>
+ * Each line also says how long connections were held per pair (from {@code getConnection} to {@code close}):
+ * with one statement in flight, that times the number of threads is the time statements take of a cycle.
  * Before the timed rounds, one counted pass on one thread reports JDBC executes (round trips) and SQL
  * statements per pair for each implementation; the timed rounds report executes per pair under load
  * too (batching shares them). Usage: {@code java -cp benchmarks.jar
@@ -74,10 +82,18 @@ public final class LeaseInterleaved {
     /** One acquire-and-release of thread {@code t}'s {@code i}-th name. */
     interface Pair {
         void run(int t, int i) throws Exception;
+
+        /** Before a block's threads start: {@code threads} of them will run. */
+        default void startBlock(int threads) {
+        }
+
+        /** Thread {@code t} of the block runs no more pairs. */
+        default void finish(int t) {
+        }
     }
 
     static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastLingering",
-            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "limit", "floor");
+            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "batchesAlone", "limit", "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
     static final AtomicLong FALSE_REFUSALS = new AtomicLong();
@@ -101,20 +117,24 @@ public final class LeaseInterleaved {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
             createDesignTable(admin, kind);
             LeasePeers.createLimitTable(admin, threads * 2);
-            for (String implementation : IMPLEMENTATIONS.stream()
-                    .filter(i -> i.equals("oneStatement") || chosen.contains(i)).toList()) {
+            for (String implementation : java.util.stream.Stream.concat(IMPLEMENTATIONS.stream()
+                    .filter(i -> i.equals("oneStatement") || chosen.contains(i)),
+                    chosen.stream().filter(i -> i.startsWith("holdfastLingering@"))).toList()) {
                 HikariDataSource pool = kind.newPool("bench-lease-ab-" + implementation, threads);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
                 counters.put(implementation, counting);
                 DataSource ds = counting.wrap(pool);
-                pairs.put(implementation, switch (implementation) {
+                // holdfastLingering@<micros>: lockstep with that linger instead of 300 us
+                long lingerMicros = implementation.startsWith("holdfastLingering@")
+                        ? Long.parseLong(implementation.substring("holdfastLingering@".length())) : 300;
+                pairs.put(implementation, switch (implementation.replaceFirst("@.*", "")) {
                     case "holdfast", "holdfastBatched", "holdfastDurableRelease", "holdfastLingering" -> {
-                        boolean lockstep = implementation.equals("holdfastLingering");
+                        boolean lockstep = implementation.startsWith("holdfastLingering");
                         LeaseService leases = LeaseService.builder(ds).table(TABLE)
                                 .fastRelease(!implementation.equals("holdfastDurableRelease"))
                                 .batching(implementation.equals("holdfastBatched") || lockstep)
-                                .batchesInLockstep(lockstep ? Duration.ofNanos(300_000) : Duration.ZERO).build();
+                                .batchesInLockstep(lockstep ? Duration.ofNanos(lingerMicros * 1000) : Duration.ZERO).build();
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);
@@ -156,6 +176,30 @@ public final class LeaseInterleaved {
                             lock.unlock();
                         };
                     }
+                    case "bareLockstep" -> {
+                        BareLockstep bare = new BareLockstep(ds, Dialect.valueOf(kind.name()), TABLE, TTL.toNanos() / 1000);
+                        yield new Pair() {
+                            @Override
+                            public void run(int t, int i) throws Exception {
+                                bare.pair(t, name(t, i), "bench-" + t);
+                            }
+
+                            @Override
+                            public void startBlock(int threads) {
+                                bare.startBlock(threads);
+                            }
+
+                            @Override
+                            public void finish(int t) {
+                                bare.finish(t);
+                            }
+                        };
+                    }
+                    case "batchesAlone" -> {
+                        BareLockstep.Pair alone = BareLockstep.batchesAlone(ds, Dialect.valueOf(kind.name()), TABLE,
+                                TTL.toNanos() / 1000, 300_000);
+                        yield (t, i) -> alone.run(name(t, i), "bench-" + t);
+                    }
                     case "limit" -> (t, i) -> limitPair(ds, t, false);
                     case "floor" -> (t, i) -> limitPair(ds, t, kind == TestDatabase.Kind.POSTGRESQL);
                     default -> throw new IllegalArgumentException(implementation);
@@ -163,12 +207,12 @@ public final class LeaseInterleaved {
             }
             Map<String, double[]> perPair = countOnce(pairs, counters, threads);
             Map<String, List<Double>> rates = new LinkedHashMap<>();
-            Map<String, long[]> underLoad = new LinkedHashMap<>(); // executes, pairs in the timed blocks
+            Map<String, long[]> underLoad = new LinkedHashMap<>(); // executes, pairs, connection-held nanos in the timed blocks
             Map<String, List<Double>> busyPerPair = new LinkedHashMap<>(); // machine CPU, microseconds per pair
             Map<String, List<Double>> clientPerPair = new LinkedHashMap<>(); // this JVM's CPU, microseconds per pair
             pairs.keySet().forEach(k -> {
                 rates.put(k, new ArrayList<>());
-                underLoad.put(k, new long[2]);
+                underLoad.put(k, new long[3]);
                 busyPerPair.put(k, new ArrayList<>());
                 clientPerPair.put(k, new ArrayList<>());
             });
@@ -177,18 +221,20 @@ public final class LeaseInterleaved {
                 for (int k = 0; k < names.size(); k++) {
                     String name = names.get((k + Math.max(round, 0)) % names.size());
                     long executes = counters.get(name).statements.get();
+                    long held = counters.get(name).heldNanos.get();
                     double[] block = block(pairs.get(name), threads, blockMillis);
                     if (round >= 0) {
                         rates.get(name).add(block[0]);
                         underLoad.get(name)[0] += counters.get(name).statements.get() - executes;
                         underLoad.get(name)[1] += (long) block[1];
+                        underLoad.get(name)[2] += counters.get(name).heldNanos.get() - held;
                         busyPerPair.get(name).add(block[2] / 1e3 / block[1]);
                         clientPerPair.get(name).add(block[3] / 1e3 / block[1]);
                     }
                 }
             }
             underLoad.forEach((k, v) -> perPair.put(k, new double[] {perPair.get(k)[0], perPair.get(k)[1],
-                    v[0] / (double) Math.max(1, v[1])}));
+                    v[0] / (double) Math.max(1, v[1]), v[2] / 1e3 / Math.max(1, v[1])}));
             write(database, threads, rounds, blockMillis, rates, perPair, busyPerPair, clientPerPair, out);
             System.out.printf("%s %d threads: Spring Integration refused a free lock %d times%n", database, threads,
                     FALSE_REFUSALS.get());
@@ -212,6 +258,7 @@ public final class LeaseInterleaved {
         AtomicLong failures = new AtomicLong();
         CountDownLatch finished = new CountDownLatch(threads);
         List<Thread> workers = new ArrayList<>();
+        pair.startBlock(threads);
         for (int t = 0; t < threads; t++) {
             int thread = t;
             workers.add(new Thread(() -> {
@@ -225,6 +272,7 @@ public final class LeaseInterleaved {
                     failures.incrementAndGet();
                     e.printStackTrace();
                 } finally {
+                    pair.finish(thread);
                     finished.countDown();
                 }
             }));
@@ -252,6 +300,7 @@ public final class LeaseInterleaved {
         Map<String, double[]> result = new LinkedHashMap<>();
         for (var e : pairs.entrySet()) {
             LeaseHandoff.Counting c = counters.get(e.getKey());
+            e.getValue().startBlock(1);
             for (int i = 0; i < 16; i++) {
                 e.getValue().run(0, i); // warm: the first call of a service detects and prepares
             }
@@ -261,6 +310,7 @@ public final class LeaseInterleaved {
             for (int i = 0; i < n; i++) {
                 e.getValue().run(0, i);
             }
+            e.getValue().finish(0);
             result.put(e.getKey(), new double[] {(c.statements.get() - executes) / (double) n,
                     (c.sqlStatements.get() - sql) / (double) n});
         }
@@ -372,13 +422,13 @@ public final class LeaseInterleaved {
             double client = Interleaved.median(clientPerPair.get(name));
             System.out.printf(Locale.ROOT, "%s %d threads %-24s median %7.0f pairs/s, ratio %.3f; %.2f round trips,"
                     + " %.2f statements per pair (one thread), %.2f round trips per pair under load;"
-                    + " CPU per pair %.0f us (%.0f us in this JVM)%n", database, threads,
-                    name, median, median / base, counts[0], counts[1], counts[2], busy, client);
+                    + " CPU per pair %.0f us (%.0f us in this JVM); a connection held %.0f us per pair%n", database, threads,
+                    name, median, median / base, counts[0], counts[1], counts[2], busy, client, counts[3]);
             json.append(String.format(Locale.ROOT, "    {\"implementation\": \"%s\", \"medianPairsPerSecond\": %.1f,"
                             + " \"ratioToOneStatement\": %.3f, \"roundTripsPerPair\": %.2f, \"statementsPerPair\": %.2f,"
                             + " \"roundTripsPerPairUnderLoad\": %.2f, \"cpuMicrosPerPair\": %.1f,"
-                            + " \"clientCpuMicrosPerPair\": %.1f, \"blocks\": %s}%s\n", name, median, median / base,
-                    counts[0], counts[1], counts[2], busy, client,
+                            + " \"clientCpuMicrosPerPair\": %.1f, \"connectionHeldMicrosPerPair\": %.1f, \"blocks\": %s}%s\n",
+                    name, median, median / base, counts[0], counts[1], counts[2], busy, client, counts[3],
                     rates.get(name).stream().map(r -> String.format(Locale.ROOT, "%.1f", r)).toList(),
                     k + 1 < names.size() ? "," : ""));
         }

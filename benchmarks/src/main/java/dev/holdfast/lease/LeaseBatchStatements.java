@@ -35,10 +35,11 @@ public final class LeaseBatchStatements {
                         acquires.add(new LeaseJdbc.Acquire(String.format("n%02d", i), "o", 60_000_000));
                     }
                     try (Connection c = pool.getConnection()) {
-                        long batched = 0, single = 0;
+                        long batched = 0, single = 0, acquiring = 0;
                         for (int it = 0; it < iterations; it++) {
                             long t0 = System.nanoTime();
                             var granted = jdbc.acquireAll(c, acquires);
+                            acquiring += System.nanoTime() - t0;
                             List<LeaseJdbc.Release> releases = acquires.stream()
                                     .map(a -> new LeaseJdbc.Release(a.name(), "o", granted.get(a.name()).token())).toList();
                             jdbc.releaseAll(c, releases, true);
@@ -51,8 +52,8 @@ public final class LeaseBatchStatements {
                             batched += t1 - t0;
                             single += t2 - t1;
                         }
-                        System.out.printf("%s n=%d: batch pair %.1f us (%.1f us per lease), %d single pairs %.1f us (%.1f per lease); ratio %.2f%n",
-                                kind, n, batched / 1e3 / iterations, batched / 1e3 / iterations / n, n,
+                        System.out.printf("%s n=%d: batch pair %.1f us (acquire %.1f; %.1f us per lease), %d single pairs %.1f us (%.1f per lease); ratio %.2f%n",
+                                kind, n, batched / 1e3 / iterations, acquiring / 1e3 / iterations, batched / 1e3 / iterations / n, n,
                                 single / 1e3 / iterations, single / 1e3 / iterations / n, (double) single / batched);
                     }
                 }
