@@ -80,7 +80,7 @@ public final class LeaseInterleaved {
     public static final String DESIGN_TABLE = "holdfast_bench_lease_design";
 
     /** One acquire-and-release of thread {@code t}'s {@code i}-th name. */
-    interface Pair {
+    public interface Pair {
         void run(int t, int i) throws Exception;
 
         /** Before a block's threads start: {@code threads} of them will run. */
@@ -252,7 +252,7 @@ public final class LeaseInterleaved {
      * Runs {@code pair} on {@code threads} threads for about {@code millis}: pairs per second, pairs done,
      * and the CPU the machine and this JVM spent meanwhile, in nanoseconds (NaN where not measurable).
      */
-    private static double[] block(Pair pair, int threads, long millis) throws Exception {
+    public static double[] block(Pair pair, int threads, long millis) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong done = new AtomicLong();
         AtomicLong failures = new AtomicLong();

@@ -1,12 +1,11 @@
 package dev.holdfast.lease;
 
-import java.lang.management.ManagementFactory;
+import dev.holdfast.benchmarks.LeaseInterleaved;
+import dev.holdfast.benchmarks.LeaseInterleaved.Pair;
+
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Phaser;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,16 +17,6 @@ import java.util.concurrent.locks.LockSupport;
  * benchmarks.jar dev.holdfast.lease.BatcherCoordination <threads> <statementMicros> <rounds> <blockMillis>}.
  */
 public final class BatcherCoordination {
-
-    interface PairRun {
-        void run(int t) throws Exception;
-
-        default void start(int threads) {
-        }
-
-        default void finish(int t) {
-        }
-    }
 
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
@@ -41,15 +30,15 @@ public final class BatcherCoordination {
         Batcher.Slots slots = new Batcher.Slots(300_000);
         Batcher<String, Boolean> acquires = new Batcher<>(slots, q -> q, String::compareTo, 1, 1, 64, runner);
         Batcher<String, Boolean> releases = new Batcher<>(slots, q -> q, String::compareTo, 1, 1, 64, runner);
-        PairRun batcher = t -> {
+        Pair batcher = (t, i) -> {
             acquires.submit("n" + t);
             releases.submit("n" + t);
         };
-        PairRun phaser = new PairRun() {
+        Pair phaser = new Pair() {
             volatile Phaser p;
 
             @Override
-            public void start(int n) {
+            public void startBlock(int n) {
                 p = new Phaser(n) {
                     @Override
                     protected boolean onAdvance(int phase, int parties) {
@@ -60,7 +49,7 @@ public final class BatcherCoordination {
             }
 
             @Override
-            public void run(int t) {
+            public void run(int t, int i) {
                 p.arriveAndAwaitAdvance();
                 p.arriveAndAwaitAdvance();
             }
@@ -71,14 +60,14 @@ public final class BatcherCoordination {
             }
         };
         List<String> names = List.of("batcher", "phaser");
-        List<PairRun> runs = List.of(batcher, phaser);
+        List<Pair> runs = List.of(batcher, phaser);
         List<List<double[]>> results = List.of(new ArrayList<>(), new ArrayList<>());
         for (int round = -2; round < rounds; round++) {
             for (int k = 0; k < runs.size(); k++) {
                 int i = (k + Math.max(round, 0)) % runs.size();
-                double[] r = block(runs.get(i), threads, blockMillis);
+                double[] r = LeaseInterleaved.block(runs.get(i), threads, blockMillis);
                 if (round >= 0) {
-                    results.get(i).add(r);
+                    results.get(i).add(new double[] {r[0], r[3] / 1e3 / r[1]}); // pairs/s, JVM CPU µs per pair
                 }
             }
         }
@@ -89,39 +78,5 @@ public final class BatcherCoordination {
                     names.get(i), threads, statementNanos / 1000, rates[rates.length / 2],
                     threads / rates[rates.length / 2] * 1e6, cpu[cpu.length / 2]);
         }
-    }
-
-    private static double[] block(PairRun pair, int threads, long millis) throws Exception {
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong done = new AtomicLong();
-        CountDownLatch finished = new CountDownLatch(threads);
-        pair.start(threads);
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            workers.add(new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        pair.run(thread);
-                        done.incrementAndGet();
-                    }
-                } catch (Exception e) {
-                    e.printStackTrace();
-                } finally {
-                    pair.finish(thread);
-                    finished.countDown();
-                }
-            }));
-        }
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long cpu0 = os.getProcessCpuTime();
-        long start = System.nanoTime();
-        workers.forEach(Thread::start);
-        Thread.sleep(millis);
-        stop.set(true);
-        finished.await();
-        long elapsed = System.nanoTime() - start;
-        long cpu = os.getProcessCpuTime() - cpu0;
-        return new double[] {done.get() / (elapsed / 1e9), cpu / 1e3 / done.get()};
     }
 }
