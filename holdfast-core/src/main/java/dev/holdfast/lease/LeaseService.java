@@ -346,7 +346,7 @@ public final class LeaseService implements Leases {
          * against one per 3.3-3.6 with batching alone, less than half the machine's CPU per acquire
          * and release of the service without batching, and, over several runs, 1.1-1.4x the throughput
          * of the service without batching or with batching alone on MariaDB, 0.9-1.2x on PostgreSQL
-         * (whose unbatched release skips the flush); 0.93-0.95x of batching alone when each thread
+         * (whose unbatched release skips the flush); 0.81-0.95x of batching alone when each thread
          * holds its lease 1 ms; like all batching, behind no batching with two threads (0.8-0.9x).
          * Keep the linger well below the time threads hold their leases: with 1 ms holds, a 1 ms
          * linger measured 0.55-0.67x of batching alone (batches wait for threads still holding
