@@ -117,7 +117,11 @@ public final class BareLockstep {
             }
         }
 
-        /** Runs the phase's requests (all of one kind: threads are in step) in one statement, names sorted. */
+        private static String name(Object request) {
+            return request instanceof LeaseJdbc.Acquire a ? a.name() : ((LeaseJdbc.Release) request).name();
+        }
+
+        /** Runs the phase's requests (all of one kind: threads are in step) in one statement, in the service's order of names. */
         void runBatch() throws SQLException {
             List<Integer> threads = new ArrayList<>();
             for (int t = 0; t < requests.length; t++) {
@@ -128,20 +132,19 @@ public final class BareLockstep {
             if (threads.isEmpty()) {
                 return;
             }
-            threads.sort(Comparator.comparing(t -> requests[t] instanceof LeaseJdbc.Acquire a ? a.name()
-                    : ((LeaseJdbc.Release) requests[t]).name()));
+            threads.sort(Comparator.comparing(t -> name(requests[t]), LeaseBatches.CODE_POINT_ORDER));
             try (Connection c = dataSource.getConnection()) {
                 if (requests[threads.get(0)] instanceof LeaseJdbc.Acquire) {
                     List<LeaseJdbc.Acquire> batch = threads.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
                     Map<String, Lease> granted = jdbc.acquireAll(c, batch);
                     for (int t : threads) {
-                        results[t] = granted.get(((LeaseJdbc.Acquire) requests[t]).name());
+                        results[t] = granted.get(name(requests[t]));
                     }
                 } else {
                     List<LeaseJdbc.Release> batch = threads.stream().map(t -> (LeaseJdbc.Release) requests[t]).toList();
                     Map<String, Boolean> released = jdbc.releaseAll(c, batch, true);
                     for (int t : threads) {
-                        results[t] = released.containsKey(((LeaseJdbc.Release) requests[t]).name());
+                        results[t] = released.containsKey(name(requests[t]));
                     }
                 }
             } finally {
