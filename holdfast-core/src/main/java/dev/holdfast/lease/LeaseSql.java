@@ -22,7 +22,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *       row — so any new grant increases it; on PostgreSQL a new grant's token is also at least
  *       {@code (timeline - 1) << 40}, so after a promotion every grant outranks every grant made
  *       before it, even one the standby never received;</li>
- *   <li>{@code acquired_at} moves only with a new grant.</li>
+ *   <li>{@code acquired_at} moves only with a new grant;</li>
+ *   <li>no statement leaves {@code expires_at} before {@code acquired_at}: a renewal or extension whose
+ *       "now" was read before it waited for the row lock never ends the grant before it began. With
+ *       the first rule this orders grant times by token: a new grant's {@code acquired_at} (its
+ *       now) is at or after the previous grant's expiry, so at or after its {@code acquired_at}.</li>
  * </ul>
  * A release never deletes the row (the token must survive): it sets {@code expires_at = acquired_at}.
  */
@@ -310,7 +314,11 @@ abstract class LeaseSql {
                     + (renews ? " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
                             + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
                             : " token = t.token + 1, acquired_at = s.now,")
-                    + " owner = s.owner, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
+                    + " owner = s.owner, expires_at = "
+                    // A renewal never ends before its grant began: "now" may be from before a wait for the row.
+                    + (renews ? "CASE WHEN t.expires_at <= s.now THEN DATEADD(MICROSECOND, s.ttl, s.now)"
+                            + " ELSE GREATEST(DATEADD(MICROSECOND, s.ttl, s.now), t.acquired_at) END"
+                            : "DATEADD(MICROSECOND, s.ttl, s.now)")
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
         }
@@ -356,7 +364,12 @@ abstract class LeaseSql {
      * PostgreSQL: {@code INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING}: zero rows means not
      * granted. "Now" is {@code clock_timestamp()} taken once, in the inserted row
      * ({@code EXCLUDED.acquired_at}); if the statement then waits for the row lock, that "now" is a
-     * little early, which can only refuse a grant, never allow one too soon.
+     * little early, which can only refuse a grant, never allow one too soon. A live row that the
+     * statement extends (a re-entry, or a waiter picking up a grant handed to it) is extended from
+     * {@code clock_timestamp()} read after the row lock: from the early "now" it could end before
+     * the grant began, and a later grant could then begin before it (seen under load: a waiter's
+     * attempt read its now, waited more than the TTL for the row while a release handed it the
+     * lease, and cut that grant's expiry to before its {@code acquired_at}).
      *
      * <p>The waiter queue ({@code <table>_queue}): a blocking acquire that fails enqueues itself in
      * the same statement, with what it would be granted (its owner, TTL) and the backend pid of the
@@ -472,7 +485,12 @@ abstract class LeaseSql {
                     + " THEN GREATEST(l.token + 1, EXCLUDED.token) ELSE l.token END,"
                     + " acquired_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.acquired_at"
                     + " ELSE l.acquired_at END,"
-                    + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, handed_to = NULL";
+                    + " owner = EXCLUDED.owner,"
+                    // A live row (a re-entry, or a waiter picking up a grant handed to it) is extended
+                    // from now after the row lock: the statement's own "now" may be from before a long
+                    // wait for that lock, and would shorten the grant, even to before its acquired_at.
+                    + " expires_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.expires_at"
+                    + " ELSE clock_timestamp() + (EXCLUDED.expires_at - EXCLUDED.acquired_at) END, handed_to = NULL";
             String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
             String now = "(SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ") n";
             acquire = insert + now + update
@@ -791,7 +809,10 @@ abstract class LeaseSql {
             reenter = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
                     + owner
-                    + " expires_at = IF(" + expired + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)"
+                    // A renewal never ends before its grant began (acquired_at, assigned above, is
+                    // the old one here): the statement's now may be from before a wait for the row.
+                    + " expires_at = IF(" + expired + ", VALUES(expires_at),"
+                    + " IF(owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at))"
                     + " RETURNING token, acquired_at, expires_at, owner, TRUE";
             renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";

@@ -1,0 +1,172 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Grant times follow tokens: no statement leaves a lease row ending before it began, so a later grant
+ * (which needs the row expired by its "now") never reports an {@code acquiredAt} before an earlier
+ * token's. Each test forces the interleaving that broke it: a statement reads its now, then waits
+ * longer than its TTL for the row lock, which a second connection holds, while the row is granted.
+ */
+class LeaseGrantOrderTest {
+
+    private static final long TTL_MICROS = 100_000;
+    private static final long LONG_MICROS = 60_000_000;
+    private static final long QUEUE_MICROS = 60_000_000;
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    /**
+     * The stress test's token disorder (PostgreSQL, loaded machine): a queued waiter's attempt read
+     * its now, then waited for the row while the holder's release handed the lease to that waiter;
+     * picking the handed grant up, it extended it from that stale now, to before the grant's own
+     * {@code acquired_at}, and an acquire that had read its now in between (after the stale expiry,
+     * before the hand-off) was granted the next token with an earlier {@code acquiredAt}.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaiterPickingUpItsHandedGrantAfterALongWaitForTheRowKeepsItLive(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        ExecutorService executor = Executors.newFixedThreadPool(2);
+        try (Connection listener = LeaseFixture.listener(db);
+             Connection holder = db.connection(); Connection waiter = db.connection();
+             Connection other = db.connection(); Connection blocker = db.connection()) {
+            int pid = pid(listener);
+            Lease held = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
+            assertThat(jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, false, pid))
+                    .as("queued behind the holder").isEmpty();
+
+            blocker.setAutoCommit(false);
+            lockRow(blocker, table);
+            Future<Optional<Lease>> attempt = executor.submit(
+                    () -> jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, true, pid));
+            awaitWaitingForTheRow(db, table, 1);
+            awaitClockPast(db, TTL_MICROS); // the attempt's now is older than its TTL
+            Future<Optional<Lease>> later = executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
+            awaitWaitingForTheRow(db, table, 2);
+            // The holder releases in the transaction that holds the row: the lease goes to the waiter.
+            assertThat(jdbc.release(blocker, "job", "holder", held.token(), false, null)).isTrue();
+            blocker.commit();
+
+            Lease handed = attempt.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            Optional<Lease> next = later.get(BOUND.toSeconds(), TimeUnit.SECONDS);
+            assertThat(handed.token()).isEqualTo(held.token() + 1);
+            assertThat(handed.owner()).isEqualTo("waiter");
+            assertThat(handed.expiresAt()).as("the handed grant ends after it began").isAfter(handed.acquiredAt());
+            assertThat(next).as("no grant while the handed one is live (its now was before the hand-off)").isEmpty();
+            assertRowEndsAfterItBegan(jdbc, holder);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * A re-entrant acquire (tryLock) read its now, then waited longer than its TTL for the row while
+     * another call of the same owner was granted the lease: its renewal must not end that grant before
+     * it began. (PostgreSQL extends from its clock after the row lock; H2 and MariaDB, whose now is
+     * the statement's, keep the expiry at least at the grant's start.) An exclusive acquire after
+     * it is refused while the grant is live, and is never granted a token with an earlier start.
+     */
+    @DatabaseTest
+    void aReentryThatWaitedForTheRowNeverEndsTheGrantBeforeItBegan(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.valueOf(db.kind().name()), table));
+        ExecutorService executor = Executors.newFixedThreadPool(1);
+        try (Connection reentrant = db.connection(); Connection other = db.connection();
+             Connection blocker = db.connection()) {
+            Lease first = jdbc.acquire(other, "job", "srv", TTL_MICROS, false).orElseThrow();
+            jdbc.release(other, "job", "srv", first.token(), false, null);
+
+            blocker.setAutoCommit(false);
+            lockRow(blocker, table);
+            Future<Optional<Lease>> reentry = executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
+            awaitWaitingForTheRow(db, table, 1);
+            awaitClockPast(db, TTL_MICROS);
+            // Another call of the same owner is granted the lease in the transaction that holds the row.
+            Lease granted = jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
+            blocker.commit();
+
+            Lease renewed = reentry.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            assertThat(renewed.token()).as("a renewal of that grant").isEqualTo(granted.token());
+            assertThat(renewed.acquiredAt()).isEqualTo(granted.acquiredAt());
+            assertThat(renewed.expiresAt()).as("not ended before it began").isAfterOrEqualTo(renewed.acquiredAt());
+            assertRowEndsAfterItBegan(jdbc, other);
+            Optional<Lease> next = jdbc.acquire(other, "job", "next", LONG_MICROS, false);
+            next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("a later token starts no earlier")
+                    .isAfterOrEqualTo(granted.acquiredAt()));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private static void assertRowEndsAfterItBegan(LeaseJdbc jdbc, Connection c) throws SQLException {
+        Lease row = jdbc.read(c, "job").orElseThrow();
+        assertThat(row.expiresAt()).as("the row %s ends after it began", row).isAfterOrEqualTo(row.acquiredAt());
+    }
+
+    private static void lockRow(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT token FROM " + table + " WHERE name = ? FOR UPDATE")) {
+            ps.setString(1, "job");
+            ps.executeQuery().close();
+        }
+    }
+
+    private static int pid(Connection listener) throws SQLException {
+        try (Statement s = listener.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Waits until {@code statements} statements on the lease table wait for a lock. */
+    private static void awaitWaitingForTheRow(TestDatabase db, String table, long statements) throws Exception {
+        String sql = switch (db.kind()) {
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND pid <> pg_backend_pid() AND query LIKE ?";
+            case MARIADB -> "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
+                    + " AND trx_query LIKE ?";
+            case H2 -> "SELECT COUNT(*) FROM information_schema.sessions WHERE blocker_id IS NOT NULL"
+                    + " AND executing_statement LIKE ?";
+        };
+        String like = "%" + table + " %";
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (db.queryLong(sql, like) < statements) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(statements + " statement(s) never waited for the row of " + table);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Waits until the database's clock has moved more than {@code micros} past its reading now. */
+    private static void awaitClockPast(TestDatabase db, long micros) throws Exception {
+        String now = switch (db.kind()) {
+            case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
+            case MARIADB -> "CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)";
+            case H2 -> "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + Dialect.H2.clock() + ")";
+        };
+        long until = db.queryLong("SELECT " + now) + micros + 20_000;
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (db.queryLong("SELECT " + now) <= until) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the database's clock did not move");
+            }
+            Thread.sleep(5);
+        }
+    }
+}
