@@ -38,6 +38,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -419,12 +420,35 @@ public final class LeaseService implements Leases {
         long micros = ttlMicros(ttl);
         long sent = System.nanoTime();
         Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros) : acquireAlone(name, owner, micros);
-        return grant.map(g -> granted(g, sent));
+        return grant.map(g -> observed(granted(g, sent), GrantPath.ACQUIRED));
     }
 
     /** The exclusive acquire in a statement of its own. */
     private Optional<Lease> acquireAlone(String name, String owner, long micros) {
         return acquire("acquiring", name, owner, c -> jdbc.acquire(c, name, owner, micros, false));
+    }
+
+    /** How a grant reached its caller (for {@link #grantObserver}). */
+    enum GrantPath {
+        /** {@code tryAcquire}'s statement, alone or in a batch, or a {@code lock} call with no wait. */
+        ACQUIRED,
+        /** A waiting {@code lock} call's own attempt (which may pick up a grant a release handed to it). */
+        QUEUED_ATTEMPT,
+        /** A release's hand-off, learned from its notification: no statement of the waiter's own. */
+        HANDED_OFF,
+        /** Passed on in memory by a holder of this service ({@link Builder#localHandOffs}). */
+        PASSED_IN_MEMORY
+    }
+
+    /** Tests: told of each grant, on the caller's thread, before it is returned. */
+    volatile @Nullable BiConsumer<Lease, GrantPath> grantObserver;
+
+    private Lease observed(Lease grant, GrantPath path) {
+        BiConsumer<Lease, GrantPath> observer = grantObserver;
+        if (observer != null) {
+            observer.accept(grant, path);
+        }
+        return grant;
     }
 
     /** Records a grant the database made to this service, for cohort hand-off; returns it. */
@@ -503,7 +527,7 @@ public final class LeaseService implements Leases {
         if (cohort != null) {
             Lease passed = local.await(cohort, deadline);
             if (passed != null) {
-                return passed;
+                return observed(passed, GrantPath.PASSED_IN_MEMORY);
             }
         }
         try {
@@ -570,12 +594,12 @@ public final class LeaseService implements Leases {
                     races = 0;
                 }
                 if (granted.isPresent()) {
-                    return granted(granted.get(), sent);
+                    return observed(granted(granted.get(), sent), viaQueue ? GrantPath.QUEUED_ATTEMPT : GrantPath.ACQUIRED);
                 }
                 queued = viaQueue;
                 Lease handed = handed(wakeUp, name, owner);
                 if (handed != null) {
-                    return granted(handed, sent);
+                    return observed(granted(handed, sent), GrantPath.HANDED_OFF);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -588,7 +612,7 @@ public final class LeaseService implements Leases {
                     wakeUp.signal.drainPermits();
                     handed = handed(wakeUp, name, owner);
                     if (handed != null) {
-                        return granted(handed, sent);
+                        return observed(granted(handed, sent), GrantPath.HANDED_OFF);
                     }
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
