@@ -170,7 +170,7 @@ public final class LeaseService implements Leases {
         this.maxQueuedPollNanos = b.maxQueuedPollNanos;
         this.sql = LeaseSql.forDialect(dialect, table);
         this.jdbc = new LeaseJdbc(sql);
-        this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg.stem()) : null;
+        this.wakeUps = sql instanceof LeaseSql.PostgreSql pg ? new PgWakeUps(dataSource, pg) : null;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
         this.local = b.localHandOffs == 0 ? null : new LocalHandOffs(b.localHandOffs,
                 (name, owner, token, tokens, ttl) -> call("reserving tokens of", name,

@@ -461,6 +461,7 @@ abstract class LeaseSql {
                 + "::bit(32)::int::bigint - 1) << " + TIMELINE_SHIFT + ")";
 
         private final String queue;
+        /** {@link #stemSql} of this table. */
         private final String stem;
         private final String acquire;
         private final String reenter;
@@ -477,7 +478,7 @@ abstract class LeaseSql {
         PostgreSql(String table) {
             super(table, Dialect.POSTGRESQL);
             this.queue = table + "_queue";
-            this.stem = stem(table);
+            this.stem = stemSql(table);
             String insert = "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
                     + " SELECT ?, ?, GREATEST(1, n.e), n.t, n.t + ? * interval '1 microsecond' FROM ";
             String update = " ON CONFLICT (name) DO UPDATE SET"
@@ -538,12 +539,22 @@ abstract class LeaseSql {
         }
 
         /**
-         * The stem of a lease table's LISTEN/NOTIFY channels: a plain lower-case identifier of at most
-         * 52 characters, so that a listener's channel ({@link #listenerChannel}) fits PostgreSQL's 63.
+         * The stem of a lease table's LISTEN/NOTIFY channels, as an SQL expression: made from the table
+         * as PostgreSQL resolves the name (its schema by the search path, unquoted parts folded to
+         * lower case), so that every spelling of one table ({@code leases}, {@code LEASES},
+         * {@code public.leases}) has the same channels, and services that spell it differently still
+         * wake each other's waiters. {@code holdfast_lease_<schema>_<table>}, or with the MD5 of
+         * {@code <schema>.<table>} where that is longer than 37 characters: a plain lower-case
+         * identifier of at most 52 characters, so that a listener's channel ({@link #listenerChannel})
+         * fits PostgreSQL's 63. A table that does not exist (yet) has the stem of its spelling, lower-cased.
+         * The table is a validated identifier ({@code [A-Za-z0-9_.]}), safe in a literal.
          */
-        static String stem(String table) {
-            String stem = "holdfast_lease_" + table.toLowerCase(java.util.Locale.ROOT).replace('.', '_');
-            return stem.length() <= 52 ? stem : stem.substring(0, 44) + Integer.toHexString(table.hashCode());
+        static String stemSql(String table) {
+            String spelled = "'" + table + "'";
+            return "(SELECT 'holdfast_lease_' || CASE WHEN length(r.q) <= 37 THEN r.q ELSE md5(r.q) END FROM"
+                    + " (SELECT coalesce((SELECT n.nspname || '_' || c.relname FROM pg_catalog.pg_class c"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" + spelled + ")),"
+                    + " replace(lower(" + spelled + "), '.', '_')) AS q) r)";
         }
 
         /**
@@ -552,18 +563,24 @@ abstract class LeaseSql {
          * other services' listeners (every instance has one) are not woken for a grant that is not
          * theirs. PostgreSQL still signals every listening backend of the database at each notifying
          * commit; those read the queue and send nothing to their clients.
+         *
+         * @param stem the stem as {@link #stemSql} evaluated it
          */
         static String listenerChannel(String stem, int pid) {
             return stem + "_" + pid;
         }
 
-        /** {@link #listenerChannel} in SQL, of the pid that SQL expression {@code pid} gives (null for none). */
-        static String listenerChannelSql(String stem, String pid) {
-            return "'" + stem + "_' || " + pid;
+        /** {@link #listenerChannel} in SQL, of the stem and pid that SQL expressions give (null for no pid). */
+        static String listenerChannelSql(String stemSql, String pid) {
+            return stemSql + " || '_' || " + pid;
         }
 
-        String stem() {
-            return stem;
+        /**
+         * {@link #LISTENER_LOCK}, then this table's stem ({@link #stemSql}) as the listener's
+         * connection resolves it: what a listener runs before its {@code LISTEN}.
+         */
+        String listenerLockSql() {
+            return LISTENER_LOCK + ", " + stem;
         }
 
         @Override

@@ -36,8 +36,10 @@ final class PgWakeUps implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
 
     private final DataSource dataSource;
-    /** The table's stem ({@link LeaseSql.PostgreSql#stem}); the listener's channel adds its pid. */
-    private final String stem;
+    /** The lease table, as configured (for names and log lines). */
+    private final String table;
+    /** {@link LeaseSql.PostgreSql#listenerLockSql}: the listener's lock, pid and the table's resolved stem. */
+    private final String lockSql;
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
     /** The listener connection's backend pid while it listens, else null. */
@@ -47,9 +49,10 @@ final class PgWakeUps implements AutoCloseable {
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    PgWakeUps(DataSource dataSource, String stem) {
+    PgWakeUps(DataSource dataSource, LeaseSql.PostgreSql sql) {
         this.dataSource = dataSource;
-        this.stem = stem;
+        this.table = sql.table;
+        this.lockSql = sql.listenerLockSql();
     }
 
     /**
@@ -64,7 +67,7 @@ final class PgWakeUps implements AutoCloseable {
                 return false;
             }
             if (thread == null) {
-                thread = new Thread(this::run, "holdfast-lease-listener-" + stem);
+                thread = new Thread(this::run, "holdfast-lease-listener-" + table);
                 thread.setDaemon(true);
                 thread.start();
             }
@@ -161,7 +164,7 @@ final class PgWakeUps implements AutoCloseable {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (LISTEN " + stem + "_<pid>) stopped: blocking"
+                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + table + ") stopped: blocking"
                             + " lease waiters poll until the listener connects again", e);
                 }
                 outageReported = true;
@@ -198,24 +201,25 @@ final class PgWakeUps implements AutoCloseable {
             c.setAutoCommit(true);
         }
         try (Statement s = c.createStatement()) {
-            boolean locked = false;
+            boolean lockHeld = false;
             String listened = null;
             try {
                 // The lock tells hand-offs this listener is alive; its pid is the one the lock is taken for.
-                Integer pid = lockListener(s);
-                for (long backoffMillis = 20; pid == null; backoffMillis = Math.min(1000, backoffMillis * 2)) {
+                Listener locked = lockListener(s);
+                for (long backoffMillis = 20; locked == null; backoffMillis = Math.min(1000, backoffMillis * 2)) {
                     if (closed) {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + stem + "_<pid>) wait until a"
+                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait until a"
                                 + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
-                    pid = lockListener(s);
+                    locked = lockListener(s);
                 }
-                locked = true;
-                listened = LeaseSql.PostgreSql.listenerChannel(stem, pid);
+                lockHeld = true;
+                int pid = locked.pid();
+                listened = LeaseSql.PostgreSql.listenerChannel(locked.stem(), pid);
                 s.execute("LISTEN " + listened); // the last statement, as pg_stat_activity shows it
                 listenerPid = pid;
                 peek.disable();
@@ -243,7 +247,7 @@ final class PgWakeUps implements AutoCloseable {
                         s.execute("UNLISTEN " + listened);
                     }
                 } finally {
-                    if (locked) {
+                    if (lockHeld) {
                         s.execute(LeaseSql.PostgreSql.LISTENER_UNLOCK);
                     }
                 }
@@ -255,10 +259,14 @@ final class PgWakeUps implements AutoCloseable {
         }
     }
 
-    /** Takes the listener's lock: this connection's backend pid, or null if a transaction keeps it from the lock. */
-    private static Integer lockListener(Statement s) throws SQLException {
-        try (ResultSet rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
-            return rs.next() && rs.getBoolean(1) ? rs.getInt(2) : null;
+    /** A listener that holds its lock: its connection's backend pid, and the table's stem as resolved there. */
+    private record Listener(int pid, String stem) {
+    }
+
+    /** Takes the listener's lock, or null if a transaction keeps it from the lock. */
+    private Listener lockListener(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery(lockSql)) {
+            return rs.next() && rs.getBoolean(1) ? new Listener(rs.getInt(2), rs.getString(3)) : null;
         }
     }
 

@@ -410,7 +410,7 @@ class LeaseFailoverTest {
         try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE state = 'idle' AND query = 'LISTEN ' || "
-                     + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stem(table), "pid"))) {
+                     + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stemSql(table), "pid"))) {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

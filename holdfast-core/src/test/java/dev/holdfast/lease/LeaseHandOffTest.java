@@ -227,7 +227,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aHandOffNotifiesOnlyItsWaitersListener(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String stem = LeaseSql.PostgreSql.stem(table);
+        String stem = db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql(table));
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
              Connection other = LeaseFixture.listener(db)) {
@@ -277,16 +277,22 @@ class LeaseHandOffTest {
         }
     }
 
-    /** Every listener's channel fits PostgreSQL's 63-byte identifiers, whatever the table's name and the pid. */
-    @org.junit.jupiter.api.Test
-    void aListenersChannelFitsAnIdentifier() {
+    /**
+     * Every listener's channel fits PostgreSQL's 63-byte identifiers, whatever the table's name and the
+     * pid, for tables that exist (resolved) and that do not (the spelling).
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aListenersChannelFitsAnIdentifier(TestDatabase db) throws Exception {
+        String existing = LeaseFixture.install(db);
         String longest = "s".repeat(63) + "." + "t".repeat(63);
-        for (String table : List.of("holdfast_leases", "t".repeat(37), "t".repeat(38), "app.leases", longest)) {
-            String stem = LeaseSql.PostgreSql.stem(table);
-            assertThat(stem).as(table).matches("[a-z0-9_]{1,52}");
+        for (String table : List.of(existing, existing.toUpperCase(java.util.Locale.ROOT), "public." + existing,
+                "holdfast_leases", "t".repeat(30), "t".repeat(38), "app.leases", longest)) {
+            String stem = db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql(table));
+            assertThat(stem).as(table).matches("holdfast_lease_[a-z0-9_]{1,37}");
             assertThat(LeaseSql.PostgreSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
         }
-        assertThat(LeaseSql.PostgreSql.stem("a".repeat(60))).isNotEqualTo(LeaseSql.PostgreSql.stem("a".repeat(59) + "b"));
+        assertThat(db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql("a".repeat(60))))
+                .isNotEqualTo(db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql("a".repeat(59) + "b")));
     }
 
     private static void listen(Connection c, String channel) throws java.sql.SQLException {

@@ -259,7 +259,7 @@ class LeaseRestartFaultTest {
                 assertThat(leases.find(blocked)).contains(granted);
             }
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-                String listening = "'LISTEN ' || " + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stem(table), "pid");
+                String listening = "'LISTEN ' || " + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stemSql(table), "pid");
                 await("the listener is back", Duration.ofSeconds(20), () -> count(db,
                         "SELECT COUNT(*) FROM pg_stat_activity WHERE query = " + listening + " AND state = 'idle'") == 1);
             }

@@ -38,7 +38,7 @@ class PgWakeUpsLoggingTest {
             }
         };
         logger.addHandler(capture);
-        PgWakeUps wakeUps = new PgWakeUps(new UnreachableDataSource(), "holdfast_test_channel");
+        PgWakeUps wakeUps = new PgWakeUps(new UnreachableDataSource(), new LeaseSql.PostgreSql("holdfast_test_table"));
         try {
             assertThat(wakeUps.start()).isTrue();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -48,7 +48,7 @@ class PgWakeUpsLoggingTest {
             Thread.sleep(400); // several failed attempts (50, 100, 200 ms backoff): still one record
             assertThat(records).hasSize(1);
             assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
-            assertThat(records.get(0).getMessage()).contains("holdfast_test_channel").contains("poll");
+            assertThat(records.get(0).getMessage()).contains("holdfast_test_table").contains("poll");
             assertThat(records.get(0).getThrown()).isInstanceOf(SQLException.class);
             assertThat(wakeUps.isListening()).isFalse();
         } finally {
