@@ -9,23 +9,31 @@ import java.time.Duration;
  */
 public class LockTimeoutException extends RowLockException {
 
-    private final Duration bound;
+    private final LockWait wait;
 
-    LockTimeoutException(RowRef row, Duration bound, Duration waited, Throwable cause) {
-        super(message(row, bound, waited), row, waited, cause);
-        this.bound = bound;
+    LockTimeoutException(RowRef row, LockWait wait, Duration waited, Throwable cause) {
+        super(message(row, wait, waited), row, waited, cause);
+        this.wait = wait;
     }
 
-    private static String message(RowRef row, Duration bound, Duration waited) {
-        String what = bound.isZero()
-                ? row + " or its table is locked by another transaction (no wait)"
-                : "Lock wait on " + row + " exceeded its bound of " + bound.toMillis()
-                        + " ms after " + waited.toMillis() + " ms";
+    private static String message(RowRef row, LockWait wait, Duration waited) {
+        String what = switch (wait.mode()) {
+            case NO_WAIT -> row + " or its table is locked by another transaction (no wait)";
+            case SKIP_LOCKED -> "The table of " + row + " is locked by another transaction"
+                    + " (skip locked skips locked rows, not a locked table)";
+            case BOUNDED -> "Lock wait on " + row + " exceeded its bound of " + wait.bound().toMillis()
+                    + " ms after " + waited.toMillis() + " ms";
+        };
         return what + "; the transaction was rolled back";
     }
 
-    /** The bound that ran out; zero for a no-wait lock. */
+    /** How the lock was allowed to wait: a bound, no wait, or skip locked. */
+    public LockWait lockWait() {
+        return wait;
+    }
+
+    /** The bound that ran out; zero for a no-wait or skip-locked lock. */
     public Duration bound() {
-        return bound;
+        return wait.bound();
     }
 }

@@ -147,7 +147,7 @@ public final class PessimisticLocks {
                 long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 if (leftMillis == 0) {
                     rollback(connection, null);
-                    LockTimeoutException timeout = new LockTimeoutException(row, wait.bound(), wait.bound(), null);
+                    LockTimeoutException timeout = new LockTimeoutException(row, wait, wait.bound(), null);
                     observe(row, wait, Duration.ZERO, false, timeout);
                     throw timeout;
                 }
@@ -181,7 +181,7 @@ public final class PessimisticLocks {
         // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
         if (kind == SqlErrorKind.LOCK_TIMEOUT
                 || (kind == SqlErrorKind.STATEMENT_CANCELLED && wait.mode() == LockWait.Mode.BOUNDED)) {
-            return new LockTimeoutException(row, reported.bound(), waited, e);
+            return new LockTimeoutException(row, reported, waited, e);
         }
         if (kind == SqlErrorKind.DEADLOCK) {
             return new DeadlockException(row, waited, e);

@@ -218,7 +218,7 @@ class QuickStartTest {
         try (LeaseService leases = LeaseService.builder(dataSource).table(leaseTable).build()) {
             FencedUpdate fence = FencedUpdate.of(purchaseOrder, "order_no", "fence_token", "report");
             Optional<Lease> lease = leases.tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5));
-            if (lease.isPresent()) {   // empty: another server holds it
+            if (lease.isPresent()) {   // empty: it is held, even by server-7 itself (exclusive per call)
                 try (LeaseGuard guard = leases.keepAlive(lease.get(), Duration.ofMinutes(5),
                         lost -> System.getLogger("report").log(System.Logger.Level.ERROR, "lease lost", lost));
                      Connection connection = dataSource.getConnection()) {

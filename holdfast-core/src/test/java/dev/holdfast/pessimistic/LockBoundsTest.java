@@ -306,6 +306,11 @@ class LockBoundsTest {
                     assertThat(outcome.elapsed()).as(outcome.toString()).isLessThan(AT_ONCE);
                     assertThat(Boolean.TRUE.equals(outcome.locked()) || outcome.failure() instanceof LockTimeoutException)
                             .as(outcome.toString()).isTrue();
+                    if (outcome.failure() instanceof LockTimeoutException timeout) {
+                        // The message says which no-wait mode refused (skip locked said "no wait").
+                        assertThat(timeout.lockWait()).isEqualTo(wait);
+                        assertThat(timeout.getMessage()).contains("(" + wait);
+                    }
                 } finally {
                     close(waiter);
                 }
