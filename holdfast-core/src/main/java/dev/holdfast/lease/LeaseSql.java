@@ -768,7 +768,10 @@ abstract class LeaseSql {
      * takeover) sets {@code acquired_at} to the statement's {@code UTC_TIMESTAMP(6)}, and a refusal
      * leaves it, so {@code RETURNING acquired_at = UTC_TIMESTAMP(6)} says which. Two statements can
      * start in the same microsecond, so a refusal that finds {@code acquired_at} equal to its own
-     * now moves it 1 µs back (no other effect: expiry, token and owner stay). A session variable
+     * now moves it 1 µs forward (no other effect: expiry, token and owner stay; the row is live, so
+     * it still ends after it begins). Forward, not back: a release sets {@code expires_at} to that
+     * {@code acquired_at}, and a later grant needs its now at or after it, so it can never start
+     * before the {@code acquiredAt} the holder was told (1 µs back allowed exactly that). A session variable
      * set in the update cannot carry the decision: measured, {@code RETURNING} then reads it as it
      * was before the statement when it had no value yet.
      */
@@ -795,7 +798,7 @@ abstract class LeaseSql {
             // Column 5 says whether this statement granted: always true for the re-entrant form.
             acquireUpdate = " token = IF(" + expired + ", token + 1, token),"
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
-                    + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
+                    + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
                     + owner
                     + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
                     + " RETURNING ";
@@ -814,7 +817,7 @@ abstract class LeaseSql {
                     + " ON DUPLICATE KEY UPDATE"
                     + " token = IF(" + grant + ", token + 1, token),"
                     + " acquired_at = IF(" + grant + ", VALUES(acquired_at),"
-                    + " IF(acquired_at = VALUES(acquired_at), acquired_at - INTERVAL 1 MICROSECOND, acquired_at)),"
+                    + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
                     + " owner = IF(" + grant + ", VALUES(owner), owner),"
                     + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
                     + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -111,6 +112,48 @@ class LeaseGrantOrderTest {
                     .isAfterOrEqualTo(granted.acquiredAt()));
         } finally {
             executor.shutdownNow();
+        }
+    }
+
+    /**
+     * MariaDB's exclusive acquire tells its own grant from a refusal by {@code acquired_at} equal to
+     * its statement's now; a refusal that starts in the grant's microsecond moves {@code acquired_at}
+     * 1 µs to keep the two apart. It moved it back: after the release, a statement whose now was 1 µs
+     * before the grant's could be granted the next token with an {@code acquiredAt} before the one the
+     * holder was told. The statements' clocks are fixed with {@code SET timestamp}.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aRefusalInTheGrantsMicrosecondLetsNoLaterGrantStartEarlier(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.MARIADB, table));
+        try (Connection holder = db.connection(); Connection refused = db.connection(); Connection early = db.connection()) {
+            java.math.BigDecimal now = new java.math.BigDecimal(db.queryString("SELECT UNIX_TIMESTAMP(NOW(6))"));
+            java.math.BigDecimal microsecond = new java.math.BigDecimal("0.000001");
+            try {
+                setClock(holder, now);
+                setClock(refused, now);
+                setClock(early, now.subtract(microsecond));
+                Lease granted = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
+                assertThat(jdbc.acquire(refused, "job", "other", LONG_MICROS, false)).as("refused in its microsecond").isEmpty();
+                assertThat(jdbc.release(holder, "job", "holder", granted.token(), false, null)).isTrue();
+                Optional<Lease> next = jdbc.acquire(early, "job", "early", LONG_MICROS, false);
+                next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("the next token %s starts no earlier than %s",
+                        lease, granted).isAfterOrEqualTo(granted.acquiredAt()));
+                assertThat(next).as("now before the grant began: refused").isEmpty();
+                assertRowEndsAfterItBegan(jdbc, holder);
+            } finally {
+                for (Connection c : List.of(holder, refused, early)) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("SET timestamp = DEFAULT");
+                    }
+                }
+            }
+        }
+    }
+
+    private static void setClock(Connection c, java.math.BigDecimal epochSeconds) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET timestamp = " + epochSeconds.toPlainString());
         }
     }
 
