@@ -51,7 +51,7 @@ class LeaseFaultTest {
         HikariDataSource holderPool = db.newPool(1);
         try (LeaseService holder = LeaseFixture.service(holderPool, table);
              LeaseService next = LeaseFixture.service(db.newPool(1), table)) {
-            Lease lease = holder.tryAcquire("job", "holder", Duration.ofMillis(700)).orElseThrow();
+            Lease lease = holder.tryAcquire("job", "holder", Duration.ofMillis(3000)).orElseThrow();
             try (Connection c = holderPool.getConnection()) {
                 kill(db, sessionId(db, c));
             }

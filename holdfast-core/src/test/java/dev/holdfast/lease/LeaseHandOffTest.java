@@ -154,7 +154,7 @@ class LeaseHandOffTest {
             // A grant that ran out with a waiter queued behind it: its release, in the same form, is
             // refused as expired and hands nothing to the waiter (the waiter takes a free lease at its
             // own next attempt, here a minute away).
-            Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(200)).orElseThrow();
+            Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(2000)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
             while (db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") > 0) {

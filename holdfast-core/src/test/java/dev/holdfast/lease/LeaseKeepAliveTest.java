@@ -53,10 +53,10 @@ class LeaseKeepAliveTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
              LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
-            Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
+            Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
             CountDownLatch callback = new CountDownLatch(1);
-            LeaseGuard guard = leases.keepAlive(lease, TTL, e -> {
+            LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, e -> { // renewal at 0.5 s, deadline at 1.5 s
                 told.set(e);
                 callback.countDown();
             });
@@ -65,7 +65,7 @@ class LeaseKeepAliveTest {
             long start = System.nanoTime();
             Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
             assertThat(slept).as("the worker thread is interrupted").isInstanceOf(InterruptedException.class);
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(TTL.toMillis() + 1000);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(RENEWED_TTL.toMillis() + 1000);
             assertThat(callback.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(guard.isValid()).isFalse();
             assertThatThrownBy(guard::checkValid).isSameAs(told.get()).isInstanceOf(LeaseLostException.class)

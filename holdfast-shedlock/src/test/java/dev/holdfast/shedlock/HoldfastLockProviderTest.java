@@ -108,7 +108,7 @@ class HoldfastLockProviderTest {
         LockProvider provider = provider(db);
         // half a second: the second call must reach the database while the first lock lives, even
         // behind a stalled flush on a shared machine
-        Duration atMost = Duration.ofMillis(500);
+        Duration atMost = Duration.ofMillis(2000);
         assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isPresent();
         assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isEmpty();
         Thread.sleep(atMost.toMillis() + 100);
@@ -129,11 +129,12 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void shouldLockAtLeastFor(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        SimpleLock lock = provider.lock(config(NAME, AT_MOST, Duration.ofMillis(400))).orElseThrow();
+        // two seconds: unlock, the check and the second lock reach the database within it, even on a loaded machine
+        SimpleLock lock = provider.lock(config(NAME, AT_MOST, Duration.ofMillis(2000))).orElseThrow();
         lock.unlock();
         assertLocked(NAME);
         assertThat(provider.lock(config(NAME))).as("still within lockAtLeastFor").isEmpty();
-        Thread.sleep(450);
+        Thread.sleep(2050);
         assertUnlocked(NAME);
         assertThat(provider.lock(config(NAME))).isPresent();
     }
@@ -175,9 +176,9 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void shouldBeAbleToExtendLock(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
-        SimpleLock extended = lock.extend(Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
-        Thread.sleep(400);
+        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(1500), Duration.ZERO)).orElseThrow();
+        SimpleLock extended = lock.extend(Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
+        Thread.sleep(1600);
         assertLocked(NAME);
         assertThat(((HoldfastLockProvider.HoldfastLock) extended).lease().token())
                 .isEqualTo(((HoldfastLockProvider.HoldfastLock) lock).lease().token());
@@ -217,10 +218,10 @@ class HoldfastLockProviderTest {
     void shouldBeAbleToExtendAtLeast(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         SimpleLock lock = provider.lock(config(NAME)).orElseThrow();
-        SimpleLock extended = lock.extend(AT_MOST, Duration.ofMillis(400)).orElseThrow();
+        SimpleLock extended = lock.extend(AT_MOST, Duration.ofMillis(2000)).orElseThrow();
         extended.unlock();
         assertLocked(NAME);
-        Thread.sleep(450);
+        Thread.sleep(2050);
         assertUnlocked(NAME);
     }
 
@@ -248,11 +249,11 @@ class HoldfastLockProviderTest {
     void applicationClocksHoursApartDoNotMatter(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         Instant now = Instant.now();
-        LockConfiguration fastNode = new LockConfiguration(now.plus(Duration.ofHours(3)), NAME, Duration.ofMillis(300), Duration.ZERO);
+        LockConfiguration fastNode = new LockConfiguration(now.plus(Duration.ofHours(3)), NAME, Duration.ofMillis(1500), Duration.ZERO);
         LockConfiguration slowNode = new LockConfiguration(now.minus(Duration.ofHours(3)), NAME, AT_MOST, Duration.ZERO);
         SimpleLock fast = provider.lock(fastNode).orElseThrow();
         assertThat(provider.lock(slowNode)).as("the slow clock does not see it expired").isEmpty();
-        Thread.sleep(350);
+        Thread.sleep(1550);
         SimpleLock slow = provider.lock(slowNode).orElseThrow();
         assertThat(((HoldfastLockProvider.HoldfastLock) slow).lease().token())
                 .isGreaterThan(((HoldfastLockProvider.HoldfastLock) fast).lease().token());
