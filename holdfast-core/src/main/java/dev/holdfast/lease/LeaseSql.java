@@ -316,9 +316,8 @@ abstract class LeaseSql {
                             : " token = t.token + 1, acquired_at = s.now,")
                     + " owner = s.owner, expires_at = "
                     // A renewal never ends before its grant began: "now" may be from before a wait for the row.
-                    + (renews ? "CASE WHEN t.expires_at <= s.now THEN DATEADD(MICROSECOND, s.ttl, s.now)"
-                            + " ELSE GREATEST(DATEADD(MICROSECOND, s.ttl, s.now), t.acquired_at) END"
-                            : "DATEADD(MICROSECOND, s.ttl, s.now)")
+                    // (For a new grant the old acquired_at is at or before s.now: GREATEST changes nothing.)
+                    + (renews ? "GREATEST(DATEADD(MICROSECOND, s.ttl, s.now), t.acquired_at)" : "DATEADD(MICROSECOND, s.ttl, s.now)")
                     + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                     + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
         }
@@ -829,10 +828,9 @@ abstract class LeaseSql {
             reenter = head
                     + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
                     + owner
-                    // A renewal never ends before its grant began (acquired_at, assigned above, is
-                    // the old one here): the statement's now may be from before a wait for the row.
-                    + " expires_at = IF(" + expired + ", VALUES(expires_at),"
-                    + " IF(owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at))"
+                    // A renewal never ends before its grant began: the statement's now may be from before
+                    // a wait for the row. (acquired_at, assigned above, is a new grant's now: no change there.)
+                    + " expires_at = IF(" + expired + " OR owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at)"
                     + " RETURNING token, acquired_at, expires_at, owner, TRUE";
             renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
