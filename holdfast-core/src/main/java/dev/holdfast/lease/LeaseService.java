@@ -43,7 +43,7 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
- * Distributed leases (the seed's {@code dist_lock}) in a database table, with fencing tokens, a
+ * Distributed leases in a database table, with fencing tokens, a
  * bounded blocking acquire and keep-alive. Every expiry decision uses database time; the
  * application's clock is never read (waits are measured with {@link System#nanoTime()}).
  *
@@ -64,7 +64,7 @@ import javax.sql.DataSource;
  *       queue while one is in flight)</td><td>granted only if free, released or expired: a live grant
  *       refuses every call, even its own owner's; a new grant's token is greater than every earlier one
  *       of the name</td></tr>
- *   <tr><td>{@link #tryLock}</td><td>1</td><td>the seed's re-entrant form: also true for the owner of the
+ *   <tr><td>{@link #tryLock}</td><td>1</td><td>the classic re-entrant form: also true for the owner of the
  *       live grant, which is extended and keeps its token</td></tr>
  *   <tr><td>{@link #renew}</td><td>1</td><td>extends the caller's live grant (name, owner and token must
  *       match), same token</td></tr>
@@ -304,15 +304,14 @@ public final class LeaseService implements Leases {
          * statement instead of taking another, so a stuck name does not take every statement;
          * calls of other names wait only while four statements are in flight. The calls of a batch
          * run on the thread that started it: use a data source that does not depend on the calling
-         * thread (not a thread-bound routing data source). Measured on two cores: with 16 threads taking and releasing distinct
-         * leases, 1.2–1.7× the throughput without batching on PostgreSQL and MariaDB; with 8,
-         * 0.8–1.1× over several runs (the database's group commit already shares the flush between
-         * concurrent commits, and batches keep fewer statements in flight); with 1, the same. Where the
-         * flush is fast (0.14 ms a commit), 8 threads measured 0.88–0.95× (interleaved rounds against
-         * the service without it) and 0.69× in another benchmark: a caller of a batch waits
-         * for the statement in flight, then for its own. Turn it on for many concurrent callers on a
-         * slow-flushing database, and measure; with threads that take and release leases back to
-         * back, see {@link #batchesInLockstep}.
+         * thread (not a thread-bound routing data source).
+         *
+         * <p>Batching is not always faster: the database's group commit already shares the flush
+         * between concurrent commits, batches keep fewer statements in flight, and a caller of a batch
+         * waits for the statement in flight, then for its own. It pays off with many concurrent
+         * callers on a slow-flushing database and can lose elsewhere; measure with your workload
+         * ({@code docs/benchmarks.md} has the figures). With threads that take and release leases back
+         * to back, see {@link #batchesInLockstep}.
          */
         public Builder batching(boolean batching) {
             this.batching = batching;
@@ -342,20 +341,15 @@ public final class LeaseService implements Leases {
          *
          * <p>What a caller gives up, beyond {@link #batching}: a call may wait up to {@code linger}
          * for a thread that came back quickly the last time and does not this time, and only one
-         * statement is in flight. Measured on two cores shared with the database (0.3 ms linger,
-         * 8 threads taking and releasing distinct leases): about one statement per eight calls
-         * against one per 3.3-3.6 with batching alone, less than half the machine's CPU per acquire
-         * and release of the service without batching, and, over several runs, 1.1-1.4x the throughput
-         * of the service without batching or with batching alone on MariaDB, 0.9-1.2x on PostgreSQL
-         * (whose unbatched release skips the flush); 0.81-0.95x of batching alone when each thread
-         * holds its lease 1 ms; like all batching, behind no batching with two threads (0.8-0.9x).
-         * Keep the linger well below the time threads hold their leases: with 1 ms holds, a 1 ms
-         * linger measured 0.55-0.67x of batching alone (batches wait for threads still holding
-         * theirs), while with back-to-back threads it beat 0.3 ms by 5-11%.
-         * Turn it on for many threads taking and releasing leases back to back, and measure.
+         * statement is in flight.
          *
-         * @param linger how long a batch waits for the threads the last batch answered: 0 (off) to 1 s;
-         *               0.3 ms was measured
+         * <p>It goes together best when many threads take and release leases back to back, and
+         * costs less CPU per acquire and release than the service without batching; it trails with
+         * few threads and when threads hold their leases a while. Keep the linger well below the
+         * time threads hold their leases, or batches wait for threads still holding theirs; measure
+         * with your workload ({@code docs/benchmarks.md} has the figures).
+         *
+         * @param linger how long a batch waits for the threads the last batch answered: 0 (off) to 1 s
          * @throws IllegalArgumentException if {@code linger} is null, negative or longer than 1 s
          */
         public Builder batchesInLockstep(Duration linger) {

@@ -9,14 +9,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 
 /**
- * The lease statements, one section per dialect (measured forms: docs/database-facts.md §4): SQL text,
+ * The lease statements, one section per dialect (measured forms: {@code docs/database-facts.md}, lease upserts): SQL text,
  * binding order and how to read the result, nothing else; {@link LeaseJdbc} runs them.
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>
  *   <li>granted if there is no row, or the row has expired ({@code expires_at <= now}; a released row
  *       has); a live row refuses, even the caller's own: each grant is exclusive to one call;</li>
- *   <li>the re-entrant form (the seed's {@code tryLock}) also grants the owner of the live row, as a
+ *   <li>the re-entrant form ({@code tryLock}) also grants the owner of the live row, as a
  *       renewal (same token, same {@code acquired_at});</li>
  *   <li>token: {@code +1} when the row had expired (a new grant), unchanged on re-entry, 1 for a new
  *       row — so any new grant increases it; on PostgreSQL a new grant's token is also at least

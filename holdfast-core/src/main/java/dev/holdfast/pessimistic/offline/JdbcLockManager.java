@@ -128,7 +128,7 @@ public final class JdbcLockManager implements LockManager {
         return ownerBinding;
     }
 
-    // ---------------------------------------------------------------- the seed's operations
+    // ---------------------------------------------------------------- the classic operations
 
     @Override
     public LockId tryLock(String type, String id) {

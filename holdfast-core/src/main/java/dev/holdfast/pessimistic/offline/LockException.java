@@ -3,8 +3,7 @@ package dev.holdfast.pessimistic.offline;
 import dev.holdfast.HoldfastException;
 
 /**
- * An offline lock was not granted or does not authorize what was asked, as in the seed's
- * interface. Subtypes say why: {@link AlreadyLockedException} (someone else holds it) or
+ * An offline lock was not granted or does not authorize what was asked. Subtypes say why: {@link AlreadyLockedException} (someone else holds it) or
  * {@link LockNotHeldException} and its refinements {@link LockExpiredException} and
  * {@link ForeignLockException} (this lock id does not authorize the call).
  */

@@ -29,7 +29,7 @@ public final class LockId {
     private final String value;
 
     /**
-     * A lock id from its string form, as the seed's {@code new LockId(value)}.
+     * A lock id from its string form, as {@link #getValue()} gave it.
      *
      * @throws MalformedLockIdException if {@code value} is not a well-formed lock id
      */

@@ -4,9 +4,9 @@ import java.time.Duration;
 
 /**
  * Offline pessimistic locks (Fowler's Pessimistic Offline Lock): a user takes a lock on an
- * aggregate when the edit page opens, the page keeps it alive, and the submit checks it. The seed
- * interface — {@link #tryLock(String, String)}, {@link #checkLock(LockId)},
- * {@link #releaseLock(LockId)}, {@link #extendLockExpiration(LockId, long)} — is kept as is; the
+ * aggregate when the edit page opens, the page keeps it alive, and the submit checks it. The four
+ * classic operations — {@link #tryLock(String, String)}, {@link #checkLock(LockId)},
+ * {@link #releaseLock(LockId)}, {@link #extendLockExpiration(LockId, long)} — keep their signatures; the
  * overloads add an owner, {@link Duration}s, and checks bound to the resource and the owner.
  *
  * <pre>{@code
@@ -18,8 +18,8 @@ import java.time.Duration;
  *
  * <p>Rules every implementation keeps:
  * <ul>
- *   <li>Each call commits on its own, independent of any transaction the caller has open (the
- *       seed ran them {@code REQUIRES_NEW}): a rolled-back edit neither loses nor leaks its lock,
+ *   <li>Each call commits on its own, independent of any transaction the caller has open (as if run
+ *       {@code REQUIRES_NEW}): a rolled-back edit neither loses nor leaks its lock,
  *       and other users see a lock at once.</li>
  *   <li>Expiry is decided by database time only. An expired lock authorizes nothing: checking,
  *       extending or releasing it raises {@link LockExpiredException}.</li>
@@ -129,7 +129,7 @@ public interface LockManager {
     void releaseLock(LockId lockId, String owner);
 
     /**
-     * The seed's extension: adds {@code incMillis} milliseconds to the lock's expiry.
+     * Adds {@code incMillis} milliseconds to the lock's expiry (the classic form).
      *
      * @see #extendLockExpiration(LockId, String, Duration)
      * @throws IllegalStateException if owner binding is on

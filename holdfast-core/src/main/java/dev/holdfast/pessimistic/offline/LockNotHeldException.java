@@ -5,8 +5,8 @@ package dev.holdfast.pessimistic.offline;
  * after it expired, or never issued. The subtypes refine the reason when it is known
  * ({@link LockEndedException}: how, by whom and when it ended and who holds the resource now;
  * {@link LockExpiredException}; {@link ForeignLockException}); this class itself means an id that
- * was never issued or whose end is no longer remembered. Code written against the seed that catches
- * this class refuses all of them alike.
+ * was never issued or whose end is no longer remembered. Code that catches this class refuses all of
+ * them alike.
  */
 public class LockNotHeldException extends LockException {
 

@@ -92,7 +92,7 @@ public class HoldfastProperties {
          * Batches in lockstep (with {@code batching}): acquires and releases share one statement in
          * flight, and a batch waits up to this long for the threads the last batch answered, so that
          * threads taking and releasing leases back to back go together in one statement. 0 (the
-         * default) turns it off; at most 1 s; 300us was measured.
+         * default) turns it off; at most 1 s; keep it well below the time threads hold their leases.
          */
         private Duration lockstepLinger = Duration.ZERO;
 
