@@ -72,6 +72,7 @@ public final class Interleaved {
                     .append(k + 1 < names.size() ? "},\n" : "}\n");
         }
         json.append("  ]\n}\n");
+        Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, json);
     }
 

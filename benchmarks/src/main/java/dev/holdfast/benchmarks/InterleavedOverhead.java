@@ -13,6 +13,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,6 +36,7 @@ public final class InterleavedOverhead {
         TestDatabase.Kind kind = TestDatabase.Kind.valueOf(args[0].toUpperCase(Locale.ROOT));
         int rounds = Integer.parseInt(args[1]);
         Path results = Path.of(args[2]);
+        Files.createDirectories(results);
         int jdbcOps = kind == TestDatabase.Kind.H2 ? 5000 : 300;
         int jpaOps = kind == TestDatabase.Kind.H2 ? 2000 : 200;
         try (HikariDataSource pool = kind.newPool("interleaved-" + kind.id(), 2)) {
