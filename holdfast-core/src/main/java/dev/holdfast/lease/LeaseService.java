@@ -98,7 +98,8 @@ import javax.sql.DataSource;
  * default): a release learns whether anyone waits from the newest version of the lease row, which
  * READ COMMITTED re-reads when a waiter changed it meanwhile (REPEATABLE READ or SERIALIZABLE would
  * fail such a release with a serialization error instead). Thread-safe; keep one per table and
- * close it at shutdown.
+ * close it at shutdown. After {@link #close()}, calls that need its threads ({@link #lock} with a
+ * wait, {@link #keepAlive}) throw {@link IllegalStateException}; the one-statement calls still work.
  */
 public final class LeaseService implements Leases {
 
@@ -1061,6 +1062,9 @@ public final class LeaseService implements Leases {
         if (ttl.toMillis() < 3) {
             throw new IllegalArgumentException("A kept-alive lease needs a ttl of at least 3 ms, not " + ttl);
         }
+        if (closed) {
+            throw new IllegalStateException("The lease service is closed");
+        }
         long sent = System.nanoTime();
         Lease renewed = renew(lease, ttl);
         return new LeaseGuard(this, renewed, ttl, sent, Thread.currentThread(), onLost);
@@ -1124,6 +1128,7 @@ public final class LeaseService implements Leases {
             synchronized (this) {
                 s = timer;
                 if (s == null) {
+                    rejectIfClosed();
                     ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1,
                             daemon("holdfast-lease-timer-" + table));
                     pool.setRemoveOnCancelPolicy(true);
@@ -1145,12 +1150,20 @@ public final class LeaseService implements Leases {
             synchronized (this) {
                 s = background;
                 if (s == null) {
+                    rejectIfClosed();
                     background = s = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
                             new SynchronousQueue<>(), daemon("holdfast-lease-keepalive-" + table));
                 }
             }
         }
         return s;
+    }
+
+    /** After {@link #close}, no pool starts again: callers see what a shut-down pool would tell them. */
+    private void rejectIfClosed() {
+        if (closed) {
+            throw new RejectedExecutionException("The lease service is closed");
+        }
     }
 
     private static ThreadFactory daemon(String name) {
@@ -1208,11 +1221,15 @@ public final class LeaseService implements Leases {
         if (wakeUps != null) {
             wakeUps.close();
         }
-        ScheduledExecutorService t = timer;
+        ScheduledExecutorService t;
+        ExecutorService b;
+        synchronized (this) { // a pool is created under this lock, after a check of closed
+            t = timer;
+            b = background;
+        }
         if (t != null) {
             t.shutdownNow();
         }
-        ExecutorService b = background;
         if (b != null) {
             b.shutdownNow();
         }

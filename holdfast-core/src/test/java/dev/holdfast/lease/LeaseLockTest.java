@@ -299,4 +299,24 @@ class LeaseLockTest {
             }
         }
     }
+
+    /**
+     * A closed service starts no thread again: a waiting lock and a keep-alive are refused, also when
+     * the service never started its threads before it was closed; the one-statement calls still work.
+     */
+    @DatabaseTest
+    void aClosedServiceRefusesWaitingAndKeepAliveButStillAnswersOneStatementCalls(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseService service = LeaseFixture.service(db.newPool(2), table);
+        service.close();
+        assertThat(catchThrowable(() -> service.lock("job", "a", LONG, Duration.ofSeconds(1))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThat(queued(db, table)).as("nobody queued").isZero();
+        Lease lease = service.tryAcquire("job", "a", LONG).orElseThrow();
+        assertThat(catchThrowable(() -> service.keepAlive(lease, LONG, null)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThat(service.find("job")).as("the refused keep-alive renewed nothing").contains(lease);
+        service.release(lease);
+        assertThat(service.find("job").orElseThrow().isReleased()).isTrue();
+    }
 }
