@@ -26,9 +26,12 @@ import javax.sql.DataSource;
  * <pre>{@code
  * @Bean
  * LockProvider lockProvider(DataSource dataSource) {
- *     return new HoldfastLockProvider(LeaseService.builder(dataSource).build());
+ *     return HoldfastLockProvider.of(dataSource);   // closed with the context: it closes its LeaseService
  * }
  * }</pre>
+ *
+ * <p>or, with a {@link Leases} bean of your own (the starter's, for example), which stays yours to close:
+ * {@code new HoldfastLockProvider(leases)}.
  *
  * <table>
  *   <caption>How ShedLock's terms map to a lease</caption>
@@ -47,32 +50,63 @@ import javax.sql.DataSource;
  *
  * <p>The fencing token of each execution is available from {@link HoldfastLock#lease()}.
  */
-public final class HoldfastLockProvider implements ExtensibleLockProvider {
+public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoCloseable {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Leases leases;
     private final String node;
+    private final boolean ownsLeases;
 
-    /** A provider whose owners start with this host's name and the JVM's process id. */
+    /**
+     * A provider whose owners start with this host's name and the JVM's process id. {@code leases}
+     * stays the caller's: {@link #close()} leaves it open.
+     */
     public HoldfastLockProvider(Leases leases) {
         this(leases, defaultNode());
     }
 
     /**
+     * A provider on {@code leases}, which stays the caller's: {@link #close()} leaves it open.
+     *
      * @param node how this server appears in owners (at most 160 characters)
      */
     public HoldfastLockProvider(Leases leases, String node) {
+        this(leases, node, false);
+    }
+
+    private HoldfastLockProvider(Leases leases, String node, boolean ownsLeases) {
         this.leases = Arguments.notNull(leases, "leases");
         if (node == null || node.isBlank() || node.length() > 160) {
             throw new IllegalArgumentException("node must be 1 to 160 characters, not blank");
         }
         this.node = node;
+        this.ownsLeases = ownsLeases;
     }
 
-    /** A provider on the default lease table of {@code dataSource}. */
+    /**
+     * A provider on the default lease table of {@code dataSource}, with a {@link LeaseService} of its
+     * own that {@link #close()} closes.
+     */
     public static HoldfastLockProvider of(DataSource dataSource) {
-        return new HoldfastLockProvider(LeaseService.builder(dataSource).build());
+        return new HoldfastLockProvider(LeaseService.builder(dataSource).build(), defaultNode(), true);
+    }
+
+    /**
+     * Closes the {@link LeaseService} that {@link #of(DataSource)} created (its threads, and on
+     * PostgreSQL its listener's connection); a {@link Leases} given to a constructor stays open. Spring
+     * calls it when the context closes, for a bean of this type.
+     */
+    @Override
+    public void close() {
+        if (ownsLeases) {
+            leases.close();
+        }
+    }
+
+    /** The leases this provider takes its locks from. */
+    Leases leases() {
+        return leases;
     }
 
     @Override

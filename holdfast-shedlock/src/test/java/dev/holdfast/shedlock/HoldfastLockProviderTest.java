@@ -11,6 +11,7 @@ import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterEach;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +39,13 @@ class HoldfastLockProviderTest {
     private static final String NAME = "job";
 
     private LeaseService leases;
+
+    @AfterEach
+    void closeLeases() {
+        if (leases != null) {
+            leases.close();
+        }
+    }
 
     private LockProvider provider(TestDatabase db) {
         String table = db.newTableName("shedlock_lease");
@@ -275,5 +283,23 @@ class HoldfastLockProviderTest {
         assertThatThrownBy(() -> provider.lock(config("x".repeat(201)))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new HoldfastLockProvider(leases, " ")).isInstanceOf(IllegalArgumentException.class);
         assertThat(leases.list()).isEmpty();
+    }
+
+    @DatabaseTest
+    void aProviderOfADataSourceClosesTheServiceItCreated(TestDatabase db) throws Exception {
+        HoldfastLockProvider provider = HoldfastLockProvider.of(db.dataSource());
+        LeaseService own = (LeaseService) provider.leases();
+        provider.close();
+        assertThatThrownBy(() -> own.lock("job", "test-node", AT_MOST, Duration.ofSeconds(1)))
+                .as("closed with its provider").isInstanceOf(IllegalStateException.class);
+    }
+
+    @DatabaseTest
+    void aProviderLeavesLeasesItWasGivenOpen(TestDatabase db) throws Exception {
+        HoldfastLockProvider provider = (HoldfastLockProvider) provider(db);
+        provider.close();
+        Lease lease = leases.lock(NAME, "test-node", AT_MOST, Duration.ofSeconds(1));
+        assertThat(lease.name()).as("the caller's service still waits and grants").isEqualTo(NAME);
+        leases.release(lease);
     }
 }
