@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 
 /**
- * The lease statements, one section per dialect (measured forms: {@code docs/database-facts.md}, lease upserts): SQL text,
- * binding order and how to read the result, nothing else; {@link LeaseJdbc} runs them.
+ * The lease statements, one section per dialect (measured forms: {@code docs/database-facts.md},
+ * lease upserts): SQL text, binding order and how to read the result, nothing else;
+ * {@link LeaseJdbc} runs them.
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>

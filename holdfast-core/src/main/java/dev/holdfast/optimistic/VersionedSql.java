@@ -33,8 +33,9 @@ final class VersionedSql {
     /**
      * The conditional update. The caller's assignments come first and only bind values, so no
      * assignment reads {@code version}: MariaDB evaluates assignments left to right and would
-     * otherwise see the new version (docs/database-facts.md, update counts). Because {@code version} always changes,
-     * a matched row counts 1 on every database, also with MariaDB's {@code useAffectedRows=true}.
+     * otherwise see the new version (docs/database-facts.md, update counts). Because
+     * {@code version} always changes, a matched row counts 1 on every database, also with MariaDB's
+     * {@code useAffectedRows=true}.
      */
     /** Statements by assigned columns: a table is updated with few column sets, over and over. */
     private final ConcurrentMap<List<SqlIdentifier>, String> updates =

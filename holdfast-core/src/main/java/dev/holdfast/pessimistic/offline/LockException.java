@@ -3,9 +3,10 @@ package dev.holdfast.pessimistic.offline;
 import dev.holdfast.HoldfastException;
 
 /**
- * An offline lock was not granted or does not authorize what was asked. Subtypes say why: {@link AlreadyLockedException} (someone else holds it) or
- * {@link LockNotHeldException} and its refinements {@link LockExpiredException} and
- * {@link ForeignLockException} (this lock id does not authorize the call).
+ * An offline lock was not granted or does not authorize what was asked. Subtypes say why:
+ * {@link AlreadyLockedException} (someone else holds it) or {@link LockNotHeldException} and its
+ * refinements {@link LockExpiredException} and {@link ForeignLockException} (this lock id does not
+ * authorize the call).
  */
 public abstract class LockException extends HoldfastException {
 
