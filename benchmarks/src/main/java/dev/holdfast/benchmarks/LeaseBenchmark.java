@@ -1,5 +1,6 @@
 package dev.holdfast.benchmarks;
 
+import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -73,7 +74,7 @@ public class LeaseBenchmark {
             LeasePeers.execute(pool, "DROP TABLE IF EXISTS " + LEASE_TABLE, "DROP TABLE IF EXISTS " + LEASE_TABLE + "_queue");
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, LEASE_TABLE);
             holdfast = LeaseService.builder(pool).table(LEASE_TABLE).build();
-            holdfastDurable = LeaseService.builder(pool).table(LEASE_TABLE).fastRelease(false).build();
+            holdfastDurable = LeaseService.builder(pool).table(LEASE_TABLE).durability(CommitDurability.DURABLE).build();
             shedLock = LeasePeers.shedLock(pool, LeasePeers.kind(database));
             LeasePeers.createSpringIntegrationTable(pool, LeasePeers.kind(database));
             springIntegration = LeasePeers.springIntegration(pool);

@@ -1,5 +1,6 @@
 package dev.holdfast.benchmarks;
 
+import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -37,7 +38,7 @@ import javax.sql.DataSource;
  * with its own pool and its own lease service (or Spring Integration registry, or Redisson client),
  * and within one instance: 8 threads of one service on one pool ({@code holdfastOneInstance}: each
  * thread its own owner, so every hand-off goes through the database; {@code holdfastCohort}: one
- * owner, the instance's, with {@code localHandOffs(16)}), of one Spring Integration registry
+ * owner, the instance's, with {@code cohortHandOffs(16)}), of one Spring Integration registry
  * ({@code springIntegrationOneInstance}) or of one Redisson client ({@code redissonOneInstance});
  * and ({@code holdfastCohortTwoInstances}) two instances of 4 threads each with cohort hand-off,
  * where the spread of acquisitions shows how fairly the instances share the lease;
@@ -298,7 +299,7 @@ public final class LeaseHandoff {
             if (implementation.equals("holdfastOneInstance") || implementation.equals("holdfastCohort")) {
                 HikariDataSource pool = kind.newPool("bench-handoff-shared", WORKERS * 2 + 1);
                 shared = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                        .localHandOffs(implementation.equals("holdfastCohort") ? COHORT_BOUND : 0).build();
+                        .cohortHandOffs(implementation.equals("holdfastCohort") ? COHORT_BOUND : 0).build();
                 LeaseService service = shared;
                 cleanup.add(() -> {
                     service.close();
@@ -310,7 +311,7 @@ public final class LeaseHandoff {
                 for (int i = 0; i < 2; i++) {
                     HikariDataSource pool = kind.newPool("bench-handoff-instance-" + i, WORKERS + 1);
                     LeaseService service = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                            .localHandOffs(COHORT_BOUND).build();
+                            .cohortHandOffs(COHORT_BOUND).build();
                     cohorts.add(service);
                     cleanup.add(() -> {
                         service.close();
@@ -346,7 +347,7 @@ public final class LeaseHandoff {
                     case "holdfast", "holdfastDurableRelease" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                                .fastRelease(implementation.equals("holdfast")).build();
+                                .durability(implementation.equals("holdfast") ? CommitDurability.RELAXED : CommitDurability.DURABLE).build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();
                             pool.close();

@@ -1,5 +1,7 @@
 package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.Batching;
+import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -46,11 +48,11 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  *
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
- *   <li>{@code holdfastBatched}: the same with {@code batching(true)}: concurrent calls share multi-row statements;</li>
- *   <li>{@code holdfastLingering}: {@code batchesInLockstep(0.3 ms)}: acquires and releases share one statement in flight,
+ *   <li>{@code holdfastBatched}: the same with {@code batching(Batching.CONCURRENT)}: concurrent calls share multi-row statements;</li>
+ *   <li>{@code holdfastLingering}: {@code batching(Batching.lockstep(0.3 ms))}: acquires and releases share one statement in flight,
  *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
  *   <li>{@code holdfastLingering@<micros>}: the same with that linger;</li>
- *   <li>{@code holdfastDurableRelease}: the same with {@code fastRelease(false)};</li>
+ *   <li>{@code holdfastDurableRelease}: the same with {@code durability(CommitDurability.DURABLE)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
  *   <li>{@code shedLock}: ShedLock's JDBC template provider, database time;</li>
@@ -132,9 +134,11 @@ public final class LeaseInterleaved {
                     case "holdfast", "holdfastBatched", "holdfastDurableRelease", "holdfastLingering" -> {
                         boolean lockstep = implementation.startsWith("holdfastLingering");
                         LeaseService leases = LeaseService.builder(ds).table(TABLE)
-                                .fastRelease(!implementation.equals("holdfastDurableRelease"))
-                                .batching(implementation.equals("holdfastBatched") || lockstep)
-                                .batchesInLockstep(lockstep ? Duration.ofNanos(lingerMicros * 1000) : Duration.ZERO).build();
+                                .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE
+                                        : CommitDurability.RELAXED)
+                                .batching(lockstep ? Batching.lockstep(Duration.ofNanos(lingerMicros * 1000))
+                                        : implementation.equals("holdfastBatched") ? Batching.CONCURRENT : Batching.OFF)
+                                .build();
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);

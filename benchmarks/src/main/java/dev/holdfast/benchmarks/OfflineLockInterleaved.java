@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.pessimistic.offline.CommitDurability;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.testing.TestDatabase;

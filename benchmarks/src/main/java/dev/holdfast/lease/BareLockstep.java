@@ -32,7 +32,7 @@ public final class BareLockstep {
 
     public BareLockstep(DataSource dataSource, Dialect dialect, String table, long ttlMicros) {
         this.dataSource = dataSource;
-        this.jdbc = new LeaseJdbc(LeaseSql.forDialect(dialect, table));
+        this.jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
         this.ttlMicros = ttlMicros;
     }
 
@@ -67,7 +67,7 @@ public final class BareLockstep {
      * the rest does.
      */
     public static Pair batchesAlone(DataSource dataSource, Dialect dialect, String table, long ttlMicros, long lingerNanos) {
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(dialect, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
         LeaseBatches batches = new LeaseBatches(dataSource, jdbc,
                 new Retry(dialect, Retry.RACES, 3, () -> { }), true, 1, 1, lingerNanos, null, null);
         return (name, owner) -> {

@@ -12,6 +12,11 @@ public final class BatchingSettings {
      * {@code linger} for the callers the last batches answered.
      */
     public static LeaseService.Builder lingering(LeaseService.Builder builder, int inFlight, int overlapAt, Duration linger) {
-        return builder.batching(true).batchesInFlight(inFlight, overlapAt).batchesInLockstep(linger);
+        return builder.batching(Batching.lockstep(linger)).tune(t -> t.batchesInFlight(inFlight, overlapAt));
+    }
+
+    /** Concurrent batching with {@code inFlight} statements of each kind, another starting once {@code overlapAt} calls wait. */
+    public static LeaseService.Builder concurrent(LeaseService.Builder builder, int inFlight, int overlapAt) {
+        return builder.batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(inFlight, overlapAt));
     }
 }

@@ -27,7 +27,7 @@ public final class LeaseBatchStatements {
                 s.execute("DROP TABLE IF EXISTS " + table + "_queue");
             }
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, table);
-            LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.valueOf(kind.name()), table));
+            LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(kind.name()), table));
             for (int rep = 0; rep < 3; rep++) {
                 for (int n : new int[] {1, 4, 8, 16}) {
                     List<LeaseJdbc.Acquire> acquires = new ArrayList<>();

@@ -56,7 +56,7 @@ public final class LeaseBatchingInFlight {
                     if (lockstep != null) {
                         BatchingSettings.lingering(b, statements, overlapAt, Duration.ofNanos(Long.parseLong(lockstep[1]) * 1000));
                     } else {
-                        b.batching(true).batchesInFlight(statements, overlapAt);
+                        b.batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(statements, overlapAt));
                     }
                 }
                 services.put(config, b.build());
@@ -69,15 +69,15 @@ public final class LeaseBatchingInFlight {
                 for (int k = 0; k < keys.size(); k++) {
                     String key = keys.get((k + Math.max(round, 0)) % keys.size());
                     LeaseService leases = services.get(key);
-                    long batchedBefore = leases.batchedCalls();
-                    long statementsBefore = leases.multiRowStatements();
+                    long batchedBefore = leases.probe().batchedCalls();
+                    long statementsBefore = leases.probe().multiRowStatements();
                     long[] pairs = new long[1];
                     double rate = block(leases, threads, millis, key, pairs);
                     if (round >= 0) {
                         rates.get(key).add(rate);
                         calls.get(key)[0] += pairs[0];
-                        calls.get(key)[1] += leases.batchedCalls() - batchedBefore;
-                        calls.get(key)[2] += leases.multiRowStatements() - statementsBefore;
+                        calls.get(key)[1] += leases.probe().batchedCalls() - batchedBefore;
+                        calls.get(key)[2] += leases.probe().multiRowStatements() - statementsBefore;
                     }
                 }
             }

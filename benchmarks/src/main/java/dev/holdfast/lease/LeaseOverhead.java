@@ -48,7 +48,7 @@ public final class LeaseOverhead {
             }
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, LEASES);
             LeaseInterleaved.createDesignTable(pool, kind);
-            LeaseSql sql = LeaseSql.forDialect(dialect, LEASES);
+            LeaseSql sql = LeaseSqls.forDialect(dialect, LEASES);
             LeaseJdbc jdbc = new LeaseJdbc(sql);
             LeaseService service = LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
             new Interleaved()

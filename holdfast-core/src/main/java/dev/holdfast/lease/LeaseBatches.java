@@ -2,6 +2,7 @@ package dev.holdfast.lease;
 
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Retry;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
- * Batched commits ({@link LeaseService.Builder#batching}): concurrent {@code tryAcquire} calls of one
+ * Batched commits ({@link Batching}): concurrent {@code tryAcquire} calls of one
  * service go to the database as one multi-row acquire, concurrent releases as one multi-row release,
  * each with one commit ({@link Batcher}: a batch forms only while a statement is in flight, so a
  * lone call is sent at once, as the single-row statement it would be without batching). Each call
@@ -63,6 +64,29 @@ final class LeaseBatches {
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
+
+    /**
+     * The batches {@code settings} ask for, or null: batching off, or a database without multi-row
+     * statements (H2).
+     *
+     * @param lone a lone release as the service runs it unbatched (true if released)
+     */
+    static @Nullable LeaseBatches of(LeaseSettings settings, LeaseSql sql, LeaseJdbc jdbc, LeaseCalls calls,
+                                     Function<LeaseJdbc.Release, Boolean> lone) {
+        if (!settings.batching().isOn() || sql.acquireAllSql(2) == null) {
+            return null;
+        }
+        boolean alone = !settings.tuning().batchLoneCalls();
+        long linger = settings.batching().lingerNanos();
+        // In lockstep one statement in flight, shared by both kinds, unless tuned otherwise.
+        int inFlight = settings.tuning().batchesInFlight() > 0 ? settings.tuning().batchesInFlight()
+                : linger > 0 ? 1 : MAX_IN_FLIGHT;
+        int overlapAt = settings.tuning().overlapAt() > 0 ? settings.tuning().overlapAt() : linger > 0 ? 1 : OVERLAP_AT;
+        return new LeaseBatches(settings.dataSource(), jdbc, calls.races(), settings.relaxedReleases(),
+                inFlight, overlapAt, linger,
+                alone ? a -> calls.acquire(a.name(), a.owner(), c -> jdbc.acquire(c, a.name(), a.owner(), a.ttlMicros(), false)) : null,
+                alone ? lone : null);
+    }
 
     /**
      * @param maxInFlight statements of each kind at once

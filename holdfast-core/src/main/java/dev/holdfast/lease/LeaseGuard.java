@@ -1,9 +1,10 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Arguments;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -11,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A lease renewed in the background while work runs under it ({@link LeaseService#keepAlive}).
+ * A lease renewed in the background while work runs under it ({@link Leases#keepAlive}, or
+ * {@link #start} with a {@link LeaseRenewer} of your own).
  * Renewal runs every ttl/3; after a failed renewal (database error) it retries every ttl/10.
  *
  * <p>Validity is judged without any wall clock: the guard remembers when (by
@@ -21,7 +23,8 @@ import java.util.function.Consumer;
  * working thread interrupted — when a renewal finds the lease expired or taken over, or when that
  * deadline passes without a successful renewal (even if a renewal is stuck in the database).
  *
- * <p>Deadlines run on a timer thread of the service that never borrows a connection, runs SQL or
+ * <p>Deadlines run on a timer thread (the service's, or one shared by guards started with
+ * {@link #start}) that never borrows a connection, runs SQL or
  * calls {@code onLost} (callbacks run on a background thread), so a deadline fires on time however
  * many renewals are stuck on an exhausted pool, a stalled server or a row lock. Each renewal runs on
  * a background thread of its own with the connection's network timeout set to the time left (at
@@ -47,9 +50,9 @@ public final class LeaseGuard implements AutoCloseable {
     /** A renewal's statement may take at least this long before the connection is abandoned. */
     private static final long MIN_RENEWAL_BOUND_MILLIS = 1000;
 
-    private final LeaseService service;
+    private final LeaseRenewer renewer;
+    private final LeaseThreads threads;
     private final long ttlNanos;
-    private final long ttlMicros;
     private final Thread worker;
     private final Consumer<LeaseLostException> onLost;
     private final Object lock = new Object();
@@ -64,12 +67,12 @@ public final class LeaseGuard implements AutoCloseable {
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> deadline;
 
-    LeaseGuard(LeaseService service, Lease lease, Duration ttl, long sentNanos, Thread worker,
-               Consumer<LeaseLostException> onLost) {
-        this.service = service;
+    private LeaseGuard(LeaseRenewer renewer, LeaseThreads threads, Lease lease, Duration ttl, long sentNanos,
+                       Thread worker, @Nullable Consumer<LeaseLostException> onLost) {
+        this.renewer = renewer;
+        this.threads = threads;
         this.lease = lease;
         this.ttlNanos = ttl.toNanos();
-        this.ttlMicros = ttlNanos / 1000;
         this.worker = worker;
         this.onLost = onLost;
         this.validUntil = sentNanos + ttlNanos;
@@ -77,6 +80,35 @@ public final class LeaseGuard implements AutoCloseable {
             scheduleRenewal(ttlNanos / 3);
             scheduleDeadline();
         }
+    }
+
+    /**
+     * Guards {@code lease} with {@code renewer}, on timer and background threads shared by all guards
+     * started this way (daemon threads that end when idle). It renews the lease once before it
+     * returns, so a lease that is already lost is never guarded.
+     *
+     * @param ttl    each renewal's TTL, at least 3 ms; renewals run every ttl/3
+     * @param onLost told once, on a background thread, when the lease is lost; may be null
+     * @throws LeaseNotHeldException if {@code renewer} refused the first renewal
+     * @throws LeaseLostException    if the first renewal found the lease not held, for a reason not known
+     * @throws IllegalArgumentException if an argument is null or {@code ttl} is out of range
+     */
+    public static LeaseGuard start(LeaseRenewer renewer, Lease lease, Duration ttl,
+                                   @Nullable Consumer<LeaseLostException> onLost) {
+        Arguments.notNull(renewer, "renewer");
+        LeaseArguments.checkLease(lease);
+        LeaseArguments.checkKeptAliveTtl(ttl);
+        long sent = System.nanoTime();
+        Lease renewed = renewer.renew(lease, ttl, ttl).orElseThrow(() -> new LeaseLostException(lease.name(),
+                lease.token(), "Lease '" + lease.name() + "' of '" + lease.owner() + "' (token " + lease.token()
+                + ") was not held when its keep-alive started", null));
+        return start(renewer, LeaseThreads.SHARED, renewed, ttl, sent, onLost);
+    }
+
+    /** A guard of {@code renewed}, a lease renewed for {@code ttl} by a statement sent at {@code sentNanos}. */
+    static LeaseGuard start(LeaseRenewer renewer, LeaseThreads threads, Lease renewed, Duration ttl, long sentNanos,
+                            @Nullable Consumer<LeaseLostException> onLost) {
+        return new LeaseGuard(renewer, threads, renewed, ttl, sentNanos, Thread.currentThread(), onLost);
     }
 
     /** The grant, with the expiry of its last successful renewal. */
@@ -150,7 +182,7 @@ public final class LeaseGuard implements AutoCloseable {
             throw loss;
         }
         try {
-            service.release(lease);
+            renewer.release(lease);
         } catch (LeaseNotHeldException e) {
             throw new LeaseLostException(lease.name(), lease.token(), message("was lost before it was released: "
                     + e.getMessage()), e);
@@ -160,7 +192,7 @@ public final class LeaseGuard implements AutoCloseable {
     /** On the timer: hands the renewal to a background thread of its own (the timer never does I/O). */
     private void startRenewal() {
         try {
-            service.background().execute(this::renew);
+            threads.background().execute(this::renew);
         } catch (RejectedExecutionException e) {
             // the service is closing: the deadline still tells the worker
         }
@@ -173,12 +205,15 @@ public final class LeaseGuard implements AutoCloseable {
         LeaseLostException loss = null;
         boolean releaseLate = false;
         try {
-            Optional<Instant> expiry = service.renewQuietly(lease, ttlMicros, boundMillis);
-            if (expiry.isEmpty()) {
-                // Why (expired, granted again, broken by whom): the refusal becomes the cause.
-                LeaseNotHeldException refusal = service.diagnoseQuietly(lease);
-                markLost("was found expired, taken over or broken at renewal"
-                        + (refusal == null ? "" : ": " + refusal.getMessage()), refusal);
+            Optional<Lease> renewed;
+            try {
+                renewed = renewer.renew(lease, Duration.ofNanos(ttlNanos), Duration.ofMillis(boundMillis));
+            } catch (LeaseNotHeldException refusal) { // why (expired, granted again, broken by whom) becomes the cause
+                markLost("was found expired, taken over or broken at renewal: " + refusal.getMessage(), refusal);
+                return;
+            }
+            if (renewed.isEmpty()) {
+                markLost("was found expired, taken over or broken at renewal", null);
                 return;
             }
             synchronized (lock) {
@@ -192,7 +227,7 @@ public final class LeaseGuard implements AutoCloseable {
                     releaseLate = true;
                 } else {
                     Lease l = lease;
-                    lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), expiry.get());
+                    lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), renewed.get().expiresAt());
                     validUntil = sent + ttlNanos;
                     lastFailure = null;
                     // The next renewal must also end before the new deadline, which counts from
@@ -228,7 +263,7 @@ public final class LeaseGuard implements AutoCloseable {
      */
     private void releaseQuietly() {
         try {
-            service.release(lease);
+            renewer.release(lease);
         } catch (LeaseNotHeldException | DatabaseException e) {
             // expired, released or taken over already; or unreachable: it expires by its ttl
         }
@@ -278,7 +313,7 @@ public final class LeaseGuard implements AutoCloseable {
                 }
             };
             try {
-                service.background().execute(tell);
+                threads.background().execute(tell);
             } catch (RejectedExecutionException e) {
                 tell.run(); // the service is closed: nothing else runs on this thread any more
             }
@@ -295,14 +330,14 @@ public final class LeaseGuard implements AutoCloseable {
         if (renewal != null) {
             renewal.cancel(false);
         }
-        renewal = service.timer().schedule(this::startRenewal, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        renewal = threads.timer().schedule(this::startRenewal, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     }
 
     private void scheduleDeadline() {
         if (deadline != null) {
             deadline.cancel(false);
         }
-        deadline = service.timer().schedule(this::checkDeadline,
+        deadline = threads.timer().schedule(this::checkDeadline,
                 Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.DatabaseException;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
@@ -112,13 +113,30 @@ public interface Leases extends AutoCloseable {
      * {@code onLost} and interrupts the calling thread. Close the guard to stop renewing and release
      * the lease.
      *
+     * <p>The default renews through {@link #renew} and releases through {@link #release(Lease)}, on
+     * threads shared by all such guards ({@link LeaseGuard#start}); an implementation overrides it to
+     * bound each renewal or to use threads of its own.
+     *
      * @param onLost called once, on a background thread, when the guard finds the lease lost while it
      *               is open; may be null. Not called when {@link LeaseGuard#close()} itself finds the
      *               deadline passed (close then throws the {@link LeaseLostException})
      * @throws LeaseExpiredException if the lease had already expired
      * @throws LeaseNotHeldException if it was not held
      */
-    LeaseGuard keepAlive(Lease lease, Duration ttl, @org.jspecify.annotations.Nullable Consumer<LeaseLostException> onLost);
+    default LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
+        Leases leases = this;
+        return LeaseGuard.start(new LeaseRenewer() {
+            @Override
+            public Optional<Lease> renew(Lease held, Duration renewTtl, Duration bound) {
+                return Optional.of(leases.renew(held, renewTtl));
+            }
+
+            @Override
+            public void release(Lease held) {
+                leases.release(held);
+            }
+        }, lease, ttl, onLost);
+    }
 
     /** The leases live now, ordered by name. */
     List<Lease> list();

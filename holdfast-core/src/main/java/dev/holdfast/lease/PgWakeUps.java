@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 /**
  * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
  * holds one pooled connection that {@code LISTEN}s on its own channel (the table's stem and its
- * backend pid, {@link LeaseSql.PostgreSql#listenerChannel}), and wakes a local waiter when a release
+ * backend pid, {@link PgLeaseSql#listenerChannel}), and wakes a local waiter when a release
  * names it (payload {@code <length of name>:<name><waiter id>}, the id of
  * one {@code lock} call), handing it the grant the release made for it when the payload carries
  * one ({@code  <token> <acquired µs> <expires µs>} after the id, epoch microseconds). The payloads
@@ -27,7 +27,7 @@ import javax.sql.DataSource;
  * listens ({@link #isListening()} stays false; {@link #start} returns false only once closed) and
  * waiters poll. While the connection is down, waiters poll too; after a reconnect every
  * waiter is woken once, as notifications may have been missed. While it listens, the connection
- * holds an advisory lock that tells hand-offs it is alive ({@link LeaseSql.PostgreSql#LISTENER_LOCK_KEY});
+ * holds an advisory lock that tells hand-offs it is alive ({@link PgLeaseSql#LISTENER_LOCK_KEY});
  * it gives the lock back and is {@code UNLISTEN}ed before it goes back to the pool, so no pooled
  * connection keeps a lock or collects notifications.
  */
@@ -38,7 +38,7 @@ final class PgWakeUps implements AutoCloseable {
     private final DataSource dataSource;
     /** The lease table, as configured (for names and log lines). */
     private final String table;
-    /** {@link LeaseSql.PostgreSql#listenerLockSql}: the listener's lock, pid and the table's resolved stem. */
+    /** {@link PgLeaseSql#listenerLockSql}: the listener's lock, pid and the table's resolved stem. */
     private final String lockSql;
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
@@ -49,7 +49,7 @@ final class PgWakeUps implements AutoCloseable {
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    PgWakeUps(DataSource dataSource, LeaseSql.PostgreSql sql) {
+    PgWakeUps(DataSource dataSource, PgLeaseSql sql) {
         this.dataSource = dataSource;
         this.table = sql.table;
         this.lockSql = sql.listenerLockSql();
@@ -219,7 +219,7 @@ final class PgWakeUps implements AutoCloseable {
                 }
                 lockHeld = true;
                 int pid = locked.pid();
-                listened = LeaseSql.PostgreSql.listenerChannel(locked.stem(), pid);
+                listened = PgLeaseSql.listenerChannel(locked.stem(), pid);
                 s.execute("LISTEN " + listened); // the last statement, as pg_stat_activity shows it
                 listenerPid = pid;
                 peek.disable();
@@ -248,7 +248,7 @@ final class PgWakeUps implements AutoCloseable {
                     }
                 } finally {
                     if (lockHeld) {
-                        s.execute(LeaseSql.PostgreSql.LISTENER_UNLOCK);
+                        s.execute(PgLeaseSql.LISTENER_UNLOCK);
                     }
                 }
             }

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Batched commits ({@link LeaseService.Builder#batching}): calls that queue while a statement of their
+ * Batched commits ({@link Batching}): calls that queue while a statement of their
  * kind is in flight go to the database together, as one multi-row statement, and each keeps its
  * own outcome. Each test holds the first statement in a {@link Gate} until the other calls have
  * queued, so the batch it checks forms every time (no timing luck).
@@ -82,7 +82,7 @@ class LeaseBatchingTest {
             queued.add(onItsOwnThread(call));
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (leases.queuedForBatches() < calls.size()) {
+        while (leases.probe().queuedForBatches() < calls.size()) {
             assertThat(System.nanoTime()).as("all calls queued").isLessThan(deadline);
             Thread.sleep(1);
         }
@@ -114,11 +114,11 @@ class LeaseBatchingTest {
     }
 
     private static LeaseService batching(javax.sql.DataSource ds, String table) {
-        return LeaseService.builder(ds).table(table).batching(true).batchesInFlight(1, 1).build();
+        return LeaseService.builder(ds).table(table).batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(1, 1)).build();
     }
 
     private static LeaseSql sql(TestDatabase db, String table) {
-        return LeaseSql.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table);
+        return LeaseSqls.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table);
     }
 
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
@@ -164,7 +164,7 @@ class LeaseBatchingTest {
             }
             assertThat(LeaseFixture.dump(db, table)).as("the refused lease is unchanged").contains(heldRow);
             assertThat(leases.find("held")).contains(held);
-            assertThat(leases.batchedCalls()).isEqualTo(6);
+            assertThat(leases.probe().batchedCalls()).isEqualTo(6);
         }
     }
 
@@ -218,7 +218,7 @@ class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(4), gate)).table(table)
-                .batching(true).batchesInLockstep(Duration.ofMillis(1)).build()) {
+                .batching(Batching.lockstep(Duration.ofMillis(1))).build()) {
             Lease mine = leases.tryAcquire("mine", "me", LONG).orElseThrow();
 
             Batch batch = inOneBatch(leases, gate, () -> leases.tryAcquire("first", "me", LONG).orElseThrow(), List.of(
@@ -235,18 +235,23 @@ class LeaseBatchingTest {
     }
 
     @Test
-    void lockstepRefusesABadLingerChangingNothingAndNeedsBatching() {
+    void lockstepRefusesABadLingerAndABadBatchingChangesNothing() {
         LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2)
-                .batchesInLockstep(Duration.ofMillis(1));
-        for (Duration bad : java.util.Arrays.asList(null, Duration.ofNanos(-1), Duration.ofSeconds(1).plusNanos(1))) {
-            assertThatThrownBy(() -> builder.batchesInLockstep(bad)).as(String.valueOf(bad))
+                .batching(Batching.lockstep(Duration.ofMillis(1)));
+        for (Duration bad : java.util.Arrays.asList(null, Duration.ZERO, Duration.ofNanos(-1), Duration.ofSeconds(1).plusNanos(1))) {
+            assertThatThrownBy(() -> Batching.lockstep(bad)).as(String.valueOf(bad))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
         }
-        assertThatThrownBy(builder::build).as("the refused lingers changed nothing: 1 ms is still set")
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessage("batchesInLockstep(PT0.001S) needs batching(true)");
-        builder.batchesInLockstep(Duration.ZERO).build().close();
-        builder.batchesInLockstep(Duration.ofSeconds(1)).batching(true).build().close();
+        assertThatThrownBy(() -> builder.batching(null)).isInstanceOf(IllegalArgumentException.class);
+        try (LeaseService leases = builder.build()) {
+            assertThat(leases.probe().batching()).as("the refused batching changed nothing: lockstep 1 ms is still set")
+                    .isEqualTo(Batching.lockstep(Duration.ofMillis(1)));
+        }
+        assertThat(Batching.lockstep(Duration.ofSeconds(1)).linger()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(Batching.lockstep(Duration.ofNanos(300_000))).hasToString("LOCKSTEP(PT0.0003S)");
+        assertThat(Batching.CONCURRENT.isOn()).isTrue();
+        assertThat(Batching.OFF.isOn()).isFalse();
+        assertThat(Batching.OFF.linger()).isZero();
     }
 
     private static Object release(LeaseService leases, Lease lease) {
@@ -327,7 +332,7 @@ class LeaseBatchingTest {
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
              // No safety poll during the test: on PostgreSQL the waiter takes the lease only from the hand-off.
-             LeaseService elsewhere = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService elsewhere = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
             Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
@@ -347,7 +352,7 @@ class LeaseBatchingTest {
             assertThat(handed.token()).isEqualTo(a.token() + 1);
             if (db.kind() == POSTGRESQL) {
                 assertThat(batch.statements()).as("the release, then the hand-off").hasSize(2);
-                assertThat(elsewhere.handOffsReceived()).isEqualTo(1);
+                assertThat(elsewhere.probe().handOffsReceived()).isEqualTo(1);
             }
             elsewhere.release(handed);
         }
@@ -404,7 +409,7 @@ class LeaseBatchingTest {
             for (CompletableFuture<Object> call : calls) {
                 assertThat(call.get(60, TimeUnit.SECONDS)).isEqualTo("done");
             }
-            assertThat(leases.batchedCalls()).isZero();
+            assertThat(leases.probe().batchedCalls()).isZero();
             assertThat(leases.find("n0").orElseThrow().token()).isEqualTo(50);
         }
     }

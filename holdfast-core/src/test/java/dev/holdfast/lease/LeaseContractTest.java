@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -354,7 +355,7 @@ class LeaseContractTest {
                 assertThat(setting(c)).isEqualTo("on");
             }
             Lease b = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            LeaseJdbc sql = new LeaseJdbc(LeaseSql.forDialect(leases.dialect(), table));
+            LeaseJdbc sql = new LeaseJdbc(LeaseSqls.forDialect(leases.dialect(), table));
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", b.token(), true, null)).isTrue();
@@ -376,7 +377,7 @@ class LeaseContractTest {
             assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("w");
             leases.forceRelease("job");
         }
-        try (LeaseService durable = LeaseService.builder(pool).table(table).fastRelease(false).build()) {
+        try (LeaseService durable = LeaseService.builder(pool).table(table).durability(CommitDurability.DURABLE).build()) {
             Lease c1 = durable.tryAcquire("job", "a", LONG).orElseThrow();
             durable.release(c1);
             assertThat(durable.find("job").orElseThrow().isReleased()).isTrue();

@@ -2,11 +2,11 @@ package dev.holdfast.lease;
 
 import javax.sql.DataSource;
 
-/** Every rule of the lease contract holds with cohort hand-off on ({@link LeaseService.Builder#localHandOffs}). */
+/** Every rule of the lease contract holds with cohort hand-off on ({@link LeaseService.Builder#cohortHandOffs}). */
 class LeaseContractWithLocalHandOffsTest extends LeaseContractTest {
 
     @Override
     LeaseService service(DataSource dataSource, String table) {
-        return LeaseService.builder(dataSource).table(table).localHandOffs(8).build();
+        return LeaseService.builder(dataSource).table(table).cohortHandOffs(8).build();
     }
 }

@@ -34,7 +34,7 @@ class LeaseDurabilityTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void acquireRenewAndQueueCommitDurablyAndLeaveTheSessionAsItWas(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc sql = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc sql = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         long ttl = 60_000_000;
         try (Connection listener = LeaseFixture.listener(db)) {
             int listenerPid = pid(listener);
@@ -121,7 +121,7 @@ class LeaseDurabilityTest {
 
     private static Lease granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
-            return new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+            return new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
         }
     }
 

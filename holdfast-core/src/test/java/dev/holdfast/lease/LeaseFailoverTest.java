@@ -88,7 +88,7 @@ class LeaseFailoverTest {
     private static final long CUT_MILLIS = 1_000;
     /** The workers' role: no superuser, no monitoring role; it owns the lease table. */
     private static final String APP_ROLE = "holdfast_app";
-    private static final long NEW_TIMELINE = 1L << LeaseSql.PostgreSql.TIMELINE_SHIFT;
+    private static final long NEW_TIMELINE = 1L << PgLeaseSql.TIMELINE_SHIFT;
 
     record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos) {
     }
@@ -410,7 +410,7 @@ class LeaseFailoverTest {
         try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE state = 'idle' AND query = 'LISTEN ' || "
-                     + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stemSql(table), "pid"))) {
+                     + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid"))) {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

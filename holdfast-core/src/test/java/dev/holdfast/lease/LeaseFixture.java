@@ -33,12 +33,12 @@ final class LeaseFixture {
 
     /**
      * PostgreSQL: a connection of its own (unpooled: closing it ends its backend) that says it is
-     * alive as a listening service's listener does, holding {@link LeaseSql.PostgreSql#LISTENER_LOCK};
+     * alive as a listening service's listener does, holding {@link PgLeaseSql#LISTENER_LOCK};
      * its pid goes into a queue entry as that waiter's listener.
      */
     static Connection listener(TestDatabase db) throws SQLException {
         Connection c = unpooled(db);
-        try (Statement s = c.createStatement(); var rs = s.executeQuery(LeaseSql.PostgreSql.LISTENER_LOCK)) {
+        try (Statement s = c.createStatement(); var rs = s.executeQuery(PgLeaseSql.LISTENER_LOCK)) {
             if (!rs.next() || !rs.getBoolean(1)) {
                 throw new IllegalStateException("the listener's lock is taken");
             }

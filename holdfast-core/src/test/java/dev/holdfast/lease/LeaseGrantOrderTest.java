@@ -42,7 +42,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterPickingUpItsHandedGrantAfterALongWaitForTheRowKeepsItLive(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         ExecutorService executor = Executors.newFixedThreadPool(2);
         try (Connection listener = LeaseFixture.listener(db);
              Connection holder = db.connection(); Connection waiter = db.connection();
@@ -86,7 +86,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest
     void aReentryThatWaitedForTheRowNeverEndsTheGrantBeforeItBegan(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.valueOf(db.kind().name()), table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(db.kind().name()), table));
         ExecutorService executor = Executors.newFixedThreadPool(1);
         try (Connection reentrant = db.connection(); Connection other = db.connection();
              Connection blocker = db.connection()) {
@@ -125,7 +125,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aRefusalInTheGrantsMicrosecondLetsNoLaterGrantStartEarlier(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.MARIADB, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
         try (Connection holder = db.connection(); Connection refused = db.connection(); Connection early = db.connection()) {
             java.math.BigDecimal now = new java.math.BigDecimal(db.queryString("SELECT UNIX_TIMESTAMP(NOW(6))"));
             java.math.BigDecimal microsecond = new java.math.BigDecimal("0.000001");

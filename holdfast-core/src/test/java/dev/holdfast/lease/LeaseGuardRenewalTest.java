@@ -96,7 +96,7 @@ class LeaseGuardRenewalTest {
     }
 
     private static String renewSql(TestDatabase db, String table) {
-        return LeaseSql.forDialect(dialect(db), table).renewSql();
+        return LeaseSqls.forDialect(dialect(db), table).renewSql();
     }
 
     private static Dialect dialect(TestDatabase db) {

@@ -34,7 +34,7 @@ class LeaseHandOffTest {
     void theReleaseCommitsTheWaitersGrantAndTheWaiterRunsNoStatementToTakeIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -50,7 +50,7 @@ class LeaseHandOffTest {
                 assertThat(got.isReleased()).isFalse();
                 b.release(got);
             }
-            assertThat(b.handOffsReceived()).isEqualTo(3);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(3);
         }
     }
 
@@ -65,7 +65,7 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
         try (LeaseService a = LeaseService.builder(recording).table(table).build();
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
@@ -81,7 +81,7 @@ class LeaseHandOffTest {
             assertThat(prepared.get(1)).contains("pg_notify");
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
-            assertThat(b.handOffsReceived()).isEqualTo(1);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             // The last waiter was handed the lease: the row no longer says that someone waits.
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
             b.release(got);
@@ -122,7 +122,7 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
         try (LeaseService a = LeaseService.builder(recording).table(table).build();
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -149,7 +149,7 @@ class LeaseHandOffTest {
                     assertThat(a.find("job")).contains(before);
                 }
             }
-            assertThat(b.handOffsReceived()).isEqualTo(3);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(3);
 
             // A grant that ran out with a waiter queued behind it: its release, in the same form, is
             // refused as expired and hands nothing to the waiter (the waiter takes a free lease at its
@@ -173,7 +173,7 @@ class LeaseHandOffTest {
             Lease again = a.tryAcquire("job", "a", LONG).orElseThrow();
             a.release(again);
             assertThat(waiting.get(10, TimeUnit.SECONDS).token()).isEqualTo(again.token() + 1);
-            assertThat(b.handOffsReceived()).isEqualTo(4);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(4);
         } finally {
             pool.close();
         }
@@ -184,7 +184,7 @@ class LeaseHandOffTest {
     void aForceReleaseHandsTheLeaseToTheFirstWaiter(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -192,7 +192,7 @@ class LeaseHandOffTest {
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(a.find("job").orElseThrow()).isEqualTo(got);
-            assertThat(b.handOffsReceived()).isEqualTo(1);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             // The broken holder cannot release it: the lease was granted again since.
             assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> a.release(held)))
                     .isInstanceOf(LeaseExpiredException.class).hasMessageContaining("granted again");
@@ -203,7 +203,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
@@ -227,14 +227,14 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aHandOffNotifiesOnlyItsWaitersListener(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String stem = db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql(table));
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        String stem = db.queryString("SELECT " + PgLeaseSql.stemSql(table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
              Connection other = LeaseFixture.listener(db)) {
             int minePid = LeaseDurabilityTest.pid(mine);
             int otherPid = LeaseDurabilityTest.pid(other);
-            listen(mine, LeaseSql.PostgreSql.listenerChannel(stem, minePid));
-            listen(other, LeaseSql.PostgreSql.listenerChannel(stem, otherPid));
+            listen(mine, PgLeaseSql.listenerChannel(stem, minePid));
+            listen(other, PgLeaseSql.listenerChannel(stem, otherPid));
             listen(other, stem);
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", minePid);
@@ -257,7 +257,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterQueuedWithoutAListenerIsNotHandedTheLeaseAndNothingFails(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection()) {
             db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
                     + " VALUES ('job', 'waiter-x', clock_timestamp() + interval '1 minute', 'x', 60000000, NULL)");
@@ -287,12 +287,12 @@ class LeaseHandOffTest {
         String longest = "s".repeat(63) + "." + "t".repeat(63);
         for (String table : List.of(existing, existing.toUpperCase(java.util.Locale.ROOT), "public." + existing,
                 "holdfast_leases", "t".repeat(30), "t".repeat(38), "app.leases", longest)) {
-            String stem = db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql(table));
+            String stem = db.queryString("SELECT " + PgLeaseSql.stemSql(table));
             assertThat(stem).as(table).matches("holdfast_lease_[a-z0-9_]{1,37}");
-            assertThat(LeaseSql.PostgreSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
+            assertThat(PgLeaseSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
         }
-        assertThat(db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql("a".repeat(60))))
-                .isNotEqualTo(db.queryString("SELECT " + LeaseSql.PostgreSql.stemSql("a".repeat(59) + "b")));
+        assertThat(db.queryString("SELECT " + PgLeaseSql.stemSql("a".repeat(60))))
+                .isNotEqualTo(db.queryString("SELECT " + PgLeaseSql.stemSql("a".repeat(59) + "b")));
     }
 
     private static void listen(Connection c, String channel) throws java.sql.SQLException {
@@ -314,7 +314,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (LeaseService b = LeaseFixture.service(db.newPool(2), table);
              Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
@@ -369,7 +369,7 @@ class LeaseHandOffTest {
 
     private static void assertTheReleaseLeavesTheLeaseFree(TestDatabase db, int listener) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.POSTGRESQL, table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection()) {
             Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", listener);
@@ -392,7 +392,7 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         int listener;
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -401,7 +401,7 @@ class LeaseHandOffTest {
             a.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("b");
-            assertThat(b.handOffsReceived()).isEqualTo(1);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             b.release(got);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -425,7 +425,7 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         List<Integer> pids = pidsOfBoth(pool);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(pool).table(table).safetyPoll(Duration.ofMinutes(1)).build();
+             LeaseService b = LeaseService.builder(pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
              Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
@@ -443,7 +443,7 @@ class LeaseHandOffTest {
             a.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
-            assertThat(b.handOffsReceived()).isEqualTo(1);
+            assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             b.release(got);
         }
     }
@@ -495,7 +495,7 @@ class LeaseHandOffTest {
     private static void checkAsDeadListeners(Connection checker, List<Integer> pids) throws java.sql.SQLException {
         checker.setAutoCommit(false);
         for (int pid : pids) {
-            try (var ps = checker.prepareStatement("SELECT " + LeaseSql.PostgreSql.listenerAlive("?"))) {
+            try (var ps = checker.prepareStatement("SELECT " + PgLeaseSql.listenerAlive("?"))) {
                 ps.setInt(1, pid);
                 try (var rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
@@ -509,6 +509,6 @@ class LeaseHandOffTest {
     private static long listenerLocks(TestDatabase db, int pid) throws java.sql.SQLException {
         return db.queryLong("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 + " AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 AND pid = ?",
-                (long) LeaseSql.PostgreSql.LISTENER_LOCK_KEY, (long) pid, pid);
+                (long) PgLeaseSql.LISTENER_LOCK_KEY, (long) pid, pid);
     }
 }

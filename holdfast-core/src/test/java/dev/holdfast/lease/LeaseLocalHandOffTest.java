@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Cohort hand-off ({@link LeaseService.Builder#localHandOffs}): a release passes the lease to a
+ * Cohort hand-off ({@link LeaseService.Builder#cohortHandOffs}): a release passes the lease to a
  * waiting call of the same service and owner in memory, with a token from a block reserved in the
  * database, at most the bound times in a row; then the lease goes to the database's queue.
  */
@@ -43,12 +43,12 @@ class LeaseLocalHandOffTest {
     /** A lock call of "srv" for "job", returned once {@code waiters} calls wait in the service's memory. */
     private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters) throws InterruptedException {
         CompletableFuture<Lease> call = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-        await(() -> leases.localWaiters("job", "srv") == waiters, waiters + " calls waiting in memory");
+        await(() -> leases.probe().localWaiters("job", "srv") == waiters, waiters + " calls waiting in memory");
         return call;
     }
 
     private static LeaseService cohort(javax.sql.DataSource ds, String table, int max) {
-        return LeaseService.builder(ds).table(table).localHandOffs(max).build();
+        return LeaseService.builder(ds).table(table).cohortHandOffs(max).build();
     }
 
     /**
@@ -85,7 +85,7 @@ class LeaseLocalHandOffTest {
             Lease next = second.get(5, TimeUnit.SECONDS);
             assertThat(prepared).as("statements of a hand-off from the block").isEmpty();
             assertThat(next.token()).isEqualTo(held.token() + 2);
-            assertThat(leases.localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
 
             // Its holder renews and releases it through the service, which maps it to the grant.
             Lease renewed = leases.renew(next, Duration.ofSeconds(40));
@@ -122,13 +122,13 @@ class LeaseLocalHandOffTest {
             for (int i = 0; i < 3; i++) {
                 CompletableFuture<Lease> next = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
                 Lease waitingFor = current;
-                await(() -> leases.localWaiters("job", "srv") == 1, "a local waiter");
+                await(() -> leases.probe().localWaiters("job", "srv") == 1, "a local waiter");
                 leases.release(waitingFor);
                 current = next.get(5, TimeUnit.SECONDS);
                 holders.add(current);
                 assertThat(fence.update(c, current.token(), 1, "local-" + i)).isTrue();
             }
-            assertThat(leases.localHandOffs()).isEqualTo(3);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(3);
             leases.release(current); // the bound is spent: to the database, where the remote waiter is first
             Lease fromDatabase = remoteWaits.get(10, TimeUnit.SECONDS);
             holders.add(fromDatabase);
@@ -164,7 +164,7 @@ class LeaseLocalHandOffTest {
             for (int i = 1; i <= 4; i++) {
                 local.add(LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT));
                 int waiting = i;
-                await(() -> leases.localWaiters("job", "srv") == waiting, "local waiter " + i);
+                await(() -> leases.probe().localWaiters("job", "srv") == waiting, "local waiter " + i);
             }
             assertThat(LeaseFixture.rows(db, table + "_queue")).as("only the remote waiter is in the database").isEqualTo(1);
 
@@ -176,7 +176,7 @@ class LeaseLocalHandOffTest {
             Lease r = remoteWaits.get(10, TimeUnit.SECONDS);
             assertThat(r.owner()).isEqualTo("remote");
             LeaseFixture.awaitQueued(db, table, 1); // the cohort's representative, behind it
-            assertThat(leases.localWaiters("job", "srv")).isEqualTo(1);
+            assertThat(leases.probe().localWaiters("job", "srv")).isEqualTo(1);
             assertThat(local.get(2)).isNotDone();
             remote.release(r);
             Lease three = local.get(2).get(10, TimeUnit.SECONDS);
@@ -184,9 +184,9 @@ class LeaseLocalHandOffTest {
             leases.release(three);
             Lease four = local.get(3).get(5, TimeUnit.SECONDS);
             assertThat(four.token()).isEqualTo(three.token() + 1);
-            assertThat(leases.localHandOffs()).isEqualTo(3);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(3);
             leases.release(four);
-            assertThat(leases.localGrants()).as("nothing kept once all is released").isZero();
+            assertThat(leases.probe().localGrants()).as("nothing kept once all is released").isZero();
         }
     }
 
@@ -202,7 +202,7 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> same = waitingLocally(leases, 1);
             CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
-            await(() -> leases.localWaiters("job", "srv") == 2, "the second local waiter");
+            await(() -> leases.probe().localWaiters("job", "srv") == 2, "the second local waiter");
 
             prepared.clear();
             leases.release(held);
@@ -227,12 +227,12 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "other", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
-            assertThat(leases.localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
             leases.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("other");
             assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("other");
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             leases.release(got);
         }
     }
@@ -264,10 +264,10 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             assertThatThrownBy(() -> leases.lock("job", "srv", LONG, Duration.ofMillis(300)))
                     .isInstanceOf(LeaseTimeoutException.class);
-            assertThat(leases.localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
             LeaseFixture.awaitQueued(db, table, 0);
             leases.release(held);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
         }
     }
@@ -287,12 +287,12 @@ class LeaseLocalHandOffTest {
                 }
             });
             t.start();
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
             t.interrupt();
             assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-            assertThat(leases.localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
             leases.release(held);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
         }
     }
@@ -342,7 +342,7 @@ class LeaseLocalHandOffTest {
             operator.release(remoteAgain);
             Lease three = third.get(10, TimeUnit.SECONDS);
             assertThat(three.token()).isGreaterThan(remoteAgain.token());
-            assertThat(leases.localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
             leases.release(three);
         }
     }
@@ -357,11 +357,11 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease forgotten = leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
             Lease got = waiting.get(20, TimeUnit.SECONDS);
             assertThat(got.token()).as("a new grant from the database").isEqualTo(forgotten.token() + 1);
             assertThat(got.acquiredAt()).isAfterOrEqualTo(forgotten.expiresAt());
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(forgotten)).isInstanceOf(LeaseExpiredException.class);
             leases.release(got);
         }
@@ -397,7 +397,7 @@ class LeaseLocalHandOffTest {
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("above the block").isEqualTo(held.token() + 9);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             leases.release(next);
         }
     }
@@ -456,7 +456,7 @@ class LeaseLocalHandOffTest {
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
-            await(() -> leases.localWaiters("job", "srv") == 1, "the local waiter");
+            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
             try {
                 assertThat(stalled.await(10, TimeUnit.SECONDS)).as("the reservation runs").isTrue();
@@ -468,7 +468,7 @@ class LeaseLocalHandOffTest {
                 resume.countDown();
             }
             release.get(10, TimeUnit.SECONDS);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             Lease after = other.tryAcquire("job", "elsewhere", LONG).orElseThrow();
             assertThat(after.token()).as("above the reserved block").isEqualTo(held.token() + 9);
         }
@@ -481,7 +481,7 @@ class LeaseLocalHandOffTest {
     @DatabaseTest
     void aReservationOfAGrantThatRanOutIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSql.forDialect(Dialect.valueOf(db.kind().name()), table));
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(db.kind().name()), table));
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table); Connection c = db.connection()) {
             Lease ranOut = leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
             Lease[] later = new Lease[1];
@@ -510,7 +510,7 @@ class LeaseLocalHandOffTest {
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             leases.release(next);
         }
     }
@@ -530,7 +530,7 @@ class LeaseLocalHandOffTest {
             assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
             leases.release(next);
         }
@@ -556,7 +556,7 @@ class LeaseLocalHandOffTest {
             Lease row = leases.find("job").orElseThrow();
             assertThat(row.expiresAt()).as("held 10 s from the hand-off, not from the grant")
                     .isAfterOrEqualTo(held.acquiredAt().plus(Duration.ofSeconds(10)).plusMillis(50));
-            assertThat(leases.localHandOffs()).isEqualTo(1);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(1);
             assertThat(other.tryAcquire("job", "elsewhere", LONG)).isEmpty();
             assertThat(second).isNotDone();
         }
@@ -572,7 +572,7 @@ class LeaseLocalHandOffTest {
             leases.unlock("job", "srv");
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).as("a grant from the database").isEqualTo(held.token() + 1);
-            assertThat(leases.localHandOffs()).isZero();
+            assertThat(leases.probe().localHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
             leases.release(got);
         }
@@ -583,16 +583,16 @@ class LeaseLocalHandOffTest {
     void grantsThatRanOutAreForgotten(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(2), table, 8)) {
-            for (int i = 0; i < LocalHandOffs.SWEEP_EVERY - 2; i++) {
+            for (int i = 0; i < CohortHandOffs.SWEEP_EVERY - 2; i++) {
                 leases.tryAcquire("job-" + i, "srv", Duration.ofMillis(1)).orElseThrow();
             }
             Lease kept = leases.tryAcquire("kept", "srv", LONG).orElseThrow();
-            assertThat(leases.localGrants()).isEqualTo(LocalHandOffs.SWEEP_EVERY - 1);
+            assertThat(leases.probe().localGrants()).isEqualTo(CohortHandOffs.SWEEP_EVERY - 1);
             Thread.sleep(5); // every 1 ms grant has run out, by any estimate
             leases.tryAcquire("next", "srv", LONG).orElseThrow(); // the 256th grant sweeps
-            assertThat(leases.localGrants()).isEqualTo(2);
+            assertThat(leases.probe().localGrants()).isEqualTo(2);
             leases.release(kept);
-            assertThat(leases.localGrants()).isEqualTo(1);
+            assertThat(leases.probe().localGrants()).isEqualTo(1);
         }
     }
 
@@ -613,16 +613,16 @@ class LeaseLocalHandOffTest {
             }
             Lease last = third.get(5, TimeUnit.SECONDS);
             assertThat(last.token()).isEqualTo(got.token() + 1);
-            assertThat(leases.localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
             leases.release(last);
         }
     }
 
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void aBoundOutOfRangeIsRefused(TestDatabase db) {
-        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).localHandOffs(-1))
+        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).cohortHandOffs(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
-        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).localHandOffs(10_001))
+        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).cohortHandOffs(10_001))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10001");
     }
 }

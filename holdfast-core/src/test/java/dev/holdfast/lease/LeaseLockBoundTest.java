@@ -90,7 +90,7 @@ class LeaseLockBoundTest {
     void aLeaseThatExpiredBeforeTheBoundIsGrantedByTheLastAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             a.tryAcquire("job", "a", Duration.ofSeconds(1)).orElseThrow();
             Lease granted = b.lock("job", "b", LONG, Duration.ofSeconds(3));
             assertThat(granted.owner()).isEqualTo("b");

@@ -116,7 +116,7 @@ class LeaseLockTest {
     void onPostgresqlTheReleaseWakesTheWaiterWithoutPolling(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.lock("job", "a", LONG, Duration.ofSeconds(5));
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -174,7 +174,7 @@ class LeaseLockTest {
     @DatabaseTest
     void aCallThatFailedLeavesTheQueueOnceTheDatabaseAnswersAgain(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseSql sql = LeaseSql.forDialect(LeaseFixture.service(db.dataSource(), table).dialect(), table);
+        LeaseSql sql = LeaseSqls.forDialect(LeaseFixture.service(db.dataSource(), table).dialect(), table);
         String queueing = sql.acquireOrQueueSql() != null ? sql.acquireOrQueueSql() : sql.joinQueueSql();
         AtomicBoolean loseConnectionAfterQueueing = new AtomicBoolean();
         AtomicBoolean refuseGivingUp = new AtomicBoolean();
@@ -193,8 +193,8 @@ class LeaseLockTest {
                      }
                  }
                  return run.call();
-             })).table(table).safetyPoll(Duration.ofMinutes(1)).build();
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             })).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = holder.tryAcquire("job", "holder", LONG).orElseThrow();
             loseConnectionAfterQueueing.set(true);
             refuseGivingUp.set(true);
@@ -226,7 +226,7 @@ class LeaseLockTest {
     void aPollingWaitersQueueEntryLivesSecondsWhateverTheSafetyPoll(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
@@ -234,7 +234,7 @@ class LeaseLockTest {
             String micros = db.kind() == TestDatabase.Kind.H2 ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
                     : "TIMESTAMPDIFF(MICROSECOND, " + now + ", wait_until)";
             long left = db.queryLong("SELECT MAX(" + micros + ") FROM " + table + "_queue");
-            assertThat(left).isPositive().isLessThanOrEqualTo(LeaseService.QUEUE_ENTRY_MICROS);
+            assertThat(left).isPositive().isLessThanOrEqualTo(BlockingAcquire.QUEUE_ENTRY_MICROS);
             a.release(held);
             b.release(waiting.get(20, TimeUnit.SECONDS));
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the granted waiter left").isZero();
@@ -249,7 +249,7 @@ class LeaseLockTest {
     void aReleaseThroughTheSameServiceWakesItsPollingWaiterAtOnce(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService same = LeaseService.builder(db.newPool(3)).table(table)
-                .queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1)).build();
+                .tune(t -> t.queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1))).build();
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, Duration.ofMinutes(2));

@@ -79,7 +79,7 @@ class LeaseRestartFaultTest {
         ExecutorService executor = Executors.newCachedThreadPool();
         AtomicBoolean stopSpinning = new AtomicBoolean();
         Map<String, AtomicInteger> spinGrants = new ConcurrentHashMap<>();
-        try (LeaseService leases = LeaseService.builder(app).table(table).safetyPoll(Duration.ofSeconds(30)).build()) {
+        try (LeaseService leases = LeaseService.builder(app).table(table).tune(t -> t.safetyPoll(Duration.ofSeconds(30))).build()) {
             List<Future<?>> spinners = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 String owner = "spin-" + i;
@@ -259,7 +259,7 @@ class LeaseRestartFaultTest {
                 assertThat(leases.find(blocked)).contains(granted);
             }
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-                String listening = "'LISTEN ' || " + LeaseSql.PostgreSql.listenerChannelSql(LeaseSql.PostgreSql.stemSql(table), "pid");
+                String listening = "'LISTEN ' || " + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid");
                 await("the listener is back", Duration.ofSeconds(20), () -> count(db,
                         "SELECT COUNT(*) FROM pg_stat_activity WHERE query = " + listening + " AND state = 'idle'") == 1);
             }

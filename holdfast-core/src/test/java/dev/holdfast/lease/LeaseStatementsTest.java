@@ -13,7 +13,7 @@ class LeaseStatementsTest {
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void everyStatementIsRendered(Dialect dialect) {
-        LeaseSql sql = LeaseSql.forDialect(dialect, "holdfast_leases");
+        LeaseSql sql = LeaseSqls.forDialect(dialect, "holdfast_leases");
         String rendered = section("tryAcquire (exclusive)" + (sql.acquireReturnsFinalRow()
                         ? "; returns the final row: granted iff column 4 is the caller and column 5 true" : ""),
                 sql.acquireSql(false))

@@ -72,7 +72,7 @@ class LeaseStressTest {
     }
 
     /** How the worker's last grant came to it, as its service told the worker's thread. */
-    private static final ThreadLocal<LeaseService.GrantPath> PATH = new ThreadLocal<>();
+    private static final ThreadLocal<Grants.Path> PATH = new ThreadLocal<>();
 
     @DatabaseTest
     void sixteenServersTwoNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
@@ -97,7 +97,7 @@ class LeaseStressTest {
      */
     @DatabaseTest
     void fourServersWithBatchingAndLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
-        run(db, 4, 8, Batching.ON, NAMES);
+        run(db, 4, 8, Batched.ON, NAMES);
     }
 
     /**
@@ -109,16 +109,16 @@ class LeaseStressTest {
      */
     @DatabaseTest
     void fourServersWithBatchingOverEightNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
-        run(db, 4, 0, Batching.EVERY_CALL, EIGHT_NAMES);
+        run(db, 4, 0, Batched.EVERY_CALL, EIGHT_NAMES);
     }
 
-    private enum Batching { OFF, ON, EVERY_CALL }
+    private enum Batched { OFF, ON, EVERY_CALL }
 
     private void run(TestDatabase db, int servers, int localHandOffs, boolean batching) throws Exception {
-        run(db, servers, localHandOffs, batching ? Batching.ON : Batching.OFF, NAMES);
+        run(db, servers, localHandOffs, batching ? Batched.ON : Batched.OFF, NAMES);
     }
 
-    private void run(TestDatabase db, int servers, int localHandOffs, Batching batching, String[] names) throws Exception {
+    private void run(TestDatabase db, int servers, int localHandOffs, Batched batching, String[] names) throws Exception {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
@@ -151,11 +151,13 @@ class LeaseStressTest {
         for (int i = 0; i < servers; i++) {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseService.builder(pool).table(table).localHandOffs(localHandOffs)
-                    .batching(batching != Batching.OFF).batchLoneCalls(batching == Batching.EVERY_CALL)
-                    .batchesInFlight(4, 4) // in lockstep too: four statements in flight, not lockstep's one
-                    .batchesInLockstep(batching == Batching.EVERY_CALL ? Duration.ofNanos(300_000) : Duration.ZERO).build());
-            services.get(i).grantObserver = (lease, path) -> PATH.set(path);
+            services.add(LeaseService.builder(pool).table(table).cohortHandOffs(localHandOffs)
+                    .batching(batching == Batched.OFF ? Batching.OFF : batching == Batched.ON ? Batching.CONCURRENT
+                            : Batching.lockstep(Duration.ofNanos(300_000)))
+                    .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL))
+                    .tune(t -> t.batchesInFlight(4, 4)) // in lockstep too: four statements in flight, not lockstep's one
+                    .build());
+            services.get(i).probe().observeGrants((lease, path) -> PATH.set(path));
         }
         ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
         long start = System.nanoTime();
@@ -284,10 +286,10 @@ class LeaseStressTest {
                 }
             }
         }
-        long handOffs = services.stream().mapToLong(LeaseService::handOffsReceived).sum();
-        long local = services.stream().mapToLong(LeaseService::localHandOffs).sum();
-        long batched = services.stream().mapToLong(LeaseService::batchedCalls).sum();
-        long multiRow = services.stream().mapToLong(LeaseService::multiRowStatements).sum();
+        long handOffs = services.stream().mapToLong(s -> s.probe().handOffsReceived()).sum();
+        long local = services.stream().mapToLong(s -> s.probe().localHandOffs()).sum();
+        long batched = services.stream().mapToLong(s -> s.probe().batchedCalls()).sum();
+        long multiRow = services.stream().mapToLong(s -> s.probe().multiRowStatements()).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         violations.forEach(v -> System.out.printf("[%s] %s%n", db.id(), v));
         System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
@@ -308,7 +310,7 @@ class LeaseStressTest {
         if (localHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
         }
-        if (batching == Batching.EVERY_CALL && db.kind() != TestDatabase.Kind.H2) {
+        if (batching == Batched.EVERY_CALL && db.kind() != TestDatabase.Kind.H2) {
             assertThat(multiRow).as("statements sent through the multi-row batches").isPositive();
         }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {

@@ -19,8 +19,8 @@ class LeaseTimelineTokenTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void theFloorIsTheCurrentTimelineAndTokensCountOnFromIt(TestDatabase db) throws Exception {
         long timeline = db.queryLong("SELECT timeline_id FROM pg_control_checkpoint()");
-        long floor = db.queryLong("SELECT " + LeaseSql.PostgreSql.FIRST_TOKEN);
-        assertThat(floor).isEqualTo((timeline - 1) << LeaseSql.PostgreSql.TIMELINE_SHIFT);
+        long floor = db.queryLong("SELECT " + PgLeaseSql.FIRST_TOKEN);
+        assertThat(floor).isEqualTo((timeline - 1) << PgLeaseSql.TIMELINE_SHIFT);
 
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
@@ -33,7 +33,7 @@ class LeaseTimelineTokenTest {
 
             // a row from a later epoch than this server's (as after a restore onto an older
             // timeline) keeps counting from its own token: tokens never go back
-            long later = floor + (5L << LeaseSql.PostgreSql.TIMELINE_SHIFT) + 7;
+            long later = floor + (5L << PgLeaseSql.TIMELINE_SHIFT) + 7;
             db.execute("UPDATE " + table + " SET token = ? WHERE name = 'job'", later);
             Lease third = leases.tryAcquire("job", "c", Duration.ofMinutes(1)).orElseThrow();
             assertThat(third.token()).isEqualTo(later + 1);
@@ -54,6 +54,6 @@ class LeaseTimelineTokenTest {
             rs.next();
             assertThat(rs.getBoolean(1)).isTrue();
         }
-        assertThat(LeaseSql.forDialect(Dialect.POSTGRESQL, "t").acquireSql(false)).contains(LeaseSql.PostgreSql.FIRST_TOKEN);
+        assertThat(LeaseSqls.forDialect(Dialect.POSTGRESQL, "t").acquireSql(false)).contains(PgLeaseSql.FIRST_TOKEN);
     }
 }

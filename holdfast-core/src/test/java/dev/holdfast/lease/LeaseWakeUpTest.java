@@ -53,7 +53,7 @@ class LeaseWakeUpTest {
                     String pair = releasing + " releases to " + waiting;
                     try (LeaseService a = LeaseService.builder(releasingPool).table(releasing).build();
                          LeaseService b = LeaseService.builder(waitingPool).table(waiting)
-                                 .safetyPoll(Duration.ofMinutes(1)).build()) {
+                                 .tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
                         Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                         CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
                         LeaseFixture.awaitListenedEntry(db, table);
@@ -62,7 +62,7 @@ class LeaseWakeUpTest {
                         Lease got = waiter.get(10, TimeUnit.SECONDS);
                         wakeUpMicros.add((System.nanoTime() - released) / 1000);
                         assertThat(got.token()).as(pair).isEqualTo(held.token() + 1);
-                        assertThat(b.handOffsReceived()).as(pair + ": handed the lease by the notification").isEqualTo(1);
+                        assertThat(b.probe().handOffsReceived()).as(pair + ": handed the lease by the notification").isEqualTo(1);
                         b.release(got);
                     }
                 }
@@ -79,7 +79,7 @@ class LeaseWakeUpTest {
         String table = LeaseFixture.install(db);
         String name = "job-\uD83D\uDE00"; // job-😀
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, name, "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table); // queued with its listener: the release hands it the lease
@@ -104,7 +104,7 @@ class LeaseWakeUpTest {
         AtomicBoolean first = new AtomicBoolean(true);
         DataSource heldBack = commitHeldBack(db.newPool(3), first, attemptWaitsToCommit, releaseIsBlocked);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(heldBack).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(heldBack).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS)).as("b's failing attempt ran").isTrue();
@@ -161,7 +161,7 @@ class LeaseWakeUpTest {
     void aSameOwnerWaiterGivingUpDoesNotCostTheOtherItsWakeUp(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).safetyPoll(Duration.ofMinutes(1)).build()) {
+             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "x", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);

@@ -38,7 +38,7 @@ class PgWakeUpsLoggingTest {
             }
         };
         logger.addHandler(capture);
-        PgWakeUps wakeUps = new PgWakeUps(new UnreachableDataSource(), new LeaseSql.PostgreSql("holdfast_test_table"));
+        PgWakeUps wakeUps = new PgWakeUps(new UnreachableDataSource(), new PgLeaseSql("holdfast_test_table"));
         try {
             assertThat(wakeUps.start()).isTrue();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

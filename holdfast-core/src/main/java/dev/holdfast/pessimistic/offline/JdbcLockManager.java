@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.jdbc.internal.Names;

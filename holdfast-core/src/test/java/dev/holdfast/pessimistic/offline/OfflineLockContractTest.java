@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;

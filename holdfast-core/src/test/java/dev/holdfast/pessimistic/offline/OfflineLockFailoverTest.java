@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;

@@ -98,10 +98,9 @@ public class HoldfastAutoConfiguration {
         return LeaseService.builder(nonTransactional(dataSource))
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
-                .fastRelease(properties.getLease().isFastRelease())
-                .localHandOffs(properties.getLease().getLocalHandOffs())
-                .batching(properties.getLease().isBatching())
-                .batchesInLockstep(properties.getLease().getLockstepLinger())
+                .durability(properties.getLease().getDurability())
+                .cohortHandOffs(properties.getLease().getCohortHandOffs())
+                .batching(properties.getLease().toBatching())
                 .build();
     }
 

@@ -1,7 +1,8 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.pessimistic.offline.CommitDurability;
+import dev.holdfast.jdbc.CommitDurability;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -69,32 +70,43 @@ public class HoldfastProperties {
         private String table = "holdfast_leases";
 
         /**
-         * On PostgreSQL, whether a release skips the wait for the WAL flush (its own statement only). A
-         * release lost in a crash only lets the lease run to its TTL; acquires and renewals stay durable.
+         * How releases commit: {@code relaxed} (the default) lets a release on PostgreSQL skip the wait
+         * for the WAL flush (its own statement only); {@code durable} waits. Acquires and renewals are
+         * always durable.
          */
-        private boolean fastRelease = true;
+        private CommitDurability durability = CommitDurability.RELAXED;
 
         /**
          * Cohort hand-off: how many times in a row a release may pass a lease in memory to a waiting
          * {@code lock} call of this instance with the same owner, before it goes back to the database
          * queue (0, the default, turns it off). Fencing tokens stay strictly increasing.
          */
-        private int localHandOffs;
+        private int cohortHandOffs;
 
         /**
-         * Batched commits: concurrent {@code tryAcquire} and {@code release} calls of this instance
-         * share multi-row statements, one commit each (PostgreSQL and MariaDB; ignored on H2). Pays
-         * off with many concurrent callers; off by default.
+         * Batched commits: {@code off} (the default); {@code concurrent}: concurrent {@code tryAcquire}
+         * and {@code release} calls of this instance share multi-row statements, one commit each;
+         * {@code lockstep}: as concurrent, and a batch waits up to {@code lockstep-linger} for the
+         * threads the last batch answered. PostgreSQL and MariaDB; ignored on H2.
          */
-        private boolean batching;
+        private BatchingMode batching = BatchingMode.OFF;
 
         /**
-         * Batches in lockstep (with {@code batching}): acquires and releases share one statement in
-         * flight, and a batch waits up to this long for the threads the last batch answered, so that
-         * threads taking and releasing leases back to back go together in one statement. 0 (the
-         * default) turns it off; at most 1 s; keep it well below the time threads hold their leases.
+         * With {@code batching: lockstep}, how long a batch waits for the threads the last batch
+         * answered: more than 0, at most 1 s (default 1 ms); keep it well below the time threads hold
+         * their leases. Refused with another batching mode.
          */
-        private Duration lockstepLinger = Duration.ZERO;
+        private @Nullable Duration lockstepLinger;
+
+        /** The modes of {@code holdfast.lease.batching}. */
+        public enum BatchingMode {
+            /** Every call a statement of its own. */
+            OFF,
+            /** Calls queued while a statement of their kind is in flight go together in the next. */
+            CONCURRENT,
+            /** Concurrent, and a batch waits {@code lockstep-linger} for the threads the last one answered. */
+            LOCKSTEP
+        }
 
         public String getTable() {
             return table;
@@ -104,36 +116,53 @@ public class HoldfastProperties {
             this.table = table;
         }
 
-        public boolean isFastRelease() {
-            return fastRelease;
+        public CommitDurability getDurability() {
+            return durability;
         }
 
-        public void setFastRelease(boolean fastRelease) {
-            this.fastRelease = fastRelease;
+        public void setDurability(CommitDurability durability) {
+            this.durability = durability;
         }
 
-        public int getLocalHandOffs() {
-            return localHandOffs;
+        public int getCohortHandOffs() {
+            return cohortHandOffs;
         }
 
-        public void setLocalHandOffs(int localHandOffs) {
-            this.localHandOffs = localHandOffs;
+        public void setCohortHandOffs(int cohortHandOffs) {
+            this.cohortHandOffs = cohortHandOffs;
         }
 
-        public boolean isBatching() {
+        public BatchingMode getBatching() {
             return batching;
         }
 
-        public void setBatching(boolean batching) {
+        public void setBatching(BatchingMode batching) {
             this.batching = batching;
         }
 
-        public Duration getLockstepLinger() {
+        public @Nullable Duration getLockstepLinger() {
             return lockstepLinger;
         }
 
-        public void setLockstepLinger(Duration lockstepLinger) {
+        public void setLockstepLinger(@Nullable Duration lockstepLinger) {
             this.lockstepLinger = lockstepLinger;
+        }
+
+        /**
+         * The {@link dev.holdfast.lease.Batching} these settings name.
+         *
+         * @throws IllegalArgumentException if {@code lockstep-linger} is set without {@code batching: lockstep}
+         */
+        public dev.holdfast.lease.Batching toBatching() {
+            if (lockstepLinger != null && batching != BatchingMode.LOCKSTEP) {
+                throw new IllegalArgumentException("holdfast.lease.lockstep-linger=" + lockstepLinger
+                        + " needs holdfast.lease.batching=lockstep, not " + batching.name().toLowerCase(java.util.Locale.ROOT));
+            }
+            return switch (batching) {
+                case OFF -> dev.holdfast.lease.Batching.OFF;
+                case CONCURRENT -> dev.holdfast.lease.Batching.CONCURRENT;
+                case LOCKSTEP -> dev.holdfast.lease.Batching.lockstep(lockstepLinger == null ? Duration.ofMillis(1) : lockstepLinger);
+            };
         }
     }
 

@@ -52,7 +52,7 @@ class LeaseAutoConfigurationTest {
                     .withBean(DataSource.class, () -> pool)
                     .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
-                            "holdfast.lease.table=" + leasesTable, "holdfast.lease.fast-release=false")
+                            "holdfast.lease.table=" + leasesTable, "holdfast.lease.durability=durable")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         LeaseService service = context.getBean(LeaseService.class);
@@ -105,11 +105,11 @@ class LeaseAutoConfigurationTest {
     }
 
     /**
-     * {@code holdfast.lease.local-hand-offs}: a release passes the lease to the instance's waiting call
+     * {@code holdfast.lease.cohort-hand-offs}: a release passes the lease to the instance's waiting call
      * of the same owner; the row then shows the top of the reserved block of tokens.
      */
     @DatabaseTest(only = TestDatabase.Kind.H2)
-    void localHandOffsAreConfigured(TestDatabase db) throws Exception {
+    void cohortHandOffsAreConfigured(TestDatabase db) throws Exception {
         String leasesTable = db.newTableName("hf_sb_leases");
         db.dropAfterTest(leasesTable + "_queue");
         try (HikariDataSource pool = db.newPool(4)) {
@@ -117,7 +117,7 @@ class LeaseAutoConfigurationTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
-                            "holdfast.lease.local-hand-offs=4")
+                            "holdfast.lease.cohort-hand-offs=4")
                     .run(context -> {
                         LeaseService leases = context.getBean(LeaseService.class);
                         Lease first = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
@@ -135,7 +135,7 @@ class LeaseAutoConfigurationTest {
                         for (int i = 0; i < 1000 && !inCohort; i++) {
                             Thread.sleep(5);
                             inCohort = java.util.Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
-                                    f.getClassName().equals("dev.holdfast.lease.LocalHandOffs") && f.getMethodName().equals("await"));
+                                    f.getClassName().equals("dev.holdfast.lease.CohortHandOffs") && f.getMethodName().equals("await"));
                         }
                         assertThat(inCohort).as("the second call waits in the instance's cohort").isTrue();
                         assertThat(db.queryLong("SELECT COUNT(*) FROM " + leasesTable + "_queue")).isZero();
@@ -164,7 +164,7 @@ class LeaseAutoConfigurationTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> stallsFirstAcquire)
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
-                            "holdfast.lease.batching=true")
+                            "holdfast.lease.batching=concurrent")
                     .run(context -> {
                         LeaseService leases = context.getBean(LeaseService.class);
                         var first = java.util.concurrent.CompletableFuture.supplyAsync(
@@ -190,8 +190,8 @@ class LeaseAutoConfigurationTest {
     }
 
     /**
-     * {@code holdfast.lease.lockstep-linger}: bound to the builder, which refuses it without batching
-     * (the context does not start) and takes it with batching.
+     * {@code holdfast.lease.lockstep-linger}: refused with another batching mode than lockstep (the
+     * context does not start, and says what to change), taken with {@code batching: lockstep}.
      */
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void lockstepLingerIsConfigured(TestDatabase db) {
@@ -204,16 +204,18 @@ class LeaseAutoConfigurationTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> refused)
                     .withPropertyValues(properties)
+                    .withPropertyValues("holdfast.lease.batching=concurrent")
                     .run(context -> {
                         assertThat(context).hasFailed();
-                        assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
-                                .hasMessage("batchesInLockstep(PT0.0003S) needs batching(true)");
+                        assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
+                                .hasMessage("holdfast.lease.lockstep-linger=PT0.0003S needs holdfast.lease.batching=lockstep,"
+                                        + " not concurrent");
                     });
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> taken)
                     .withPropertyValues(properties)
-                    .withPropertyValues("holdfast.lease.batching=true")
+                    .withPropertyValues("holdfast.lease.batching=lockstep")
                     .run(context -> {
                         LeaseService leases = context.getBean(LeaseService.class);
                         leases.release(leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)).orElseThrow());

@@ -1,7 +1,11 @@
-package dev.holdfast.pessimistic.offline;
+package dev.holdfast.jdbc;
 
 /**
- * How {@link JdbcLockManager} commits {@code tryLock} and {@code releaseLock}.
+ * How Holdfast commits what it may commit without waiting for the durable flush: offline locks'
+ * {@code tryLock} and {@code releaseLock} ({@code JdbcLockManager.Builder#durability}), and leases'
+ * releases ({@code LeaseService.Builder#durability}; a lease's acquires and renewals are always
+ * durable, so no fencing token can repeat after a crash: the next acquire's durable commit flushes
+ * an earlier relaxed release too).
  *
  * <p><b>Why relaxing is safe.</b> An asynchronous commit is visible to every other session at
  * once, exactly like a durable one; only a database crash can lose it, and then it loses a
@@ -11,7 +15,7 @@ package dev.holdfast.pessimistic.offline;
  * The two ways a lost operation shows:
  * <ul>
  *   <li>A lost <b>acquire</b>: the row is absent, so the holder's {@code checkLock} at submit
- *       raises {@link LockNotHeldException} and the edit is refused; meanwhile another user may take
+ *       raises {@code LockNotHeldException} and the edit is refused; meanwhile another user may take
  *       the lock. Nobody is authorized twice. (The pattern requires {@code checkLock} on submit.)</li>
  *   <li>A lost <b>release</b>: the old lock is live again until it expires, so the next editor
  *       waits at most the expiry (default 5 minutes); its lock id belongs to the user who had just
@@ -33,12 +37,13 @@ package dev.holdfast.pessimistic.offline;
  */
 public enum CommitDurability {
 
-    /** Every lock operation waits for a durable commit. */
+    /** Every operation waits for a durable commit. */
     DURABLE,
 
     /**
-     * {@code tryLock} and {@code releaseLock} do not wait for the commit to reach disk, where the
-     * database allows choosing that per transaction (PostgreSQL). The default.
+     * Offline locks' {@code tryLock} and {@code releaseLock}, and leases' releases, do not wait for
+     * the commit to reach disk, where the database allows choosing that per transaction
+     * (PostgreSQL). The default.
      */
     RELAXED
 }

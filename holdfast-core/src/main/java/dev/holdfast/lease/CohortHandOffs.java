@@ -40,7 +40,7 @@ import java.util.function.Consumer;
  * grant marked busy), so that waiters can still give up at their deadline while it is slow. A call that only
  * waits, and gives up, changes nothing in the database.
  */
-final class LocalHandOffs {
+final class CohortHandOffs {
 
     /** Runs a reservation: the grant's new state, empty if it is no longer held. */
     @FunctionalInterface
@@ -48,133 +48,28 @@ final class LocalHandOffs {
         Optional<LeaseJdbc.Reserved> reserve(String name, String owner, long token, long tokens, long ttlMicros);
     }
 
-    /** Outcome of a release of a lease this service may have passed on. */
-    sealed interface Release permits HandedOn, AlreadyReleased, ToDatabase {
-    }
-
-    /** Passed to a local waiter: nothing to do in the database. */
-    record HandedOn() implements Release {
-    }
-
-    /** The lease was passed on earlier (a second release); {@code current} is the local holder's. */
-    record AlreadyReleased(Lease current) implements Release {
-    }
-
-    /**
-     * Release the database grant: {@code token} is the row's, {@code extraMicros} how much later
-     * than the grant the releasing holder took it (added to a minimum hold). {@code unsureTokens}
-     * is not 0 if a reservation of that many tokens failed with an unknown outcome: the row's token
-     * is then {@code token} or {@code token + unsureTokens} (a row of the owner with the grant's
-     * {@code acquiredAt} tells which). Then call {@link #releasedToDatabase} unless the database
-     * could not be reached.
-     */
-    record ToDatabase(long token, long extraMicros, long unsureTokens, Instant acquiredAt) implements Release {
-    }
-
-    private record Key(String name, String owner) {
-    }
-
-    /** One waiting call. Its fields are guarded by its cohort's lock. */
-    private static final class Waiter {
-        final Semaphore signal = new Semaphore(0);
-        final long ttlMicros;
-        Lease handed;
-        /** Go to the database: as the cohort's representative, or because the service closed. */
-        boolean toDatabase;
-
-        Waiter(long ttlMicros) {
-            this.ttlMicros = ttlMicros;
-        }
-    }
-
     /** One {@link LeaseService#lock} call's place in its cohort. */
     static final class Call {
         private final Cohort cohort;
-        private final Waiter waiter;
+        private final Cohort.Waiter waiter;
         /** Whether this call counts as a representative, queueing in the database for the cohort. */
         private boolean representative;
 
-        private Call(Cohort cohort, Waiter waiter, boolean representative) {
+        private Call(Cohort cohort, Cohort.Waiter waiter, boolean representative) {
             this.cohort = cohort;
             this.waiter = waiter;
             this.representative = representative;
         }
     }
 
-    /** The calls of one name and owner, and the service's database grant of it, if any. */
-    private static final class Cohort {
-        final Key key;
-        final ReentrantLock lock = new ReentrantLock();
-        /** Signalled when a statement on a grant ends ({@link #busyGrant} reset). */
-        final Condition settled = lock.newCondition();
-        final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-        /** Calls queueing in the database for this cohort. */
-        int representatives;
-        /** Dropped from the map: a call that found it must look again. */
-        boolean removed;
-
-        // The current database grant, while hasGrant.
-        boolean hasGrant;
-        /** Whether its holder may pass it on: false once it is known lost or released elsewhere. */
-        boolean open;
-        long grantToken;
-        long grantSentNanos;
-        Instant grantAcquiredAt;
-        long rowToken;
-        long holderToken;
-        /** When the current holder got it ({@link System#nanoTime()}; the grant's send time for its first). */
-        long holderSinceNanos;
-        Instant expiresAt;
-        Instant dbNow;
-        long sentNanos;
-        int handOffs;
-        boolean reserved;
-        /** A reservation whose outcome is unknown (it failed): its token count, else 0. */
-        long unsureTokens;
-        /** The grant (its first token) a statement runs on with the cohort unlocked, else {@link #NOT_BUSY}: other statements on it wait. */
-        long busyGrant = NOT_BUSY;
-
-        Cohort(Key key) {
-            this.key = key;
-        }
-
-        /** Database time now, estimated on the late side (the statement read its clock after it was sent). */
-        Instant estimatedNow() {
-            return dbNow.plusNanos(System.nanoTime() - sentNanos);
-        }
-
-        void reserved(LeaseJdbc.Reserved r, long sent) {
-            rowToken = r.token();
-            expiresAt = r.expiresAt();
-            dbNow = r.now();
-            sentNanos = sent;
-        }
-
-        /** Under the lock: waits until no statement on the current grant runs (one on an earlier grant does not matter). */
-        void awaitSettled() {
-            while (busyGrant == grantToken) {
-                settled.awaitUninterruptibly();
-            }
-        }
-
-        Lease holder() {
-            return new Lease(key.name(), key.owner(), holderToken, grantAcquiredAt, expiresAt);
-        }
-
-        boolean idle() {
-            return waiters.isEmpty() && representatives == 0;
-        }
-    }
-
     private final int bound;
     private final Reserver reserver;
     private final Consumer<Lease> giveBack;
-    private final ConcurrentHashMap<Key, Cohort> cohorts = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Cohort.Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
     private final AtomicLong registrations = new AtomicLong();
     /** The service closed: every call goes to the database, no grant is passed on. */
     private volatile boolean closed;
-    private static final long NOT_BUSY = Long.MIN_VALUE;
     /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
     static final long EXPIRY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
@@ -184,14 +79,14 @@ final class LocalHandOffs {
      * @param bound    the most local hand-offs of one database grant, at least 1
      * @param giveBack releases a lease that was handed to a waiter as it was interrupted (best effort)
      */
-    LocalHandOffs(int bound, Reserver reserver, Consumer<Lease> giveBack) {
+    CohortHandOffs(int bound, Reserver reserver, Consumer<Lease> giveBack) {
         this.bound = bound;
         this.reserver = reserver;
         this.giveBack = giveBack;
     }
 
     /** The cohort of {@code key}, locked, created if need be. */
-    private Cohort lockCohort(Key key) {
+    private Cohort lockCohort(Cohort.Key key) {
         while (true) {
             Cohort c = cohorts.computeIfAbsent(key, Cohort::new);
             c.lock.lock();
@@ -212,7 +107,7 @@ final class LocalHandOffs {
         if ((registrations.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             sweep();
         }
-        Cohort c = lockCohort(new Key(grant.name(), grant.owner()));
+        Cohort c = lockCohort(new Cohort.Key(grant.name(), grant.owner()));
         try {
             c.hasGrant = true;
             c.open = !closed;
@@ -238,7 +133,7 @@ final class LocalHandOffs {
      * representative in the database, else as the representative itself. Runs no statement.
      */
     Call enter(String name, String owner, long ttlMicros) {
-        Cohort c = lockCohort(new Key(name, owner));
+        Cohort c = lockCohort(new Cohort.Key(name, owner));
         try {
             if (closed) {
                 return new Call(c, null, false);
@@ -247,23 +142,11 @@ final class LocalHandOffs {
                 c.representatives++;
                 return new Call(c, null, true);
             }
-            Waiter w = new Waiter(ttlMicros);
+            Cohort.Waiter w = new Cohort.Waiter(ttlMicros);
             c.waiters.addLast(w);
             return new Call(c, w, false);
         } finally {
             c.lock.unlock();
-        }
-    }
-
-    /** Under the lock: with no usable grant and nobody in the database for it, the first waiter goes there. */
-    private static void promoteIfNeeded(Cohort c) {
-        if ((!c.hasGrant || !c.open) && c.representatives == 0) {
-            Waiter first = c.waiters.pollFirst();
-            if (first != null) {
-                c.representatives++;
-                first.toDatabase = true;
-                first.signal.release();
-            }
         }
     }
 
@@ -275,7 +158,7 @@ final class LocalHandOffs {
      * @throws InterruptedException if interrupted (a lease handed meanwhile was given back)
      */
     Lease await(Call call, long deadlineNanos) throws InterruptedException {
-        Waiter w = call.waiter;
+        Cohort.Waiter w = call.waiter;
         if (w == null) {
             return null;
         }
@@ -292,7 +175,7 @@ final class LocalHandOffs {
                 try {
                     if (c.hasGrant && c.open && !c.estimatedNow().isBefore(c.expiresAt)) {
                         c.open = false; // its holder never released it: the database may grant it again
-                        promoteIfNeeded(c);
+                        c.promoteIfNeeded();
                     }
                     if (w.handed != null || w.toDatabase) {
                         break;
@@ -315,7 +198,7 @@ final class LocalHandOffs {
                 call.representative = false;
             }
             if (handed == null) {
-                promoteIfNeeded(c); // it leaves: a waiter behind it may have to go now
+                c.promoteIfNeeded(); // it leaves: a waiter behind it may have to go now
             }
         } finally {
             c.lock.unlock();
@@ -339,7 +222,7 @@ final class LocalHandOffs {
         try {
             c.representatives--;
             call.representative = false;
-            promoteIfNeeded(c);
+            c.promoteIfNeeded();
             dropIfIdle(c);
         } finally {
             c.lock.unlock();
@@ -358,8 +241,8 @@ final class LocalHandOffs {
      * Decides the release of {@code lease}: null if this service holds no grant for it here (release
      * it as it is); else passed on in memory, already released, or release the row's token.
      */
-    Release release(Lease lease, boolean heldAtLeast) {
-        Cohort c = cohorts.get(new Key(lease.name(), lease.owner()));
+    CohortRelease release(Lease lease, boolean heldAtLeast) {
+        Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
         }
@@ -368,14 +251,14 @@ final class LocalHandOffs {
             c.awaitSettled();
             if (!c.hasGrant || lease.token() != c.holderToken) {
                 return c.hasGrant && lease.token() >= c.grantToken && lease.token() < c.holderToken
-                        ? new AlreadyReleased(c.holder()) : null;
+                        ? new CohortRelease.AlreadyReleased(c.holder()) : null;
             }
             // From before the grant was sent to the hand-off: at least the time between them.
             long extraMicros = (c.holderSinceNanos - c.grantSentNanos) / 1000;
-            ToDatabase before = new ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
+            CohortRelease.ToDatabase before = new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
             long grant = c.grantToken;
             if (c.open && !heldAtLeast && c.handOffs < bound && !c.waiters.isEmpty() && handOff(c)) {
-                return new HandedOn();
+                return new CohortRelease.HandedOn();
             }
             if (!c.hasGrant || c.grantToken != grant) {
                 return before; // the grant ended while a reservation ran: the database tells how
@@ -383,16 +266,16 @@ final class LocalHandOffs {
             // Stays recorded until the database release succeeds, so that a retry after a failure
             // still maps to the grant; meanwhile the first waiter queues in the database.
             c.open = false;
-            promoteIfNeeded(c);
-            return new ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
+            c.promoteIfNeeded();
+            return new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
         } finally {
             c.lock.unlock();
         }
     }
 
-    /** After the database release (or refusal) of a {@link ToDatabase} of {@code rowToken}: forgets the grant. */
+    /** After the database release (or refusal) of a {@link CohortRelease.ToDatabase} of {@code rowToken}: forgets the grant. */
     void releasedToDatabase(String name, String owner, long rowToken) {
-        Cohort c = cohorts.get(new Key(name, owner));
+        Cohort c = cohorts.get(new Cohort.Key(name, owner));
         if (c == null) {
             return;
         }
@@ -401,7 +284,7 @@ final class LocalHandOffs {
             if (c.hasGrant && c.rowToken == rowToken) {
                 c.hasGrant = false;
             }
-            promoteIfNeeded(c);
+            c.promoteIfNeeded();
             dropIfIdle(c);
         } finally {
             c.lock.unlock();
@@ -417,7 +300,7 @@ final class LocalHandOffs {
     private boolean handOff(Cohort c) {
         long grant = c.grantToken;
         for (int statements = 0; ; statements++) {
-            Waiter first = c.waiters.peekFirst();
+            Cohort.Waiter first = c.waiters.peekFirst();
             if (first == null) {
                 return false; // every waiter gave up meanwhile
             }
@@ -439,13 +322,13 @@ final class LocalHandOffs {
             } finally {
                 c.lock.lock();
                 if (c.busyGrant == grant) {
-                    c.busyGrant = NOT_BUSY;
+                    c.busyGrant = Cohort.NOT_BUSY;
                 }
                 c.settled.signalAll();
                 if (r == null && c.hasGrant && c.grantToken == grant) { // it failed: the outcome is unknown
                     c.open = false;
                     c.unsureTokens = tokens;
-                    promoteIfNeeded(c); // the first waiter queues in the database
+                    c.promoteIfNeeded(); // the first waiter queues in the database
                 }
             }
             if (!c.hasGrant || c.grantToken != grant) {
@@ -462,7 +345,7 @@ final class LocalHandOffs {
             }
             // Waiters may have left meanwhile: decide again for the first one now (no statement if it fits).
         }
-        Waiter next = c.waiters.pollFirst();
+        Cohort.Waiter next = c.waiters.pollFirst();
         c.holderToken++;
         c.handOffs++;
         c.holderSinceNanos = System.nanoTime();
@@ -474,10 +357,10 @@ final class LocalHandOffs {
 
     /**
      * Locks the cohort whose current holder {@code lease} is, for a statement on its grant: the
-     * caller uses {@link Held#rowToken()} and must call {@link Held#done}. Null if there is none.
+     * caller uses {@link Cohort.Held#rowToken()} and must call {@link Cohort.Held#done}. Null if there is none.
      */
-    Held hold(Lease lease) {
-        Cohort c = cohorts.get(new Key(lease.name(), lease.owner()));
+    Cohort.Held hold(Lease lease) {
+        Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
         }
@@ -487,42 +370,12 @@ final class LocalHandOffs {
             c.lock.unlock();
             return null;
         }
-        return new Held(c);
-    }
-
-    /** A cohort locked for a statement on its grant. */
-    static final class Held {
-        private final Cohort c;
-
-        private Held(Cohort c) {
-            this.c = c;
-        }
-
-        long rowToken() {
-            return c.rowToken;
-        }
-
-        /** After a renewal: the grant's new expiry (the renewal's now is that minus the ttl). */
-        void renewed(Instant expiresAt, long ttlMicros, long sentNanos) {
-            c.expiresAt = expiresAt;
-            c.dbNow = expiresAt.minusNanos(ttlMicros * 1000);
-            c.sentNanos = sentNanos;
-        }
-
-        /** After a refused renewal: the grant is lost, no more hand-offs of it. */
-        void lost() {
-            c.open = false;
-            promoteIfNeeded(c);
-        }
-
-        void done() {
-            c.lock.unlock();
-        }
+        return new Cohort.Held(c);
     }
 
     /** The row's token for diagnosing {@code lease}: the grant's if {@code lease} came from it. */
     long rowToken(Lease lease) {
-        Cohort c = cohorts.get(new Key(lease.name(), lease.owner()));
+        Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return lease.token();
         }
@@ -543,7 +396,7 @@ final class LocalHandOffs {
         for (Cohort c : cohorts.values()) {
             if (c.lock.tryLock()) {
                 try {
-                    if (c.idle() && c.busyGrant == NOT_BUSY && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
+                    if (c.idle() && c.busyGrant == Cohort.NOT_BUSY && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
                         c.hasGrant = false;
                         dropIfIdle(c);
                     }
@@ -557,7 +410,7 @@ final class LocalHandOffs {
     /** The grants of {@code name} (of {@code owner}, or of every owner if null) were released or broken here: no more hand-offs. */
     void closeAll(String name, String owner) {
         if (owner != null) {
-            close(cohorts.get(new Key(name, owner)));
+            close(cohorts.get(new Cohort.Key(name, owner)));
             return;
         }
         for (Cohort c : cohorts.values()) {
@@ -574,7 +427,7 @@ final class LocalHandOffs {
         c.lock.lock();
         try {
             c.open = false;
-            promoteIfNeeded(c);
+            c.promoteIfNeeded();
         } finally {
             c.lock.unlock();
         }
@@ -587,7 +440,7 @@ final class LocalHandOffs {
             c.lock.lock();
             try {
                 c.open = false;
-                for (Waiter w; (w = c.waiters.pollFirst()) != null; ) {
+                for (Cohort.Waiter w; (w = c.waiters.pollFirst()) != null; ) {
                     c.representatives++; // until its call leaves
                     w.toDatabase = true;
                     w.signal.release();
@@ -605,7 +458,7 @@ final class LocalHandOffs {
 
     /** Tests: calls waiting for the grant of {@code name} under {@code owner}. */
     int waiters(String name, String owner) {
-        Cohort c = cohorts.get(new Key(name, owner));
+        Cohort c = cohorts.get(new Cohort.Key(name, owner));
         if (c == null) {
             return 0;
         }

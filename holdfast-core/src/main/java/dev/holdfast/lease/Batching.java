@@ -1,0 +1,104 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.internal.Arguments;
+
+import java.time.Duration;
+
+/**
+ * Whether a {@link LeaseService} commits concurrent calls together ({@link LeaseService.Builder#batching}).
+ * One of {@link #OFF} (the default), {@link #CONCURRENT} or {@link #lockstep(Duration)}. Batching
+ * applies on PostgreSQL and MariaDB; on H2 (embedded, where a statement costs no round trip) every
+ * mode runs as {@link #OFF}.
+ *
+ * <p><b>Concurrent.</b> Concurrent {@code tryAcquire} calls of one service go to the database as one
+ * multi-row acquire, and concurrent {@code release(lease)} calls as one multi-row release, each one
+ * statement and one commit for up to 64 leases. A batch forms only while a statement of its kind is
+ * in flight, so an idle service sends each call at once, as the statement it sends without
+ * batching; a busy one commits many calls at the cost of one (up to four statements of a kind in
+ * flight; another starts while one is in flight once four calls wait for it). Each call keeps its own
+ * outcome (grant, refusal, release, {@link LeaseNotHeldException}) and its semantics: the rules,
+ * tokens, durability and hand-off to {@code lock} waiters are those of the single-row statements.
+ * Calls of one name are never in one batch; a batch locks its rows in name order, so batches of two
+ * instances cannot deadlock each other. Other calls ({@code lock}, {@code tryLock}, renewals,
+ * {@code release(lease, heldAtLeast)}) are not batched.
+ *
+ * <p>What a caller gives up: its call may wait for a statement in flight to finish before its own
+ * batch is sent, and it shares its statement's fate: a statement that stalls (a row locked
+ * elsewhere, a hanging connection) holds up every call in it. A call of a name in flight waits for
+ * that statement instead of taking another. The calls of a batch run on the thread that started it:
+ * use a data source that does not depend on the calling thread (not a thread-bound routing one).
+ * Batching is not always faster: the database's group commit already shares the flush between
+ * concurrent commits. It pays off with many concurrent callers on a slow-flushing database and can
+ * lose elsewhere; measure with your workload.
+ *
+ * <p><b>Lockstep.</b> As concurrent, and acquires and releases share one statement in flight; a
+ * batch that could start waits, at most the linger after the last batch ended, for the threads that
+ * batch answered to come back with their next call, so that threads that take and release leases in
+ * a loop go together, acquires in one statement and releases in the next. Only a thread that came
+ * back within the linger the last time the same kind answered it is waited for; a thread alone
+ * never waits for itself. A call may wait up to the linger for a thread that does not come back this
+ * time: keep the linger well below the time threads hold their leases.
+ */
+public final class Batching {
+
+    /** Every call is a statement of its own. */
+    public static final Batching OFF = new Batching("OFF", -1);
+    /** Calls that queue while a statement of their kind is in flight go together in the next. */
+    public static final Batching CONCURRENT = new Batching("CONCURRENT", 0);
+
+    private static final Duration MAX_LINGER = Duration.ofSeconds(1);
+
+    private final String mode;
+    private final long lingerNanos;
+
+    private Batching(String mode, long lingerNanos) {
+        this.mode = mode;
+        this.lingerNanos = lingerNanos;
+    }
+
+    /**
+     * Concurrent batching in lockstep: a batch waits at most {@code linger} for the threads the last
+     * batch answered.
+     *
+     * @param linger more than 0, at most 1 s
+     * @throws IllegalArgumentException if {@code linger} is null, not positive or longer than 1 s
+     */
+    public static Batching lockstep(Duration linger) {
+        Arguments.notNull(linger, "linger");
+        if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {
+            throw new IllegalArgumentException("A lockstep linger must be more than 0 and at most 1 s, not " + linger);
+        }
+        return new Batching("LOCKSTEP", linger.toNanos());
+    }
+
+    /** Whether calls are batched at all. */
+    public boolean isOn() {
+        return lingerNanos >= 0;
+    }
+
+    /** The linger of lockstep batching; {@link Duration#ZERO} for the other modes. */
+    public Duration linger() {
+        return Duration.ofNanos(Math.max(0, lingerNanos));
+    }
+
+    /** Lockstep's linger in nanoseconds, 0 otherwise. */
+    long lingerNanos() {
+        return Math.max(0, lingerNanos);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Batching b && b.mode.equals(mode) && b.lingerNanos == lingerNanos;
+    }
+
+    @Override
+    public int hashCode() {
+        return mode.hashCode() * 31 + Long.hashCode(lingerNanos);
+    }
+
+    /** {@code OFF}, {@code CONCURRENT} or {@code LOCKSTEP(PT0.0003S)}. */
+    @Override
+    public String toString() {
+        return lingerNanos > 0 ? mode + "(" + linger() + ")" : mode;
+    }
+}

@@ -1,0 +1,294 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.internal.Jdbc;
+import org.jspecify.annotations.Nullable;
+
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A bounded {@code lock}: passed on in memory within a cohort (when on), or through the database,
+ * where the call queues in arrival order with every instance's calls, then waits for a release's hand-off (PostgreSQL: notified) or polls with backoff
+ * (H2, MariaDB; a release through this service wakes its oldest poller at once), until granted or
+ * the bound passes. A call that gives up leaves the queue, giving back a grant handed to it meanwhile.
+ */
+final class BlockingAcquire {
+
+    /** How long a queue entry stays valid unless its waiter refreshes it (longer for a notified waiter with a long safety poll). */
+    static final long QUEUE_ENTRY_MICROS = 2_000_000;
+    /** A notified waiter still re-checks this often (refreshing its queue entry, noticing expiries). */
+    static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * The longest poll of a queued waiter that is not notified (H2, MariaDB): a free lease waits for
+     * the first waiter's next poll, as nobody else may take it, so that poll must come soon.
+     */
+    static final long MAX_QUEUED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * How long past its bound an attempt may wait for a pooled connection, so that a bound shorter
+     * than a hand-over from a background thread still gets one attempt, and a waiter gets its last
+     * attempt at the bound.
+     */
+    static final long BORROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The first and the longest wait before leaving the queue again after a failed attempt to. */
+    private static final long GIVE_UP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_GIVE_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final SecureRandom WAITER_IDS = new SecureRandom();
+
+    /** How often waiters poll: the defaults above, or a test's. */
+    record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos) {
+        static final Polling DEFAULT = new Polling(SAFETY_POLL_NANOS, MIN_BACKOFF_NANOS, MAX_QUEUED_POLL_NANOS);
+    }
+
+    private final LeaseCalls calls;
+    private final LeaseJdbc jdbc;
+    private final @Nullable PgWakeUps wakeUps;
+    private final LeaseThreads threads;
+    private final BoundedBorrow borrow;
+    private final LocalPollers pollers;
+    private final @Nullable CohortHandOffs cohorts;
+    private final Grants grants;
+    private final Polling polling;
+    /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
+    private final LongAdder handOffsReceived = new LongAdder();
+
+    BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
+                    LocalPollers pollers, @Nullable CohortHandOffs cohorts, Grants grants, Polling polling) {
+        this.calls = calls;
+        this.jdbc = jdbc;
+        this.wakeUps = wakeUps;
+        this.threads = threads;
+        this.borrow = new BoundedBorrow(calls.dataSource(), threads);
+        this.pollers = pollers;
+        this.cohorts = cohorts;
+        this.grants = grants;
+        this.polling = polling;
+    }
+
+    /**
+     * Acquires {@code name}, waiting at most {@code waitNanos}: passed on in memory by a holder of the
+     * same owner in this service (cohort hand-off, when on), else through the database.
+     */
+    Lease lock(String name, String owner, long micros, Duration maxWait, long waitNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + waitNanos;
+        CohortHandOffs.Call cohort = cohorts != null && waitNanos > 0 ? cohorts.enter(name, owner, micros) : null;
+        if (cohort != null) {
+            Lease passed = cohorts.await(cohort, deadline);
+            if (passed != null) {
+                return grants.passedInMemory(passed);
+            }
+        }
+        try {
+            return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
+        } finally {
+            if (cohort != null) {
+                cohorts.leave(cohort);
+            }
+        }
+    }
+
+    /** Queued in the database in arrival order with every instance's calls, until {@code deadline} ({@link System#nanoTime()}). */
+    private Lease lockInDatabase(String name, String owner, long micros, Duration maxWait, long waitNanos, long deadline)
+            throws InterruptedException {
+        // Never waits for the listener (its first connection may be long in coming): until it
+        // listens, the waiter polls; when it starts listening it wakes every registered waiter.
+        boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
+        boolean viaQueue = waitNanos > 0;
+        // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
+        String waiter = viaQueue ? newWaiterId() : null;
+        String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
+        PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter();
+        if (notified) {
+            wakeUps.register(key, wakeUp);
+        } else if (viaQueue) {
+            pollers.add(name, wakeUp);
+        }
+        // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
+        // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
+        // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
+        long queueMicros = notified ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4) : QUEUE_ENTRY_MICROS;
+        boolean queued = false;
+        int attempts = 0;
+        int races = 0;
+        long backoff = viaQueue ? polling.minPollNanos() : MIN_BACKOFF_NANOS;
+        // Before the first attempt: no grant to this call is older. (Not the latest attempt's: on
+        // PostgreSQL an attempt may pick up a grant a release handed to this waiter before it was sent.)
+        long sent = System.nanoTime();
+        try {
+            while (true) {
+                boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
+                // Releases hand the lease only to a waiter whose notification a live listener will deliver.
+                Integer listener = notified ? wakeUps.listenerPid() : null;
+                LeaseCalls.SqlCall<Optional<Lease>> attempt = viaQueue
+                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, listener)
+                        : c -> jdbc.acquire(c, name, owner, micros, false);
+                Optional<Lease> granted;
+                if (waitNanos == 0) {
+                    attempts++;
+                    granted = calls.acquire(name, owner, attempt);
+                } else {
+                    // Every attempt, the first and the one at the bound included, may take up to
+                    // BORROW_GRACE past the bound to get its connection: otherwise a short bound
+                    // could end without any attempt, and a waiter woken at the bound without its last one.
+                    Connection borrowed = borrow.borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
+                    if (borrowed == null) {
+                        throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+                    }
+                    attempts++;
+                    granted = attemptOn(borrowed, attempt, name, owner, ++races >= LeaseCalls.ATTEMPTS_ON_RACE);
+                    if (granted == null) {
+                        continue; // lost a race (the statement had no effect): again at once, still bounded
+                    }
+                    races = 0;
+                }
+                if (granted.isPresent()) {
+                    return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
+                }
+                queued = viaQueue;
+                Lease handed = handed(wakeUp, name, owner);
+                if (handed != null) {
+                    return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+                }
+                if (notified && wakeUps.isListening()) {
+                    long safety = polling.safetyPollNanos();
+                    long poll = safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
+                    wakeUp.signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
+                    wakeUp.signal.drainPermits();
+                    handed = handed(wakeUp, name, owner);
+                    if (handed != null) {
+                        return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
+                    }
+                } else {
+                    long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
+                    // A release through this service wakes its oldest polling waiter at once.
+                    boolean woken = wakeUp.signal.tryAcquire(Math.min(left, sleep), TimeUnit.NANOSECONDS);
+                    wakeUp.signal.drainPermits();
+                    backoff = woken ? polling.minPollNanos()
+                            : Math.min(viaQueue ? polling.maxQueuedPollNanos() : MAX_BACKOFF_NANOS, backoff * 2);
+                }
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            // Also when no attempt is known to have queued: one that failed may have committed first.
+            if (viaQueue && attempts > 0) {
+                giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
+            }
+            throw e;
+        } finally {
+            if (notified) {
+                wakeUps.unregister(key, wakeUp);
+            } else if (viaQueue) {
+                pollers.remove(name, wakeUp);
+            }
+        }
+    }
+
+    /** Tests: how many grants this service's waiters took from a hand-off's notification. */
+    long handOffsReceived() {
+        return handOffsReceived.sum();
+    }
+
+    /** The grant a release handed to this waiter (committed before it was notified), or null. */
+    private @Nullable Lease handed(PgWakeUps.Waiter wakeUp, String name, String owner) {
+        PgWakeUps.Handed h = wakeUp.handed();
+        if (h == null) {
+            return null;
+        }
+        handOffsReceived.increment();
+        return new Lease(name, owner, h.token(), h.acquiredAt(), h.expiresAt());
+    }
+
+    /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
+    private static String newWaiterId() {
+        byte[] bytes = new byte[16];
+        WAITER_IDS.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * Runs one attempt on {@code c} (then closed): the grant or empty, or null if it lost a race
+     * with a concurrent first insert or a deadlock (the statement had no effect) and is not the
+     * {@code last} try.
+     */
+    private @Nullable Optional<Lease> attemptOn(Connection c, LeaseCalls.SqlCall<Optional<Lease>> call, String name,
+                                                String owner, boolean last) {
+        try (c) {
+            return Jdbc.autocommit(c, call::run);
+        } catch (SQLException e) {
+            if (!last && calls.isRace(e)) {
+                return null;
+            }
+            throw new DatabaseException("acquiring lease '" + name + "' for '" + owner + "'", e);
+        }
+    }
+
+    /**
+     * Removes a waiter that gave up, giving back a grant a release handed to it meanwhile. It waits
+     * at most {@link #BORROW_GRACE_NANOS} for a pooled connection (never the pool's own timeout: the
+     * caller's bound and interrupt come first). If no connection comes or the statement fails (the
+     * database restarting, a pooled connection it killed), a background thread tries again, after
+     * 50 ms, then twice as long each time up to 1 s, until it succeeds or the entry would have
+     * lapsed by itself: until then a release would hand the lease to the entry, and the grant
+     * would wait out its TTL with nobody to take it.
+     *
+     * @param lapsesAt when the entry lapses at the latest ({@link System#nanoTime()})
+     */
+    private void giveUp(String name, String waiter, long lapsesAt) {
+        Connection c = null;
+        try {
+            c = borrow.borrow(System.nanoTime() + BORROW_GRACE_NANOS);
+        } catch (InterruptedException | RuntimeException e) {
+            // tried again in the background
+        }
+        if (c == null || !gaveUp(c, name, waiter)) {
+            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+        }
+    }
+
+    /** One attempt to leave the queue on {@code c}, which it closes; false if it failed. */
+    private boolean gaveUp(Connection c, String name, String waiter) {
+        try (Connection own = c) {
+            Jdbc.autocommit(own, cc -> {
+                jdbc.giveUp(cc, name, waiter);
+                return null;
+            });
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void giveUpLater(String name, String waiter, long lapsesAt, long delayNanos) {
+        if (threads.isClosed() || System.nanoTime() + delayNanos - lapsesAt >= 0) {
+            return; // the entry lapses first
+        }
+        try {
+            threads.timer().schedule(() -> threads.background().execute(() -> {
+                Connection c;
+                try {
+                    c = calls.dataSource().getConnection();
+                } catch (SQLException | RuntimeException e) {
+                    c = null;
+                }
+                if (c == null || !gaveUp(c, name, waiter)) {
+                    giveUpLater(name, waiter, lapsesAt, Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS));
+                }
+            }), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // closed: the entry lapses by itself
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.holdfast.lease;
+
+import org.jspecify.annotations.Nullable;
+
+import java.util.function.BiConsumer;
+
+/**
+ * Where every grant of a service passes before it is returned: recorded for cohort hand-off (when
+ * on) and shown to a test's observer, with the path by which it reached its caller.
+ */
+final class Grants {
+
+    /** How a grant reached its caller. */
+    enum Path {
+        /** {@code tryAcquire}'s statement, alone or in a batch, or a {@code lock} call with no wait. */
+        ACQUIRED,
+        /** A waiting {@code lock} call's own attempt (which may pick up a grant a release handed to it). */
+        QUEUED_ATTEMPT,
+        /** A release's hand-off, learned from its notification: no statement of the waiter's own. */
+        HANDED_OFF,
+        /** Passed on in memory by a holder of this service (cohort hand-off). */
+        PASSED_IN_MEMORY
+    }
+
+    private final @Nullable CohortHandOffs cohorts;
+    private volatile @Nullable BiConsumer<Lease, Path> observer;
+
+    Grants(@Nullable CohortHandOffs cohorts) {
+        this.cohorts = cohorts;
+    }
+
+    /** A grant the database made (its statement sent at {@code sentNanos}); returns it. */
+    Lease fromDatabase(Lease grant, long sentNanos, Path path) {
+        if (cohorts != null) {
+            cohorts.granted(grant, sentNanos);
+        }
+        return observed(grant, path);
+    }
+
+    /** A grant passed on in memory; returns it. */
+    Lease passedInMemory(Lease grant) {
+        return observed(grant, Path.PASSED_IN_MEMORY);
+    }
+
+    /** Tests: told of each grant, on the caller's thread, before it is returned. */
+    void observe(@Nullable BiConsumer<Lease, Path> observer) {
+        this.observer = observer;
+    }
+
+    private Lease observed(Lease grant, Path path) {
+        BiConsumer<Lease, Path> o = observer;
+        if (o != null) {
+            o.accept(grant, path);
+        }
+        return grant;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.holdfast.lease;
+
+import org.jspecify.annotations.Nullable;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The parts of one {@link LeaseService}, wired from its settings: who runs statements, who waits,
+ * who releases and renews, and the optional cohort hand-off and batching.
+ */
+record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
+                  @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, LocalPollers pollers,
+                  Grants grants, BlockingAcquire blocking, Releases releases, Renewals renewals) {
+
+    static LeaseParts of(LeaseSettings s) {
+        LeaseCalls calls = new LeaseCalls(s.dataSource(), s.dialect());
+        LeaseSql sql = LeaseSqls.forDialect(s.dialect(), s.table());
+        LeaseJdbc jdbc = new LeaseJdbc(sql);
+        PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(s.dataSource(), pg) : null;
+        LeaseThreads threads = new LeaseThreads(s.table());
+        // Cohorts and batches give leases back through the releases, which route through them.
+        AtomicReference<Releases> late = new AtomicReference<>();
+        CohortHandOffs cohorts = s.cohortHandOffs() == 0 ? null : new CohortHandOffs(s.cohortHandOffs(),
+                (name, owner, token, tokens, ttl) -> calls.call("reserving tokens of", name,
+                        c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),
+                lease -> late.get().releaseQuietly(lease));
+        LeaseBatches batches = LeaseBatches.of(s, sql, jdbc, calls,
+                r -> late.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
+        LocalPollers pollers = new LocalPollers();
+        Grants grants = new Grants(cohorts);
+        BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, wakeUps, threads, pollers, cohorts, grants,
+                s.tuning().polling());
+        Refusals refusals = new Refusals(calls, jdbc);
+        Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, refusals, s.relaxedReleases());
+        late.set(releases);
+        Renewals renewals = new Renewals(calls, jdbc, cohorts, refusals, releases);
+        return new LeaseParts(calls, jdbc, wakeUps, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * MariaDB: {@code INSERT … ON DUPLICATE KEY UPDATE … RETURNING} always returns the row's final
+ * state. Assignments apply left to right and later ones see earlier new values, so token,
+ * acquired_at and owner test only the old {@code expires_at}, which is assigned last; its own
+ * test ({@code owner = VALUES(owner)}) is then right under both old-value and new-value rules.
+ * {@code UTC_TIMESTAMP(6)} is fixed for the statement.
+ *
+ * <p>Re-entrant form: the caller holds the lease iff the returned owner is the caller. The
+ * exclusive form must also tell its own grant from the caller's live row: a grant (insert or
+ * takeover) sets {@code acquired_at} to the statement's {@code UTC_TIMESTAMP(6)}, and a refusal
+ * leaves it, so {@code RETURNING acquired_at = UTC_TIMESTAMP(6)} says which. Two statements can
+ * start in the same microsecond, so a refusal that finds {@code acquired_at} equal to its own
+ * now moves it 1 µs forward (no other effect: expiry, token and owner stay; the row is live, so
+ * it still ends after it begins). Forward, not back: a release sets {@code expires_at} to that
+ * {@code acquired_at}, and a later grant needs its now at or after it, so it can never start
+ * before the {@code acquiredAt} the holder was told (1 µs back allowed exactly that). A session variable
+ * set in the update cannot carry the decision: measured, {@code RETURNING} then reads it as it
+ * was before the statement when it had no value yet.
+ */
+final class MariaDbLeaseSql extends LeaseSql {
+    private final String acquire;
+    private final String reenter;
+    private final String acquireQueued;
+    private final String joinQueue;
+    private final String renew;
+    /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
+    private final String acquireUpdate;
+    private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, String> releaseAll = new ConcurrentHashMap<>();
+
+    MariaDbLeaseSql(String table) {
+        super(table, Dialect.MARIADB);
+        String queue = table + "_queue";
+        String expired = "expires_at <= UTC_TIMESTAMP(6)";
+        String insert = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                + " ON DUPLICATE KEY UPDATE";
+        String head = insert + " token = IF(" + expired + ", token + 1, token),";
+        String owner = " owner = IF(" + expired + ", VALUES(owner), owner),";
+        // Column 5 says whether this statement granted: always true for the re-entrant form.
+        acquireUpdate = " token = IF(" + expired + ", token + 1, token),"
+                + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
+                + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
+                + owner
+                + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
+                + " RETURNING ";
+        acquire = insert + acquireUpdate
+                + "token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+        // The queued form grants only if, besides, no live waiter queued before this one. Each
+        // assignment repeats the condition (the queue is another table, read once per statement's
+        // snapshot; a session variable would outlive the statement on the pooled connection).
+        // (VALUES() is not allowed in a subquery: the name is bound again.)
+        String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = ?"
+                + " AND q.owner <> ? AND q.wait_until > UTC_TIMESTAMP(6) AND q.queued_at < COALESCE((SELECT m.queued_at"
+                + " FROM " + queue + " m WHERE m.name = ? AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
+                + " TIMESTAMP '9999-12-31 00:00:00')))";
+        acquireQueued = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                + " ON DUPLICATE KEY UPDATE"
+                + " token = IF(" + grant + ", token + 1, token),"
+                + " acquired_at = IF(" + grant + ", VALUES(acquired_at),"
+                + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
+                + " owner = IF(" + grant + ", VALUES(owner), owner),"
+                + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
+                + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+        // queued_at before wait_until: assignments see earlier new values.
+        joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until)"
+                + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                + " ON DUPLICATE KEY UPDATE queued_at = IF(wait_until <= UTC_TIMESTAMP(6), VALUES(queued_at), queued_at),"
+                + " wait_until = VALUES(wait_until)";
+        reenter = head
+                + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
+                + owner
+                // A renewal never ends before its grant began: the statement's now may be from before
+                // a wait for the row. (acquired_at, assigned above, is a new grant's now: no change there.)
+                + " expires_at = IF(" + expired + " OR owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at)"
+                + " RETURNING token, acquired_at, expires_at, owner, TRUE";
+        renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+                + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    String acquireSql(boolean reentrant) {
+        return reentrant ? reenter : acquire;
+    }
+
+    /**
+     * ODKU always returns the row's final state: granted iff its owner is the caller and, in the
+     * exclusive form, the statement granted it (inserted, or updated an expired row).
+     */
+    @Override
+    boolean acquireReturnsFinalRow() {
+        return true;
+    }
+
+    @Override
+    String acquireQueuedSql() {
+        return acquireQueued;
+    }
+
+    /** Name, waiter, name, waiter in each of the four assignments. */
+    @Override
+    List<String> queuedBinds(String name, String waiter) {
+        List<String> binds = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            binds.addAll(List.of(name, waiter, name, waiter));
+        }
+        return binds;
+    }
+
+    @Override
+    String joinQueueSql() {
+        return joinQueue;
+    }
+
+    @Override
+    String plusMicros(String column) {
+        return Dialect.MARIADB.plusMicros(column, "?");
+    }
+
+    @Override
+    String renewSql() {
+        return renew;
+    }
+
+    /** One row of values per lease: a text for each batch size. */
+    @Override
+    String acquireAllSql(int rows) {
+        return acquireAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES "
+                + String.join(", ", Collections.nCopies(n,
+                        "(?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"))
+                + " ON DUPLICATE KEY UPDATE" + acquireUpdate
+                + "name, token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)");
+    }
+
+    /**
+     * No {@code UPDATE … RETURNING} on MariaDB, so the release of many rows is an insert of the
+     * rows it selects (locked, in name order) that always meets the row itself: its
+     * {@code ON DUPLICATE KEY UPDATE} releases it, and {@code RETURNING} names each row it released.
+     * Nothing is ever inserted: only existing rows are selected. The rows are found by the
+     * names alone ({@code name IN}, a primary-key range: MariaDB 10.11 also ranges a row-value
+     * {@code IN}, older versions did not, and a locking scan would lock the whole table);
+     * binds the names, then name, owner, token of each.
+     */
+    @Override
+    String releaseAllSql(int rows, boolean fast) {
+        return releaseAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
+                + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
+                + ") AND (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
+                + ") AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE"
+                + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
+                + " RETURNING name, FALSE");
+    }
+
+    /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */
+    @Override
+    boolean renewReturnsExpiry() {
+        return false;
+    }
+}
