@@ -8,7 +8,13 @@ package dev.holdfast.lease;
  */
 public class LeaseExpiredException extends LeaseNotHeldException {
 
-    LeaseExpiredException(String name, String message, Lease current, Reason reason) {
+    /**
+     * For implementations of {@link Leases}: the caller's grant ran out.
+     *
+     * @param current the lease's row as it is now
+     * @param reason  {@link Reason#EXPIRED}, or {@link Reason#GRANTED_AGAIN} if a newer grant exists
+     */
+    public LeaseExpiredException(String name, String message, Lease current, Reason reason) {
         super(name, message, current, reason, null, null);
     }
 }

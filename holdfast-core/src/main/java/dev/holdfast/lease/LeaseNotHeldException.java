@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 import java.util.Optional;
 
@@ -35,7 +37,15 @@ public class LeaseNotHeldException extends LeaseException {
     private final String brokenBy;
     private final Instant brokenAt;
 
-    LeaseNotHeldException(String name, String message, Lease current, Reason reason, String brokenBy, Instant brokenAt) {
+    /**
+     * For implementations of {@link Leases}: a release or renewal that matched no grant of the caller.
+     *
+     * @param current  the lease's row as it is now, or null if there is none
+     * @param brokenBy who force-released it ({@link Reason#BROKEN}), or null if not named
+     * @param brokenAt when it was force-released ({@link Reason#BROKEN}), else null
+     */
+    public LeaseNotHeldException(String name, String message, @Nullable Lease current, Reason reason,
+                                 @Nullable String brokenBy, @Nullable Instant brokenAt) {
         super(name, message, null);
         this.current = current;
         this.reason = reason;

@@ -2,12 +2,16 @@ package dev.holdfast.lease;
 
 import java.time.Duration;
 
-/** {@link LeaseService#lock} waited its whole bound and the lease was still held by someone else. */
+/** {@link Leases#lock} waited its whole bound and the lease was still held by someone else. */
 public class LeaseTimeoutException extends LeaseException {
 
     private final Duration maxWait;
 
-    LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts) {
+    /**
+     * For implementations of {@link Leases}: {@code lock} of {@code name} for {@code owner} waited
+     * {@code maxWait} in {@code attempts} attempts.
+     */
+    public LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts) {
         super(name, "Lease '" + name + "' was not granted to '" + owner + "' within " + maxWait.toMillis()
                 + " ms (" + attempts + " attempts); nothing is held", null);
         this.maxWait = maxWait;
