@@ -1,6 +1,7 @@
 package dev.holdfast;
 
 import java.sql.SQLException;
+import java.util.Objects;
 
 /**
  * A database failure that Holdfast does not translate into a more specific outcome: a lost
@@ -16,6 +17,7 @@ public class DatabaseException extends HoldfastException {
 
     /** The driver's exception. */
     public SQLException sqlException() {
-        return (SQLException) getCause();
+        // Never null: the constructor takes the cause.
+        return (SQLException) Objects.requireNonNull(getCause());
     }
 }

@@ -1,5 +1,8 @@
 package dev.holdfast;
 
+import org.jspecify.annotations.Nullable;
+
+
 /**
  * Root of every exception Holdfast throws for a concurrency outcome or a database failure.
  *
@@ -14,7 +17,7 @@ public abstract class HoldfastException extends RuntimeException {
         super(message);
     }
 
-    protected HoldfastException(String message, Throwable cause) {
+    protected HoldfastException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -123,6 +123,9 @@ public final class SchemaInstaller {
         }
     }
 
+    // False positive: the work returns null as its Void result; NullAway sees type arguments' nullness
+    // only in JSpecify mode, which needs a newer javac than Java 17's.
+    @SuppressWarnings("NullAway")
     private void runOnce(List<String> statements) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             Jdbc.autocommit(connection, c -> {

@@ -1,6 +1,8 @@
 package dev.holdfast.optimistic;
 
 import dev.holdfast.internal.Arguments;
+import org.jspecify.annotations.Nullable;
+
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
@@ -14,7 +16,7 @@ import java.util.Optional;
  * @param expectedVersion the version the caller had
  * @param current         the row as it is now; {@code null} if it was deleted
  */
-public record StaleRow(String entity, Object id, long expectedVersion, VersionStamp current) {
+public record StaleRow(String entity, Object id, long expectedVersion, @Nullable VersionStamp current) {
 
     private static final DateTimeFormatter MINUTES = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
 
@@ -24,7 +26,7 @@ public record StaleRow(String entity, Object id, long expectedVersion, VersionSt
     }
 
     /** A row that exists with another version than expected. */
-    public static StaleRow changed(String entity, Object id, long expectedVersion, VersionStamp current) {
+    public static StaleRow changed(String entity, Object id, long expectedVersion, @Nullable VersionStamp current) {
         return new StaleRow(entity, id, expectedVersion, Arguments.notNull(current, "current"));
     }
 
@@ -40,7 +42,7 @@ public record StaleRow(String entity, Object id, long expectedVersion, VersionSt
 
     /** The row's version now; empty if it was deleted. */
     public Optional<Long> currentVersion() {
-        return deleted() ? Optional.empty() : Optional.of(current.version());
+        return current == null ? Optional.empty() : Optional.of(current.version());
     }
 
     /**
@@ -49,7 +51,8 @@ public record StaleRow(String entity, Object id, long expectedVersion, VersionSt
      */
     public String describe() {
         String row = entity + " " + id;
-        if (deleted()) {
+        VersionStamp current = this.current;
+        if (current == null) {
             return row + " was deleted (you had version " + expectedVersion + ")";
         }
         StringBuilder s = new StringBuilder(row);

@@ -78,11 +78,13 @@ public class VersionConflictException extends HoldfastException {
 
     /** Who last modified the first stale row; empty if it was deleted or the column is null. */
     public Optional<String> modifiedBy() {
-        return first().deleted() ? Optional.empty() : Optional.ofNullable(first().current().modifiedBy());
+        VersionStamp current = first().current();
+        return current == null ? Optional.empty() : Optional.ofNullable(current.modifiedBy());
     }
 
     /** When (database time) the first stale row was last modified; empty if deleted or null. */
     public Optional<Instant> modified() {
-        return first().deleted() ? Optional.empty() : Optional.ofNullable(first().current().modified());
+        VersionStamp current = first().current();
+        return current == null ? Optional.empty() : Optional.ofNullable(current.modified());
     }
 }

@@ -1,5 +1,7 @@
 package dev.holdfast.optimistic;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 
 /**
@@ -9,7 +11,7 @@ import java.time.Instant;
  * @param modifiedBy who wrote it last, as the writer said ({@code null} if the column is null)
  * @param modified   when, in database time ({@code null} if the column is null)
  */
-public record VersionStamp(long version, String modifiedBy, Instant modified) {
+public record VersionStamp(long version, @Nullable String modifiedBy, @Nullable Instant modified) {
 
     /**
      * The client-carried version check: returns normally if {@code clientVersion} is this stamp's

@@ -272,7 +272,7 @@ public final class VersionedTable {
     /** Configures a {@link VersionedTable}. */
     public static final class Builder {
         private final SqlIdentifier table;
-        private String entity;
+        private @Nullable String entity;
         private SqlIdentifier id = SqlIdentifier.unqualified("id");
         private SqlIdentifier version = SqlIdentifier.unqualified("version");
         private SqlIdentifier modifiedBy = SqlIdentifier.unqualified("modified_by");

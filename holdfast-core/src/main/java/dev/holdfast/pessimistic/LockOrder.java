@@ -2,6 +2,8 @@ package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import org.jspecify.annotations.Nullable;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -44,11 +47,12 @@ final class LockOrder {
 
     /** A row with the parts of its name as the order compares them. */
     private record Entry(RowRef row, String table, String column, String schema, String exactTable, String exactSchema) {
-        static Entry of(RowRef row, String resolvedSchema) {
+        static Entry of(RowRef row, @Nullable String resolvedSchema) {
             String value = row.table().value();
             int dot = value.indexOf('.');
             String table = dot < 0 ? value : value.substring(dot + 1);
-            String schema = dot < 0 ? resolvedSchema : value.substring(0, dot);
+            // resolvedSchema is null only for a qualified name, which carries its schema.
+            String schema = dot < 0 ? Objects.requireNonNull(resolvedSchema) : value.substring(0, dot);
             return new Entry(row, fold(table), fold(row.keyColumn().value()), fold(schema), table, schema);
         }
 

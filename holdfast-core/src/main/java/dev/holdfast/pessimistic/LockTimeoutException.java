@@ -1,5 +1,7 @@
 package dev.holdfast.pessimistic;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 
 /**
@@ -11,7 +13,7 @@ public class LockTimeoutException extends RowLockException {
 
     private final LockWait wait;
 
-    LockTimeoutException(RowRef row, LockWait wait, Duration waited, Throwable cause) {
+    LockTimeoutException(RowRef row, LockWait wait, Duration waited, @Nullable Throwable cause) {
         super(message(row, wait, waited), row, waited, cause);
         this.wait = wait;
     }

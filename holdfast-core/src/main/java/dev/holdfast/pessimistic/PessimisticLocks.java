@@ -5,6 +5,8 @@ import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Objects;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -45,7 +47,7 @@ public final class PessimisticLocks {
          * @param failure null on success, else the {@link LockTimeoutException},
          *                {@link DeadlockException} or {@link DatabaseException} about to be thrown
          */
-        void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure);
+        void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure);
     }
 
     private static final Observer NO_OBSERVER = (row, wait, waited, locked, failure) -> { };
@@ -189,7 +191,7 @@ public final class PessimisticLocks {
         return new DatabaseException("locking " + row + " (transaction rolled back)", e);
     }
 
-    private void observe(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure) {
+    private void observe(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
         try {
             observer.lockEnded(row, wait, waited, locked, failure);
         } catch (RuntimeException ignored) {
@@ -197,7 +199,7 @@ public final class PessimisticLocks {
         }
     }
 
-    private static void rollback(Connection connection, SQLException failure) {
+    private static void rollback(Connection connection, @Nullable SQLException failure) {
         try {
             connection.rollback();
         } catch (SQLException e) {

@@ -2,6 +2,8 @@ package dev.holdfast.pessimistic;
 
 import dev.holdfast.HoldfastException;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 
 /**
@@ -15,7 +17,7 @@ public abstract class RowLockException extends HoldfastException {
     private final RowRef row;
     private final Duration waited;
 
-    RowLockException(String message, RowRef row, Duration waited, Throwable cause) {
+    RowLockException(String message, RowRef row, Duration waited, @Nullable Throwable cause) {
         super(message, cause);
         this.row = row;
         this.waited = waited;

@@ -56,7 +56,7 @@ class LeaseContractTest {
     void anotherOwnerIsRefusedWhileTheLeaseIsLiveAndNothingChanges(TestDatabase db) throws Exception {
         String table = install(db);
         try (LeaseService leases = service(db.dataSource(), table)) {
-            leases.tryAcquire("job", "a", LONG).orElseThrow();
+            assertThat(leases.tryAcquire("job", "a", LONG)).isPresent();
             String before = dump(db, table);
             assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
             assertThat(leases.tryLock("job", "b", LONG)).isFalse();
@@ -286,7 +286,7 @@ class LeaseContractTest {
     void badInputIsATypedErrorAndWritesNothing(TestDatabase db) throws Exception {
         String table = install(db);
         try (LeaseService leases = service(db.dataSource(), table)) {
-            leases.tryAcquire("existing", "a", LONG).orElseThrow();
+            assertThat(leases.tryAcquire("existing", "a", LONG)).isPresent();
             String before = dump(db, table);
             String oversize = "n".repeat(LeaseService.MAX_NAME_LENGTH + 1);
             List<Runnable> bad = List.of(

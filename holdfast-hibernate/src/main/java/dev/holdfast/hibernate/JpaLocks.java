@@ -13,6 +13,7 @@ import org.hibernate.Session;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.persister.entity.AbstractEntityPersister;
 import org.hibernate.persister.entity.EntityPersister;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 
@@ -46,7 +47,7 @@ public final class JpaLocks {
      *                                  composite id, or an id type {@link RowRef} does not support
      * @throws IllegalStateException    if no transaction is active
      */
-    public static <T> T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait) {
+    public static <T> @Nullable T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait) {
         Arguments.notNull(em, "em");
         Arguments.notNull(type, "type");
         LockWait wait = LockWait.atMost(maxWait);

@@ -14,6 +14,7 @@ import org.hibernate.event.spi.FlushEventListener;
 import org.hibernate.event.spi.PostInsertEvent;
 import org.hibernate.event.spi.PostInsertEventListener;
 import org.hibernate.persister.entity.EntityPersister;
+import org.jspecify.annotations.Nullable;
 
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -153,7 +154,7 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
         return false;
     }
 
-    private static Object root(PersistenceContext context, AggregateMember member) {
+    private static @Nullable Object root(PersistenceContext context, AggregateMember member) {
         Object root = member.aggregateRoot();
         if (root == null) {
             return null;

@@ -1,6 +1,7 @@
 package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
@@ -11,6 +12,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -70,7 +72,8 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
                 "CI=true: every database of the matrix must be reachable", new MatrixInvocation.Lifecycle<>() {
                     @Override
                     public TestDatabase open() {
-                        return new TestDatabase(kind, server.pool);
+                        // opened only when the server was reachable, so its pool exists
+                        return new TestDatabase(kind, Objects.requireNonNull(server.pool));
                     }
 
                     @Override
@@ -82,8 +85,8 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
 
     /** One database server for the whole run: reachability checked once, one shared pool. */
     static final class Server implements AutoCloseable {
-        final String unreachable;
-        final HikariDataSource pool;
+        final @Nullable String unreachable;
+        final @Nullable HikariDataSource pool;
 
         Server(TestDatabase.Kind kind, java.util.function.UnaryOperator<String> settings, boolean ci) {
             String url = kind.setting("URL", kind.url(), settings);

@@ -2,6 +2,8 @@ package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +35,7 @@ public final class FaultDatabase {
     private final String user;
     private final String password;
     private final Scratch scratch = new Scratch();
-    private HikariDataSource admin;
+    private @Nullable HikariDataSource admin;
 
     FaultDatabase(TestDatabase.Kind kind, String url, String user, String password) {
         this.kind = kind;

@@ -1,10 +1,12 @@
 package dev.holdfast.testing;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
+import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
@@ -45,17 +47,23 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
         return new MatrixInvocation<>(kind, context, FaultDatabase.class, server.unreachable, ci,
                 "CI=true: the fault servers must run; start them with scripts/fault-servers.sh up",
                 new MatrixInvocation.Lifecycle<>() {
-                    private FileChannel lockChannel;
-                    private FileLock lock;
+                    private @Nullable FileChannel lockChannel;
+                    private @Nullable FileLock lock;
 
                     /** Under a machine-wide lock: one fault test at a time restarts or stalls a server. */
                     @Override
                     public FaultDatabase open() throws Exception {
                         lockChannel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                        lock = lockChannel.lock();
-                        FaultDatabase database = new FaultDatabase(kind, server.url, server.user, server.password);
-                        database.awaitReachable();
-                        return database;
+                        try {
+                            lock = lockChannel.lock();
+                            FaultDatabase database = new FaultDatabase(kind, server.url, server.user, server.password);
+                            database.awaitReachable();
+                            return database;
+                        } catch (Exception | Error e) {
+                            // close(..) runs only for an opened database: free the machine-wide lock here
+                            unlock();
+                            throw e;
+                        }
                     }
 
                     @Override
@@ -63,8 +71,23 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
                         try {
                             database.cleanUp();
                         } finally {
-                            lock.release();
-                            lockChannel.close();
+                            unlock();
+                        }
+                    }
+
+                    private void unlock() throws IOException {
+                        FileLock held = lock;
+                        FileChannel channel = lockChannel;
+                        lock = null;
+                        lockChannel = null;
+                        try {
+                            if (held != null) {
+                                held.release();
+                            }
+                        } finally {
+                            if (channel != null) {
+                                channel.close();
+                            }
                         }
                     }
                 });
@@ -75,7 +98,7 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
         final String url;
         final String user;
         final String password;
-        final String unreachable;
+        final @Nullable String unreachable;
 
         Server(TestDatabase.Kind kind, java.util.function.UnaryOperator<String> settings, boolean ci) {
             String prefix = "HOLDFAST_FAULT_" + kind.name() + "_";

@@ -1,5 +1,6 @@
 package dev.holdfast.testing;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One run of a matrix test on one server: skipped if the server was unreachable (a failure with
@@ -32,17 +34,17 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
 
     private final String displayName;
     private final Class<D> type;
-    private final String unreachable;
+    private final @Nullable String unreachable;
     private final boolean ci;
     private final String ciHint;
     private final Lifecycle<D> lifecycle;
-    private D database;
+    private @Nullable D database;
 
     /**
      * @param unreachable why the server could not be reached when the run began, or null
      * @param ciHint      what to do about an unreachable server, said when {@code CI=true} fails the test
      */
-    MatrixInvocation(TestDatabase.Kind kind, ExtensionContext context, Class<D> type, String unreachable, boolean ci,
+    MatrixInvocation(TestDatabase.Kind kind, ExtensionContext context, Class<D> type, @Nullable String unreachable, boolean ci,
                      String ciHint, Lifecycle<D> lifecycle) {
         this.displayName = "[" + kind.id() + "] " + context.getRequiredTestMethod().getName();
         this.type = type;
@@ -56,7 +58,7 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
      * Whether a new connection to {@code url} works: null if so, else why not. Unless on CI, an
      * unreachable server is announced loudly, since its tests are then skipped.
      */
-    static String probe(String what, String url, String user, String password, boolean ci, String skipHint) {
+    static @Nullable String probe(String what, String url, String user, String password, boolean ci, String skipHint) {
         DriverManager.setLoginTimeout(5);
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             c.isValid(5);
@@ -103,7 +105,8 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
 
                     @Override
                     public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-                        return database;
+                        // the before-each callback above opened it
+                        return Objects.requireNonNull(database);
                     }
                 });
     }

@@ -3,6 +3,8 @@ package dev.holdfast.jdbc.dialect;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 
+import org.jspecify.annotations.Nullable;
+
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -13,6 +15,7 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
+import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -52,7 +55,7 @@ public enum Dialect {
         }
 
         @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
             OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
             return value == null ? null : value.toInstant();
         }
@@ -86,7 +89,7 @@ public enum Dialect {
         }
 
         @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
             OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
             return value == null ? null : value.toInstant();
         }
@@ -118,7 +121,7 @@ public enum Dialect {
         }
 
         @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
             LocalDateTime value = rs.getObject(column, LocalDateTime.class);
             return value == null ? null : value.toInstant(ZoneOffset.UTC);
         }
@@ -157,7 +160,7 @@ public enum Dialect {
     }
 
     /** Reads a timestamp column written by Holdfast as an {@link Instant}; {@code null} stays null. */
-    public abstract Instant readInstant(ResultSet rs, int column) throws SQLException;
+    public abstract @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException;
 
     abstract SqlErrorKind classifyCode(String sqlState, int vendorCode);
 
@@ -203,7 +206,8 @@ public enum Dialect {
         try (PreparedStatement ps = connection.prepareStatement("SELECT " + clock());
              ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return readInstant(rs, 1);
+            // The clock function never returns SQL NULL.
+            return Objects.requireNonNull(readInstant(rs, 1), "the database clock returned NULL");
         } catch (SQLException e) {
             throw new DatabaseException("reading the " + id + " clock", e);
         }

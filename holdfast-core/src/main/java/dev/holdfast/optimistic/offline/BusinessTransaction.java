@@ -8,6 +8,8 @@ import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionStamp;
 import dev.holdfast.optimistic.VersionedTable;
 
+import org.jspecify.annotations.Nullable;
+
 import java.sql.Connection;
 import java.util.Collections;
 import java.util.Map;
@@ -28,7 +30,7 @@ public final class BusinessTransaction {
     /** What the commit does with one row. */
     enum Action { VERIFY, UPDATE, DELETE }
 
-    record Entry(VersionedTable table, Object id, long version, Action action, Assignments changes) {
+    record Entry(VersionedTable table, Object id, long version, Action action, @Nullable Assignments changes) {
     }
 
     private final OptimisticOfflineLock lock;
@@ -94,7 +96,7 @@ public final class BusinessTransaction {
         return plan(table, id, Action.DELETE, null);
     }
 
-    private BusinessTransaction plan(VersionedTable table, Object id, Action action, Assignments changes) {
+    private BusinessTransaction plan(VersionedTable table, Object id, Action action, @Nullable Assignments changes) {
         RowRef row = lock.row(lock.registered(table), id);
         Entry known = rows.get(row);
         if (known == null) {

@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 
@@ -147,7 +148,9 @@ public final class OptimisticOfflineLock {
             try {
                 switch (entry.action()) {
                     case UPDATE -> newVersions.put(e.getKey(),
-                            table.update(connection, entry.id(), entry.version(), modifiedBy, entry.changes()));
+                            table.update(connection, entry.id(), entry.version(), modifiedBy,
+                                    // write(..) plans every UPDATE with its changes
+                                    Objects.requireNonNull(entry.changes())));
                     case DELETE -> table.delete(connection, entry.id(), entry.version());
                     case VERIFY -> table.verifyUnchanged(connection, entry.id(), entry.version());
                 }

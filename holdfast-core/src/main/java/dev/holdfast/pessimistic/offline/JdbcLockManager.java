@@ -10,6 +10,8 @@ import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
+import org.jspecify.annotations.Nullable;
+
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -148,7 +151,7 @@ public final class JdbcLockManager implements LockManager {
         return acquire(type, id, owner, expiry);
     }
 
-    private LockId acquire(String type, String id, String owner, Duration expiry) {
+    private LockId acquire(String type, String id, @Nullable String owner, Duration expiry) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
         long micros = Durations.micros(Durations.positive("expiry", expiry, maxExpiry));
@@ -168,7 +171,7 @@ public final class JdbcLockManager implements LockManager {
                         return lockId;
                     }
                     throw new AlreadyLockedException(type, id, rs.getString(2),
-                            dialect.readInstant(rs, 3), dialect.readInstant(rs, 4));
+                            notNullInstant(rs, 3), notNullInstant(rs, 4));
                 }
             }
         });
@@ -244,7 +247,7 @@ public final class JdbcLockManager implements LockManager {
         release(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH));
     }
 
-    private void release(LockId lockId, String owner) {
+    private void release(LockId lockId, @Nullable String owner) {
         int updated = update("releaseLock", owner == null ? releaseSql : releaseOwnedSql, ps -> {
             ps.setString(1, lockId.getValue());
             if (owner != null) {
@@ -276,7 +279,7 @@ public final class JdbcLockManager implements LockManager {
         extend(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH), increment);
     }
 
-    private void extend(LockId lockId, String owner, Duration increment) {
+    private void extend(LockId lockId, @Nullable String owner, Duration increment) {
         long micros = Durations.micros(Durations.positive("increment", increment, maxExpiry));
         long maxMicros = Durations.micros(maxExpiry);
         int updated = update("extendLockExpiration", owner == null ? extendSql : extendOwnedSql, ps -> {
@@ -293,7 +296,7 @@ public final class JdbcLockManager implements LockManager {
     }
 
     /** The update refused; read the row to say why. Always throws. */
-    private void explainRefusal(LockId lockId, String owner) {
+    private void explainRefusal(LockId lockId, @Nullable String owner) {
         verify(lockId, null, null, owner);
         // The row was live and matching when read, yet the update found nothing: it changed in
         // between (released and re-taken). The caller's lock is gone either way.
@@ -301,7 +304,10 @@ public final class JdbcLockManager implements LockManager {
     }
 
     /** Reads the lock by id and throws unless it is live and matches what is given (null = any). */
-    private void verify(LockId lockId, String type, String id, String owner) {
+    // False positive: the work returns null as its Void result; NullAway sees type arguments' nullness
+    // only in JSpecify mode, which needs a newer javac than Java 17's.
+    @SuppressWarnings("NullAway")
+    private void verify(LockId lockId, @Nullable String type, @Nullable String id, @Nullable String owner) {
         Jdbc.autocommit(dataSource, "checkLock", c -> {
             try (PreparedStatement ps = c.prepareStatement(checkSql)) {
                 ps.setString(1, lockId.getValue());
@@ -312,9 +318,9 @@ public final class JdbcLockManager implements LockManager {
                     String lockedType = rs.getString(1);
                     String lockedId = rs.getString(2);
                     String lockedOwner = rs.getString(3);
-                    Instant expiresAt = dialect.readInstant(rs, 5);
+                    Instant expiresAt = notNullInstant(rs, 5);
                     boolean live = rs.getInt(6) == 1;
-                    if (type != null && !(type.equals(lockedType) && id.equals(lockedId))) {
+                    if (type != null && !(type.equals(lockedType) && Objects.equals(id, lockedId))) {
                         throw new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
                                 "This lock id is not for " + type + " " + id);
                     }
@@ -335,7 +341,8 @@ public final class JdbcLockManager implements LockManager {
      * Why no row holds {@code lockId} any more: the ended lock the id names, with who holds its resource
      * now; a foreign one if it was someone else's or for something else; else unknown.
      */
-    private LockNotHeldException ended(Connection c, LockId lockId, String type, String id, String owner)
+    private LockNotHeldException ended(Connection c, LockId lockId, @Nullable String type, @Nullable String id,
+            @Nullable String owner)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(endedSql)) {
             ps.setString(1, lockId.getValue());
@@ -346,7 +353,7 @@ public final class JdbcLockManager implements LockManager {
                 String lockedType = rs.getString(1);
                 String lockedId = rs.getString(2);
                 String endedOwner = rs.getString(3);
-                if (type != null && !(type.equals(lockedType) && id.equals(lockedId))) {
+                if (type != null && !(type.equals(lockedType) && Objects.equals(id, lockedId))) {
                     return new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
                             "This lock id is not for " + type + " " + id);
                 }
@@ -355,9 +362,9 @@ public final class JdbcLockManager implements LockManager {
                             "This lock on " + lockedType + " " + lockedId + " was not held by " + owner);
                 }
                 HeldLock holder = rs.getInt(10) == 1 ? new HeldLock(lockedType, lockedId, rs.getString(7),
-                        dialect.readInstant(rs, 8), dialect.readInstant(rs, 9)) : null;
+                        notNullInstant(rs, 8), notNullInstant(rs, 9)) : null;
                 return new LockEndedException(lockedType, lockedId, LockEndedException.Reason.valueOf(rs.getString(4)),
-                        rs.getString(5), dialect.readInstant(rs, 6), holder);
+                        rs.getString(5), notNullInstant(rs, 6), holder);
             }
         }
     }
@@ -382,7 +389,7 @@ public final class JdbcLockManager implements LockManager {
      * @param owner only this owner, or null for all
      * @param limit at most this many (1 to 10,000)
      */
-    public List<HeldLock> heldLocks(String type, String owner, int limit) {
+    public List<HeldLock> heldLocks(@Nullable String type, @Nullable String owner, int limit) {
         if (type != null) {
             Names.require("type", type, MAX_TYPE_LENGTH);
         }
@@ -424,7 +431,7 @@ public final class JdbcLockManager implements LockManager {
         return breakLock(type, id, Names.require("by", by, MAX_OWNER_LENGTH));
     }
 
-    private boolean breakLock(String type, String id, String by) {
+    private boolean breakLock(String type, String id, @Nullable String by) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
         return update("forceRelease", sql.forceRelease(), ps -> {
@@ -519,6 +526,14 @@ public final class JdbcLockManager implements LockManager {
         });
     }
 
+    /**
+     * An instant from a column that is never NULL in the row read: acquired_at and expires_at are NOT
+     * NULL, and ended_at is written together with the ended_lock_id a row is found by.
+     */
+    private Instant notNullInstant(ResultSet rs, int column) throws SQLException {
+        return Objects.requireNonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
+    }
+
     private List<HeldLock> query(String what, String statement, Binder binder) {
         return Jdbc.autocommit(dataSource, what, c -> {
             try (PreparedStatement ps = c.prepareStatement(statement)) {
@@ -527,7 +542,7 @@ public final class JdbcLockManager implements LockManager {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         locks.add(new HeldLock(rs.getString(1), rs.getString(2), rs.getString(3),
-                                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5)));
+                                notNullInstant(rs, 4), notNullInstant(rs, 5)));
                     }
                 }
                 return locks;
@@ -538,7 +553,7 @@ public final class JdbcLockManager implements LockManager {
     /** Configuration of a {@link JdbcLockManager}. */
     public static final class Builder {
         private final DataSource dataSource;
-        private Dialect dialect;
+        private @Nullable Dialect dialect;
         private String table = HoldfastTable.OFFLINE_LOCKS.defaultName();
         private Duration defaultExpiry = Duration.ofMinutes(5);
         private Duration maxExpiry = Duration.ofDays(1);

@@ -1,5 +1,7 @@
 package dev.holdfast.pessimistic.offline;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -62,7 +64,7 @@ public final class LockId {
         return new LockId(Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
     }
 
-    private static String problem(String value) {
+    private static @Nullable String problem(String value) {
         if (value == null) {
             return "lock id is missing";
         }

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -113,7 +114,8 @@ public class HoldfastAutoConfiguration {
     static DataSource nonTransactional(DataSource dataSource) {
         DataSource ds = dataSource;
         while (ds instanceof TransactionAwareDataSourceProxy proxy) {
-            ds = proxy.getTargetDataSource();
+            // a proxy without a target fails Spring's own afterPropertiesSet; say so here too
+            ds = Objects.requireNonNull(proxy.getTargetDataSource(), "TransactionAwareDataSourceProxy without a target");
         }
         return ds;
     }

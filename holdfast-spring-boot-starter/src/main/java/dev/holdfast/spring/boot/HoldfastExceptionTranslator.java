@@ -9,6 +9,7 @@ import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.optimistic.VersionConflictException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
@@ -53,7 +54,7 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
     private final SQLExceptionTranslator sqlTranslator = new SQLExceptionSubclassTranslator();
 
     @Override
-    public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+    public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
         if (ex instanceof LockTimeoutException e) {
             return new CannotAcquireLockException(e.getMessage(), e);
         }

@@ -21,7 +21,7 @@ public class HoldfastProperties {
      * The database dialect: H2, POSTGRESQL or MARIADB. Empty (the default) detects it from the
      * DataSource, which borrows one connection at startup.
      */
-    private Dialect dialect;
+    private @Nullable Dialect dialect;
 
     private final Jdbc jdbc = new Jdbc();
 
@@ -39,11 +39,11 @@ public class HoldfastProperties {
         this.enabled = enabled;
     }
 
-    public Dialect getDialect() {
+    public @Nullable Dialect getDialect() {
         return dialect;
     }
 
-    public void setDialect(Dialect dialect) {
+    public void setDialect(@Nullable Dialect dialect) {
         this.dialect = dialect;
     }
 
@@ -263,19 +263,19 @@ public class HoldfastProperties {
          * The view that renders lock conflicts and bad lock ids for browsers (model attribute
          * "lockProblem"). Empty: a small built-in HTML page.
          */
-        private String lockProblemView;
+        private @Nullable String lockProblemView;
 
         /**
          * The view that renders version conflicts for browsers (model attribute "versionProblem").
          * Empty: a small built-in HTML page.
          */
-        private String conflictView;
+        private @Nullable String conflictView;
 
-        public String getConflictView() {
+        public @Nullable String getConflictView() {
             return conflictView;
         }
 
-        public void setConflictView(String conflictView) {
+        public void setConflictView(@Nullable String conflictView) {
             this.conflictView = conflictView;
         }
 
@@ -287,11 +287,11 @@ public class HoldfastProperties {
             this.heartbeatInterval = heartbeatInterval;
         }
 
-        public String getLockProblemView() {
+        public @Nullable String getLockProblemView() {
             return lockProblemView;
         }
 
-        public void setLockProblemView(String lockProblemView) {
+        public void setLockProblemView(@Nullable String lockProblemView) {
             this.lockProblemView = lockProblemView;
         }
     }

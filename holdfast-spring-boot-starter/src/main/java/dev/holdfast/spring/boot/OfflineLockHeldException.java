@@ -3,6 +3,8 @@ package dev.holdfast.spring.boot;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import org.springframework.dao.CannotAcquireLockException;
 
+import java.util.Objects;
+
 /**
  * Spring's view of {@link AlreadyLockedException}: someone else holds the offline lock. A
  * {@link CannotAcquireLockException}, so a {@code PessimisticLockingFailureException}; the Holdfast
@@ -16,6 +18,7 @@ public class OfflineLockHeldException extends CannotAcquireLockException {
 
     @Override
     public AlreadyLockedException getCause() {
-        return (AlreadyLockedException) super.getCause();
+        // never null: the constructor takes the cause
+        return (AlreadyLockedException) Objects.requireNonNull(super.getCause());
     }
 }

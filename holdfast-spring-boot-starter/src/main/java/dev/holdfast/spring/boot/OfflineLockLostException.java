@@ -3,6 +3,8 @@ package dev.holdfast.spring.boot;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import org.springframework.dao.PessimisticLockingFailureException;
 
+import java.util.Objects;
+
 /**
  * Spring's view of {@link LockNotHeldException} and its subtypes: the presented lock id authorizes nothing
  * (expired, released, broken, forged, or another resource's or owner's). The Holdfast exception is
@@ -16,6 +18,7 @@ public class OfflineLockLostException extends PessimisticLockingFailureException
 
     @Override
     public LockNotHeldException getCause() {
-        return (LockNotHeldException) super.getCause();
+        // never null: the constructor takes the cause
+        return (LockNotHeldException) Objects.requireNonNull(super.getCause());
     }
 }

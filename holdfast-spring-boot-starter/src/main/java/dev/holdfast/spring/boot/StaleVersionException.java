@@ -3,6 +3,8 @@ package dev.holdfast.spring.boot;
 import dev.holdfast.optimistic.VersionConflictException;
 import org.springframework.dao.OptimisticLockingFailureException;
 
+import java.util.Objects;
+
 /**
  * Spring's view of {@link VersionConflictException}: a versioned write or check found that someone
  * changed or deleted the row since the caller read it; nothing was written. Code that catches
@@ -17,6 +19,7 @@ public class StaleVersionException extends OptimisticLockingFailureException {
 
     @Override
     public VersionConflictException getCause() {
-        return (VersionConflictException) super.getCause();
+        // never null: the constructor takes the cause
+        return (VersionConflictException) Objects.requireNonNull(super.getCause());
     }
 }

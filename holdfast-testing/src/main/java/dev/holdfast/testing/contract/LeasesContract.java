@@ -243,13 +243,14 @@ public abstract class LeasesContract {
                 });
                 assertThat(work.get(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
-                assertThat(lost.get()).isNotNull();
+                LeaseLostException lostException = lost.get();
+                assertThat(lostException).isNotNull();
                 // A renewal that found it broken says by whom (the guard's deadline can win that race on a
                 // stalled machine; then there is no refusal). The holder's own next call always says so.
-                lost.get().refusal().ifPresent(refusal -> {
+                lostException.refusal().ifPresent(refusal -> {
                     assertThat(refusal.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN);
                     assertThat(refusal.brokenBy()).contains("root");
-                    assertThat(lost.get().getMessage()).contains("broken by root");
+                    assertThat(lostException.getMessage()).contains("broken by root");
                 });
                 assertThatThrownBy(() -> leases.renew(a, LONG)).isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
                     assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN);

@@ -13,6 +13,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -166,7 +168,7 @@ public final class MeteredLockManager implements LockManager {
         }
     }
 
-    private void run(String operation, Counter success, Runnable call) {
+    private void run(String operation, @Nullable Counter success, Runnable call) {
         try {
             call.run();
         } catch (LockNotHeldException e) {

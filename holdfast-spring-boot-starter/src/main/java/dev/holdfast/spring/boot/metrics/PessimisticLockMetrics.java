@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 
 /**
@@ -38,7 +40,7 @@ public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
     }
 
     @Override
-    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, RuntimeException failure) {
+    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
         String table = row.table().value();
         String outcome = failure == null ? (locked ? "locked" : "absent")
                 : failure instanceof LockTimeoutException ? "timeout"

@@ -7,6 +7,7 @@ import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -97,7 +98,7 @@ public class LockHeartbeat {
      * @param display formats an instant for the page; null for no {@code expiresAtText}
      */
     public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
-                                    Function<Instant, String> display) {
+                                    @Nullable Function<Instant, String> display) {
         Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
         if (parsed.isEmpty()) {
             return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()));

@@ -5,6 +5,7 @@ import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.LockEndedException;
 import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
@@ -28,8 +29,8 @@ import java.time.Instant;
  * @param endedAt   when the caller's lock ended ({@code lock-released}, {@code lock-broken},
  *                  {@code lock-replaced}, {@code lock-taken-over}: when it expired); else null
  */
-public record LockProblem(int status, String code, String title, String detail, String owner, Instant expiresAt,
-                          String endedBy, Instant endedAt) implements HoldfastProblem {
+public record LockProblem(int status, String code, String title, String detail, @Nullable String owner,
+                          @Nullable Instant expiresAt, @Nullable String endedBy, @Nullable Instant endedAt) implements HoldfastProblem {
 
     /** The problem for a refused offline lock call. */
     public static LockProblem of(AlreadyLockedException e) {

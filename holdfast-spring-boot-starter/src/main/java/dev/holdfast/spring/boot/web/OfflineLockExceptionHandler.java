@@ -5,6 +5,7 @@ import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.MalformedLockIdException;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
@@ -41,10 +42,10 @@ public class OfflineLockExceptionHandler {
     /** The model attribute holding the {@link LockProblem}. */
     public static final String MODEL_ATTRIBUTE = "lockProblem";
 
-    private final String view;
+    private final @Nullable String view;
 
     /** @param view the view for browsers; null or blank for the built-in page */
-    public OfflineLockExceptionHandler(String view) {
+    public OfflineLockExceptionHandler(@Nullable String view) {
         this.view = view == null || view.isBlank() ? null : view;
     }
 

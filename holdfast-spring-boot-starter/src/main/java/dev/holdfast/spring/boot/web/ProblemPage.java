@@ -2,6 +2,7 @@ package dev.holdfast.spring.boot.web;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatusCode;
@@ -45,7 +46,7 @@ record ProblemPage(String page, String code, String title, String detail, List<S
     }
 
     @Override
-    public void render(Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws IOException {
+    public void render(@Nullable Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setContentType(getContentType());
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         response.getWriter().write(html());

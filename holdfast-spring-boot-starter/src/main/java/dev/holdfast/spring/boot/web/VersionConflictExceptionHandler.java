@@ -6,6 +6,7 @@ import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
@@ -37,11 +38,11 @@ public class VersionConflictExceptionHandler {
     /** The model attribute holding the {@link VersionProblem}. */
     public static final String MODEL_ATTRIBUTE = "versionProblem";
 
-    private final String view;
+    private final @Nullable String view;
     private final Consumer<VersionConflictException> onConflict;
 
     /** @param view the view for browsers; null or blank for the built-in page */
-    public VersionConflictExceptionHandler(String view) {
+    public VersionConflictExceptionHandler(@Nullable String view) {
         this(view, null);
     }
 
@@ -50,7 +51,7 @@ public class VersionConflictExceptionHandler {
      * @param listener told about every answered conflict (the auto-configured one counts
      *                 {@code holdfast.version.conflicts}); may be null
      */
-    public VersionConflictExceptionHandler(String view, VersionConflictListener listener) {
+    public VersionConflictExceptionHandler(@Nullable String view, @Nullable VersionConflictListener listener) {
         this.view = view == null || view.isBlank() ? null : view;
         this.onConflict = listener == null ? e -> { } : listener::onConflict;
     }

@@ -2,14 +2,17 @@ package dev.holdfast.spring.boot.web;
 
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.VersionStamp;
 import dev.holdfast.optimistic.offline.TamperedStateException;
 
 import org.springframework.http.ProblemDetail;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What went wrong with a version, for a page or, as an {@link HoldfastProblem}, a problem-detail response.
@@ -31,7 +34,7 @@ public record VersionProblem(int status, String code, String title, String detai
     public static VersionProblem of(VersionConflictException e) {
         return new VersionProblem(409, "version-conflict",
                 e.staleRows().size() == 1 ? "Changed while you were looking at it" : "Changed while you were working",
-                capitalize(e.getMessage()) + ". Nothing was saved. Reload to see the current state and decide again.",
+                capitalize(message(e)) + ". Nothing was saved. Reload to see the current state and decide again.",
                 e.staleRows());
     }
 
@@ -40,7 +43,7 @@ public record VersionProblem(int status, String code, String title, String detai
         return new VersionProblem(400, "bad-version",
                 e.missing() ? "The form carried no version" : "The form carried a damaged version",
                 "Without the version the page showed, nobody can tell which state you decided on, so "
-                        + capitalize(e.getMessage()) + " was refused. Nothing was changed. Reload the page and try again.",
+                        + capitalize(message(e)) + " was refused. Nothing was changed. Reload the page and try again.",
                 List.of());
     }
 
@@ -66,14 +69,20 @@ public record VersionProblem(int status, String code, String title, String detai
                 fields.put("expectedVersion", row.expectedVersion());
                 fields.put("currentVersion", row.currentVersion().orElse(null));
                 fields.put("deleted", row.deleted());
-                fields.put("modifiedBy", row.deleted() ? null : row.current().modifiedBy());
-                fields.put("modified", row.deleted() || row.current().modified() == null ? null
-                        : row.current().modified().toString());
+                VersionStamp current = row.current(); // null if the row was deleted
+                Instant modified = current == null ? null : current.modified();
+                fields.put("modifiedBy", current == null ? null : current.modifiedBy());
+                fields.put("modified", modified == null ? null : modified.toString());
                 fields.put("description", row.describe());
                 rows.add(fields);
             }
             problem.setProperty("staleRows", rows);
         }
+    }
+
+    /** Holdfast's exceptions and MalformedVersionException are always built with a message. */
+    private static String message(RuntimeException e) {
+        return Objects.requireNonNull(e.getMessage());
     }
 
     private static String capitalize(String s) {
