@@ -17,6 +17,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
+import static org.awaitility.Awaitility.await;
+
 /** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
 final class LeaseFixture {
 
@@ -58,30 +60,24 @@ final class LeaseFixture {
         return LeaseService.builder(ds).table(table).build();
     }
 
-    /** Waits (at most 5 s) until the waiter queue of {@code table} holds {@code entries} entries. */
-    static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
-        for (int i = 0; i < 500; i++) {
-            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the waiter never queued");
+    /** How long a test waits for something that takes milliseconds, on a saturated machine. */
+    static final Duration AT_MOST = Duration.ofSeconds(30);
+
+    /** Waits until the waiter queue of {@code table} holds {@code entries} entries. */
+    static void awaitQueued(TestDatabase db, String table, long entries) {
+        await("the waiter queue of " + table + " holding " + entries + " entries").atMost(AT_MOST)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries);
     }
 
     /**
-     * PostgreSQL: waits (at most 10 s) until a waiter queued with its listener, so that a release
-     * hands the lease to it (a waiter whose listener is not up yet polls, and may take a free lease
-     * by its own attempt).
+     * PostgreSQL: waits until a waiter queued with its listener, so that a release hands the lease to
+     * it (a waiter whose listener is not up yet polls, and may take a free lease by its own attempt).
      */
-    static void awaitListenedEntry(TestDatabase db, String table) throws Exception {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") < 1) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the waiter never queued with its listener");
-            }
-            Thread.sleep(5);
-        }
+    static void awaitListenedEntry(TestDatabase db, String table) {
+        await("a waiter queued with its listener in " + table).atMost(AT_MOST)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") >= 1);
     }
 
     /** Calls {@link LeaseService#lock} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
