@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Renewals of a {@link LeaseGuard} that are slow, late or cannot be bounded (review findings 5, 6,
@@ -64,7 +65,7 @@ class LeaseGuardRenewalTest {
                         boolean execute = m.getName().startsWith("execute");
                         Long delay = execute ? delaysMillis.poll() : null;
                         if (delay != null) {
-                            Thread.sleep(delay);
+                            Thread.sleep(delay); // a slow statement, as the test scripted it
                         }
                         Object result = invoke(m, ps, a);
                         if (execute && holdAfter.getAndSet(false)) {
@@ -109,7 +110,7 @@ class LeaseGuardRenewalTest {
 
     /** Sleeps, and fails if the guard interrupted this (its working) thread. */
     private static void workFor(long millis) {
-        Throwable slept = catchThrowable(() -> Thread.sleep(millis));
+        Throwable slept = catchThrowable(() -> Thread.sleep(millis)); // the work under the lease
         assertThat(slept).as("the guard did not interrupt the work").isNull();
     }
 
@@ -181,9 +182,8 @@ class LeaseGuardRenewalTest {
             Thread.interrupted(); // the guard interrupted this thread, as its worker
             assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
             renewals.resume.countDown();
-            for (int i = 0; i < 500 && !leases.find("job").orElseThrow().isReleased(); i++) {
-                Thread.sleep(10);
-            }
+            await("the late renewal released the lease").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                    .until(() -> leases.find("job").orElseThrow().isReleased());
             assertThat(leases.find("job").orElseThrow().isReleased()).as("released by the late renewal").isTrue();
             assertThatThrownBy(guard::close).isSameAs(told.get());
         }
