@@ -15,7 +15,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
 
@@ -71,6 +74,38 @@ final class LeaseFixture {
     }
 
     /**
+     * Waits, at most {@link #AT_MOST}, until {@code latch} is open, on a thread a guard (or a closing
+     * service) may interrupt meanwhile: an interrupt is expected, swallowed, and the wait goes on.
+     *
+     * @return whether the latch opened
+     */
+    static boolean awaitIgnoringInterrupts(CountDownLatch latch) {
+        long end = System.nanoTime() + AT_MOST.toNanos();
+        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
+            try {
+                latch.await(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // expected: keep waiting
+            }
+        }
+        return latch.getCount() == 0;
+    }
+
+    /**
+     * Waits until {@code condition} holds, asking every {@code poll}, at most {@code bound}: whether it
+     * held within the bound (for a condition that should come true while a fault still lasts, or one
+     * a test reports on rather than fails by).
+     */
+    static boolean holdsWithin(Duration bound, Duration poll, Callable<Boolean> condition) {
+        try {
+            await().atMost(bound).pollDelay(Duration.ZERO).pollInterval(poll).until(condition);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
      * PostgreSQL: waits until a waiter queued with its listener, so that a release hands the lease to
      * it (a waiter whose listener is not up yet polls, and may take a free lease by its own attempt).
      */
@@ -113,7 +148,7 @@ final class LeaseFixture {
 
     /**
      * A data source whose connections run {@code sql} when borrowed: a "server" configured
-     * differently (another session time zone) on the same database.
+     * differently (another session time zone, {@code synchronous_commit = off}) on the same database.
      */
     static DataSource withSessionSetting(DataSource target, String sql) {
         return (DataSource) Proxy.newProxyInstance(LeaseFixture.class.getClassLoader(), new Class<?>[] {DataSource.class},

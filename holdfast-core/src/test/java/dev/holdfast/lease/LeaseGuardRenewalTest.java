@@ -70,7 +70,7 @@ class LeaseGuardRenewalTest {
                         Object result = invoke(m, ps, a);
                         if (execute && holdAfter.getAndSet(false)) {
                             held.countDown();
-                            awaitUninterruptibly(resume);
+                            LeaseFixture.awaitIgnoringInterrupts(resume);
                         }
                         return result;
                     });
@@ -81,17 +81,6 @@ class LeaseGuardRenewalTest {
                 return m.invoke(target, a);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
-            }
-        }
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
-            try {
-                latch.await(10, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                // the service's shutdown interrupts renewals; this one must still return late
             }
         }
     }
@@ -178,7 +167,7 @@ class LeaseGuardRenewalTest {
             });
             renewals.holdAfter.set(true);
             assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
-            awaitUninterruptibly(lost); // the deadline passes while the committed renewal is held
+            LeaseFixture.awaitIgnoringInterrupts(lost); // the deadline passes while the committed renewal is held
             Thread.interrupted(); // the guard interrupted this thread, as its worker
             assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
             renewals.resume.countDown();
@@ -206,7 +195,7 @@ class LeaseGuardRenewalTest {
             renewals.holdAfter.set(true);
             try {
                 assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
-                awaitUninterruptibly(lost);
+                LeaseFixture.awaitIgnoringInterrupts(lost);
                 Thread.interrupted();
                 assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
                 assertThatThrownBy(guard::close).isInstanceOf(LeaseLostException.class);
@@ -249,7 +238,7 @@ class LeaseGuardRenewalTest {
         leases.close(); // no timer any more: only the late renewal can find the loss
         Thread.sleep(1000); // past the deadline (ttl 0.6 s from the first renewal)
         renewals.resume.countDown();
-        awaitUninterruptibly(told);
+        LeaseFixture.awaitIgnoringInterrupts(told);
         assertThat(told.getCount()).as("onLost ran").isZero();
         assertThat(closeReturned.get()).as("close() from another thread returned while onLost ran").isTrue();
     }
