@@ -11,11 +11,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** {@link Batcher} alone, with a runner the test controls: which calls go together, and when. */
 class BatcherTest {
@@ -71,12 +72,24 @@ class BatcherTest {
         return LeaseBatchingTest.onItsOwnThread(() -> batcher.submit(key));
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.sleep(1);
-        }
+    /** How long a test waits for something that takes microseconds, on a saturated machine. */
+    private static final Duration AT_MOST = Duration.ofSeconds(30);
+
+    /** Waits until {@code batcher} has {@code calls} calls queued. */
+    private static void awaitQueued(Batcher<String, String> batcher, int calls, String what) {
+        await(what).atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .until(() -> batcher.queued() == calls);
+    }
+
+    /**
+     * Waits until {@code thread} is parked in {@code batcher} with no interrupt pending: its call waits
+     * there, and stays waiting until something wakes it (an interrupted call has taken its interrupt
+     * and parked again).
+     */
+    private static void awaitParked(Thread thread, Batcher<String, String> batcher, String what) {
+        await(what).atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .until(() -> LockSupport.getBlocker(thread) == batcher && !thread.isInterrupted()
+                        && (thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING));
     }
 
     private static Batcher<String, String> batcher(Runner runner, int maxInFlight, int overlapAt) {
@@ -102,8 +115,7 @@ class BatcherTest {
         List<CompletableFuture<Object>> queued = new ArrayList<>();
         for (String key : List.of("c1", "a1", "c2", "b1")) {   // c2 shares key "c" with c1
             queued.add(submit(batcher, key));
-            String k = key;
-            await(() -> batcher.queued() == queued.size(), k + " queued");
+            awaitQueued(batcher, queued.size(), key + " queued");
         }
         runner.held.get("x").countDown();
 
@@ -120,7 +132,7 @@ class BatcherTest {
         Batcher<String, String> batcher = batcher(runner, 2, 1);
         CompletableFuture<Object> stuck = runner.startHeld(batcher, "a1");
         CompletableFuture<Object> sameKey = submit(batcher, "a2");
-        await(() -> batcher.queued() == 1, "a2 queued");
+        awaitQueued(batcher, 1, "a2 queued");
         CompletableFuture<Object> other = submit(batcher, "b1");
 
         assertThat(other.get(5, TimeUnit.SECONDS)).as("the second statement is free for another key").isEqualTo("done b1");
@@ -139,7 +151,7 @@ class BatcherTest {
         CompletableFuture<Object> first = runner.startHeld(batcher, "x");
         CompletableFuture<Object> a = submit(batcher, "a");
         CompletableFuture<Object> b = submit(batcher, "b");
-        await(() -> batcher.queued() == 2, "two queued");
+        awaitQueued(batcher, 2, "two queued");
         assertThat(runner.batches).as("two queued calls wait").hasSize(1);
         CompletableFuture<Object> c = submit(batcher, "c");
 
@@ -191,8 +203,9 @@ class BatcherTest {
         CompletableFuture<Object> first = runner.startHeld(batcher, "a");
         Interrupted waiter = Interrupted.whileQueued(batcher, "b");
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        awaitParked(waiter.thread(), batcher, "b took its interrupt and waits again");
         long cpuBefore = threads.getThreadCpuTime(waiter.thread().getId());
-        Thread.sleep(500);
+        Thread.sleep(500); // the time over which a spinning wait would burn CPU
         long cpuWhileWaiting = threads.getThreadCpuTime(waiter.thread().getId()) - cpuBefore;
         assertThat(waiter.interruptKept()).as("still waits for its batch").isNotDone();
         assertThat(cpuWhileWaiting).as("waits again after the interrupt (a spinning wait burns the 500 ms)")
@@ -213,7 +226,7 @@ class BatcherTest {
                 interruptKept.complete(Thread.currentThread().isInterrupted());
             });
             thread.start();
-            await(() -> batcher.queued() == 1, key + " queued");
+            awaitQueued(batcher, 1, key + " queued");
             thread.interrupt();
             return new Interrupted(thread, interruptKept);
         }
@@ -244,9 +257,10 @@ class BatcherTest {
         try (Worker one = new Worker(); Worker two = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("a thread not yet known").isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).as("came back within the linger").isEqualTo("done a1");
+            Thread second = threadOf(two);
             CompletableFuture<String> waiting = two.submit(batcher, "b1");
-            await(() -> batcher.queued() == 1, "b1 queued");
-            Thread.sleep(50);
+            awaitQueued(batcher, 1, "b1 queued");
+            awaitParked(second, batcher, "b1 waits in the batcher");
             assertThat(waiting).as("waits for the thread the last batch answered").isNotDone();
             assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"));
 
@@ -292,7 +306,7 @@ class BatcherTest {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             Interrupted waiter = Interrupted.whileQueued(batcher, "b1");
-            Thread.sleep(50);
+            awaitParked(waiter.thread(), batcher, "b1 took its interrupt and waits again");
             assertThat(waiter.interruptKept()).as("still waits for the expected thread").isNotDone();
             assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
             assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
@@ -308,7 +322,7 @@ class BatcherTest {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             CompletableFuture<String> waiting = two.submit(batcher, "b1");
-            await(() -> batcher.queued() == 1, "b1 queued");
+            awaitQueued(batcher, 1, "b1 queued");
             CompletableFuture<String> last = one.submit(batcher, "c1");
             assertThat(last.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
@@ -401,7 +415,7 @@ class BatcherTest {
             assertThat(one.submit(acquire, "b0").get(5, TimeUnit.SECONDS)).isEqualTo("done b0");
             assertThat(expected(slots)).containsOnlyKeys(threadOf(one));
             CompletableFuture<String> waiting = two.submit(release, "r1");
-            await(() -> release.queued() == 1, "r1 queued");
+            awaitQueued(release, 1, "r1 queued");
 
             // one's next call cannot start (its key is in flight), so no batch starts or ends: only its arrival can wake r1
             CompletableFuture<String> blocked = one.submit(acquire, "c1");
@@ -421,13 +435,16 @@ class BatcherTest {
         Batcher<String, String> acquire = member(slots, acquires);
         Batcher<String, String> release = member(slots, releases);
         CompletableFuture<Object> running = acquires.startHeld(acquire, "x");
-        CompletableFuture<Object> other = submit(release, "y");
-        await(() -> release.queued() == 1, "y queued");
-        Thread.sleep(50);
-        assertThat(other).as("the one statement in flight is the other kind's").isNotDone();
-        acquires.held.get("x").countDown();
-        assertThat(running.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
-        assertThat(other.get(5, TimeUnit.SECONDS)).as("woken by the other kind's batch").isEqualTo("done y");
+        try (Worker second = new Worker()) {
+            Thread y = threadOf(second);
+            CompletableFuture<String> other = second.submit(release, "y");
+            awaitQueued(release, 1, "y queued");
+            awaitParked(y, release, "y waits in its batcher");
+            assertThat(other).as("the one statement in flight is the other kind's").isNotDone();
+            acquires.held.get("x").countDown();
+            assertThat(running.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
+            assertThat(other.get(5, TimeUnit.SECONDS)).as("woken by the other kind's batch").isEqualTo("done y");
+        }
     }
 
     @Test

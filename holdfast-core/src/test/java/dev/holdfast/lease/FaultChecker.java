@@ -21,6 +21,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * The independent checker of the lease fault tests. It knows nothing of the library's internals:
  * every grant the application saw, an event log written in database time (grant, end of work
@@ -60,6 +62,14 @@ final class FaultChecker {
                     + " stale writes accepted " + staleAccepted + ", lost/duplicated updates " + lostOrDuplicated
                     + ", token repeats " + tokenRepeats + ", overlapping live holders " + overlaps;
         }
+
+        /** None of the violations the checker counts: stale or lost writes, repeated tokens, overlapping holders. */
+        void assertNoViolation() {
+            assertThat(staleAccepted).as("stale writes accepted").isZero();
+            assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
+            assertThat(tokenRepeats).as("token repeats").isZero();
+            assertThat(overlaps).as("overlapping live holders").isZero();
+        }
     }
 
     private final FaultDatabase db;
@@ -79,8 +89,7 @@ final class FaultChecker {
         this.resource = db.newTableName("fault_res");
         this.events = db.newTableName("fault_events");
         boolean pg = db.kind() == TestDatabase.Kind.POSTGRESQL;
-        db.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
-                + " holder VARCHAR(50), fence BIGINT)");
+        db.execute(FencedWork.createTableSql(resource));
         db.execute("CREATE TABLE " + events + " (id " + (pg ? "BIGSERIAL" : "BIGINT AUTO_INCREMENT") + " PRIMARY KEY,"
                 + " name VARCHAR(50) NOT NULL, owner VARCHAR(50) NOT NULL, token BIGINT NOT NULL,"
                 + " kind VARCHAR(10) NOT NULL, at_micros BIGINT NOT NULL)");
@@ -188,14 +197,7 @@ final class FaultChecker {
 
     /** As {@link #write(DataSource, String, String, long)}, on a connection the caller holds. */
     boolean write(Connection c, String name, String owner, long token) throws SQLException {
-        long value;
-        try (PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                value = rs.getLong(1);
-            }
-        }
+        long value = FencedWork.counter(c, resource, name);
         boolean written;
         try {
             written = write.update(c, token, name, value + 1, owner);

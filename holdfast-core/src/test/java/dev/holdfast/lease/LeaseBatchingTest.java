@@ -22,6 +22,7 @@ import static dev.holdfast.testing.TestDatabase.Kind.MARIADB;
 import static dev.holdfast.testing.TestDatabase.Kind.POSTGRESQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Batched commits ({@link Batching}): calls that queue while a statement of their
@@ -81,11 +82,8 @@ class LeaseBatchingTest {
         for (Callable<Object> call : calls) {
             queued.add(onItsOwnThread(call));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (leases.probe().queuedForBatches() < calls.size()) {
-            assertThat(System.nanoTime()).as("all calls queued").isLessThan(deadline);
-            Thread.sleep(1);
-        }
+        await("all calls queued").atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .until(() -> leases.probe().queuedForBatches() >= calls.size());
         int mark = gate.executed.size();
         open.countDown();
         alone.get(10, TimeUnit.SECONDS);
@@ -130,7 +128,7 @@ class LeaseBatchingTest {
             Lease held = other.tryAcquire("held", "other", LONG).orElseThrow();
             Lease own = leases.tryAcquire("own", "me", LONG).orElseThrow();
             Lease ran = other.tryAcquire("expired", "other", Duration.ofMillis(50)).orElseThrow();
-            Thread.sleep(100);
+            Thread.sleep(100); // the 50 ms TTL runs out
             String heldRow = LeaseFixture.dump(db, table).lines().filter(l -> l.contains("held")).findFirst().orElseThrow();
 
             String odd = "new \"b\", {x}\\y";  // array syntax in a name: bound as data, never parsed
@@ -179,7 +177,7 @@ class LeaseBatchingTest {
             Lease twice = leases.tryAcquire("twice", "me", LONG).orElseThrow();
             leases.release(twice);
             Lease ran = leases.tryAcquire("ran-out", "me", Duration.ofMillis(50)).orElseThrow();
-            Thread.sleep(100);
+            Thread.sleep(100); // the 50 ms TTL runs out
             String before = LeaseFixture.dump(db, table);
 
             Batch batch = inOneBatch(leases, gate, () -> leases.release(first), List.of(

@@ -20,6 +20,7 @@ import static dev.holdfast.lease.LeaseFixture.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /** Every rule of {@link LeaseService}'s acquire/renew/release contract, on every database. */
 class LeaseContractTest {
@@ -34,7 +35,7 @@ class LeaseContractTest {
     private static final Duration SHORT = Duration.ofMillis(1000);
 
     private static void sleepPast(Lease lease, LeaseService leases) throws InterruptedException {
-        // Waits by database time: polls until another owner could take it.
+        // The lease's TTL (by its own database times) runs out, with 20 ms to spare.
         Thread.sleep(Duration.between(lease.acquiredAt(), lease.expiresAt()).toMillis() + 20);
     }
 
@@ -224,7 +225,7 @@ class LeaseContractTest {
             assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
             Lease b = LeaseFaultTest.awaitGrant(leases, "job", "b");
             assertThat(b.acquiredAt()).isAfterOrEqualTo(a.acquiredAt().plusMillis(2000));
-            Thread.sleep(20);
+            Thread.sleep(20); // a 1 ms minimum hold from b's grant is over by then
             leases.release(b, Duration.ofMillis(1));
             assertThat(leases.find("job").orElseThrow().isReleased()).as("minimum already over").isTrue();
             assertThatThrownBy(() -> leases.release(b, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
@@ -267,12 +268,9 @@ class LeaseContractTest {
             TimeZone.setDefault(TimeZone.getTimeZone("Etc/GMT+12"));
             assertThat(b.tryAcquire("job", "west", LONG)).as("live by database time").isEmpty();
             assertThat(b.find("job")).contains(held);
-            Lease taken = null;
-            long start = System.nanoTime();
-            while (taken == null && System.nanoTime() - start < 10_000_000_000L) {
-                taken = b.tryAcquire("job", "west", LONG).orElse(null);
-                Thread.sleep(5);
-            }
+            Lease taken = await("west takes the lease once it ran out").atMost(LeaseFixture.AT_MOST)
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                    .until(() -> b.tryAcquire("job", "west", LONG).orElse(null), java.util.Objects::nonNull);
             assertThat(taken).isNotNull();
             assertThat(taken.token()).isEqualTo(held.token() + 1);
             assertThat(taken.acquiredAt()).isAfterOrEqualTo(held.expiresAt());

@@ -4,10 +4,6 @@ import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.FaultTest;
 import dev.holdfast.testing.TestDatabase;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -28,7 +24,7 @@ class LeaseCrashFaultTest {
     @FaultTest(only = TestDatabase.Kind.POSTGRESQL)
     void grantsAndRenewalsSurviveACrashWithAsynchronousCommit(FaultDatabase db) throws Exception {
         String table = FaultChecker.installLeases(db);
-        DataSource async = withSessionSetting(db.newPool("async", 2, Duration.ofSeconds(30)),
+        DataSource async = LeaseFixture.withSessionSetting(db.newPool("async", 2, Duration.ofSeconds(30)),
                 "SET synchronous_commit = off");
         db.execute("ALTER SYSTEM SET wal_writer_delay = '10s'");
         db.execute("SELECT pg_reload_conf()");
@@ -54,23 +50,5 @@ class LeaseCrashFaultTest {
             db.execute("ALTER SYSTEM RESET wal_writer_delay");
             db.execute("SELECT pg_reload_conf()");
         }
-    }
-
-    /** Connections that run {@code sql} when borrowed: sessions configured as a server or role might be. */
-    private static DataSource withSessionSetting(DataSource target, String sql) {
-        return (DataSource) Proxy.newProxyInstance(LeaseCrashFaultTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    try {
-                        Object result = method.invoke(target, args);
-                        if (result instanceof Connection c && method.getName().equals("getConnection")) {
-                            try (Statement s = c.createStatement()) {
-                                s.execute(sql);
-                            }
-                        }
-                        return result;
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
     }
 }

@@ -59,7 +59,7 @@ class LeaseExclusiveTest {
                                 if (!tokens.add(got.get().token())) {
                                     repeats.incrementAndGet();
                                 }
-                                Thread.sleep(1);
+                                Thread.sleep(1); // holds the lease a while
                                 inside.decrementAndGet();
                             }
                             end.await(30, TimeUnit.SECONDS); // every attempt of the round is over
@@ -109,7 +109,7 @@ class LeaseExclusiveTest {
                                 overlaps.incrementAndGet();
                             }
                             tokens.add(lease.token());
-                            Thread.sleep(2);
+                            Thread.sleep(2); // holds the lease a while
                             inside.decrementAndGet();
                             leases.release(lease);
                         }

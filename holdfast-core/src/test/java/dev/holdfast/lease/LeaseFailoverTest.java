@@ -3,18 +3,14 @@ package dev.holdfast.lease;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -40,7 +36,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Leases and fencing across a real PostgreSQL failover. {@code scripts/pg-replica.sh up sync|async}
@@ -90,55 +85,11 @@ class LeaseFailoverTest {
     private static final String APP_ROLE = "holdfast_app";
     private static final long NEW_TIMELINE = 1L << PgLeaseSql.TIMELINE_SHIFT;
 
-    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos) {
+    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos)
+            implements FencedWork.Seen {
     }
 
     record Write(String name, long token, long value) {
-    }
-
-    static String replicaUrl() {
-        String url = System.getenv("HOLDFAST_REPLICA_URL");
-        return url != null ? url : "jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary";
-    }
-
-    static String standbyUrl() {
-        String port = System.getenv("HOLDFAST_REPLICA_STANDBY_PORT");
-        return "jdbc:postgresql://127.0.0.1:" + (port != null ? port : "5435") + "/test";
-    }
-
-    static boolean onCi() {
-        return "true".equalsIgnoreCase(System.getenv("CI"));
-    }
-
-    /** Runs {@code scripts/pg-replica.sh args}; fails on CI, skips elsewhere, if the pair cannot be had. */
-    static String script(String... args) {
-        Path script = Path.of("..", "scripts", "pg-replica.sh").toAbsolutePath().normalize();
-        if (!Files.isExecutable(script)) {
-            script = Path.of("scripts", "pg-replica.sh").toAbsolutePath();
-        }
-        List<String> command = new ArrayList<>(List.of(script.toString()));
-        command.addAll(List.of(args));
-        String output;
-        int exit;
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            exit = p.waitFor();
-        } catch (IOException e) {
-            output = e.toString();
-            exit = -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        if (exit != 0) {
-            String message = "PostgreSQL replica pair unavailable: " + command + " exited " + exit + ": " + output.strip();
-            if (onCi()) {
-                fail(message);
-            }
-            Assumptions.abort(message + " (set CI=true to make this a failure)");
-        }
-        return output;
     }
 
     static HikariDataSource pool(String url, int size, String name) {
@@ -157,16 +108,16 @@ class LeaseFailoverTest {
 
     @AfterAll
     static void removePair() {
-        if (Files.isExecutable(Path.of("..", "scripts", "pg-replica.sh"))) {
-            script("down");
+        if (PgReplicaPair.scriptPresent()) {
+            PgReplicaPair.script("down");
         }
     }
 
     @ParameterizedTest(name = "{0} replication")
     @ValueSource(strings = {"sync", "async"})
     void fencedStressAcrossFailover(String mode) throws Exception {
-        script("up", mode);
-        try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
+        PgReplicaPair.script("up", mode);
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
              Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
             s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
@@ -176,12 +127,11 @@ class LeaseFailoverTest {
         String resource = "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
-        try (HikariDataSource admin = pool(replicaUrl(), 2, "failover-admin");
+        try (HikariDataSource admin = pool(PgReplicaPair.url(), 2, "failover-admin");
              HikariDataSource resources = store.newPool("failover-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
             try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
-                        + " holder VARCHAR(50), fence BIGINT)");
+                s.execute(FencedWork.createTableSql(resource));
                 for (String name : NAMES) {
                     s.execute("INSERT INTO " + resource + " (name, val) VALUES ('" + name + "', 0)");
                 }
@@ -200,10 +150,9 @@ class LeaseFailoverTest {
 
     private void run(String mode, String table, String resource, HikariDataSource resources,
                      List<HikariDataSource> pools, List<LeaseService> services) throws Exception {
-        FencedUpdate claim = FencedUpdate.of(resource, "name", "fence", "holder");
-        FencedUpdate write = FencedUpdate.of(resource, "name", "fence", "val", "holder");
+        FencedWork work = new FencedWork(resource, new FencedWork.Pause(50, TTL, 50, 100));
         for (int i = 0; i < WORKERS; i++) {
-            HikariDataSource pool = pool(replicaUrl(), 3, "failover-worker-" + i);
+            HikariDataSource pool = pool(PgReplicaPair.url(), 3, "failover-worker-" + i);
             pools.add(pool);
             services.add(LeaseService.builder(pool).table(table).build());
         }
@@ -233,54 +182,30 @@ class LeaseFailoverTest {
                     String name = NAMES[random.nextInt(NAMES.length)];
                     Lease lease;
                     try {
-                        if (worker % 2 == 0) {
-                            Optional<Lease> granted = leases.tryAcquire(name, owner, TTL);
-                            if (granted.isEmpty()) {
-                                Thread.sleep(0, random.nextInt(1_000_000));
-                                continue;
-                            }
-                            lease = granted.get();
-                        } else {
-                            lease = leases.lock(name, owner, TTL, Duration.ofSeconds(2));
+                        Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(2));
+                        if (granted.isEmpty()) {
+                            continue;
                         }
+                        lease = granted.get();
                     } catch (LeaseTimeoutException e) {
                         continue;
                     } catch (DatabaseException e) {
                         typedErrors.incrementAndGet();
-                        Thread.sleep(20);
+                        Thread.sleep(20); // backs off while the database is away, as an application would
                         continue;
                     }
                     Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
                     grants.add(mine);
-                    Grant other = live.get(name).getAndSet(mine);
-                    if (other != null) {
-                        Grant earlier = other.token() < mine.token() ? other : mine;
-                        Grant later = earlier == mine ? other : mine;
-                        if (earlier.expiresAt().isAfter(later.acquiredAt())) {
-                            overlaps.add(new Grant[] {earlier, later});
-                        }
+                    List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
+                    if (!overlap.isEmpty()) {
+                        overlaps.add(new Grant[] {overlap.get(0), overlap.get(1)});
                     }
                     try (Connection c = resources.getConnection()) {
-                        if (!claim.update(c, lease.token(), name, owner)) {
-                            refused.incrementAndGet();
+                        FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
+                        if (outcome.accepted()) {
+                            accepted.add(new Write(name, lease.token(), outcome.written()));
                         } else {
-                            long value;
-                            try (PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
-                                ps.setString(1, name);
-                                try (ResultSet rs = ps.executeQuery()) {
-                                    rs.next();
-                                    value = rs.getLong(1);
-                                }
-                            }
-                            if (random.nextInt(50) == 0) {
-                                pauses.incrementAndGet();
-                                Thread.sleep(TTL.toMillis() + 50 + random.nextInt(100));
-                            }
-                            if (write.update(c, lease.token(), name, value + 1, owner)) {
-                                accepted.add(new Write(name, lease.token(), value + 1));
-                            } else {
-                                refused.incrementAndGet();
-                            }
+                            refused.incrementAndGet();
                         }
                     } catch (SQLException e) {
                         unexpected.add("resource store: " + e);
@@ -298,26 +223,27 @@ class LeaseFailoverTest {
             }));
         }
 
-        Thread.sleep(RUN_BEFORE_MILLIS);
+        Thread.sleep(RUN_BEFORE_MILLIS); // the workers run a while on the old primary
         if (mode.equals("async")) {
             // Make the asynchronous loss certain: the standby receives nothing of the last second.
-            script("cut-standby");
-            Thread.sleep(CUT_MILLIS);
+            PgReplicaPair.script("cut-standby");
+            Thread.sleep(CUT_MILLIS); // the primary commits a second of grants the standby never gets
         }
         long stopNanos = System.nanoTime();
-        script("stop-primary");
+        PgReplicaPair.script("stop-primary");
         long stoppedNanos = System.nanoTime();
         Map<String, Long> survived = replayedTokens(table);
-        script("promote");
+        PgReplicaPair.script("promote");
         long promotedNanos = System.nanoTime();
-        Thread.sleep(RUN_AFTER_MILLIS);
+        Thread.sleep(RUN_AFTER_MILLIS); // the workers run a while on the new primary
         // a listener re-subscribes after its reconnect backoff (up to 2 s) and a connection timeout:
         // wait for them, with room for a slow machine, rather than count them once
-        long listeners = listenersOnPrimary(table);
-        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-             listeners < WORKERS / 2 && System.nanoTime() < deadline; listeners = listenersOnPrimary(table)) {
-            Thread.sleep(200);
-        }
+        AtomicLong listening = new AtomicLong();
+        LeaseFixture.holdsWithin(Duration.ofSeconds(20), Duration.ofMillis(200), () -> {
+            listening.set(listenersOnPrimary(table));
+            return listening.get() >= WORKERS / 2;
+        });
+        long listeners = listening.get();
         stop.set(true);
         for (Future<?> f : futures) {
             try {
@@ -407,7 +333,7 @@ class LeaseFailoverTest {
 
     /** Sessions on the (new) primary that listen for this table's wake-ups: one per service that waited. */
     private static long listenersOnPrimary(String table) throws SQLException {
-        try (Connection c = DriverManager.getConnection(replicaUrl(), "postgres", "");
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE state = 'idle' AND query = 'LISTEN ' || "
                      + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid"))) {
@@ -420,17 +346,14 @@ class LeaseFailoverTest {
 
     /** The tokens the standby holds once it has replayed all it received from the stopped primary. */
     private static Map<String, Long> replayedTokens(String table) throws Exception {
-        try (Connection c = DriverManager.getConnection(standbyUrl(), "postgres", "");
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.standbyUrl(), "postgres", "");
              Statement s = c.createStatement()) {
-            for (int i = 0; i < 200; i++) {
+            LeaseFixture.holdsWithin(Duration.ofSeconds(10), Duration.ofMillis(10), () -> {
                 try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()")) {
                     rs.next();
-                    if (rs.getBoolean(1)) {
-                        break;
-                    }
+                    return rs.getBoolean(1);
                 }
-                Thread.sleep(10);
-            }
+            });
             Map<String, Long> tokens = new HashMap<>();
             try (ResultSet rs = s.executeQuery("SELECT name, token FROM " + table)) {
                 while (rs.next()) {

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /** Failures of the connection under a lease: the server kills it mid-hold or mid-acquire. */
 class LeaseFaultTest {
@@ -127,7 +128,7 @@ class LeaseFaultTest {
                     try (Connection c = live(pool)) {
                         kill(db, sessionId(db, c));
                     }
-                    Thread.sleep(500);
+                    Thread.sleep(500); // held a while: renewals run across the killed connection
                     assertThat(other.tryAcquire("job", "other", Duration.ofSeconds(1))).isEmpty();
                 }
                 assertThat(guard.isValid()).isTrue();
@@ -159,27 +160,17 @@ class LeaseFaultTest {
         String sql = db.kind() == TestDatabase.Kind.POSTGRESQL
                 ? "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO " + table + "%'"
                 : "SELECT id FROM information_schema.processlist WHERE info LIKE 'INSERT INTO " + table + "%'";
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return rs.getLong(1);
-                }
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the acquire never blocked");
+        return await("the acquire blocked on the row").atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).until(() -> {
+                    try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+                        return rs.next() ? rs.getLong(1) : null;
+                    }
+                }, java.util.Objects::nonNull);
     }
 
-    static Lease awaitGrant(LeaseService leases, String name, String owner) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            Optional<Lease> lease = leases.tryAcquire(name, owner, Duration.ofSeconds(30));
-            if (lease.isPresent()) {
-                return lease.get();
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("never granted");
+    static Lease awaitGrant(LeaseService leases, String name, String owner) {
+        return await(name + " granted to " + owner).atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> leases.tryAcquire(name, owner, Duration.ofSeconds(30)).orElse(null), java.util.Objects::nonNull);
     }
 }

@@ -15,7 +15,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
 
 /** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
 final class LeaseFixture {
@@ -58,30 +63,56 @@ final class LeaseFixture {
         return LeaseService.builder(ds).table(table).build();
     }
 
-    /** Waits (at most 5 s) until the waiter queue of {@code table} holds {@code entries} entries. */
-    static void awaitQueued(TestDatabase db, String table, long entries) throws Exception {
-        for (int i = 0; i < 500; i++) {
-            if (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the waiter never queued");
+    /** How long a test waits for something that takes milliseconds, on a saturated machine. */
+    static final Duration AT_MOST = Duration.ofSeconds(30);
+
+    /** Waits until the waiter queue of {@code table} holds {@code entries} entries. */
+    static void awaitQueued(TestDatabase db, String table, long entries) {
+        await("the waiter queue of " + table + " holding " + entries + " entries").atMost(AT_MOST)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries);
     }
 
     /**
-     * PostgreSQL: waits (at most 10 s) until a waiter queued with its listener, so that a release
-     * hands the lease to it (a waiter whose listener is not up yet polls, and may take a free lease
-     * by its own attempt).
+     * Waits, at most {@link #AT_MOST}, until {@code latch} is open, on a thread a guard (or a closing
+     * service) may interrupt meanwhile: an interrupt is expected, swallowed, and the wait goes on.
+     *
+     * @return whether the latch opened
      */
-    static void awaitListenedEntry(TestDatabase db, String table) throws Exception {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") < 1) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the waiter never queued with its listener");
+    static boolean awaitIgnoringInterrupts(CountDownLatch latch) {
+        long end = System.nanoTime() + AT_MOST.toNanos();
+        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
+            try {
+                latch.await(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // expected: keep waiting
             }
-            Thread.sleep(5);
         }
+        return latch.getCount() == 0;
+    }
+
+    /**
+     * Waits until {@code condition} holds, asking every {@code poll}, at most {@code bound}: whether it
+     * held within the bound (for a condition that should come true while a fault still lasts, or one
+     * a test reports on rather than fails by).
+     */
+    static boolean holdsWithin(Duration bound, Duration poll, Callable<Boolean> condition) {
+        try {
+            await().atMost(bound).pollDelay(Duration.ZERO).pollInterval(poll).until(condition);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
+     * PostgreSQL: waits until a waiter queued with its listener, so that a release hands the lease to
+     * it (a waiter whose listener is not up yet polls, and may take a free lease by its own attempt).
+     */
+    static void awaitListenedEntry(TestDatabase db, String table) {
+        await("a waiter queued with its listener in " + table).atMost(AT_MOST)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") >= 1);
     }
 
     /** Calls {@link LeaseService#lock} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
@@ -117,7 +148,7 @@ final class LeaseFixture {
 
     /**
      * A data source whose connections run {@code sql} when borrowed: a "server" configured
-     * differently (another session time zone) on the same database.
+     * differently (another session time zone, {@code synchronous_commit = off}) on the same database.
      */
     static DataSource withSessionSetting(DataSource target, String sql) {
         return (DataSource) Proxy.newProxyInstance(LeaseFixture.class.getClassLoader(), new Class<?>[] {DataSource.class},

@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Grant times follow tokens: no statement leaves a lease row ending before it began, so a later grant
@@ -190,13 +191,9 @@ class LeaseGrantOrderTest {
         // InnoDB refreshes its INNODB_TRX cache only when nobody read it for 0.1 s: polled faster, it
         // stays frozen at the first reading, taken (on a loaded machine) before the statement waited.
         long pollMillis = db.kind() == TestDatabase.Kind.MARIADB ? 150 : 5;
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (db.queryLong(sql, like) < statements) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(statements + " statement(s) never waited for the row of " + table);
-            }
-            Thread.sleep(pollMillis);
-        }
+        await(statements + " statement(s) waiting for the row of " + table).atMost(BOUND)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(pollMillis))
+                .until(() -> db.queryLong(sql, like) >= statements);
     }
 
     /** Waits until the database's clock has moved more than {@code micros} past its reading now. */
@@ -207,12 +204,8 @@ class LeaseGrantOrderTest {
             case H2 -> "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + Dialect.H2.clock() + ")";
         };
         long until = db.queryLong("SELECT " + now) + micros + 20_000;
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (db.queryLong("SELECT " + now) <= until) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("the database's clock did not move");
-            }
-            Thread.sleep(5);
-        }
+        await("the database's clock moving past " + until).atMost(BOUND)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT " + now) > until);
     }
 }

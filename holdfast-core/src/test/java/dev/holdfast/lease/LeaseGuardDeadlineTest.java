@@ -50,7 +50,7 @@ class LeaseGuardDeadlineTest {
                         }
                     }));
                     guarded.countDown();
-                    Thread.sleep(60_000);
+                    Thread.sleep(60_000); // the work under the lease, until the guard interrupts it
                     interruptedAt.completeExceptionally(new AssertionError("not interrupted"));
                 } catch (InterruptedException e) {
                     interruptedAt.complete(System.nanoTime());

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Renewals of a {@link LeaseGuard} that are slow, late or cannot be bounded (review findings 5, 6,
@@ -64,12 +65,12 @@ class LeaseGuardRenewalTest {
                         boolean execute = m.getName().startsWith("execute");
                         Long delay = execute ? delaysMillis.poll() : null;
                         if (delay != null) {
-                            Thread.sleep(delay);
+                            Thread.sleep(delay); // a slow statement, as the test scripted it
                         }
                         Object result = invoke(m, ps, a);
                         if (execute && holdAfter.getAndSet(false)) {
                             held.countDown();
-                            awaitUninterruptibly(resume);
+                            LeaseFixture.awaitIgnoringInterrupts(resume);
                         }
                         return result;
                     });
@@ -80,17 +81,6 @@ class LeaseGuardRenewalTest {
                 return m.invoke(target, a);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
-            }
-        }
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
-            try {
-                latch.await(10, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                // the service's shutdown interrupts renewals; this one must still return late
             }
         }
     }
@@ -109,7 +99,7 @@ class LeaseGuardRenewalTest {
 
     /** Sleeps, and fails if the guard interrupted this (its working) thread. */
     private static void workFor(long millis) {
-        Throwable slept = catchThrowable(() -> Thread.sleep(millis));
+        Throwable slept = catchThrowable(() -> Thread.sleep(millis)); // the work under the lease
         assertThat(slept).as("the guard did not interrupt the work").isNull();
     }
 
@@ -177,13 +167,12 @@ class LeaseGuardRenewalTest {
             });
             renewals.holdAfter.set(true);
             assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
-            awaitUninterruptibly(lost); // the deadline passes while the committed renewal is held
+            LeaseFixture.awaitIgnoringInterrupts(lost); // the deadline passes while the committed renewal is held
             Thread.interrupted(); // the guard interrupted this thread, as its worker
             assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
             renewals.resume.countDown();
-            for (int i = 0; i < 500 && !leases.find("job").orElseThrow().isReleased(); i++) {
-                Thread.sleep(10);
-            }
+            await("the late renewal released the lease").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                    .until(() -> leases.find("job").orElseThrow().isReleased());
             assertThat(leases.find("job").orElseThrow().isReleased()).as("released by the late renewal").isTrue();
             assertThatThrownBy(guard::close).isSameAs(told.get());
         }
@@ -206,7 +195,7 @@ class LeaseGuardRenewalTest {
             renewals.holdAfter.set(true);
             try {
                 assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
-                awaitUninterruptibly(lost);
+                LeaseFixture.awaitIgnoringInterrupts(lost);
                 Thread.interrupted();
                 assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
                 assertThatThrownBy(guard::close).isInstanceOf(LeaseLostException.class);
@@ -252,7 +241,7 @@ class LeaseGuardRenewalTest {
         leases.close(); // no timer any more: only the late renewal can find the loss
         Thread.sleep(1000); // past the deadline (ttl 0.6 s from the first renewal)
         renewals.resume.countDown();
-        awaitUninterruptibly(told);
+        LeaseFixture.awaitIgnoringInterrupts(told);
         assertThat(told.getCount()).as("onLost ran").isZero();
         assertThat(closeReturned.get()).as("close() from another thread returned while onLost ran").isTrue();
     }

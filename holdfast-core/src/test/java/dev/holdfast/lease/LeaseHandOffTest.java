@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Direct hand-off on PostgreSQL: a release grants a free lease to the first live waiter in its own
@@ -157,9 +158,8 @@ class LeaseHandOffTest {
             Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(2000)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
-            while (db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") > 0) {
-                Thread.sleep(20);
-            }
+            await("the grant ran out by the database's clock").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") == 0);
             Lease before = a.find("job").orElseThrow();
             prepared.clear();
             Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> a.release(ran));
@@ -347,11 +347,8 @@ class LeaseHandOffTest {
         try (Connection listener = LeaseFixture.listener(db)) {
             gone = LeaseDurabilityTest.pid(listener);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", gone) > 0) {
-            assertThat(System.nanoTime()).as("the closed connection's backend ended").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        await("the closed connection's backend ended").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", gone) == 0);
         assertTheReleaseLeavesTheLeaseFree(db, gone);
     }
 
@@ -404,11 +401,8 @@ class LeaseHandOffTest {
             assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             b.release(got);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (listenerLocks(db, listener) > 0) {
-            assertThat(System.nanoTime()).as("the closed listener gave its lock back").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        await("the closed listener gave its lock back").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                .until(() -> listenerLocks(db, listener) == 0);
         assertThat(db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", listener))
                 .as("its connection is still open, in the pool").isEqualTo(1);
         assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isPositive();
@@ -462,21 +456,15 @@ class LeaseHandOffTest {
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofMillis(300));
                 assertThat(waiting).failsWithin(Duration.ofSeconds(10))
                         .withThrowableThat().withCauseInstanceOf(LeaseTimeoutException.class);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (pool.getHikariPoolMXBean().getActiveConnections() != 1) {
-                    assertThat(System.nanoTime()).as("the listener holds a connection, still trying").isLessThan(deadline);
-                    Thread.sleep(10);
-                }
+                await("the listener holds a connection, still trying").atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 1);
                 for (int pid : pids) {
                     assertThat(listenerLocks(db, pid)).as("not listening").isZero();
                 }
                 a.release(held);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pool.getHikariPoolMXBean().getActiveConnections() > 0) {
-                assertThat(System.nanoTime()).as("the listener gave its connection back").isLessThan(deadline);
-                Thread.sleep(10);
-            }
+            await("the listener gave its connection back").atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0);
             for (int pid : pids) {
                 assertThat(listenerLocks(db, pid)).isZero();
             }

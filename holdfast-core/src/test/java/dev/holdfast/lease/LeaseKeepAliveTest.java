@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /** Work under a lease renewed in the background, {@link LeaseService#keepAlive}. */
 class LeaseKeepAliveTest {
@@ -36,7 +37,7 @@ class LeaseKeepAliveTest {
             Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
             try (LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, null)) {
                 for (int i = 0; i < 10; i++) {
-                    Thread.sleep(RENEWED_TTL.toMillis() / 5);
+                    Thread.sleep(RENEWED_TTL.toMillis() / 5); // works under the lease, past its TTL in all
                     guard.checkValid();
                     assertThat(other.tryAcquire("job", "other", TTL)).isEmpty();
                 }
@@ -60,9 +61,10 @@ class LeaseKeepAliveTest {
                 told.set(e);
                 callback.countDown();
             });
-            Thread.sleep(50);
+            Thread.sleep(50); // works under the lease a while before an operator breaks it
             assertThat(operator.forceRelease("job")).isTrue();
             long start = System.nanoTime();
+            // the work under the lease, until the guard interrupts it
             Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
             assertThat(slept).as("the worker thread is interrupted").isInstanceOf(InterruptedException.class);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(RENEWED_TTL.toMillis() + 1000);
@@ -104,14 +106,14 @@ class LeaseKeepAliveTest {
             LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, told::set);
             broken.set(true);
             long start = System.nanoTime();
-            Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
+            Throwable slept = catchThrowable(() -> Thread.sleep(10_000)); // works until the guard interrupts it
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(slept).isInstanceOf(InterruptedException.class);
             assertThat(waited).as("told no later than the TTL, plus scheduling").isLessThan(RENEWED_TTL.toMillis() + 1000);
             assertThat(guard.isValid()).isFalse();
-            for (int i = 0; i < 500 && told.get() == null; i++) {
-                Thread.sleep(10); // the callback runs just after the interrupt
-            }
+            // the callback runs just after the interrupt
+            await("the loss told to the callback").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> told.get() != null);
             assertThat(told.get()).hasMessageContaining("last confirmed expiry");
             assertThat(told.get().getCause()).isNotNull();
             broken.set(false);
@@ -124,7 +126,7 @@ class LeaseKeepAliveTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
             Lease lease = leases.tryAcquire("job", "worker", Duration.ofMillis(50)).orElseThrow();
-            Thread.sleep(100);
+            Thread.sleep(100); // the 50 ms TTL runs out
             assertThatThrownBy(() -> leases.keepAlive(lease, TTL, null)).isInstanceOf(LeaseExpiredException.class);
             assertThatThrownBy(() -> leases.keepAlive(lease, Duration.ofMillis(2), null))
                     .isInstanceOf(IllegalArgumentException.class);
@@ -190,14 +192,6 @@ class LeaseKeepAliveTest {
 
     /** The guard interrupts this thread when it loses the lease, possibly while the test waits here. */
     private static void awaitIgnoringInterrupts(CountDownLatch latch) {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (latch.getCount() > 0 && System.nanoTime() - end < 0) {
-            try {
-                latch.await(10, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                // expected once; keep waiting for the callback
-            }
-        }
-        assertThat(latch.getCount()).as("onLost was called").isZero();
+        assertThat(LeaseFixture.awaitIgnoringInterrupts(latch)).as("onLost was called").isTrue();
     }
 }

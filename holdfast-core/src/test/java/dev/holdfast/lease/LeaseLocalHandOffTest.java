@@ -15,10 +15,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Cohort hand-off ({@link LeaseService.Builder#cohortHandOffs}): a release passes the lease to a
@@ -30,20 +31,16 @@ class LeaseLocalHandOffTest {
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        for (int i = 0; i < 1000; i++) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("never: " + what);
+    /** Waits, polling every 5 ms, until {@code condition} holds (a state in memory: cheap to ask). */
+    private static void awaitThat(String what, Callable<Boolean> condition) {
+        await(what).atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(condition);
     }
 
     /** A lock call of "srv" for "job", returned once {@code waiters} calls wait in the service's memory. */
     private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters) throws InterruptedException {
         CompletableFuture<Lease> call = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-        await(() -> leases.probe().localWaiters("job", "srv") == waiters, waiters + " calls waiting in memory");
+        awaitThat(waiters + " calls waiting in memory", () -> leases.probe().localWaiters("job", "srv") == waiters);
         return call;
     }
 
@@ -122,7 +119,7 @@ class LeaseLocalHandOffTest {
             for (int i = 0; i < 3; i++) {
                 CompletableFuture<Lease> next = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
                 Lease waitingFor = current;
-                await(() -> leases.probe().localWaiters("job", "srv") == 1, "a local waiter");
+                awaitThat("a local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
                 leases.release(waitingFor);
                 current = next.get(5, TimeUnit.SECONDS);
                 holders.add(current);
@@ -164,7 +161,7 @@ class LeaseLocalHandOffTest {
             for (int i = 1; i <= 4; i++) {
                 local.add(LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT));
                 int waiting = i;
-                await(() -> leases.probe().localWaiters("job", "srv") == waiting, "local waiter " + i);
+                awaitThat("local waiter " + i, () -> leases.probe().localWaiters("job", "srv") == waiting);
             }
             assertThat(LeaseFixture.rows(db, table + "_queue")).as("only the remote waiter is in the database").isEqualTo(1);
 
@@ -202,7 +199,7 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> same = waitingLocally(leases, 1);
             CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
-            await(() -> leases.probe().localWaiters("job", "srv") == 2, "the second local waiter");
+            awaitThat("the second local waiter", () -> leases.probe().localWaiters("job", "srv") == 2);
 
             prepared.clear();
             leases.release(held);
@@ -287,7 +284,7 @@ class LeaseLocalHandOffTest {
                 }
             });
             t.start();
-            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
+            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
             t.interrupt();
             assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
             assertThat(leases.probe().localWaiters("job", "srv")).isZero();
@@ -357,7 +354,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease forgotten = leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
-            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
+            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
             Lease got = waiting.get(20, TimeUnit.SECONDS);
             assertThat(got.token()).as("a new grant from the database").isEqualTo(forgotten.token() + 1);
             assertThat(got.acquiredAt()).isAfterOrEqualTo(forgotten.expiresAt());
@@ -456,7 +453,7 @@ class LeaseLocalHandOffTest {
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
-            await(() -> leases.probe().localWaiters("job", "srv") == 1, "the local waiter");
+            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
             try {
                 assertThat(stalled.await(10, TimeUnit.SECONDS)).as("the reservation runs").isTrue();
@@ -485,7 +482,7 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table); Connection c = db.connection()) {
             Lease ranOut = leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
             Lease[] later = new Lease[1];
-            await(() -> (later[0] = leases.tryAcquire("job", "srv", LONG).orElse(null)) != null, "a later grant");
+            awaitThat("a later grant", () -> (later[0] = leases.tryAcquire("job", "srv", LONG).orElse(null)) != null);
             assertThat(later[0].token()).isEqualTo(ranOut.token() + 1);
             assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 1, 0)).isEmpty();
             assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 0, LONG.toNanos() / 1000)).isEmpty();

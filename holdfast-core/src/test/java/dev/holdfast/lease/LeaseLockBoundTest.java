@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /** {@link LeaseService#lock}'s bound holds whatever the pool does. */
 class LeaseLockBoundTest {
@@ -47,10 +48,7 @@ class LeaseLockBoundTest {
             }
             // The pool recovers: nothing leaked (attempts that were still borrowing give their connections
             // back), the next lock works as usual.
-            long recovered = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (pool.getHikariPoolMXBean().getActiveConnections() > 1 && System.nanoTime() - recovered < 0) {
-                Thread.sleep(10);
-            }
+            awaitConnectionsBack(pool);
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isLessThanOrEqualTo(1); // at most the listener
             Throwable again = catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(300)));
             assertThat(again).isInstanceOf(LeaseTimeoutException.class);
@@ -142,7 +140,9 @@ class LeaseLockBoundTest {
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(25), thread);
             LeaseFixture.awaitQueued(db, table, 1);
             List<Connection> taken = exhaust(pool, 3);
-            Thread.sleep(1500); // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
+            // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
+            await("the waiter waiting for a connection of the exhausted pool").atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getThreadsAwaitingConnection() >= 1);
             long interrupted = System.nanoTime();
             thread.get().interrupt();
             Throwable thrown;
@@ -174,11 +174,16 @@ class LeaseLockBoundTest {
         return result;
     }
 
+    /** Waits until every connection but the listener's is back in {@code pool}. */
+    private static void awaitConnectionsBack(HikariDataSource pool) {
+        await("every connection but the listener's back in the pool").atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> pool.getHikariPoolMXBean().getActiveConnections() <= 1);
+    }
+
     /** Takes every connection the pool has left (its listener keeps one; the first attempt's is back). */
     private static List<Connection> exhaust(HikariDataSource pool, int size) throws Exception {
-        for (int i = 0; i < 500 && pool.getHikariPoolMXBean().getActiveConnections() > 1; i++) {
-            Thread.sleep(10);
-        }
+        awaitConnectionsBack(pool);
         List<Connection> taken = new ArrayList<>();
         for (int i = pool.getHikariPoolMXBean().getActiveConnections(); i < size; i++) {
             taken.add(pool.getConnection());

@@ -37,7 +37,7 @@ class LeaseLockTest {
              LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(10));
-            Thread.sleep(300);
+            LeaseFixture.awaitQueued(db, table, 1);
             assertThat(waiting).isNotDone();
             a.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
@@ -97,7 +97,7 @@ class LeaseLockTest {
                 }
             });
             waiter.start();
-            Thread.sleep(300);
+            LeaseFixture.awaitQueued(db, table, 1); // interrupted while it waits, not before
             long start = System.nanoTime();
             waiter.interrupt();
             assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
@@ -255,6 +255,7 @@ class LeaseLockTest {
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, Duration.ofMinutes(2));
             LeaseFixture.awaitQueued(db, table, 1);
             other.release(held);
+            // Nothing to wait for: the test needs time to pass, for a wake-up that must not come to show.
             Thread.sleep(500);
             assertThat(waiting).as("a release elsewhere leaves it to its next poll").isNotDone();
             Lease barged = same.tryAcquire("job", "c", LONG).orElseThrow(); // tryAcquire does not queue
@@ -268,7 +269,7 @@ class LeaseLockTest {
     private static void releaseLater(LeaseService leases, CompletableFuture<Lease> f) {
         f.thenAccept(l -> {
             try {
-                Thread.sleep(100);
+                Thread.sleep(100); // holds the lease a while, as a worker does
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -284,7 +285,7 @@ class LeaseLockTest {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             try (LeaseService b = LeaseFixture.service(pool, table)) {
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(10));
-                Thread.sleep(300);
+                LeaseFixture.awaitListenedEntry(db, table); // the waiter took its listener connection
                 a.release(held);
                 b.release(waiting.get(10, TimeUnit.SECONDS));
             }

@@ -9,9 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Pool exhaustion: the application's own work holds every connection of the pool the lease service
@@ -32,9 +30,6 @@ class LeasePoolFaultTest {
     private static final long TOLD_SLACK_MILLIS = 250;
     private static final long NOTICE_MILLIS = 1000;
 
-    record Told(String name, Instant toldAt, boolean onLostCalled, boolean validAfter, Instant lastConfirmedExpiry,
-                boolean staleWriteAccepted, Throwable closeFailure) {
-    }
 
     /**
      * Two kept-alive leases; then the application takes both pool connections and keeps them for
@@ -53,14 +48,7 @@ class LeasePoolFaultTest {
         ExecutorService executor = Executors.newCachedThreadPool();
         try (LeaseService leases = LeaseService.builder(pool).table(table).build();
              LeaseService other = LeaseService.builder(otherPool).table(table).build()) {
-            CountDownLatch ready = new CountDownLatch(names.size());
-            CountDownLatch freed = new CountDownLatch(1);
-            Map<String, Instant> toldWhileExhausted = new ConcurrentHashMap<>();
-            List<Future<Told>> workers = new ArrayList<>();
-            for (String name : names) {
-                workers.add(executor.submit(() -> work(leases, pool, checker, name, ready, freed, toldWhileExhausted)));
-            }
-            assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+            KeptAliveWorker.Crew crew = new KeptAliveWorker.Crew(executor, leases, TTL, pool, checker, names);
 
             List<Lease> taken = new ArrayList<>();
             List<Long> waitedMillis = new ArrayList<>();
@@ -76,20 +64,17 @@ class LeasePoolFaultTest {
                     assertThat(checker.write(otherPool, name, "other", lease.token())).isTrue();
                     taken.add(lease);
                 }
-                LeaseRestartFaultTest.await("the pool was exhausted for more than the TTL", Duration.ofSeconds(10),
+                await("the pool was exhausted for more than the TTL").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                        .until(
                         () -> System.nanoTime() - exhaustedAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
                 // The pool stays exhausted until every worker was told, or long past any deadline.
-                allToldWhileExhausted = LeaseRestartFaultTest.awaitQuietly(Duration.ofSeconds(5),
-                        () -> toldWhileExhausted.size() == names.size());
+                allToldWhileExhausted = crew.allToldWithin(Duration.ofSeconds(5));
             } finally {
                 first.close();
                 second.close();
-                freed.countDown();
+                crew.faultOver();
             }
-            List<Told> told = new ArrayList<>();
-            for (Future<Told> f : workers) {
-                told.add(f.get(60, TimeUnit.SECONDS));
-            }
+            List<KeptAliveWorker.Told> told = crew.told();
             for (Lease lease : taken) {
                 assertThat(checker.ended(lease)).isTrue();
                 other.release(lease);
@@ -100,7 +85,8 @@ class LeasePoolFaultTest {
             checker.granted(again);
             try (LeaseGuard guard = leases.keepAlive(again, TTL, null)) {
                 Instant granted = guard.lease().expiresAt();
-                LeaseRestartFaultTest.await("a renewal after the exhaustion", Duration.ofSeconds(10),
+                await("a renewal after the exhaustion").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                        .until(
                         () -> guard.lease().expiresAt().isAfter(granted));
                 assertThat(checker.write(pool, names.get(0), "holder-again", guard.token())).isTrue();
                 checker.renewed(guard.lease());
@@ -108,30 +94,22 @@ class LeasePoolFaultTest {
             }
 
             FaultChecker.Report report = checker.check();
-            long worstLateness = told.stream()
-                    .mapToLong(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis()).max().orElseThrow();
+            long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
             long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
-            long staleAccepted = told.stream().filter(Told::staleWriteAccepted).count();
+            long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
             System.out.printf("[%s] pool exhaustion during keep-alive: TTL %d ms; workers told %s ms relative to their last"
                             + " confirmed expiry (worst %d ms); other blocked %s ms; stale fenced writes accepted %d of %d; %s%n",
                     db.id(), TTL.toMillis(),
-                    told.stream().map(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis()).toList(),
+                    KeptAliveWorker.latenessMillis(told),
                     worstLateness, waitedMillis, staleAccepted, told.size(), report);
             assertThat(allToldWhileExhausted).as("every worker was told while the pool was still exhausted").isTrue();
-            for (Told t : told) {
-                assertThat(t.onLostCalled()).as("onLost called for " + t.name()).isTrue();
-                assertThat(t.validAfter()).as("isValid() after the worker was told").isFalse();
-                assertThat(t.closeFailure()).as("closing the lost guard").isInstanceOf(LeaseLostException.class);
-            }
+            KeptAliveWorker.assertEachToldOfTheLoss(told);
             assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
                     .isLessThanOrEqualTo(TOLD_SLACK_MILLIS);
             assertThat(worstWait).as("longest another application was blocked (ms)")
                     .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS);
             assertThat(staleAccepted).as("stale writes accepted").isZero();
-            assertThat(report.staleAccepted()).as("stale writes accepted").isZero();
-            assertThat(report.tokenRepeats()).as("token repeats").isZero();
-            assertThat(report.overlaps()).as("overlapping live holders").isZero();
-            assertThat(report.lostOrDuplicated()).as("lost or duplicated updates").isZero();
+            report.assertNoViolation();
         } finally {
             executor.shutdownNow();
         }
@@ -165,7 +143,8 @@ class LeasePoolFaultTest {
                     return leases.lock("job", "waiter", Duration.ofSeconds(30), Duration.ofSeconds(40));
                 });
                 // lock() borrows on its own thread or on the library's background threads
-                LeaseRestartFaultTest.await("the waiter asks the exhausted pool", Duration.ofSeconds(10),
+                await("the waiter asks the exhausted pool").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                        .until(
                         () -> app.borrows("waiter") + app.borrows("holdfast-lease-keepalive-") >= 1);
             } finally {
                 first.close();
@@ -187,10 +166,7 @@ class LeasePoolFaultTest {
                             + " (token %d > %d); %s%n",
                     db.id(), handOffMillis, granted.token(), held.token(), report);
             assertThat(granted.token()).isGreaterThan(held.token());
-            assertThat(report.staleAccepted()).as("stale writes accepted").isZero();
-            assertThat(report.tokenRepeats()).as("token repeats").isZero();
-            assertThat(report.overlaps()).as("overlapping live holders").isZero();
-            assertThat(report.lostOrDuplicated()).as("lost or duplicated updates").isZero();
+            report.assertNoViolation();
         } finally {
             executor.shutdownNow();
         }
@@ -226,31 +202,5 @@ class LeasePoolFaultTest {
             Lease lease = leases.lock("job", "bounded", TTL, Duration.ofSeconds(10));
             leases.release(lease);
         }
-    }
-
-    private static Told work(LeaseService leases, HikariDataSource pool, FaultChecker checker, String name,
-                             CountDownLatch ready, CountDownLatch freed, Map<String, Instant> told) throws Exception {
-        Lease lease = leases.tryAcquire(name, "holder", TTL).orElseThrow();
-        checker.granted(lease);
-        CountDownLatch onLost = new CountDownLatch(1);
-        LeaseGuard guard = leases.keepAlive(lease, TTL, loss -> onLost.countDown());
-        assertThat(checker.write(pool, name, "holder", guard.token())).isTrue();
-        ready.countDown();
-        Instant toldAt;
-        try {
-            Thread.sleep(TimeUnit.MINUTES.toMillis(2));
-            throw new AssertionError("the worker under '" + name + "' was never told that its lease was lost");
-        } catch (InterruptedException e) {
-            toldAt = Instant.now();
-            told.put(name, toldAt);
-        }
-        boolean validAfter = guard.isValid();
-        boolean onLostCalled = onLost.await(5, TimeUnit.SECONDS);
-        Instant lastConfirmed = guard.lease().expiresAt();
-        checker.lostAt(lease, lastConfirmed);
-        freed.await();
-        boolean staleAccepted = checker.write(pool, name, "holder", lease.token());
-        Throwable closeFailure = catchThrowable(guard::close);
-        return new Told(name, toldAt, onLostCalled, validAfter, lastConfirmed, staleAccepted, closeFailure);
     }
 }

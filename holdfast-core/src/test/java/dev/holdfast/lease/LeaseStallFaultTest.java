@@ -10,12 +10,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A stalled server connection under kept-alive leases. One application holds two leases under
@@ -46,9 +43,6 @@ class LeaseStallFaultTest {
     /** An expired holder is noticed within the safety poll (0.5 s) on PostgreSQL, the backoff (50 ms) elsewhere. */
     private static final long NOTICE_MILLIS = 1000;
 
-    record Told(String name, long token, Instant toldAt, boolean onLostCalled, boolean validAfter,
-                Instant lastConfirmedExpiry, boolean staleWriteAccepted, Throwable closeFailure) {
-    }
 
     @FaultTest
     void stalledHolderConnection(FaultDatabase db) throws Exception {
@@ -68,14 +62,7 @@ class LeaseStallFaultTest {
             }
             try (LeaseService holder = LeaseService.builder(holderPool).table(table).build();
                  LeaseService other = LeaseService.builder(otherPool).table(table).build()) {
-                CountDownLatch ready = new CountDownLatch(NAMES.size());
-                CountDownLatch resumed = new CountDownLatch(1);
-                Map<String, Instant> toldWhileStalled = new ConcurrentHashMap<>();
-                List<Future<Told>> workers = new ArrayList<>();
-                for (String name : NAMES) {
-                    workers.add(executor.submit(() -> work(holder, holderPool, checker, name, ready, resumed, toldWhileStalled)));
-                }
-                assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+                KeptAliveWorker.Crew crew = new KeptAliveWorker.Crew(executor, holder, TTL, holderPool, checker, NAMES);
 
                 long stalledAt;
                 List<Lease> taken = new ArrayList<>();
@@ -105,11 +92,11 @@ class LeaseStallFaultTest {
                     for (Future<Lease> f : takers) {
                         taken.add(f.get(30, TimeUnit.SECONDS));
                     }
-                    LeaseRestartFaultTest.await("the stall lasted more than the TTL", Duration.ofSeconds(10),
+                    await("the stall lasted more than the TTL").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                            .until(
                             () -> System.nanoTime() - stalledAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
                     // The stall lasts until every worker was told, or long past any deadline.
-                    allToldWhileStalled = LeaseRestartFaultTest.awaitQuietly(Duration.ofSeconds(5),
-                            () -> toldWhileStalled.size() == NAMES.size());
+                    allToldWhileStalled = crew.allToldWithin(Duration.ofSeconds(5));
                 } finally {
                     if (stopped) {
                         db.signal(pid, "CONT");
@@ -117,76 +104,39 @@ class LeaseStallFaultTest {
                     if (proxy != null) {
                         proxy.resume();
                     }
-                    resumed.countDown();
+                    crew.faultOver();
                 }
 
-                List<Told> told = new ArrayList<>();
-                for (Future<Told> f : workers) {
-                    told.add(f.get(60, TimeUnit.SECONDS));
-                }
+                List<KeptAliveWorker.Told> told = crew.told();
                 for (Lease lease : taken) {
                     assertThat(checker.ended(lease)).isTrue();
                     other.release(lease);
                 }
                 FaultChecker.Report report = checker.check();
-                long worstLateness = told.stream()
-                        .mapToLong(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis()).max().orElseThrow();
+                long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
                 long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
-                long staleAccepted = told.stream().filter(Told::staleWriteAccepted).count();
+                long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
                 System.out.printf("[%s] stall fault: TTL %d ms; workers told %s ms relative to their last confirmed expiry"
                                 + " (worst %d ms); other blocked %s ms (worst %d ms); stale holder's fenced writes accepted"
                                 + " after resume %d of %d; %s%n",
                         db.id(), TTL.toMillis(),
-                        told.stream().map(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis()).toList(),
+                        KeptAliveWorker.latenessMillis(told),
                         worstLateness, waitedMillis, worstWait, staleAccepted, told.size(), report);
 
                 assertThat(allToldWhileStalled).as("every worker was told while its connection was still stalled").isTrue();
-                for (Told t : told) {
-                    assertThat(t.onLostCalled()).as("onLost called for " + t.name()).isTrue();
-                    assertThat(t.validAfter()).as("isValid() after the worker was told").isFalse();
-                    assertThat(t.closeFailure()).as("closing the lost guard").isInstanceOf(LeaseLostException.class);
-                }
+                KeptAliveWorker.assertEachToldOfTheLoss(told);
                 assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
                         .isLessThanOrEqualTo(TOLD_SLACK_MILLIS);
                 assertThat(worstWait).as("longest another application was blocked (ms)")
                         .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS);
                 assertThat(staleAccepted).as("stale writes accepted").isZero();
-                assertThat(report.staleAccepted()).as("stale writes accepted").isZero();
-                assertThat(report.tokenRepeats()).as("token repeats").isZero();
-                assertThat(report.overlaps()).as("overlapping live holders").isZero();
-                assertThat(report.lostOrDuplicated()).as("lost or duplicated updates").isZero();
+                report.assertNoViolation();
             }
         } finally {
             executor.shutdownNow();
         }
     }
 
-    /** A worker under a kept-alive lease: sleeps until told, then (after the stall) tries a stale write. */
-    private static Told work(LeaseService holder, HikariDataSource holderPool, FaultChecker checker, String name,
-                             CountDownLatch ready, CountDownLatch resumed, Map<String, Instant> told) throws Exception {
-        Lease lease = holder.tryAcquire(name, "holder", TTL).orElseThrow();
-        checker.granted(lease);
-        CountDownLatch onLost = new CountDownLatch(1);
-        LeaseGuard guard = holder.keepAlive(lease, TTL, loss -> onLost.countDown());
-        assertThat(checker.write(holderPool, name, "holder", guard.token())).isTrue();
-        ready.countDown();
-        Instant toldAt;
-        try {
-            Thread.sleep(TimeUnit.MINUTES.toMillis(2));
-            throw new AssertionError("the worker under '" + name + "' was never told that its lease was lost");
-        } catch (InterruptedException e) {
-            toldAt = Instant.now();
-            told.put(name, toldAt);
-        }
-        boolean validAfter = guard.isValid();
-        boolean onLostCalled = onLost.await(5, TimeUnit.SECONDS);
-        Instant lastConfirmed = guard.lease().expiresAt();
-        checker.lostAt(lease, lastConfirmed);
-        resumed.await();
-        boolean staleAccepted = checker.write(holderPool, name, "holder", lease.token());
-        Throwable closeFailure = catchThrowable(guard::close);
-        return new Told(name, lease.token(), toldAt, onLostCalled, validAfter, lastConfirmed, staleAccepted, closeFailure);
-    }
 
     /** Stops the backend with SIGSTOP at a moment it is idle (between statements, holding no lock). */
     private static void stopIdle(FaultDatabase db, long pid) throws Exception {
@@ -203,7 +153,7 @@ class LeaseStallFaultTest {
                 return;
             }
             db.signal(pid, "CONT");
-            Thread.sleep(7);
+            Thread.sleep(7); // lets the backend move on before it is stopped again
         }
         throw new AssertionError("backend " + pid + " was never idle when stopped");
     }

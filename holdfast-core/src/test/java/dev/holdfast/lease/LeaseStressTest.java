@@ -65,7 +65,8 @@ class LeaseStressTest {
     private static final String[] EIGHT_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
 
     /** A grant as its worker saw it, and how it came: "tryAcquire" or "lock/" and the service's path. */
-    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, String how) {
+    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, String how)
+            implements FencedWork.Seen {
     }
 
     record Write(String name, long token, long value, String owner) {
@@ -122,13 +123,11 @@ class LeaseStressTest {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
-        db.execute("CREATE TABLE " + resource + " (name VARCHAR(50) PRIMARY KEY, val BIGINT NOT NULL,"
-                + " holder VARCHAR(50), fence BIGINT)");
+        db.execute(FencedWork.createTableSql(resource));
         for (String name : names) {
             db.execute("INSERT INTO " + resource + " (name, val) VALUES (?, 0)", name);
         }
-        FencedUpdate claim = FencedUpdate.of(resource, "name", "fence", "holder");
-        FencedUpdate write = FencedUpdate.of(resource, "name", "fence", "val", "holder");
+        FencedWork work = new FencedWork(resource, new FencedWork.Pause(100, TTL, 30, 50));
 
         AtomicLong grants = new AtomicLong();
         AtomicLong attempts = new AtomicLong();
@@ -177,59 +176,34 @@ class LeaseStressTest {
                         String name = names[random.nextInt(names.length)];
                         attempts.incrementAndGet();
                         PATH.remove();
-                        Optional<Lease> granted;
-                        if (worker % 2 == 0) {
-                            granted = leases.tryAcquire(name, owner, TTL);
+                        Lease lease;
+                        try {
+                            Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(5));
                             if (granted.isEmpty()) {
-                                Thread.sleep(0, random.nextInt(1_000_000));
                                 continue;
                             }
-                        } else {
-                            try {
-                                granted = Optional.of(leases.lock(name, owner, TTL, Duration.ofSeconds(5)));
-                            } catch (LeaseTimeoutException e) {
-                                lockTimeouts.incrementAndGet();
-                                continue;
-                            }
+                            lease = granted.get();
+                        } catch (LeaseTimeoutException e) {
+                            lockTimeouts.incrementAndGet();
+                            continue;
                         }
-                        Lease lease = granted.get();
                         grants.incrementAndGet();
                         Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(),
-                                (worker % 2 == 0 ? "tryAcquire/" : "lock/") + PATH.get());
+                                (FencedWork.spins(worker) ? "tryAcquire/" : "lock/") + PATH.get());
                         allGrants.add(mine);
-                        // Neither grant in this pair has been released by its worker yet (a worker
-                        // leaves the map before it releases), so the earlier-token grant must have
-                        // expired, by database time, before the later one began.
-                        Grant other = live.get(name).getAndSet(mine);
-                        if (other != null) {
-                            Grant earlier = other.token() < mine.token() ? other : mine;
-                            Grant later = earlier == mine ? other : mine;
-                            if (earlier.expiresAt().isAfter(later.acquiredAt())) {
-                                overlaps.incrementAndGet();
-                                violations.add("OVERLAP: " + later + " began while " + earlier + " was live and unreleased");
-                            }
+                        List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
+                        if (!overlap.isEmpty()) {
+                            overlaps.incrementAndGet();
+                            violations.add("OVERLAP: " + overlap.get(1) + " began while " + overlap.get(0) + " was live and unreleased");
                         }
                         try (Connection c = pool.getConnection()) {
-                            if (!claim.update(c, lease.token(), name, owner)) {
+                            FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
+                            if (outcome.claimRefused()) {
                                 refusedClaims.incrementAndGet();
+                            } else if (outcome.writeRefused()) {
+                                refusedWrites.incrementAndGet();
                             } else {
-                                long value;
-                                try (PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
-                                    ps.setString(1, name);
-                                    try (ResultSet rs = ps.executeQuery()) {
-                                        rs.next();
-                                        value = rs.getLong(1);
-                                    }
-                                }
-                                if (random.nextInt(100) == 0) {
-                                    pauses.incrementAndGet();
-                                    Thread.sleep(TTL.toMillis() + 30 + random.nextInt(50));
-                                }
-                                if (write.update(c, lease.token(), name, value + 1, owner)) {
-                                    accepted.add(new Write(name, lease.token(), value + 1, owner));
-                                } else {
-                                    refusedWrites.incrementAndGet();
-                                }
+                                accepted.add(new Write(name, lease.token(), outcome.written(), owner));
                             }
                         }
                         live.get(name).compareAndSet(mine, null);

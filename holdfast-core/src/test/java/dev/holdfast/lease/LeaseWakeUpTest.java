@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.LockWaits;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.testing.DatabaseTest;
@@ -174,14 +175,7 @@ class LeaseWakeUpTest {
         }
     }
 
-    private static void awaitBlockedOnLock(TestDatabase db, String table) throws Exception {
-        for (int i = 0; i < 1000; i++) {
-            if (db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND query LIKE 'UPDATE " + table + " %'") > 0) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("the release never waited for the row lock");
+    private static void awaitBlockedOnLock(TestDatabase db, String table) {
+        LockWaits.awaitWaitingForALock(db, "UPDATE " + table + " %", 1); // the release waits for the row lock
     }
 }

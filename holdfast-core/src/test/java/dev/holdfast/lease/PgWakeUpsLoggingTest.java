@@ -5,9 +5,9 @@ import org.junit.jupiter.api.Test;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -15,6 +15,7 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** An operator learns, once per outage, that blocking lease waiters fell back to polling. */
 class PgWakeUpsLoggingTest {
@@ -38,15 +39,13 @@ class PgWakeUpsLoggingTest {
             }
         };
         logger.addHandler(capture);
-        PgWakeUps wakeUps = new PgWakeUps(new UnreachableDataSource(), new PgLeaseSql("holdfast_test_table"));
+        UnreachableDataSource unreachable = new UnreachableDataSource();
+        PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"));
         try {
             assertThat(wakeUps.start()).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (records.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            Thread.sleep(400); // several failed attempts (50, 100, 200 ms backoff): still one record
-            assertThat(records).hasSize(1);
+            await("three failed attempts to listen (50, 100, 200 ms backoff)").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20)).until(() -> unreachable.attempts.get() >= 3);
+            assertThat(records).as("several failed attempts: still one record").hasSize(1);
             assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
             assertThat(records.get(0).getMessage()).contains("holdfast_test_table").contains("poll");
             assertThat(records.get(0).getThrown()).isInstanceOf(SQLException.class);
@@ -59,8 +58,11 @@ class PgWakeUpsLoggingTest {
 
     /** A pool whose database is down. */
     private static final class UnreachableDataSource implements DataSource {
+        final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+
         @Override
         public Connection getConnection() throws SQLException {
+            attempts.incrementAndGet();
             throw new SQLException("connection refused", "08001");
         }
 

@@ -1,6 +1,7 @@
 package dev.holdfast.pessimistic;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.LockWaits;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -191,13 +192,14 @@ class LockBoundsTest {
                 Connection c = holders.get(i);
                 competing.add(threads.submit(() -> {
                     if (locks.forUpdate(c, row, LockWait.atMost(Duration.ofSeconds(30)))) {
-                        Thread.sleep(1600);
+                        Thread.sleep(1600); // holds the row a while (see above)
                     }
                     c.commit();
                     return null;
                 }));
             }
-            Thread.sleep(300); // the competitors queue first
+            // the competitors queue first
+            LockWaits.awaitWaitingForALock(db, "%SELECT 1 FROM " + parent + " WHERE %FOR UPDATE%", competitors);
             Connection waiter = begin(db.dataSource());
             try {
                 commits.at(Duration.ofMillis(1500), holders.get(0));
@@ -292,11 +294,12 @@ class LockBoundsTest {
                 case H2 -> run(alterer, "SET LOCK_TIMEOUT 20000");
             }
             String alterSql = alter;
+            Thread alterThread = thread.submit(Thread::currentThread).get(30, TimeUnit.SECONDS);
             Future<?> altering = thread.submit(() -> {
                 run(alterer, alterSql);
                 return null;
             });
-            awaitAlterQueued(db, altering);
+            awaitAlterQueued(db, table, alterThread, altering);
             commits.at(Duration.ofSeconds(3), reader);
             for (LockWait wait : List.of(LockWait.noWait(), LockWait.skipLocked())) {
                 Connection waiter = begin(db.dataSource());
@@ -324,9 +327,13 @@ class LockBoundsTest {
         }
     }
 
-    private static void awaitAlterQueued(TestDatabase db, Future<?> altering) throws Exception {
-        // The ALTER cannot finish before the reader commits; give it time to reach the lock queue.
-        Thread.sleep(300);
+    private static void awaitAlterQueued(TestDatabase db, String table, Thread alterThread, Future<?> altering) {
+        // The ALTER cannot finish before the reader commits: it waits in the lock queue.
+        if (db.kind() == TestDatabase.Kind.H2) {
+            LockWaits.awaitWaitingForAnH2TableLock(alterThread);
+        } else {
+            LockWaits.awaitWaitingForALock(db, "%ALTER TABLE " + table + " %", 1);
+        }
         assertThat(altering.isDone()).as("ALTER TABLE waits for the reader").isFalse();
     }
 

@@ -2,6 +2,7 @@ package dev.holdfast.pessimistic;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.LockWaits;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -355,7 +356,7 @@ class PessimisticLocksTest {
                         return e;
                     }
                 });
-                Thread.sleep(300); // let it block on the row
+                LockWaits.awaitWaitingForALock(db, "%SELECT 1 FROM " + table + " WHERE %FOR UPDATE%", 1);
                 kill(db, session);
                 Throwable failure = waiting.get(15, TimeUnit.SECONDS);
                 assertThat(failure).isInstanceOf(DatabaseException.class)

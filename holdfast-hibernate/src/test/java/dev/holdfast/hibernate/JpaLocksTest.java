@@ -111,7 +111,7 @@ class JpaLocksTest {
         Connection holder = holdLock(db, jpa);
         CompletableFuture<Void> releaser = CompletableFuture.runAsync(() -> {
             try {
-                Thread.sleep(HOLD_MILLIS);
+                Thread.sleep(HOLD_MILLIS); // the other transaction holds the row this long
                 release(holder);
             } catch (Exception e) {
                 throw new IllegalStateException(e);

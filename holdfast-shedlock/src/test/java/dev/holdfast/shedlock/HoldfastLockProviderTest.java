@@ -119,7 +119,7 @@ class HoldfastLockProviderTest {
         Duration atMost = Duration.ofMillis(2000);
         assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isPresent();
         assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isEmpty();
-        Thread.sleep(atMost.toMillis() + 100);
+        Thread.sleep(atMost.toMillis() + 100); // lockAtMostFor runs out
         assertThat(provider.lock(config(NAME, atMost, Duration.ZERO))).isPresent();
     }
 
@@ -142,7 +142,7 @@ class HoldfastLockProviderTest {
         lock.unlock();
         assertLocked(NAME);
         assertThat(provider.lock(config(NAME))).as("still within lockAtLeastFor").isEmpty();
-        Thread.sleep(2050);
+        Thread.sleep(2050); // lockAtLeastFor runs out
         assertUnlocked(NAME);
         assertThat(provider.lock(config(NAME))).isPresent();
     }
@@ -186,7 +186,7 @@ class HoldfastLockProviderTest {
         LockProvider provider = provider(db);
         SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(1500), Duration.ZERO)).orElseThrow();
         SimpleLock extended = lock.extend(Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
-        Thread.sleep(1600);
+        Thread.sleep(1600); // past the first lockAtMostFor, within the extended one
         assertLocked(NAME);
         assertThat(((HoldfastLockProvider.HoldfastLock) extended).lease().token())
                 .isEqualTo(((HoldfastLockProvider.HoldfastLock) lock).lease().token());
@@ -217,7 +217,7 @@ class HoldfastLockProviderTest {
     void shouldNotBeAbleToExtendExpiredLock(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
-        Thread.sleep(100);
+        Thread.sleep(100); // the 50 ms lockAtMostFor runs out
         assertThat(lock.extend(AT_MOST, Duration.ZERO)).isEmpty();
         assertUnlocked(NAME);
     }
@@ -229,7 +229,7 @@ class HoldfastLockProviderTest {
         SimpleLock extended = lock.extend(AT_MOST, Duration.ofMillis(2000)).orElseThrow();
         extended.unlock();
         assertLocked(NAME);
-        Thread.sleep(2050);
+        Thread.sleep(2050); // the extended lockAtLeastFor runs out
         assertUnlocked(NAME);
     }
 
@@ -261,7 +261,7 @@ class HoldfastLockProviderTest {
         LockConfiguration slowNode = new LockConfiguration(now.minus(Duration.ofHours(3)), NAME, AT_MOST, Duration.ZERO);
         SimpleLock fast = provider.lock(fastNode).orElseThrow();
         assertThat(provider.lock(slowNode)).as("the slow clock does not see it expired").isEmpty();
-        Thread.sleep(1550);
+        Thread.sleep(1550); // the fast node's 1.5 s lockAtMostFor runs out, by database time
         SimpleLock slow = provider.lock(slowNode).orElseThrow();
         assertThat(((HoldfastLockProvider.HoldfastLock) slow).lease().token())
                 .isGreaterThan(((HoldfastLockProvider.HoldfastLock) fast).lease().token());
@@ -273,7 +273,7 @@ class HoldfastLockProviderTest {
     void unlockingAnExpiredLockIsReported(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
-        Thread.sleep(100);
+        Thread.sleep(100); // the 50 ms lockAtMostFor runs out
         assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
     }
 

@@ -29,7 +29,7 @@ class DialectTest {
             c.setAutoCommit(false);
             try {
                 Instant first = dialect.now(c);
-                Thread.sleep(50);
+                Thread.sleep(50); // the clock must move between the two readings
                 Instant second = dialect.now(c);
                 // now() / CURRENT_TIMESTAMP would return the same value twice here.
                 assertThat(Duration.between(first, second)).isGreaterThanOrEqualTo(Duration.ofMillis(40));

@@ -3,16 +3,12 @@ package dev.holdfast.pessimistic.offline;
 import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,14 +47,14 @@ class OfflineLockFailoverTest {
 
     @AfterAll
     static void removePair() {
-        if (Files.isExecutable(script())) {
-            run("down");
+        if (PgReplicaPair.scriptPresent()) {
+            PgReplicaPair.script("down");
         }
     }
 
     @Test
     void durableLosesNothingRelaxedLosesAtMostTheLastOperations() throws Exception {
-        run("up", "sync");
+        PgReplicaPair.script("up", "sync");
         try (HikariDataSource pool = pool()) {
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_durable");
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_relaxed");
@@ -68,8 +64,8 @@ class OfflineLockFailoverTest {
                     .durability(CommitDurability.RELAXED).ownerBinding(true).build();
             List<Op> durableOps = work(durable);
             List<Op> relaxedOps = work(relaxed);
-            run("stop-primary");
-            run("promote");
+            PgReplicaPair.script("stop-primary");
+            PgReplicaPair.script("promote");
             // Connections to the old primary are dead; the pool skips its liveness check for a
             // connection used within the last 500 ms, so drop them rather than race that window.
             pool.getHikariPoolMXBean().softEvictConnections();
@@ -158,43 +154,13 @@ class OfflineLockFailoverTest {
     }
 
     private static HikariDataSource pool() {
-        String url = System.getenv("HOLDFAST_REPLICA_URL");
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url != null ? url : "jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary");
+        config.setJdbcUrl(PgReplicaPair.url());
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(2);
         config.setConnectionTimeout(10_000);
         config.setPoolName("offline-failover");
         return new HikariDataSource(config);
-    }
-
-    private static Path script() {
-        return Path.of("..", "scripts", "pg-replica.sh").toAbsolutePath().normalize();
-    }
-
-    private static void run(String... args) {
-        List<String> command = new ArrayList<>(List.of(script().toString()));
-        command.addAll(List.of(args));
-        String output;
-        int exit;
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            exit = p.waitFor();
-        } catch (IOException e) {
-            output = e.toString();
-            exit = -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        if (exit != 0) {
-            String message = "PostgreSQL replica pair unavailable: " + command + " exited " + exit + ": " + output.strip();
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(message);
-            }
-            Assumptions.abort(message + " (set CI=true to make this a failure)");
-        }
     }
 }

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
+import static org.awaitility.Awaitility.await;
+
 /** A fresh locks table per test, and ways to look at it directly. */
 final class OfflineLockFixture {
 
@@ -85,13 +87,8 @@ final class OfflineLockFixture {
 
     /** Waits until the database clock, not this JVM's, has passed {@code instant}. */
     void awaitDbTimePast(Instant instant) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!dbNow().isAfter(instant)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("database clock did not pass " + instant);
-            }
-            Thread.sleep(20);
-        }
+        await("the database clock passing " + instant).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).until(() -> dbNow().isAfter(instant));
     }
 
     /** Adds {@code n} rows that expired an hour ago, of type {@code type}, ids {@code prefix0…}, in one statement. */

@@ -142,7 +142,7 @@ class OfflineLockRaceTest {
                         return null;
                     }));
                 }
-                Thread.sleep(3_000);
+                Thread.sleep(3_000); // the race runs this long
                 stop.set(true);
                 for (Future<?> future : futures) {
                     future.get(1, TimeUnit.MINUTES);
@@ -214,7 +214,7 @@ class OfflineLockRaceTest {
                         return null;
                     }));
                 }
-                Thread.sleep(1_000);
+                Thread.sleep(1_000); // latencies measured before the purge, this long
                 latencies.set(latenciesDuringPurge);
                 long start = System.nanoTime();
                 purged = locks.purgeAllExpired(200);

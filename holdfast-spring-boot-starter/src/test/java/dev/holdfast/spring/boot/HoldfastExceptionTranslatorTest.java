@@ -136,7 +136,7 @@ class HoldfastExceptionTranslatorTest {
                     .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(notHeld);
 
             dev.holdfast.lease.Lease brief = leases.tryAcquire("brief", "a", java.time.Duration.ofMillis(50)).orElseThrow();
-            Thread.sleep(200);
+            Thread.sleep(200); // the 50 ms TTL runs out
             RuntimeException expired = org.assertj.core.api.Assertions.catchThrowableOfType(
                     dev.holdfast.lease.LeaseExpiredException.class, () -> leases.release(brief));
             assertThat(translator.translate(expired))

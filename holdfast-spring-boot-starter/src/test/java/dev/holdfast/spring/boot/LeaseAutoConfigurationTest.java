@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The auto-configured {@link LeaseService} on H2, PostgreSQL and MariaDB: its table installed at
@@ -78,7 +79,7 @@ class LeaseAutoConfigurationTest {
                             LeaseGuard guard = leases.keepAlive(second, Duration.ofMillis(1500), e -> lost.countDown()); // renewals may be late
                             guarding.countDown();
                             try {
-                                Thread.sleep(30_000);
+                                Thread.sleep(30_000); // the work under the lease, until the guard interrupts it
                             } catch (InterruptedException expected) {
                                 // interrupted by the guard: the lease is lost
                             }
@@ -131,13 +132,10 @@ class LeaseAutoConfigurationTest {
                         });
                         waiter.start();
                         // It waits in memory (in the cohort, not in the database's queue, which stays empty).
-                        boolean inCohort = false;
-                        for (int i = 0; i < 1000 && !inCohort; i++) {
-                            Thread.sleep(5);
-                            inCohort = java.util.Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
-                                    f.getClassName().equals("dev.holdfast.lease.CohortHandOffs") && f.getMethodName().equals("await"));
-                        }
-                        assertThat(inCohort).as("the second call waits in the instance's cohort").isTrue();
+                        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
+                                assertThat(java.util.Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
+                                        f.getClassName().equals("dev.holdfast.lease.CohortHandOffs") && f.getMethodName().equals("await")))
+                                        .as("the second call waits in the instance's cohort").isTrue());
                         assertThat(db.queryLong("SELECT COUNT(*) FROM " + leasesTable + "_queue")).isZero();
                         leases.release(first);
                         Lease second = next.get(10, TimeUnit.SECONDS);
@@ -174,14 +172,11 @@ class LeaseAutoConfigurationTest {
                         var next = new java.util.concurrent.CompletableFuture<Optional<Lease>>();
                         second[0] = new Thread(() -> next.complete(leases.tryAcquire("b", "server-1", Duration.ofMinutes(1))));
                         second[0].start();
-                        boolean queued = false;
-                        for (int i = 0; i < 1000 && !queued; i++) {
-                            Thread.sleep(5);
-                            queued = java.util.Arrays.stream(second[0].getStackTrace()).anyMatch(f ->
-                                    f.getClassName().equals("dev.holdfast.lease.Batcher") && f.getMethodName().equals("submit"))
-                                    && second[0].getState() == Thread.State.WAITING;
-                        }
-                        assertThat(queued).as("the second call waits for the next batch").isTrue();
+                        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
+                                assertThat(java.util.Arrays.stream(second[0].getStackTrace()).anyMatch(f ->
+                                        f.getClassName().equals("dev.holdfast.lease.Batcher") && f.getMethodName().equals("submit"))
+                                        && second[0].getState() == Thread.State.WAITING)
+                                        .as("the second call waits for the next batch").isTrue());
                         open.countDown();
                         assertThat(first.get(10, TimeUnit.SECONDS)).isPresent();
                         assertThat(next.get(10, TimeUnit.SECONDS)).isPresent();

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -60,7 +59,7 @@ class NightlyJobBrowserTest {
 
         // admin starts a run; it holds the lease and works (the request stays open while it works)
         CompletableFuture<Void> adminsRun = CompletableFuture.runAsync(() -> admin.click("run-job"));
-        Lease held = awaitLiveLease();
+        Lease held = shop.awaitLiveLease(NightlyReportJob.JOB);
         assertThat(held.owner()).isEqualTo(instance);
 
         // kim presses "Run now" on the same instance: refused, the run in progress keeps its lease
@@ -97,18 +96,5 @@ class NightlyJobBrowserTest {
         Lease next = shop.leases().tryAcquire(NightlyReportJob.JOB, "other-instance", Duration.ofSeconds(5)).orElseThrow();
         assertThat(next.token()).isGreaterThan(held.token());
         shop.leases().release(next);
-    }
-
-    private static Lease awaitLiveLease() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            Optional<Lease> live = shop.leases().list().stream()
-                    .filter(l -> l.name().equals(NightlyReportJob.JOB)).findFirst();
-            if (live.isPresent()) {
-                return live.get();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the run never took its lease");
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -65,7 +64,7 @@ class NightlyJobTwoInstancesBrowserTest {
         kim.open("/admin/locks");
 
         CompletableFuture<Void> run = CompletableFuture.runAsync(() -> admin.click("run-job"));
-        Lease held = awaitLiveLease();
+        Lease held = second.awaitLiveLease(NightlyReportJob.JOB);
         assertThat(held.owner()).isEqualTo(firstInstance);
 
         // the other server's "Run now" is refused, naming the server that runs the job
@@ -89,18 +88,5 @@ class NightlyJobTwoInstancesBrowserTest {
         Lease next = second.leases().tryAcquire(NightlyReportJob.JOB, secondInstance, Duration.ofSeconds(5)).orElseThrow();
         assertThat(next.token()).isGreaterThan(held.token());
         second.leases().release(next);
-    }
-
-    private static Lease awaitLiveLease() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            Optional<Lease> live = second.leases().list().stream()
-                    .filter(l -> l.name().equals(NightlyReportJob.JOB)).findFirst();
-            if (live.isPresent()) {
-                return live.get();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the run never took its lease");
     }
 }

@@ -8,9 +8,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 3 (an admin edits an order under an offline lock) and the offline lock part of scenario 6
@@ -98,8 +99,9 @@ class OfflineLockBrowserTest {
         kim.script("window.holdfastHeartbeat.stop();"); // the laptop goes to sleep
         kim.type("receiverName", "Stale Receiver");
 
-        waitUntil(() -> shop.editLockOwner(order) == null, Duration.ofSeconds(EXPIRY_SECONDS * 4));
-        waitUntil(() -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")), Duration.ofSeconds(10));
+        waitUntil("the lock expired", () -> shop.editLockOwner(order) == null, Duration.ofSeconds(EXPIRY_SECONDS * 4));
+        waitUntil("kim's page shows the lock lost", () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
+                Duration.ofSeconds(10));
         assertThat(kim.text("lock-text")).contains("Your edit lock is lost").contains("expired");
         assertThat(kim.element("save-edit").isEnabled()).isFalse();
         kim.screenshot("scenario3-stale-editor-warned");
@@ -145,7 +147,7 @@ class OfflineLockBrowserTest {
         String secondTab = admin.switchTo(firstTab);
         admin.type("receiverName", "Stale Tab Receiver");
         admin.script("window.holdfastHeartbeat.beat();");
-        waitUntil(() -> !admin.element("save-edit").isEnabled(), Duration.ofSeconds(10));
+        waitUntil("saving disabled", () -> !admin.element("save-edit").isEnabled(), Duration.ofSeconds(10));
         assertThat(admin.text("lock-text")).contains("lost");
         admin.screenshot("scenario3-first-tab-warned");
         // ... and the server refuses its lock id whatever the page does.
@@ -208,7 +210,7 @@ class OfflineLockBrowserTest {
         kim.script("var f = document.createElement('form'); f.method = 'post'; f.action = '/admin/orders/" + orderB
                 + "/edit/cancel'; f.innerHTML = '<input name=lockId value=" + kimsLockOnB + ">' + "
                 + "document.querySelector('input[name=_csrf]').outerHTML; document.body.appendChild(f); f.submit();");
-        waitUntil(() -> shop.editLockOwner(orderB) == null, Duration.ofSeconds(10));
+        waitUntil("the lock of order B gone", () -> shop.editLockOwner(orderB) == null, Duration.ofSeconds(10));
     }
 
     @Test
@@ -241,7 +243,8 @@ class OfflineLockBrowserTest {
         assertThat(admin.text("notice")).contains("The lock on purchase_order " + order + " held by kim was broken by admin");
         assertThat(shop.editLockOwner(order)).isNull();
 
-        waitUntil(() -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")), Duration.ofSeconds(10));
+        waitUntil("kim's page shows the lock lost", () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
+                Duration.ofSeconds(10));
         assertThat(kim.text("lock-text")).contains("Your edit lock is lost").contains("broken by an administrator");
         kim.screenshot("scenario6-holder-warned-lock-broken");
 
@@ -297,18 +300,7 @@ class OfflineLockBrowserTest {
         assertThat(browser.text("lock-problem-detail")).containsAnyOf("Nothing was saved", "Nothing was changed");
     }
 
-    private static void waitUntil(BooleanSupplier condition, Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + max);
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+    private static void waitUntil(String what, Callable<Boolean> condition, Duration max) {
+        await(what).atMost(max).pollInterval(Duration.ofMillis(100)).until(condition);
     }
 }

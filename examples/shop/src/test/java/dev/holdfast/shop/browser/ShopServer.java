@@ -14,11 +14,15 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * One shop for all browser tests of this JVM, on a random port, on its own in-memory H2 database, or
@@ -210,6 +214,13 @@ final class ShopServer {
     /** The shop's lease service (the same table the admin page lists). */
     dev.holdfast.lease.LeaseService leases() {
         return context.getBean(dev.holdfast.lease.LeaseService.class);
+    }
+
+    /** Waits until the lease {@code name} is live in the shop's table (a run took it); returns it. */
+    dev.holdfast.lease.Lease awaitLiveLease(String name) {
+        return await("a run took the lease '" + name + "'").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> leases().list().stream().filter(l -> l.name().equals(name)).findFirst().orElse(null),
+                        Objects::nonNull);
     }
 
     /** Every task the shop has scheduled (the tests want none: they start runs themselves). */

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 11 items 1, 6 and 7 with three browsers at once: a German one in Berlin, a Korean one in Seoul
@@ -106,11 +107,9 @@ class ZonesAndLanguagesBrowserTest {
         assertThat(utc.text("edit-lock-holder")).startsWith("Being edited by admin until").contains("UTC");
 
         // The heartbeat shows the server's formatting in the viewer's zone, before and after a beat.
+        await("the script's first tick").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> berlin.text("lock-text").contains("left"));
         String lockText = berlin.text("lock-text");
-        for (int i = 0; i < 100 && !lockText.contains("left"); i++) { // the script's first tick
-            sleep(100);
-        }
-        lockText = berlin.text("lock-text");
         assertThat(lockText).contains("You hold the edit lock until").contains(" " + zoneName(berlin)).doesNotContain("AM").doesNotContain("PM");
         Matcher m = CLOCK.matcher(lockText);
         assertThat(m.find()).isTrue();
@@ -144,9 +143,8 @@ class ZonesAndLanguagesBrowserTest {
         assertThat(shop.editLockOwner(order)).isNull();
         // The page's heartbeat notices the break and disables saving: wait for it, else it could
         // disable the button again between the two steps below and the click would do nothing.
-        for (int i = 0; i < 100 && !"lost".equals(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")); i++) {
-            sleep(100);
-        }
+        await("seoul's page shows the lock lost").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> "lost".equals(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")));
         assertThat(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")).isEqualTo("lost");
 
         seoul.script("document.getElementById('save-edit').disabled = false;");
@@ -252,15 +250,6 @@ class ZonesAndLanguagesBrowserTest {
         assertThat(utc.page()).isEqualTo("csrf");
         assertThat(utc.element("problem-back").getDomAttribute("href")).isEqualTo("/admin/orders/" + order);
         assertThat(shop.row(order).state()).isEqualTo("PREPARING");
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     /** Parses a date and time as the browser's page shows it (its language's pattern, its zone's name). */

@@ -9,12 +9,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.security.SecureRandom;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 5: two shop instances (two Spring contexts on random ports, as two servers would be) on one
@@ -36,14 +37,11 @@ class LeasedJobTwoInstancesTest {
             a = start(db, prefix, "instance-a", "create");
             b = start(db, prefix, "instance-b", "none");
             // At least 6 s of both instances, then until 8 runs are recorded (a loaded machine runs fewer), at most 60 s.
-            long started = System.nanoTime();
             try (var watch = db.newPool(1)) {
                 JdbcTemplate runsSoFar = new JdbcTemplate(watch);
-                while (System.nanoTime() - started < TimeUnit.SECONDS.toNanos(6)
-                        || (runsSoFar.queryForObject("SELECT COUNT(*) FROM " + prefix + "job_run", Long.class) < 8
-                            && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(60))) {
-                    Thread.sleep(100);
-                }
+                await("8 runs recorded").pollDelay(Duration.ofSeconds(6)) // the two instances run side by side this long
+                        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> runsSoFar.queryForObject("SELECT COUNT(*) FROM " + prefix + "job_run", Long.class) >= 8);
             }
             NightlyReportJob jobA = a.getBean(NightlyReportJob.class);
             NightlyReportJob jobB = b.getBean(NightlyReportJob.class);

@@ -1,0 +1,75 @@
+package dev.holdfast;
+
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The PostgreSQL primary/standby pair of the failover tests, driven by {@code scripts/pg-replica.sh}:
+ * a test that cannot have it fails on CI and is skipped elsewhere.
+ */
+public final class PgReplicaPair {
+
+    private PgReplicaPair() {
+    }
+
+    /** The multi-host URL that reaches whichever server of the pair is primary ({@code HOLDFAST_REPLICA_URL}). */
+    public static String url() {
+        String url = System.getenv("HOLDFAST_REPLICA_URL");
+        return url != null ? url : "jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary";
+    }
+
+    /** The standby alone ({@code HOLDFAST_REPLICA_STANDBY_PORT}). */
+    public static String standbyUrl() {
+        String port = System.getenv("HOLDFAST_REPLICA_STANDBY_PORT");
+        return "jdbc:postgresql://127.0.0.1:" + (port != null ? port : "5435") + "/test";
+    }
+
+    public static boolean onCi() {
+        return "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    /** Whether {@code scripts/pg-replica.sh} is there to run (from the module or from the repository root). */
+    public static boolean scriptPresent() {
+        return Files.isExecutable(scriptPath());
+    }
+
+    private static Path scriptPath() {
+        Path script = Path.of("..", "scripts", "pg-replica.sh").toAbsolutePath().normalize();
+        return Files.isExecutable(script) ? script : Path.of("scripts", "pg-replica.sh").toAbsolutePath();
+    }
+
+    /** Runs {@code scripts/pg-replica.sh args} and returns its output; fails on CI, skips elsewhere, if the pair cannot be had. */
+    public static String script(String... args) {
+        List<String> command = new ArrayList<>(List.of(scriptPath().toString()));
+        command.addAll(List.of(args));
+        String output;
+        int exit;
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            exit = p.waitFor();
+        } catch (IOException e) {
+            output = e.toString();
+            exit = -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        if (exit != 0) {
+            String message = "PostgreSQL replica pair unavailable: " + command + " exited " + exit + ": " + output.strip();
+            if (onCi()) {
+                fail(message);
+            }
+            Assumptions.abort(message + " (set CI=true to make this a failure)");
+        }
+        return output;
+    }
+}
