@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,7 +46,7 @@ final class Batcher<Q, R> {
     }
 
     /** The result of one call, or how it failed. */
-    record Outcome<R>(R value, RuntimeException failure) {
+    record Outcome<R>(@Nullable R value, @Nullable RuntimeException failure) {
 
         static <R> Outcome<R> of(R value) {
             return new Outcome<>(value, null);
@@ -58,7 +60,7 @@ final class Batcher<Q, R> {
             if (failure != null) {
                 throw failure;
             }
-            return value;
+            return Objects.requireNonNull(value, "an outcome without a failure has a value");
         }
     }
 
@@ -71,8 +73,8 @@ final class Batcher<Q, R> {
         final Q request;
         final Thread thread = Thread.currentThread();
         boolean queued = true;
-        Outcome<R> outcome;
-        Error error;
+        @Nullable Outcome<R> outcome;
+        @Nullable Error error;
         /** Written after {@code outcome} or {@code error}, so that a thread that reads it true sees them. */
         volatile boolean settled;
         /** Told it may start a batch (or work out its linger anew); cleared under the lock before it parks. */
@@ -294,7 +296,7 @@ final class Batcher<Q, R> {
             if (call.error != null) {
                 throw call.error;
             }
-            return call.outcome.get();
+            return Objects.requireNonNull(call.outcome, "a settled call has an outcome or an error").get();
         } finally {
             if (locked) {
                 lock.unlock();
@@ -375,7 +377,7 @@ final class Batcher<Q, R> {
                 } else if (thrown != null) {
                     c.outcome = Outcome.failed(new IllegalStateException("batch failed", thrown));
                 } else {
-                    c.outcome = outcomes.get(i);
+                    c.outcome = Objects.requireNonNull(outcomes, "set and checked when nothing was thrown").get(i);
                 }
                 c.settled = true;
                 c.wake();

@@ -81,42 +81,44 @@ final class BlockingAcquire {
      */
     Lease lock(String name, String owner, long micros, Duration maxWait, long waitNanos) throws InterruptedException {
         long deadline = System.nanoTime() + waitNanos;
-        CohortHandOffs.Call cohort = cohorts != null && waitNanos > 0 ? cohorts.enter(name, owner, micros) : null;
-        if (cohort != null) {
-            Lease passed = cohorts.await(cohort, deadline);
-            if (passed != null) {
-                return grants.passedInMemory(passed);
-            }
+        CohortHandOffs cohortHandOffs = waitNanos > 0 ? cohorts : null;
+        if (cohortHandOffs == null) {
+            return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
+        }
+        CohortHandOffs.Call cohort = cohortHandOffs.enter(name, owner, micros);
+        Lease passed = cohortHandOffs.await(cohort, deadline);
+        if (passed != null) {
+            return grants.passedInMemory(passed);
         }
         try {
             return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
         } finally {
-            if (cohort != null) {
-                cohorts.leave(cohort);
-            }
+            cohortHandOffs.leave(cohort);
         }
     }
 
     /** Queued in the database in arrival order with every instance's calls, until {@code deadline} ({@link System#nanoTime()}). */
     private Lease lockInDatabase(String name, String owner, long micros, Duration maxWait, long waitNanos, long deadline)
             throws InterruptedException {
-        // Never waits for the listener (its first connection may be long in coming): until it
-        // listens, the waiter polls; when it starts listening it wakes every registered waiter.
-        boolean notified = wakeUps != null && waitNanos > 0 && wakeUps.start();
+        // The wake-ups that notify this call, or null if it polls. Never waits for the listener (its
+        // first connection may be long in coming): until it listens, the waiter polls; when it starts
+        // listening it wakes every registered waiter.
+        PgWakeUps notifier = wakeUps != null && waitNanos > 0 && wakeUps.start() ? wakeUps : null;
         boolean viaQueue = waitNanos > 0;
-        // This call's own queue entry and wake-up key: concurrent calls of one owner are separate waiters.
+        // This call's own queue entry and wake-up key: concurrent calls of one owner are separate
+        // waiters. Null unless it goes via the queue (as every notified call does).
         String waiter = viaQueue ? newWaiterId() : null;
-        String key = viaQueue ? PgWakeUps.key(name, waiter) : null;
+        String key = waiter != null ? PgWakeUps.key(name, waiter) : null;
         PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter();
-        if (notified) {
-            wakeUps.register(key, wakeUp);
+        if (notifier != null && key != null) {
+            notifier.register(key, wakeUp);
         } else if (viaQueue) {
             pollers.add(name, wakeUp);
         }
         // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
         // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
-        long queueMicros = notified ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4) : QUEUE_ENTRY_MICROS;
+        long queueMicros = notifier != null ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4) : QUEUE_ENTRY_MICROS;
         boolean queued = false;
         int attempts = 0;
         int races = 0;
@@ -128,8 +130,8 @@ final class BlockingAcquire {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
                 // Releases hand the lease only to a waiter whose notification a live listener will deliver.
-                Integer listener = notified ? wakeUps.listenerPid() : null;
-                LeaseCalls.SqlCall<Optional<Lease>> attempt = viaQueue
+                Integer listener = notifier != null ? notifier.listenerPid() : null;
+                LeaseCalls.SqlCall<Optional<Lease>> attempt = waiter != null
                         ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, listener)
                         : c -> jdbc.acquire(c, name, owner, micros, false);
                 Optional<Lease> granted;
@@ -163,7 +165,7 @@ final class BlockingAcquire {
                 if (left <= 0) {
                     throw new LeaseTimeoutException(name, owner, maxWait, attempts);
                 }
-                if (notified && wakeUps.isListening()) {
+                if (notifier != null && notifier.isListening()) {
                     long safety = polling.safetyPollNanos();
                     long poll = safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
                     wakeUp.signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
@@ -183,13 +185,13 @@ final class BlockingAcquire {
             }
         } catch (InterruptedException | RuntimeException e) {
             // Also when no attempt is known to have queued: one that failed may have committed first.
-            if (viaQueue && attempts > 0) {
+            if (waiter != null && attempts > 0) {
                 giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
             }
             throw e;
         } finally {
-            if (notified) {
-                wakeUps.unregister(key, wakeUp);
+            if (notifier != null && key != null) {
+                notifier.unregister(key, wakeUp);
             } else if (viaQueue) {
                 pollers.remove(name, wakeUp);
             }
@@ -259,6 +261,9 @@ final class BlockingAcquire {
     }
 
     /** One attempt to leave the queue on {@code c}, which it closes; false if it failed. */
+    // False positive: the work returns null as its (ignored) result; NullAway sees type arguments' nullness
+    // only in JSpecify mode, which needs a newer javac than Java 17's.
+    @SuppressWarnings("NullAway")
     private boolean gaveUp(Connection c, String name, String waiter) {
         try (Connection own = c) {
             Jdbc.autocommit(own, cc -> {

@@ -83,7 +83,7 @@ final class BoundedBorrow {
         }
     }
 
-    private static RuntimeException failure(Throwable cause) {
+    private static RuntimeException failure(@Nullable Throwable cause) {
         if (cause instanceof SQLException sql) {
             return new DatabaseException("borrowing a connection", sql);
         }

@@ -1,7 +1,10 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,7 +26,7 @@ final class Cohort {
     static final class Waiter {
         final Semaphore signal = new Semaphore(0);
         final long ttlMicros;
-        Lease handed;
+        @Nullable Lease handed;
         /** Go to the database: as the cohort's representative, or because the service closed. */
         boolean toDatabase;
 
@@ -42,19 +45,19 @@ final class Cohort {
     /** Dropped from the map: a call that found it must look again. */
     boolean removed;
 
-    // The current database grant, while hasGrant.
+    // The current database grant, while hasGrant (its instants are set with the first grant, never cleared).
     boolean hasGrant;
     /** Whether its holder may pass it on: false once it is known lost or released elsewhere. */
     boolean open;
     long grantToken;
     long grantSentNanos;
-    Instant grantAcquiredAt;
+    @Nullable Instant grantAcquiredAt;
     long rowToken;
     long holderToken;
     /** When the current holder got it ({@link System#nanoTime()}; the grant's send time for its first). */
     long holderSinceNanos;
-    Instant expiresAt;
-    Instant dbNow;
+    @Nullable Instant expiresAt;
+    @Nullable Instant dbNow;
     long sentNanos;
     int handOffs;
     boolean reserved;
@@ -69,7 +72,12 @@ final class Cohort {
 
     /** Database time now, estimated on the late side (the statement read its clock after it was sent). */
     Instant estimatedNow() {
-        return dbNow.plusNanos(System.nanoTime() - sentNanos);
+        return granted(dbNow).plusNanos(System.nanoTime() - sentNanos);
+    }
+
+    /** One of the grant's instants, read only while {@link #hasGrant}: so after a grant set them. */
+    static Instant granted(@Nullable Instant instant) {
+        return Objects.requireNonNull(instant, "a grant's instant read before any grant");
     }
 
     void reserved(LeaseJdbc.Reserved r, long sent) {
@@ -87,7 +95,7 @@ final class Cohort {
     }
 
     Lease holder() {
-        return new Lease(key.name(), key.owner(), holderToken, grantAcquiredAt, expiresAt);
+        return new Lease(key.name(), key.owner(), holderToken, granted(grantAcquiredAt), granted(expiresAt));
     }
 
     boolean idle() {

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -51,11 +53,11 @@ final class CohortHandOffs {
     /** One {@link LeaseService#lock} call's place in its cohort. */
     static final class Call {
         private final Cohort cohort;
-        private final Cohort.Waiter waiter;
+        private final Cohort.@Nullable Waiter waiter;
         /** Whether this call counts as a representative, queueing in the database for the cohort. */
         private boolean representative;
 
-        private Call(Cohort cohort, Cohort.Waiter waiter, boolean representative) {
+        private Call(Cohort cohort, Cohort.@Nullable Waiter waiter, boolean representative) {
             this.cohort = cohort;
             this.waiter = waiter;
             this.representative = representative;
@@ -157,7 +159,7 @@ final class CohortHandOffs {
      *
      * @throws InterruptedException if interrupted (a lease handed meanwhile was given back)
      */
-    Lease await(Call call, long deadlineNanos) throws InterruptedException {
+    @Nullable Lease await(Call call, long deadlineNanos) throws InterruptedException {
         Cohort.Waiter w = call.waiter;
         if (w == null) {
             return null;
@@ -241,7 +243,7 @@ final class CohortHandOffs {
      * Decides the release of {@code lease}: null if this service holds no grant for it here (release
      * it as it is); else passed on in memory, already released, or release the row's token.
      */
-    CohortRelease release(Lease lease, boolean heldAtLeast) {
+    @Nullable CohortRelease release(Lease lease, boolean heldAtLeast) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
@@ -255,7 +257,8 @@ final class CohortHandOffs {
             }
             // From before the grant was sent to the hand-off: at least the time between them.
             long extraMicros = (c.holderSinceNanos - c.grantSentNanos) / 1000;
-            CohortRelease.ToDatabase before = new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
+            CohortRelease.ToDatabase before = new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens,
+                    Cohort.granted(c.grantAcquiredAt));
             long grant = c.grantToken;
             if (c.open && !heldAtLeast && c.handOffs < bound && !c.waiters.isEmpty() && handOff(c)) {
                 return new CohortRelease.HandedOn();
@@ -267,7 +270,7 @@ final class CohortHandOffs {
             // still maps to the grant; meanwhile the first waiter queues in the database.
             c.open = false;
             c.promoteIfNeeded();
-            return new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, c.grantAcquiredAt);
+            return new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, Cohort.granted(c.grantAcquiredAt));
         } finally {
             c.lock.unlock();
         }
@@ -359,7 +362,7 @@ final class CohortHandOffs {
      * Locks the cohort whose current holder {@code lease} is, for a statement on its grant: the
      * caller uses {@link Cohort.Held#rowToken()} and must call {@link Cohort.Held#done}. Null if there is none.
      */
-    Cohort.Held hold(Lease lease) {
+    Cohort.@Nullable Held hold(Lease lease) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
@@ -408,7 +411,7 @@ final class CohortHandOffs {
     }
 
     /** The grants of {@code name} (of {@code owner}, or of every owner if null) were released or broken here: no more hand-offs. */
-    void closeAll(String name, String owner) {
+    void closeAll(String name, @Nullable String owner) {
         if (owner != null) {
             close(cohorts.get(new Cohort.Key(name, owner)));
             return;
@@ -420,7 +423,7 @@ final class CohortHandOffs {
         }
     }
 
-    private static void close(Cohort c) {
+    private static void close(@Nullable Cohort c) {
         if (c == null) {
             return;
         }

@@ -48,8 +48,7 @@ final class LeaseArguments {
 
     /** A kept-alive lease's TTL: as {@link #ttlMicros}, and at least 3 ms (it renews every ttl/3). */
     static void checkKeptAliveTtl(@Nullable Duration ttl) {
-        ttlMicros(ttl);
-        if (ttl.toMillis() < 3) {
+        if (ttlMicros(ttl) < 3_000) { // 3 ms
             throw new IllegalArgumentException("A kept-alive lease needs a ttl of at least 3 ms, not " + ttl);
         }
     }

@@ -97,8 +97,8 @@ final class LeaseBatches {
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
     LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
-                 long lockstepLingerNanos,
-                 Function<LeaseJdbc.Acquire, Optional<Lease>> single, Function<LeaseJdbc.Release, Boolean> lone) {
+                 long lockstepLingerNanos, @Nullable Function<LeaseJdbc.Acquire, Optional<Lease>> single,
+                 @Nullable Function<LeaseJdbc.Release, Boolean> lone) {
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.races = races;

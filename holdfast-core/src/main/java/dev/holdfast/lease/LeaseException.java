@@ -1,13 +1,14 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.HoldfastException;
+import org.jspecify.annotations.Nullable;
 
 /** Root of the outcomes of {@link LeaseService}: a lease not held, expired, lost, or not granted in time. */
 public abstract class LeaseException extends HoldfastException {
 
     private final String name;
 
-    LeaseException(String name, String message, Throwable cause) {
+    LeaseException(String name, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.name = name;
     }

@@ -54,18 +54,18 @@ public final class LeaseGuard implements AutoCloseable {
     private final LeaseThreads threads;
     private final long ttlNanos;
     private final Thread worker;
-    private final Consumer<LeaseLostException> onLost;
+    private final @Nullable Consumer<LeaseLostException> onLost;
     private final Object lock = new Object();
 
     private volatile Lease lease;
     private volatile long validUntil;
-    private volatile LeaseLostException lost;
+    private volatile @Nullable LeaseLostException lost;
     /** Whether {@link #checkValid()} threw {@link #lost} (then {@link #close()} does not throw it again). */
     private volatile boolean seen;
-    private volatile RuntimeException lastFailure;
+    private volatile @Nullable RuntimeException lastFailure;
     private boolean closed;
-    private ScheduledFuture<?> renewal;
-    private ScheduledFuture<?> deadline;
+    private @Nullable ScheduledFuture<?> renewal;
+    private @Nullable ScheduledFuture<?> deadline;
 
     private LeaseGuard(LeaseRenewer renewer, LeaseThreads threads, Lease lease, Duration ttl, long sentNanos,
                        Thread worker, @Nullable Consumer<LeaseLostException> onLost) {
@@ -282,12 +282,12 @@ public final class LeaseGuard implements AutoCloseable {
      * callback runs on this thread, and a callback that waits for the worker must not find the
      * guard's lock taken.
      */
-    private void markLost(String why, Throwable cause) {
+    private void markLost(String why, @Nullable Throwable cause) {
         tell(lose(why, cause));
     }
 
     /** Under {@link #lock}: marks the guard lost and interrupts the worker; null if it was already lost or closed. */
-    private LeaseLostException lose(String why, Throwable cause) {
+    private @Nullable LeaseLostException lose(String why, @Nullable Throwable cause) {
         synchronized (lock) {
             if (closed || lost != null) {
                 return null;
@@ -303,7 +303,7 @@ public final class LeaseGuard implements AutoCloseable {
     }
 
     /** Calls {@code onLost} for {@code loss} (if any); the caller must not hold {@link #lock}. */
-    private void tell(LeaseLostException loss) {
+    private void tell(@Nullable LeaseLostException loss) {
         if (loss != null && onLost != null) {
             Runnable tell = () -> {
                 try {

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,7 +69,7 @@ final class LeaseJdbc {
      *                 (PostgreSQL), null if none listens: then no release hands the lease to it
      */
     Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros, boolean joined, Integer listener) throws SQLException {
+                                   long queueMicros, boolean joined, @Nullable Integer listener) throws SQLException {
         String statement = sql.acquireOrQueueSql();
         if (statement == null) {
             return acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined);
@@ -161,8 +163,8 @@ final class LeaseJdbc {
      * @param token null to match any grant of {@code owner}
      * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    boolean release(Connection c, String name, String owner, Long token, boolean fast, Long heldAtLeastMicros)
-            throws SQLException {
+    boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
+                    @Nullable Long heldAtLeastMicros) throws SQLException {
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
         return updateThenHandOff(c, release, name, withHandOff, ps -> {
@@ -181,7 +183,7 @@ final class LeaseJdbc {
     }
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
-    boolean forceRelease(Connection c, String name, String by) throws SQLException {
+    boolean forceRelease(Connection c, String name, @Nullable String by) throws SQLException {
         return updateThenHandOff(c, sql.forceReleaseSql(), name, contended.contains(name), ps -> {
             ps.setString(1, by == null ? "" : by);
             ps.setString(2, name);
@@ -336,7 +338,7 @@ final class LeaseJdbc {
             ps.setLong(4, token);
             if (sql.renewReturnsExpiry()) {
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(dialect.readInstant(rs, 1)) : Optional.empty();
+                    return rs.next() ? Optional.of(instant(rs, 1)) : Optional.empty();
                 }
             }
             if (ps.executeUpdate() != 1) {
@@ -388,7 +390,7 @@ final class LeaseJdbc {
     }
 
     private Reserved reserved(ResultSet rs) throws SQLException {
-        return new Reserved(rs.getLong(1), dialect.readInstant(rs, 2), dialect.readInstant(rs, 3));
+        return new Reserved(rs.getLong(1), instant(rs, 2), instant(rs, 3));
     }
 
     /** The row of {@code name}, if any, for diagnosing a failure. */
@@ -421,13 +423,13 @@ final class LeaseJdbc {
                     return Optional.empty();
                 }
                 String by = rs.getString(6);
-                return Optional.of(new Diagnosis(lease(rs), by == null ? null : new Broken(by, dialect.readInstant(rs, 7))));
+                return Optional.of(new Diagnosis(lease(rs), by == null ? null : new Broken(by, instant(rs, 7))));
             }
         }
     }
 
     /** A lease row, and who broke its last grant (null if nobody did). */
-    record Diagnosis(Lease lease, Broken broken) {
+    record Diagnosis(Lease lease, @Nullable Broken broken) {
     }
 
     /** Who broke a lease ({@code by} empty if not named), and when (database time). */
@@ -435,8 +437,16 @@ final class LeaseJdbc {
     }
 
     private Lease lease(ResultSet rs) throws SQLException {
-        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3),
-                dialect.readInstant(rs, 4), dialect.readInstant(rs, 5));
+        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5));
+    }
+
+    /**
+     * An instant this class reads: {@code acquired_at} and {@code expires_at} are NOT NULL, the
+     * database's clock is never NULL, and {@code broken_at} is read only with {@code broken_by}, which
+     * every statement writes together with it.
+     */
+    private Instant instant(ResultSet rs, int column) throws SQLException {
+        return Objects.requireNonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
     }
 
     /**
@@ -453,8 +463,7 @@ final class LeaseJdbc {
         if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(first + 3)) && rs.getBoolean(first + 4))) {
             return Optional.empty();
         }
-        return Optional.of(new Lease(name, owner, rs.getLong(first), dialect.readInstant(rs, first + 1),
-                dialect.readInstant(rs, first + 2)));
+        return Optional.of(new Lease(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Optional;
 
 /**
@@ -11,7 +13,7 @@ public class LeaseLostException extends LeaseException {
 
     private final long token;
 
-    LeaseLostException(String name, long token, String message, Throwable cause) {
+    LeaseLostException(String name, long token, String message, @Nullable Throwable cause) {
         super(name, message, cause);
         this.token = token;
     }

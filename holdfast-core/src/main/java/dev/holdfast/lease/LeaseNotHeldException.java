@@ -32,10 +32,10 @@ public class LeaseNotHeldException extends LeaseException {
         NO_SUCH_GRANT
     }
 
-    private final transient Lease current;
+    private final transient @Nullable Lease current;
     private final Reason reason;
-    private final String brokenBy;
-    private final Instant brokenAt;
+    private final @Nullable String brokenBy;
+    private final @Nullable Instant brokenAt;
 
     /**
      * For implementations of {@link Leases}: a release or renewal that matched no grant of the caller.

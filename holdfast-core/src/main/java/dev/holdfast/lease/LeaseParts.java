@@ -2,7 +2,9 @@ package dev.holdfast.lease;
 
 import org.jspecify.annotations.Nullable;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The parts of one {@link LeaseService}, wired from its settings: who runs statements, who waits,
@@ -18,14 +20,16 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         LeaseJdbc jdbc = new LeaseJdbc(sql);
         PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(s.dataSource(), pg) : null;
         LeaseThreads threads = new LeaseThreads(s.table());
-        // Cohorts and batches give leases back through the releases, which route through them.
+        // Cohorts and batches give leases back through the releases, which route through them: set
+        // below, before this returns, so before any call can give a lease back.
         AtomicReference<Releases> late = new AtomicReference<>();
+        Supplier<Releases> lateReleases = () -> Objects.requireNonNull(late.get(), "releases are set before any call");
         CohortHandOffs cohorts = s.cohortHandOffs() == 0 ? null : new CohortHandOffs(s.cohortHandOffs(),
                 (name, owner, token, tokens, ttl) -> calls.call("reserving tokens of", name,
                         c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),
-                lease -> late.get().releaseQuietly(lease));
+                lease -> lateReleases.get().releaseQuietly(lease));
         LeaseBatches batches = LeaseBatches.of(s, sql, jdbc, calls,
-                r -> late.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
+                r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
         Grants grants = new Grants(cohorts);
         BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, wakeUps, threads, pollers, cohorts, grants,

@@ -287,7 +287,7 @@ public final class LeaseService implements Leases {
         CohortHandOffs cohorts = parts.cohorts();
         if (cohorts != null && name == null) {
             cohorts.closeAll();
-        } else if (cohorts != null) {
+        } else if (cohorts != null && name != null) {
             cohorts.closeAll(name, owner);
         }
     }

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -58,7 +59,7 @@ abstract class LeaseSql {
      * owner, ttl micros, waiter (three times), name, waiter, then for the queue entry name, waiter, queue micros,
      * owner, ttl micros, listener pid; returns as the acquire.
      */
-    String acquireOrQueueSql() {
+    @Nullable String acquireOrQueueSql() {
         return null;
     }
 
@@ -88,7 +89,7 @@ abstract class LeaseSql {
      * runner then leaves the queue on a grant, else joins it ({@link #joinQueueSql()}). Null where the
      * queue is one statement ({@link #acquireOrQueueSql()}).
      */
-    String acquireQueuedSql() {
+    @Nullable String acquireQueuedSql() {
         return null;
     }
 
@@ -101,7 +102,7 @@ abstract class LeaseSql {
      * Joins the queue, or refreshes this waiter's entry (an entry that had lapsed goes to the back).
      * Binds name, waiter, entry lifetime micros.
      */
-    String joinQueueSql() {
+    @Nullable String joinQueueSql() {
         return null;
     }
 
@@ -137,7 +138,7 @@ abstract class LeaseSql {
      * Where releases hand the lease to the first waiter (PostgreSQL): the statements the runner sends
      * after a release or force-release that reported waiters; null elsewhere. Binds name three times.
      */
-    String handOffSql() {
+    @Nullable String handOffSql() {
         return null;
     }
 
@@ -145,7 +146,7 @@ abstract class LeaseSql {
      * Where releases hand off: {@code update} (a release or force-release) followed by the hand-off
      * in the same round trip, which hands off only if the update matched; null elsewhere.
      */
-    String withHandOffSql(String update) {
+    @Nullable String withHandOffSql(String update) {
         return null;
     }
 
@@ -230,7 +231,7 @@ abstract class LeaseSql {
      * or each row's final state ({@link #acquireReturnsFinalRow}), with the name first, then as the
      * acquire. Binds as {@link #bindsArrays}. Null where calls are not batched (H2).
      */
-    String acquireAllSql(int rows) {
+    @Nullable String acquireAllSql(int rows) {
         return null;
     }
 
@@ -242,7 +243,7 @@ abstract class LeaseSql {
      *
      * @param fast PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
-    String releaseAllSql(int rows, boolean fast) {
+    @Nullable String releaseAllSql(int rows, boolean fast) {
         return null;
     }
 

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,8 +21,8 @@ final class LeaseThreads implements AutoCloseable {
     static final LeaseThreads SHARED = new LeaseThreads("shared");
 
     private final String suffix;
-    private volatile ScheduledExecutorService timer;
-    private volatile ExecutorService background;
+    private volatile @Nullable ScheduledExecutorService timer;
+    private volatile @Nullable ExecutorService background;
     private volatile boolean closed;
 
     LeaseThreads(String suffix) {

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import org.jspecify.annotations.Nullable;
+
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -43,9 +45,9 @@ final class PgWakeUps implements AutoCloseable {
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean listening;
     /** The listener connection's backend pid while it listens, else null. */
-    private volatile Integer listenerPid;
+    private volatile @Nullable Integer listenerPid;
     private volatile boolean closed;
-    private Thread thread;
+    private @Nullable Thread thread;
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
@@ -83,17 +85,17 @@ final class PgWakeUps implements AutoCloseable {
      * The backend pid of the listening connection, written into a waiter's queue entry: a release
      * hands the lease only to a waiter whose listener is alive. Null while not listening.
      */
-    Integer listenerPid() {
+    @Nullable Integer listenerPid() {
         return listening ? listenerPid : null;
     }
 
     /** One blocked {@code lock} call: woken by {@link #signal}, and handed a grant if a release made one for it. */
     static final class Waiter {
         final Semaphore signal = new Semaphore(0);
-        private volatile Handed handed;
+        private volatile @Nullable Handed handed;
 
         /** The grant a release handed to this waiter, or null. */
-        Handed handed() {
+        @Nullable Handed handed() {
             return handed;
         }
     }
@@ -264,7 +266,7 @@ final class PgWakeUps implements AutoCloseable {
     }
 
     /** Takes the listener's lock, or null if a transaction keeps it from the lock. */
-    private Listener lockListener(Statement s) throws SQLException {
+    private @Nullable Listener lockListener(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery(lockSql)) {
             return rs.next() && rs.getBoolean(1) ? new Listener(rs.getInt(2), rs.getString(3)) : null;
         }
@@ -281,12 +283,12 @@ final class PgWakeUps implements AutoCloseable {
      * driver's internals differ (another version), nothing is changed and the 1 ms stays.
      */
     static final class StreamPeek {
-        private final Object stream;
-        private final java.lang.reflect.Field field;
+        private final @Nullable Object stream;
+        private final java.lang.reflect.@Nullable Field field;
         private long saved;
         private boolean disabled;
 
-        private StreamPeek(Object stream, java.lang.reflect.Field field) {
+        private StreamPeek(@Nullable Object stream, java.lang.reflect.@Nullable Field field) {
             this.stream = stream;
             this.field = field;
         }
@@ -295,6 +297,9 @@ final class PgWakeUps implements AutoCloseable {
             try {
                 Object executor = pg.getClass().getMethod("getQueryExecutor").invoke(pg);
                 Class<?> base = load(c, "org.postgresql.core.QueryExecutorBase");
+                if (base == null) {
+                    return new StreamPeek(null, null);
+                }
                 java.lang.reflect.Field streamField = base.getDeclaredField("pgStream");
                 streamField.setAccessible(true);
                 Object stream = streamField.get(executor);
@@ -322,7 +327,7 @@ final class PgWakeUps implements AutoCloseable {
         }
 
         void restore() {
-            if (disabled) {
+            if (disabled && field != null) { // disabled only where there is a field
                 disabled = false;
                 try {
                     field.setLong(stream, saved);
@@ -333,7 +338,7 @@ final class PgWakeUps implements AutoCloseable {
         }
     }
 
-    private static Class<?> load(Connection c, String name) {
+    private static @Nullable Class<?> load(Connection c, String name) {
         for (ClassLoader loader : new ClassLoader[] {
                 Thread.currentThread().getContextClassLoader(), PgWakeUps.class.getClassLoader(),
                 c.getClass().getClassLoader()}) {
