@@ -25,7 +25,7 @@ UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acqu
 -- unlock (any grant of the owner), with a minimum hold
 UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) > HOLDFAST_CLOCK_TIMESTAMP() THEN DATEADD(MICROSECOND, CAST(? AS BIGINT), acquired_at) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
 
--- local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)
+-- cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)
 SELECT token, expires_at, HOLDFAST_CLOCK_TIMESTAMP() FROM FINAL TABLE (UPDATE holdfast_leases SET token = token + ?, expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, CAST(? AS BIGINT), HOLDFAST_CLOCK_TIMESTAMP())) WHERE name = ? AND owner = ? AND token = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP());
 
 -- find

@@ -25,10 +25,10 @@ UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acqu
 -- unlock (any grant of the owner), with a minimum hold
 UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN (acquired_at + INTERVAL ? MICROSECOND) > UTC_TIMESTAMP(6) THEN (acquired_at + INTERVAL ? MICROSECOND) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > UTC_TIMESTAMP(6);
 
--- local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening); then the row is read
+-- cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening); then the row is read
 UPDATE holdfast_leases SET token = token + ?, expires_at = GREATEST(expires_at, (UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)) WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6);
 
--- local hand-off: the row after a reservation
+-- cohort hand-off: the row after a reservation
 SELECT token, expires_at, UTC_TIMESTAMP(6) FROM holdfast_leases WHERE name = ? AND owner = ?;
 
 -- batching: the exclusive acquire of many leases (here two), in name order; binds name, owner, ttl micros of each

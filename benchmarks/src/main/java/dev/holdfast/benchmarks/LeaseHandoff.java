@@ -385,7 +385,7 @@ public final class LeaseHandoff {
         }
     }
 
-    /** Local hand-offs of one database grant in {@code holdfastCohort}. */
+    /** Cohort hand-offs of one database grant in {@code holdfastCohort}. */
     static final int COHORT_BOUND = 16;
 
     private static RedissonClient redisson(int connections) {

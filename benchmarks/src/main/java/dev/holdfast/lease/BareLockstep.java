@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 /**
  * The ceiling of batches in lockstep on a machine: the service's own two batch statements (acquire
  * all, release all, fast) driven by nothing but a {@link Phaser}, with every registered thread in each
- * batch and no linger, queue, timer, local hand-off, validation or bookkeeping. The last thread to
+ * batch and no linger, queue, timer, cohort hand-off, validation or bookkeeping. The last thread to
  * arrive runs the statement for everyone (as a batch leader does); the others wake when it commits.
  * What this reaches is what any lockstep batching of these statements can reach with that many
  * calling threads on this machine; it is a measuring stick, not a lease service (it checks nothing
@@ -62,7 +62,7 @@ public final class BareLockstep {
 
     /**
      * The service's own batcher in lockstep ({@link LeaseBatches}, one statement in flight, {@code
-     * lingerNanos}) with nothing of the service around it: no validation, local hand-offs or wake-ups.
+     * lingerNanos}) with nothing of the service around it: no validation, cohort hand-offs or wake-ups.
      * Against {@link #pair} it shows what the batcher's coordination costs; against the service, what
      * the rest does.
      */

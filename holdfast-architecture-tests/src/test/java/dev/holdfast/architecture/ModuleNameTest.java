@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every library jar names its module in its manifest. The jars exist once the reactor has packaged
+ * Every library jar names its module in its manifest, after the root package it holds. The jars exist once the reactor has packaged
  * them: in {@code mvn verify} this module is built last. A jar that is missing, or older than its
  * pom, the parent pom or its classes (left from an earlier build, as after {@code mvn test}), is not
  * checked: the test is skipped.
@@ -27,8 +27,8 @@ class ModuleNameTest {
             "holdfast-hibernate, dev.holdfast.hibernate",
             "holdfast-shedlock, dev.holdfast.shedlock",
             "holdfast-spring-boot-starter, dev.holdfast.spring.boot",
-            "holdfast-testing, dev.holdfast.testing",
-            "holdfast-test-databases, dev.holdfast.testing.databases"})
+            "holdfast-testing, dev.holdfast.testing.contract",
+            "holdfast-test-databases, dev.holdfast.testing"})
     void libraryJarNamesItsModule(String artifact, String moduleName) throws IOException {
         Path jar = Reactor.ROOT.resolve(artifact).resolve("target")
                 .resolve(artifact + "-" + System.getProperty("holdfast.version") + ".jar");

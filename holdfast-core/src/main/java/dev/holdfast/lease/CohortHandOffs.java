@@ -78,7 +78,7 @@ final class CohortHandOffs {
     static final int SWEEP_EVERY = 256;
 
     /**
-     * @param bound    the most local hand-offs of one database grant, at least 1
+     * @param bound    the most cohort hand-offs of one database grant, at least 1
      * @param giveBack releases a lease that was handed to a waiter as it was interrupted (best effort)
      */
     CohortHandOffs(int bound, Reserver reserver, Consumer<Lease> giveBack) {
@@ -473,7 +473,7 @@ final class CohortHandOffs {
         }
     }
 
-    /** Tests and benchmarks: local hand-offs so far. */
+    /** Tests and benchmarks: cohort hand-offs so far. */
     long handOffs() {
         return handOffs.sum();
     }

@@ -33,17 +33,17 @@ final class LeaseProbe {
     }
 
     /** How many times this service passed a lease on in memory. */
-    long localHandOffs() {
+    long cohortHandOffs() {
         return cohorts == null ? 0 : cohorts.handOffs();
     }
 
     /** How many of this service's grants it keeps for cohort hand-off. */
-    int localGrants() {
+    int cohortGrants() {
         return cohorts == null ? 0 : cohorts.recorded();
     }
 
     /** How many calls wait for this service's grant of {@code name} under {@code owner}. */
-    int localWaiters(String name, String owner) {
+    int cohortWaiters(String name, String owner) {
         return cohorts == null ? 0 : cohorts.waiters(name, owner);
     }
 

@@ -177,7 +177,7 @@ abstract class LeaseSql {
     }
 
     /**
-     * A local hand-off's reservation ({@link CohortHandOffs}): moves the caller's live grant's token up
+     * A cohort hand-off's reservation ({@link CohortHandOffs}): moves the caller's live grant's token up
      * by a bound count (the tokens its own threads will take) and extends it to at least a bound
      * TTL from now, never shortening it. Binds tokens, ttl micros, name, owner, token. Where
      * {@link #renewReturnsExpiry()}, returns the new token, the expiry and the database's now, or no

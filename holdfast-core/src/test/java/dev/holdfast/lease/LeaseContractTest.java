@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 /** Every rule of {@link LeaseService}'s acquire/renew/release contract, on every database. */
 class LeaseContractTest {
 
-    /** The service under test: {@link LeaseContractWithLocalHandOffsTest} runs every rule with cohort hand-off on. */
+    /** The service under test: {@link LeaseContractWithCohortHandOffsTest} runs every rule with cohort hand-off on. */
     LeaseService service(DataSource dataSource, String table) {
         return LeaseFixture.service(dataSource, table);
     }

@@ -66,7 +66,7 @@ class LeaseDurabilityTest {
                     Lease l = granted(db, table, n);
                     assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
                 },
-                // The tokens a local hand-off reserves must never be handed out again after a crash.
+                // The tokens a cohort hand-off reserves must never be handed out again after a crash.
                 "reserve", (c, s, n) -> {
                     Lease l = granted(db, table, n);
                     assertThat(s.reserve(c, n, "a", l.token(), 8, ttl).orElseThrow().token()).isEqualTo(l.token() + 8);

@@ -34,9 +34,9 @@ class LeaseStatementsTest {
                 + optional("after a release that reported waiters: hand the lease to the first waiter", sql.handOffSql())
                 + optional("release where the service's last release of the name found waiters: the hand-off in the same"
                         + " round trip, only if the release matched", sql.withHandOffSql(sql.releaseSql(true, false, false)))
-                + section("local hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
+                + section("cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
-                + (sql.renewReturnsExpiry() ? "" : section("local hand-off: the row after a reservation", sql.reservedSql()))
+                + (sql.renewReturnsExpiry() ? "" : section("cohort hand-off: the row after a reservation", sql.reservedSql()))
                 + optional("batching: the exclusive acquire of many leases (here two), in name order; binds "
                         + (sql.bindsArrays() ? "three arrays: names, owners, ttl micros" : "name, owner, ttl micros of each"),
                         sql.acquireAllSql(2))

@@ -85,7 +85,7 @@ class LeaseStressTest {
      * hand-offs in a row): the same checks, and some grants passed on in memory.
      */
     @DatabaseTest
-    void fourServersOfFourWorkersWithLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+    void fourServersOfFourWorkersWithCohortHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
         run(db, 4, 8, false);
     }
 
@@ -97,7 +97,7 @@ class LeaseStressTest {
      * a batch holds one call per name), so it is reported, not asserted; the next test makes sure.
      */
     @DatabaseTest
-    void fourServersWithBatchingAndLocalHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+    void fourServersWithBatchingAndCohortHandOffsNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
         run(db, 4, 8, Batched.ON, NAMES);
     }
 
@@ -115,11 +115,11 @@ class LeaseStressTest {
 
     private enum Batched { OFF, ON, EVERY_CALL }
 
-    private void run(TestDatabase db, int servers, int localHandOffs, boolean batching) throws Exception {
-        run(db, servers, localHandOffs, batching ? Batched.ON : Batched.OFF, NAMES);
+    private void run(TestDatabase db, int servers, int cohortHandOffs, boolean batching) throws Exception {
+        run(db, servers, cohortHandOffs, batching ? Batched.ON : Batched.OFF, NAMES);
     }
 
-    private void run(TestDatabase db, int servers, int localHandOffs, Batched batching, String[] names) throws Exception {
+    private void run(TestDatabase db, int servers, int cohortHandOffs, Batched batching, String[] names) throws Exception {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
@@ -150,7 +150,7 @@ class LeaseStressTest {
         for (int i = 0; i < servers; i++) {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseService.builder(pool).table(table).cohortHandOffs(localHandOffs)
+            services.add(LeaseService.builder(pool).table(table).cohortHandOffs(cohortHandOffs)
                     .batching(batching == Batched.OFF ? Batching.OFF : batching == Batched.ON ? Batching.CONCURRENT
                             : Batching.lockstep(Duration.ofNanos(300_000)))
                     .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL))
@@ -261,7 +261,7 @@ class LeaseStressTest {
             }
         }
         long handOffs = services.stream().mapToLong(s -> s.probe().handOffsReceived()).sum();
-        long local = services.stream().mapToLong(s -> s.probe().localHandOffs()).sum();
+        long local = services.stream().mapToLong(s -> s.probe().cohortHandOffs()).sum();
         long batched = services.stream().mapToLong(s -> s.probe().batchedCalls()).sum();
         long multiRow = services.stream().mapToLong(s -> s.probe().multiRowStatements()).sum();
         Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
@@ -281,7 +281,7 @@ class LeaseStressTest {
         assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
         assertThat(overlaps.get()).as("overlapping live holds").isZero();
         assertThat(tokenDisorder).as("token disorder").isZero();
-        if (localHandOffs > 0) {
+        if (cohortHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
         }
         if (batching == Batched.EVERY_CALL && db.kind() != TestDatabase.Kind.H2) {

@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * waiting call of the same service and owner in memory, with a token from a block reserved in the
  * database, at most the bound times in a row; then the lease goes to the database's queue.
  */
-class LeaseLocalHandOffTest {
+class LeaseCohortHandOffTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -40,7 +40,7 @@ class LeaseLocalHandOffTest {
     /** A lock call of "srv" for "job", returned once {@code waiters} calls wait in the service's memory. */
     private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters) throws InterruptedException {
         CompletableFuture<Lease> call = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
-        awaitThat(waiters + " calls waiting in memory", () -> leases.probe().localWaiters("job", "srv") == waiters);
+        awaitThat(waiters + " calls waiting in memory", () -> leases.probe().cohortWaiters("job", "srv") == waiters);
         return call;
     }
 
@@ -82,7 +82,7 @@ class LeaseLocalHandOffTest {
             Lease next = second.get(5, TimeUnit.SECONDS);
             assertThat(prepared).as("statements of a hand-off from the block").isEmpty();
             assertThat(next.token()).isEqualTo(held.token() + 2);
-            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
 
             // Its holder renews and releases it through the service, which maps it to the grant.
             Lease renewed = leases.renew(next, Duration.ofSeconds(40));
@@ -119,13 +119,13 @@ class LeaseLocalHandOffTest {
             for (int i = 0; i < 3; i++) {
                 CompletableFuture<Lease> next = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
                 Lease waitingFor = current;
-                awaitThat("a local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
+                awaitThat("a local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
                 leases.release(waitingFor);
                 current = next.get(5, TimeUnit.SECONDS);
                 holders.add(current);
                 assertThat(fence.update(c, current.token(), 1, "local-" + i)).isTrue();
             }
-            assertThat(leases.probe().localHandOffs()).isEqualTo(3);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(3);
             leases.release(current); // the bound is spent: to the database, where the remote waiter is first
             Lease fromDatabase = remoteWaits.get(10, TimeUnit.SECONDS);
             holders.add(fromDatabase);
@@ -161,7 +161,7 @@ class LeaseLocalHandOffTest {
             for (int i = 1; i <= 4; i++) {
                 local.add(LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT));
                 int waiting = i;
-                awaitThat("local waiter " + i, () -> leases.probe().localWaiters("job", "srv") == waiting);
+                awaitThat("local waiter " + i, () -> leases.probe().cohortWaiters("job", "srv") == waiting);
             }
             assertThat(LeaseFixture.rows(db, table + "_queue")).as("only the remote waiter is in the database").isEqualTo(1);
 
@@ -173,7 +173,7 @@ class LeaseLocalHandOffTest {
             Lease r = remoteWaits.get(10, TimeUnit.SECONDS);
             assertThat(r.owner()).isEqualTo("remote");
             LeaseFixture.awaitQueued(db, table, 1); // the cohort's representative, behind it
-            assertThat(leases.probe().localWaiters("job", "srv")).isEqualTo(1);
+            assertThat(leases.probe().cohortWaiters("job", "srv")).isEqualTo(1);
             assertThat(local.get(2)).isNotDone();
             remote.release(r);
             Lease three = local.get(2).get(10, TimeUnit.SECONDS);
@@ -181,9 +181,9 @@ class LeaseLocalHandOffTest {
             leases.release(three);
             Lease four = local.get(3).get(5, TimeUnit.SECONDS);
             assertThat(four.token()).isEqualTo(three.token() + 1);
-            assertThat(leases.probe().localHandOffs()).isEqualTo(3);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(3);
             leases.release(four);
-            assertThat(leases.probe().localGrants()).as("nothing kept once all is released").isZero();
+            assertThat(leases.probe().cohortGrants()).as("nothing kept once all is released").isZero();
         }
     }
 
@@ -199,7 +199,7 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> same = waitingLocally(leases, 1);
             CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
-            awaitThat("the second local waiter", () -> leases.probe().localWaiters("job", "srv") == 2);
+            awaitThat("the second local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 2);
 
             prepared.clear();
             leases.release(held);
@@ -224,12 +224,12 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "other", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
-            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().cohortWaiters("job", "srv")).isZero();
             leases.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("other");
             assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("other");
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             leases.release(got);
         }
     }
@@ -261,10 +261,10 @@ class LeaseLocalHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             assertThatThrownBy(() -> leases.lock("job", "srv", LONG, Duration.ofMillis(300)))
                     .isInstanceOf(LeaseTimeoutException.class);
-            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().cohortWaiters("job", "srv")).isZero();
             LeaseFixture.awaitQueued(db, table, 0);
             leases.release(held);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
         }
     }
@@ -284,12 +284,12 @@ class LeaseLocalHandOffTest {
                 }
             });
             t.start();
-            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
+            awaitThat("the local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
             t.interrupt();
             assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-            assertThat(leases.probe().localWaiters("job", "srv")).isZero();
+            assertThat(leases.probe().cohortWaiters("job", "srv")).isZero();
             leases.release(held);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
         }
     }
@@ -339,7 +339,7 @@ class LeaseLocalHandOffTest {
             operator.release(remoteAgain);
             Lease three = third.get(10, TimeUnit.SECONDS);
             assertThat(three.token()).isGreaterThan(remoteAgain.token());
-            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
             leases.release(three);
         }
     }
@@ -354,11 +354,11 @@ class LeaseLocalHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease forgotten = leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
-            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
+            awaitThat("the local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
             Lease got = waiting.get(20, TimeUnit.SECONDS);
             assertThat(got.token()).as("a new grant from the database").isEqualTo(forgotten.token() + 1);
             assertThat(got.acquiredAt()).isAfterOrEqualTo(forgotten.expiresAt());
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(forgotten)).isInstanceOf(LeaseExpiredException.class);
             leases.release(got);
         }
@@ -394,7 +394,7 @@ class LeaseLocalHandOffTest {
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("above the block").isEqualTo(held.token() + 9);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             leases.release(next);
         }
     }
@@ -453,7 +453,7 @@ class LeaseLocalHandOffTest {
              LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
-            awaitThat("the local waiter", () -> leases.probe().localWaiters("job", "srv") == 1);
+            awaitThat("the local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
             try {
                 assertThat(stalled.await(10, TimeUnit.SECONDS)).as("the reservation runs").isTrue();
@@ -465,7 +465,7 @@ class LeaseLocalHandOffTest {
                 resume.countDown();
             }
             release.get(10, TimeUnit.SECONDS);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             Lease after = other.tryAcquire("job", "elsewhere", LONG).orElseThrow();
             assertThat(after.token()).as("above the reserved block").isEqualTo(held.token() + 9);
         }
@@ -496,7 +496,7 @@ class LeaseLocalHandOffTest {
      * longer knows the grant's expiry, so the next release goes to the database, not to the waiter.
      */
     @DatabaseTest
-    void aReentrantTryLockOfTheOwnerEndsLocalHandOffsOfTheGrant(TestDatabase db) throws Exception {
+    void aReentrantTryLockOfTheOwnerEndsCohortHandOffsOfTheGrant(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
@@ -507,13 +507,13 @@ class LeaseLocalHandOffTest {
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             leases.release(next);
         }
     }
 
     /**
-     * A refused renewal (the grant was broken elsewhere) ends local hand-offs of the grant at once:
+     * A refused renewal (the grant was broken elsewhere) ends cohort hand-offs of the grant at once:
      * the waiter goes to the database instead of being passed a lease the service knows is gone.
      */
     @DatabaseTest
@@ -527,7 +527,7 @@ class LeaseLocalHandOffTest {
             assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
             assertThat(next.token()).as("a new database grant").isEqualTo(held.token() + 1);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
             leases.release(next);
         }
@@ -553,13 +553,13 @@ class LeaseLocalHandOffTest {
             Lease row = leases.find("job").orElseThrow();
             assertThat(row.expiresAt()).as("held 10 s from the hand-off, not from the grant")
                     .isAfterOrEqualTo(held.acquiredAt().plus(Duration.ofSeconds(10)).plusMillis(50));
-            assertThat(leases.probe().localHandOffs()).isEqualTo(1);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(1);
             assertThat(other.tryAcquire("job", "elsewhere", LONG)).isEmpty();
             assertThat(second).isNotDone();
         }
     }
 
-    /** A release of any grant of the owner (unlock) ends local hand-offs: the waiter goes to the database. */
+    /** A release of any grant of the owner (unlock) ends cohort hand-offs: the waiter goes to the database. */
     @DatabaseTest
     void unlockSendsLocalWaitersToTheDatabase(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
@@ -569,7 +569,7 @@ class LeaseLocalHandOffTest {
             leases.unlock("job", "srv");
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.token()).as("a grant from the database").isEqualTo(held.token() + 1);
-            assertThat(leases.probe().localHandOffs()).isZero();
+            assertThat(leases.probe().cohortHandOffs()).isZero();
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(LeaseNotHeldException.class);
             leases.release(got);
         }
@@ -584,12 +584,12 @@ class LeaseLocalHandOffTest {
                 assertThat(leases.tryAcquire("job-" + i, "srv", Duration.ofMillis(1))).isPresent();
             }
             Lease kept = leases.tryAcquire("kept", "srv", LONG).orElseThrow();
-            assertThat(leases.probe().localGrants()).isEqualTo(CohortHandOffs.SWEEP_EVERY - 1);
+            assertThat(leases.probe().cohortGrants()).isEqualTo(CohortHandOffs.SWEEP_EVERY - 1);
             Thread.sleep(5); // every 1 ms grant has run out, by any estimate
             assertThat(leases.tryAcquire("next", "srv", LONG)).isPresent(); // the 256th grant sweeps
-            assertThat(leases.probe().localGrants()).isEqualTo(2);
+            assertThat(leases.probe().cohortGrants()).isEqualTo(2);
             leases.release(kept);
-            assertThat(leases.probe().localGrants()).isEqualTo(1);
+            assertThat(leases.probe().cohortGrants()).isEqualTo(1);
         }
     }
 
@@ -610,7 +610,7 @@ class LeaseLocalHandOffTest {
             }
             Lease last = third.get(5, TimeUnit.SECONDS);
             assertThat(last.token()).isEqualTo(got.token() + 1);
-            assertThat(leases.probe().localHandOffs()).isEqualTo(2);
+            assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
             leases.release(last);
         }
     }

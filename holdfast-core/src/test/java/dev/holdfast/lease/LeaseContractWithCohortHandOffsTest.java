@@ -3,7 +3,7 @@ package dev.holdfast.lease;
 import javax.sql.DataSource;
 
 /** Every rule of the lease contract holds with cohort hand-off on ({@link LeaseService.Builder#cohortHandOffs}). */
-class LeaseContractWithLocalHandOffsTest extends LeaseContractTest {
+class LeaseContractWithCohortHandOffsTest extends LeaseContractTest {
 
     @Override
     LeaseService service(DataSource dataSource, String table) {
