@@ -122,10 +122,11 @@ class LeaseGuardRenewalTest {
     }
 
     /**
-     * Finding 10: a slow but successful renewal (0.6 TTL) followed by a normal one (0.125 TTL) is
+     * Finding 10: a slow but successful renewal (0.6 TTL) followed by a normal one (0.11 TTL) is
      * not a loss. The deadline counts from when the slow one was sent, so the next renewal must
      * start within the time left, not a full ttl/3 after the slow one ended (that ends after the
-     * deadline: 1/3 + 0.6 + 1/3 + 0.125 > 1 + 1/3).
+     * deadline: 1/3 + 0.6 + 1/3 + 0.11 > 1 + 1/3, by 0.04 TTL). Started within the time left, it
+     * ends 0.09 TTL (0.7 s) before the deadline: enough for a loaded machine's scheduling delays.
      */
     @DatabaseTest
     void aSlowSuccessfulRenewalDoesNotCostTheNextOne(TestDatabase db) throws Exception {
@@ -133,13 +134,13 @@ class LeaseGuardRenewalTest {
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
                 .dialect(dialect(db)).table(table).build()) {
-            Duration ttl = Duration.ofSeconds(4);
+            Duration ttl = Duration.ofSeconds(8);
             Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
             try (LeaseGuard guard = leases.keepAlive(lease, ttl, told::set)) {
-                renewals.delaysMillis.add(2400L); // the renewal after ttl/3 takes 0.6 ttl
-                renewals.delaysMillis.add(500L);  // the next one 0.125 ttl
-                workFor(7000);
+                renewals.delaysMillis.add(4800L); // the renewal after ttl/3 takes 0.6 ttl
+                renewals.delaysMillis.add(880L);  // the next one 0.11 ttl
+                workFor(12_000);
                 assertThat(renewals.delaysMillis).as("both renewals ran").isEmpty();
                 assertThat(told.get()).isNull();
                 assertThat(guard.isValid()).isTrue();
