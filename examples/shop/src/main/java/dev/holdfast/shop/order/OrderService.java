@@ -137,7 +137,7 @@ public class OrderService {
     public Order changeShippingInfo(String customer, String orderNumber, long seenVersion, ShippingInfo newInfo) {
         lockOrder(orderNumber);
         Order order = ownOrder(customer, orderNumber);
-        OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.change-address", newInfo.oneLine()));
+        OrderVersionCheck.matchVersion(order, seenVersion, ChangeText.of("attempt.change-address", newInfo));
         order.changeShippingInfo(newInfo, customer, clock.instant());
         return order;
     }

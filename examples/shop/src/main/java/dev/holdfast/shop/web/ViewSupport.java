@@ -217,9 +217,26 @@ class ViewSupport {
             }
             List<Object> args = new ArrayList<>();
             for (String arg : parts.subList(1, parts.size())) {
-                args.add(dev.holdfast.shop.order.ChangeText.isLines(arg) ? lines(arg) : arg);
+                args.add(dev.holdfast.shop.order.ChangeText.isLines(arg) ? lines(arg)
+                        : dev.holdfast.shop.order.ChangeText.isShipping(arg)
+                        ? shipping(dev.holdfast.shop.order.ChangeText.shipping(arg)) : arg);
             }
             return messages.getMessage(parts.get(0), args.toArray(), parts.get(0), locale());
+        }
+
+        /** Receiver, address and phone on one line, in the viewer's language ({@code shipping.one-line}). */
+        public String shipping(dev.holdfast.shop.order.ShippingInfo info) {
+            return messages.getMessage("shipping.one-line",
+                    new Object[] {info.receiver().name(), address(info.address()), info.receiver().phone()}, locale());
+        }
+
+        /** An address on one line, in the viewer's language ({@code address.one-line}). */
+        public String address(dev.holdfast.shop.order.Address address) {
+            boolean line2 = address.address2() != null && !address.address2().isBlank();
+            return line2
+                    ? messages.getMessage("address.one-line.with-line2",
+                            new Object[] {address.address1(), address.address2(), address.zipCode()}, locale())
+                    : messages.getMessage("address.one-line", new Object[] {address.address1(), address.zipCode()}, locale());
         }
 
         /** "PREPARING: 3, SHIPPED: 1" (the nightly report's summary) with the states' names. */

@@ -182,6 +182,17 @@ final class Browser implements AutoCloseable {
                         "return window.__holdfastOldPage === undefined && document.readyState === 'complete';")));
     }
 
+    /** Waits (up to 30 s) until {@code condition} holds on this browser's page, and returns its value. */
+    <T> T await(String what, java.util.function.Function<org.openqa.selenium.WebDriver, T> condition) {
+        return new WebDriverWait(driver, Duration.ofSeconds(30)).withMessage(what).ignoring(WebDriverException.class)
+                .until(condition);
+    }
+
+    /** Waits (up to 30 s) until the element {@code id} has {@code attribute} equal to {@code value}. */
+    void awaitAttribute(String id, String attribute, String value) {
+        await(id + " " + attribute + "=" + value, d -> value.equals(d.findElement(By.id(id)).getDomAttribute(attribute)));
+    }
+
     void type(String id, String value) {
         WebElement input = driver.findElement(By.id(id));
         input.clear();

@@ -1,0 +1,90 @@
+package dev.holdfast.shop.browser;
+
+import dev.holdfast.shop.order.Address;
+import dev.holdfast.shop.order.OrderService;
+import dev.holdfast.shop.order.Receiver;
+import dev.holdfast.shop.order.ShippingInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 30: the places where a user was confused or lost work, each seen by a Korean browser in Seoul
+ * and an English one in UTC.
+ */
+@ExtendWith(ScreenshotOnFailure.class)
+class RoughEdgesBrowserTest {
+
+    static ShopServer shop;
+    static Browser seoul;
+    static Browser utc;
+
+    @BeforeAll
+    static void openBrowsers() {
+        shop = ShopServer.get();
+        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
+        CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("utc-en", shop, "UTC", "en-US"));
+        seoul = s.join();
+        utc = u.join();
+    }
+
+    @AfterAll
+    static void closeBrowsers() {
+        try (Browser s = seoul; Browser u = utc) {
+            seoul = null;
+            utc = null;
+        }
+    }
+
+    /** What a language calls the phone in a one-line address, and what the other one calls it. */
+    private record Edition(Browser browser, String phone, String foreignPhone) {
+    }
+
+    private static List<Edition> editions() {
+        return List.of(new Edition(seoul, "전화", "phone"), new Edition(utc, "phone", "전화"));
+    }
+
+    /** Item 1: the one-line address comes from the message bundles on every page that shows it. */
+    @Test
+    void oneLineAddressesAreInTheViewersLanguageOnEveryPage() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            String order = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders/" + order);
+            // alice moves the parcel while kim looks at version 0
+            shop.bean(OrderService.class).changeShippingInfo("alice", order, 0,
+                    new ShippingInfo(new Receiver("Alice Moved", "+49 30 1234"), new Address("10115", "5 Moved Avenue", "Floor 3")));
+
+            b.click("start-shipping");
+            assertThat(b.page()).isEqualTo("conflict");
+            String shown = e.phone() + " +49 30 1234";
+            assertThat(b.text("conflict-change")).contains("5 Moved Avenue").contains(shown).doesNotContain(e.foreignPhone());
+            assertThat(b.text("last-change-text")).contains("5 Moved Avenue").contains(shown).doesNotContain(e.foreignPhone());
+            b.screenshot("one-line-conflict");
+
+            b.open("/admin/orders");
+            String listed = b.css("#order-" + order + " td:nth-child(4)").getText();
+            assertThat(listed).isEqualTo(b == seoul ? "(10115) 5 Moved Avenue, Floor 3" : "5 Moved Avenue, Floor 3 (10115)");
+
+            b.open("/admin/orders/" + order + "/invoice");
+            assertThat(b.text("bill-to")).isEqualTo("Alice Moved, " + listed + ", " + shown);
+            b.click("issue-invoice");
+            assertThat(b.text("notice")).contains(listed).contains(shown).doesNotContain(e.foreignPhone());
+            assertThat(b.text("invoices")).contains(listed).contains(shown).doesNotContain(e.foreignPhone());
+            b.screenshot("one-line-invoice-issued");
+
+            b.signIn("alice", "alice-pw");
+            b.open("/my/orders");
+            assertThat(b.css("#order-" + order + " td:nth-child(4)").getText()).isEqualTo(listed);
+            b.open("/my/orders/" + order);
+            assertThat(b.text("last-change-text")).contains(shown).doesNotContain(e.foreignPhone());
+        }
+    }
+}
