@@ -87,4 +87,47 @@ class RoughEdgesBrowserTest {
             assertThat(b.text("last-change-text")).contains(shown).doesNotContain(e.foreignPhone());
         }
     }
+
+    /**
+     * Item 5: a refusal lists what the user changed, once, in "Your changes"; the request's summary
+     * does not quote the fields they left alone (the customer's phone, the admin's receiver).
+     */
+    @Test
+    void aRefusalShowsTheUsersOwnChangesOnlyInOnePlace() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            OrderService orders = shop.bean(OrderService.class);
+
+            // A customer changes the street only; the order moved on meanwhile (alice in another tab).
+            String order = shop.newOrder("alice");
+            b.signIn("alice", "alice-pw");
+            b.open("/my/orders/" + order);
+            orders.changeShippingInfo("alice", order, 0,
+                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "1 Original Road", null)));
+            b.type("address1", "12 Typed Street");
+            b.click("save-shipping");
+            assertThat(b.page()).isEqualTo("conflict");
+            assertThat(b.text("conflict-attempted")).doesNotContain("+1 555 0100").doesNotContain("Test Receiver")
+                    .doesNotContain("12 Typed Street").doesNotContain(e.phone());
+            assertThat(b.text("your-changes")).contains("12 Typed Street").doesNotContain("+1 555 0100").doesNotContain("Test Receiver");
+            assertThat(b.all("#your-changes dd")).hasSize(1);
+            b.screenshot("refusal-own-changes-customer");
+
+            // An admin changes a quantity only; the customer moved the parcel meanwhile.
+            String edited = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders/" + edited + "/edit");
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+            orders.changeShippingInfo("alice", edited, 0,
+                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "2 Other Road", null)));
+            b.type("quantity-0", "4");
+            b.click("save-edit");
+            assertThat(b.page()).isEqualTo("conflict");
+            assertThat(b.text("conflict-attempted")).doesNotContain("Test Receiver").doesNotContain("+1 555 0100");
+            assertThat(b.all("#your-changes dd")).hasSize(1);
+            assertThat(b.text("typed-quantity")).isEqualTo("4");
+            b.open("/admin/orders/" + edited + "/edit");   // the refused page still held the lock: take it and let it go
+            b.click("cancel-edit");
+        }
+    }
 }
