@@ -130,4 +130,45 @@ class RoughEdgesBrowserTest {
             b.click("cancel-edit");
         }
     }
+
+    /**
+     * Item 4: once shipping has started, a refusal keeps the typed values but offers no re-apply
+     * (it could only fail) and says why.
+     */
+    @Test
+    void aShippedOrderOffersNoReapplyAndSaysWhy() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            OrderService orders = shop.bean(OrderService.class);
+            String shipped = b == seoul ? "출고 시작" : "Shipping started";
+
+            String order = shop.newOrder("alice");
+            b.signIn("alice", "alice-pw");
+            b.open("/my/orders/" + order);
+            orders.startShipping("admin", order, 0);
+            b.type("address1", "7 Too Late Lane");
+            b.click("save-shipping");
+            assertThat(b.page()).isEqualTo("conflict");
+            assertThat(b.text("typed-address1")).isEqualTo("7 Too Late Lane");
+            assertThat(b.all("#reapply")).isEmpty();
+            assertThat(b.text("reapply-impossible")).contains(shipped);
+            assertThat(b.all("#reload")).hasSize(1);
+            b.screenshot("shipped-no-reapply-customer");
+
+            String edited = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders/" + edited + "/edit");
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+            orders.startShipping("admin", edited, 0);
+            b.type("receiverName", "Too Late Receiver");
+            b.click("save-edit");
+            assertThat(b.page()).isEqualTo("conflict");
+            assertThat(b.text("typed-receiverName")).isEqualTo("Too Late Receiver");
+            assertThat(b.all("#reapply")).isEmpty();
+            assertThat(b.text("reapply-impossible")).contains(shipped);
+            assertThat(shop.row(edited).receiverName()).isEqualTo("Test Receiver");
+            b.open("/admin/orders/" + edited + "/edit");   // take the refused page's lock and let it go
+            b.click("cancel-edit");
+        }
+    }
 }
