@@ -75,30 +75,30 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lease", name);
         }
-        boolean broken = leases.forceRelease(name, admin.getName());
-        redirect.addFlashAttribute("notice", broken
-                ? texts.get("notice.lease-broken", name,
-                        holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
-                        admin.getName())
-                : texts.get("notice.lease-not-live", name));
+        if (leases.forceRelease(name, admin.getName())) {
+            Notices.success(redirect, texts.get("notice.lease-broken", name,
+                    holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
+                    admin.getName()));
+        } else {
+            Notices.failure(redirect, texts.get("notice.lease-not-live", name));
+        }
         return "redirect:/admin/locks";
     }
 
     @PostMapping("/run-job")
     String runJob(RedirectAttributes redirect) {
         NightlyReportJob.Outcome outcome = job.runOnce();
-        String notice;
         if (!outcome.ran()) {
-            notice = texts.get("notice.job-not-run", outcome.heldBy());
+            Notices.failure(redirect, texts.get("notice.job-not-run", outcome.heldBy()));
         } else if (outcome.leaseLostAt() != null) {
-            notice = texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
+            Notices.failure(redirect, texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
                     fmt.clock(outcome.leaseLostAt()), outcome.brokenBy() == null ? ""
-                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy()));
+                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy())));
+        } else if (outcome.written()) {
+            Notices.success(redirect, texts.get("notice.job-ran", job.instanceId(), String.valueOf(outcome.token())));
         } else {
-            notice = texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
-                    String.valueOf(outcome.token()));
+            Notices.failure(redirect, texts.get("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
         }
-        redirect.addFlashAttribute("notice", notice);
         return "redirect:/admin/locks";
     }
 
@@ -114,11 +114,12 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
-        boolean broken = locks.forceRelease(type, id, admin.getName());
-        redirect.addFlashAttribute("notice", broken
-                ? texts.get("notice.lock-broken", type, id,
-                        holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName())
-                : texts.get("notice.lock-not-live", type, id));
+        if (locks.forceRelease(type, id, admin.getName())) {
+            Notices.success(redirect, texts.get("notice.lock-broken", type, id,
+                    holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName()));
+        } else {
+            Notices.failure(redirect, texts.get("notice.lock-not-live", type, id));
+        }
         return "redirect:/admin/locks";
     }
 }

@@ -84,7 +84,7 @@ class AdminOrderEditController {
         }
         orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
         release(admin, lockId);
-        redirect.addFlashAttribute("notice", texts.get("edit.saved", number));
+        Notices.success(redirect, texts.get("edit.saved", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -93,7 +93,7 @@ class AdminOrderEditController {
                   RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         boolean released = release(admin, lockId);
-        redirect.addFlashAttribute("notice", texts.get(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
+        Notices.success(redirect, texts.get(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
         return "redirect:/admin/orders/" + number;
     }
 
