@@ -17,4 +17,9 @@ class Texts {
     String get(String code, Object... args) {
         return messages.getMessage(code, args, LocaleContextHolder.getLocale());
     }
+
+    /** The text of {@code code}, or null if the bundles have none. */
+    String getOrNull(String code, Object... args) {
+        return messages.getMessage(code, args, null, LocaleContextHolder.getLocale());
+    }
 }

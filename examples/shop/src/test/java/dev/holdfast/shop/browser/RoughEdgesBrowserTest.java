@@ -171,4 +171,31 @@ class RoughEdgesBrowserTest {
             b.click("cancel-edit");
         }
     }
+
+    /** Item 8: the heartbeat's red box names who broke the lock and when, in the viewer's zone and language. */
+    @Test
+    void theHeartbeatSaysWhoBrokeTheLockAndWhen() {
+        for (Edition e : editions()) {
+            Browser holder = e.browser();
+            Browser breaker = holder == seoul ? utc : seoul;
+            String order = shop.newOrder("alice");
+            holder.signIn("kim", "kim-pw");
+            breaker.signIn("admin", "admin-pw");
+            holder.open("/admin/orders/" + order + "/edit");
+            assertThat(holder.page()).isEqualTo("admin-order-edit");
+
+            breaker.open("/admin/locks");
+            breaker.click("break-" + order);
+            assertThat(shop.editLockOwner(order)).isNull();
+
+            holder.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
+            String lost = holder.text("lock-text");
+            if (holder == seoul) {
+                assertThat(lost).containsPattern("admin 님이 \\d\\d:\\d\\d:\\d\\d KST에 잠금을 강제로 해제했습니다").doesNotContain("관리자가");
+            } else {
+                assertThat(lost).containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC").doesNotContain("an administrator");
+            }
+            holder.screenshot("heartbeat-names-breaker");
+        }
+    }
 }
