@@ -89,7 +89,15 @@ class AdminLocksController {
     String runJob(RedirectAttributes redirect) {
         NightlyReportJob.Outcome outcome = job.runOnce();
         if (!outcome.ran()) {
-            Notices.failure(redirect, texts.get("notice.job-not-run", outcome.heldBy()));
+            // Runs are exclusive per run, not per instance: a run of this very instance may hold the lease.
+            String since = fmt.clock(outcome.heldSince());
+            if (outcome.heldBy() == null) {
+                Notices.failure(redirect, texts.get("notice.job-not-run.unknown"));
+            } else if (outcome.heldBy().equals(job.instanceId())) {
+                Notices.failure(redirect, texts.get("notice.job-not-run.same-instance", outcome.heldBy(), since));
+            } else {
+                Notices.failure(redirect, texts.get("notice.job-not-run", outcome.heldBy(), since));
+            }
         } else if (outcome.leaseLostAt() != null) {
             Notices.failure(redirect, texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
                     fmt.clock(outcome.leaseLostAt()), outcome.brokenBy() == null ? ""

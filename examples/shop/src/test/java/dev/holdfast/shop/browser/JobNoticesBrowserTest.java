@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.WebElement;
 
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +80,41 @@ class JobNoticesBrowserTest {
             assertFailure(runner);
             assertThat(runner.text("notice")).contains(runner == seoul ? "리스를 잃고" : "lost its lease");
             runner.screenshot("job-lease-lost-notice");
+        }
+    }
+
+    /**
+     * Item 6: "Run now" refused on the instance whose own run holds the lease says that another run of
+     * this instance is in progress and since when (the lease's grant, in the viewer's zone).
+     */
+    @Test
+    void aRunRefusedOnItsOwnInstanceSaysAnotherRunOfItIsInProgressAndSinceWhen() throws Exception {
+        String instance = shop.bean(NightlyReportJob.class).instanceId();
+        for (List<Browser> pair : List.of(List.of(seoul, utc), List.of(utc, seoul))) {
+            Browser runner = pair.get(0);
+            Browser other = pair.get(1);
+            runner.open("/admin/locks");
+            other.open("/admin/locks");
+            CompletableFuture<Void> run = CompletableFuture.runAsync(() -> runner.click("run-job"));
+            Lease held = awaitLiveLease();
+
+            other.click("run-job");
+            ZoneId zone = ZoneId.of(other == seoul ? "Asia/Seoul" : "UTC");
+            String since = DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH).withZone(zone).format(held.acquiredAt());
+            String notice = other.text("notice");
+            if (other == seoul) {
+                assertThat(notice).isEqualTo("야간 보고서를 실행하지 않았습니다. 이 인스턴스(" + instance + ")에서 " + since
+                        + "부터 다른 실행이 진행 중이며 리스를 갖고 있습니다. 그 실행은 계속되고, 이 요청으로는 아무것도 시작하지 않았습니다.");
+            } else {
+                assertThat(notice).isEqualTo("The nightly report did not run: another run on this instance (" + instance
+                        + ") has been in progress since " + since + " and holds its lease. That run goes on; this request started nothing.");
+            }
+            assertThat(other.text("instance-id")).isEqualTo(instance);
+            other.screenshot("job-refused-same-instance");
+
+            other.open("/admin/locks");
+            other.click("break-lease-" + NightlyReportJob.JOB);
+            run.get(30, TimeUnit.SECONDS);
         }
     }
 
