@@ -35,3 +35,31 @@
       root.setAttribute('data-zone-reported', 'failed');
     });
 })();
+
+/*
+ * The edit page: tells a reload or a language switch of this tab from a second tab. Each tab remembers
+ * (sessionStorage: per tab, kept across reloads) the grant of the edit lock its page got; when opening
+ * the page replaced this admin's earlier grant, the "already editing in another tab" note is shown only
+ * if that grant was not this tab's own. <html data-tab-checked> is set when done.
+ */
+(function () {
+  'use strict';
+
+  var form = document.querySelector('[data-shop-edit-grant]');
+  if (!form) {
+    return;
+  }
+  var key = 'shop-edit-grant:' + form.getAttribute('data-shop-edit-order');
+  var mine = null;
+  try {
+    mine = window.sessionStorage.getItem(key);
+    window.sessionStorage.setItem(key, form.getAttribute('data-shop-edit-grant'));
+  } catch (e) {
+    mine = null; // no storage: warn, as for a second tab
+  }
+  var note = document.getElementById('other-tab');
+  if (note && (mine === null || mine !== note.getAttribute('data-replaced-grant'))) {
+    note.hidden = false;
+  }
+  document.documentElement.setAttribute('data-tab-checked', note && !note.hidden ? 'other-tab' : 'this-tab');
+})();

@@ -24,6 +24,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Scenario 3: an admin edits an order under an offline lock. Opening the page takes the lock (a second
@@ -58,13 +59,20 @@ class AdminOrderEditController {
                 @RequestParam(name = "quantity", required = false) List<String> quantities,
                 Principal admin, Model model) {
         String number = FormInput.orderNumber(orderNumber);
+        // The grant this admin held before (if any) tells a reload of the same tab from a second tab: a
+        // reacquire starts a new grant (new id, new acquiredAt), and each tab remembers its own grant.
+        Optional<LockHeartbeat.LockStatus> before = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number)
+                .filter(s -> admin.getName().equals(s.owner()));
         Reacquired lock = orders.startEditing(admin.getName(), number);
         Order order = orders.anyOrder(number);
         model.addAttribute("order", order);
         model.addAttribute("lockId", lock.lockId().getValue());
         model.addAttribute("otherTab", lock.replaced());
+        model.addAttribute("replacedGrant", lock.replaced() ? before.map(s -> s.acquiredAt().toString()).orElse("") : null);
         model.addAttribute("prefill", EditPrefill.of(receiverName, receiverPhone, quantities));
-        model.addAttribute("lock", heartbeat.status(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
+        Optional<LockHeartbeat.LockStatus> now = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number);
+        model.addAttribute("lock", now.orElse(null));
+        model.addAttribute("grant", now.map(s -> s.acquiredAt().toString()).orElse(""));
         model.addAttribute("heartbeatSeconds", heartbeat.interval().toSeconds());
         return "admin-order-edit";
     }

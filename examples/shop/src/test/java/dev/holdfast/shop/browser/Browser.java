@@ -115,6 +115,11 @@ final class Browser implements AutoCloseable {
         driver.switchTo().window(tab);
     }
 
+    /** Reloads the page (F5), and returns once the reloaded page has loaded. */
+    void reload() {
+        driver.navigate().refresh();
+    }
+
     /** Forgets the session (the shop's cookies). */
     void signOut() {
         driver.manage().deleteAllCookies();

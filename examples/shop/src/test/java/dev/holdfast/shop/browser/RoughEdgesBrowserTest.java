@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.WebElement;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -197,5 +198,53 @@ class RoughEdgesBrowserTest {
             }
             holder.screenshot("heartbeat-names-breaker");
         }
+    }
+
+    /**
+     * Item 2: reloading the edit page or switching its language keeps the lock without claiming another
+     * tab; a real second tab is still told, in the page's language.
+     */
+    @Test
+    void aReloadOrALanguageSwitchIsNotASecondTab() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            String order = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders/" + order + "/edit");
+            assertOtherTabNote(b, false);
+
+            b.reload();
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+            assertOtherTabNote(b, false);
+
+            String other = b == seoul ? "lang-en" : "lang-ko";
+            String back = b == seoul ? "lang-ko" : "lang-en";
+            b.click(other);
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+            assertOtherTabNote(b, false);
+            b.click(back);
+            assertOtherTabNote(b, false);
+            assertThat(shop.editLockOwner(order)).isEqualTo("kim");
+
+            String firstTab = b.openTab();
+            b.open("/admin/orders/" + order + "/edit");
+            assertOtherTabNote(b, true);
+            assertThat(b.text("other-tab")).contains(b == seoul ? "다른 탭이나 창에서 수정 중" : "already editing this order in another tab");
+            b.screenshot("second-tab-told");
+
+            // back in the first tab, a reload there replaces the second tab's lock: that is worth telling
+            String secondTab = b.switchTo(firstTab);
+            b.reload();
+            assertOtherTabNote(b, true);
+            b.click("cancel-edit");
+            b.switchTo(secondTab);
+            b.closeTabAndReturnTo(firstTab);
+        }
+    }
+
+    /** Whether the edit page shows "already editing in another tab" (its script runs before the page has loaded). */
+    private static void assertOtherTabNote(Browser b, boolean shown) {
+        assertThat(b.page()).isEqualTo("admin-order-edit");
+        assertThat(b.all("#other-tab").stream().anyMatch(WebElement::isDisplayed)).as("other-tab note shown").isEqualTo(shown);
     }
 }
