@@ -63,3 +63,47 @@
   }
   document.documentElement.setAttribute('data-tab-checked', note && !note.hidden ? 'other-tab' : 'this-tab');
 })();
+
+/*
+ * The edit page, once its lock is lost (heartbeat.js's holdfast:lock-lost): offers to open the page again
+ * with a new lock and the typed changes filled in. Only fields whose value differs from what the page
+ * showed (its seen-* fields) travel, so nobody else's change in between is overwritten.
+ */
+(function () {
+  'use strict';
+
+  var reopen = document.getElementById('reopen-form');
+  var edit = document.getElementById('edit-form');
+  if (!reopen || !edit) {
+    return;
+  }
+
+  function values(form, name) {
+    return Array.prototype.map.call(form.querySelectorAll('[name="' + name + '"]'), function (input) {
+      return input.value;
+    });
+  }
+
+  document.addEventListener('holdfast:lock-lost', function () {
+    reopen.hidden = false;
+  });
+  reopen.addEventListener('submit', function () {
+    Array.prototype.forEach.call(reopen.querySelectorAll('input[data-typed]'), function (old) {
+      old.remove();
+    });
+    ['receiverName', 'receiverPhone', 'quantity'].forEach(function (name) {
+      var typed = values(edit, name);
+      if (typed.join('\u001F') === values(edit, 'seen-' + name).join('\u001F')) {
+        return;
+      }
+      typed.forEach(function (value) {
+        var input = document.createElement('input');
+        input.type = 'hidden';
+        input.name = name;
+        input.value = value;
+        input.setAttribute('data-typed', '');
+        reopen.appendChild(input);
+      });
+    });
+  });
+})();

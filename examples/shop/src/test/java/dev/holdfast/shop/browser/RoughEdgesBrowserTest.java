@@ -242,6 +242,41 @@ class RoughEdgesBrowserTest {
         }
     }
 
+    /**
+     * Item 3: when the heartbeat finds the lock lost while the admin types, the red box offers to open
+     * the page again with a new lock and what was typed; saving then keeps it.
+     */
+    @Test
+    void typedValuesSurviveTheHeartbeatsRedWarning() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            String order = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders/" + order + "/edit");
+            b.type("receiverName", "Kept Receiver");
+            b.type("quantity-0", "5");
+
+            // the lock ends under the typing admin (an operator breaks it)
+            shop.bean(dev.holdfast.pessimistic.offline.JdbcLockManager.class).forceRelease("purchase_order", order, "admin");
+            b.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
+            assertThat(b.element("save-edit").isEnabled()).isFalse();
+            assertThat(b.text("lock-text")).contains(b == seoul ? "내 변경을 채운 채로 다시 열면" : "Open it again with your changes");
+            assertThat(b.element("reopen-with-changes").isDisplayed()).isTrue();
+            b.screenshot("heartbeat-lost-keeps-typed");
+
+            b.click("reopen-with-changes");
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+            assertThat(b.element("receiverName").getDomProperty("value")).isEqualTo("Kept Receiver");
+            assertThat(b.element("quantity-0").getDomProperty("value")).isEqualTo("5");
+            assertThat(b.element("receiverPhone").getDomProperty("value")).isEqualTo("+1 555 0100");
+            assertThat(shop.editLockOwner(order)).isEqualTo("kim");
+            b.click("save-edit");
+            assertThat(b.page()).isEqualTo("admin-order");
+            assertThat(shop.row(order).receiverName()).isEqualTo("Kept Receiver");
+            assertThat(shop.phoneAndQuantities(order)).isEqualTo("+1 555 0100 [5]");
+        }
+    }
+
     /** Whether the edit page shows "already editing in another tab" (its script runs before the page has loaded). */
     private static void assertOtherTabNote(Browser b, boolean shown) {
         assertThat(b.page()).isEqualTo("admin-order-edit");
