@@ -44,7 +44,7 @@ class AdminInvoiceController {
                  RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         Invoice invoice = invoices.issue(admin.getName(), number, state);
-        Notices.success(redirect, texts.get("invoice.issued", invoice.getId(), number, fmt.shipping(invoice.getBillTo())));
+        Notices.success(redirect, texts.html("invoice.issued", invoice.getId(), number, fmt.shipping(invoice.getBillTo())));
         return "redirect:/admin/orders/" + number;
     }
 }

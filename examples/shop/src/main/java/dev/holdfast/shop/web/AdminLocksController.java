@@ -76,11 +76,11 @@ class AdminLocksController {
             throw new BadRequestException("bad.not-a-lease", name);
         }
         if (leases.forceRelease(name, admin.getName())) {
-            Notices.success(redirect, texts.get("notice.lease-broken", name,
+            Notices.success(redirect, texts.html("notice.lease-broken", name,
                     holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
                     admin.getName()));
         } else {
-            Notices.failure(redirect, texts.get("notice.lease-not-live", name));
+            Notices.failure(redirect, texts.html("notice.lease-not-live", name));
         }
         return "redirect:/admin/locks";
     }
@@ -90,22 +90,22 @@ class AdminLocksController {
         NightlyReportJob.Outcome outcome = job.runOnce();
         if (!outcome.ran()) {
             // Runs are exclusive per run, not per instance: a run of this very instance may hold the lease.
-            String since = fmt.clock(outcome.heldSince());
+            Texts.Html since = new Texts.Html(fmt.clockHtml(outcome.heldSince()));
             if (outcome.heldBy() == null) {
-                Notices.failure(redirect, texts.get("notice.job-not-run.unknown"));
+                Notices.failure(redirect, texts.html("notice.job-not-run.unknown"));
             } else if (outcome.heldBy().equals(job.instanceId())) {
-                Notices.failure(redirect, texts.get("notice.job-not-run.same-instance", outcome.heldBy(), since));
+                Notices.failure(redirect, texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since));
             } else {
-                Notices.failure(redirect, texts.get("notice.job-not-run", outcome.heldBy(), since));
+                Notices.failure(redirect, texts.html("notice.job-not-run", outcome.heldBy(), since));
             }
         } else if (outcome.leaseLostAt() != null) {
-            Notices.failure(redirect, texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
-                    fmt.clock(outcome.leaseLostAt()), outcome.brokenBy() == null ? ""
+            Notices.failure(redirect, texts.html("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
+                    new Texts.Html(fmt.clockHtml(outcome.leaseLostAt())), outcome.brokenBy() == null ? ""
                             : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy())));
         } else if (outcome.written()) {
-            Notices.success(redirect, texts.get("notice.job-ran", job.instanceId(), String.valueOf(outcome.token())));
+            Notices.success(redirect, texts.html("notice.job-ran", job.instanceId(), String.valueOf(outcome.token())));
         } else {
-            Notices.failure(redirect, texts.get("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
+            Notices.failure(redirect, texts.html("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
         }
         return "redirect:/admin/locks";
     }
@@ -123,10 +123,10 @@ class AdminLocksController {
             throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
         if (locks.forceRelease(type, id, admin.getName())) {
-            Notices.success(redirect, texts.get("notice.lock-broken", type, id,
+            Notices.success(redirect, texts.html("notice.lock-broken", type, id,
                     holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName()));
         } else {
-            Notices.failure(redirect, texts.get("notice.lock-not-live", type, id));
+            Notices.failure(redirect, texts.html("notice.lock-not-live", type, id));
         }
         return "redirect:/admin/locks";
     }

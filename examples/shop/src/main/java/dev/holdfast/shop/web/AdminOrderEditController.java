@@ -96,7 +96,7 @@ class AdminOrderEditController {
         }
         orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
         release(admin, lockId);
-        Notices.success(redirect, texts.get("edit.saved", number));
+        Notices.success(redirect, texts.html("edit.saved", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -105,7 +105,7 @@ class AdminOrderEditController {
                   RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         boolean released = release(admin, lockId);
-        Notices.success(redirect, texts.get(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
+        Notices.success(redirect, texts.html(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
         return "redirect:/admin/orders/" + number;
     }
 

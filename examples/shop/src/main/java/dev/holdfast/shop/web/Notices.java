@@ -4,7 +4,8 @@ import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 
 /**
  * The one-line result shown on the next page ({@code fragments :: notice}): a success in the green box,
- * a failure or refusal (nothing done, or not all of it) in the red one with role {@code alert}.
+ * a failure or refusal (nothing done, or not all of it) in the red one with role {@code alert}. The text
+ * is HTML ({@link Texts#html}: arguments escaped, times as {@code <time>} elements).
  */
 final class Notices {
 

@@ -64,5 +64,11 @@ class ShopLockProblemHandler extends OfflineLockExceptionHandler {
                 problem.endedAt() == null ? "" : formats.clock(problem.endedAt())};
         model.put("problemTitle", messages.getMessage("lock-problem." + problem.code() + ".title", args, problem.title(), locale));
         model.put("problemDetail", messages.getMessage("lock-problem." + problem.code() + ".detail", args, problem.detail(), locale));
+        // The same as HTML, its times as <time> elements like every time on the page, the rest escaped.
+        Object[] html = {formats.html(who), formats.html(args[1]),
+                problem.expiresAt() == null ? "" : formats.clockHtml(problem.expiresAt()), formats.html(endedBy),
+                problem.endedAt() == null ? "" : formats.clockHtml(problem.endedAt())};
+        model.put("problemDetailHtml", messages.getMessage("lock-problem." + problem.code() + ".detail", html,
+                formats.html(problem.detail()), locale));
     }
 }

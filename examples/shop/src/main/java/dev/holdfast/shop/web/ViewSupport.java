@@ -134,18 +134,33 @@ class ViewSupport {
         }
 
         /**
-         * The clock time as an HTML {@code <time>} element (datetime: the instant; title: UTC), for messages
-         * rendered with {@code th:utext} whose other arguments are escaped with {@link #strong}.
+         * The same instant in UTC as a hover hint, or null for a viewer whose zone is UTC (the time shown
+         * is already in UTC): for {@code th:title}, which then leaves the attribute out.
+         */
+        public String utcHint(Instant instant) {
+            return instant == null || viewerZone().normalized().equals(ZoneOffset.UTC) ? null : utc(instant);
+        }
+
+        /**
+         * The clock time as an HTML {@code <time>} element (datetime: the instant; title: UTC unless the
+         * viewer is in UTC), for messages rendered with {@code th:utext} whose other arguments are escaped.
          */
         public String clockHtml(Instant instant) {
-            return instant == null ? "" : "<time class=\"instant\" datetime=\"" + instant + "\" title=\"" + utc(instant)
-                    + "\">" + HtmlUtils.htmlEscape(clock(instant)) + "</time>";
+            return timeElement(instant, clock(instant));
         }
 
         /** Date and time as an HTML {@code <time>} element, like {@link #clockHtml}. */
         public String timeHtml(Instant instant) {
-            return instant == null ? "" : "<time class=\"instant\" datetime=\"" + instant + "\" title=\"" + utc(instant)
-                    + "\">" + HtmlUtils.htmlEscape(time(instant)) + "</time>";
+            return timeElement(instant, time(instant));
+        }
+
+        private String timeElement(Instant instant, String shown) {
+            if (instant == null) {
+                return "";
+            }
+            String hint = utcHint(instant);
+            return "<time class=\"instant\" datetime=\"" + instant + "\"" + (hint == null ? "" : " title=\"" + hint + "\"")
+                    + ">" + HtmlUtils.htmlEscape(shown) + "</time>";
         }
 
         /** Where the user came from (same-origin {@code Referer}), or null: the "back" link of error pages. */

@@ -120,6 +120,32 @@ final class Browser implements AutoCloseable {
         driver.navigate().refresh();
     }
 
+    /**
+     * Times of day the page shows as plain text, outside a {@code <time>} element: each with the text
+     * around it. The edit page's heartbeat line, which its script rewrites every second, is left out.
+     */
+    @SuppressWarnings("unchecked")
+    java.util.List<String> plainTimes() {
+        return (java.util.List<String>) script("""
+                const found = [];
+                const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                  const parent = node.parentElement;
+                  if (/\\b\\d\\d:\\d\\d:\\d\\d\\b/.test(node.nodeValue) && !parent.closest('time')
+                      && !parent.closest('[data-holdfast-lock-text]') && !parent.closest('script')) {
+                    found.push(parent.textContent.trim());
+                  }
+                }
+                return found;""");
+    }
+
+    /** The {@code title} (UTC hint) of every {@code <time>} element of the page, "" where there is none. */
+    @SuppressWarnings("unchecked")
+    java.util.List<String> timeTitles() {
+        return (java.util.List<String>) script(
+                "return Array.from(document.querySelectorAll('time')).map(t => t.getAttribute('title') || '');");
+    }
+
     /** Forgets the session (the shop's cookies). */
     void signOut() {
         driver.manage().deleteAllCookies();

@@ -79,6 +79,10 @@ class JobNoticesBrowserTest {
             run.get(30, TimeUnit.SECONDS);      // the run learns at its next renewal and stops
             assertFailure(runner);
             assertThat(runner.text("notice")).contains(runner == seoul ? "리스를 잃고" : "lost its lease");
+            // item 10: the notice's and the run list's times are <time> elements too
+            assertThat(runner.all("#notice time")).hasSize(1);
+            assertThat(runner.all("#job-runs time")).isNotEmpty();
+            assertThat(runner.plainTimes()).isEmpty();
             runner.screenshot("job-lease-lost-notice");
         }
     }
@@ -110,6 +114,7 @@ class JobNoticesBrowserTest {
                         + ") has been in progress since " + since + " and holds its lease. That run goes on; this request started nothing.");
             }
             assertThat(other.text("instance-id")).isEqualTo(instance);
+            assertThat(other.css("#notice time").getDomAttribute("datetime")).isEqualTo(held.acquiredAt().toString());
             other.screenshot("job-refused-same-instance");
 
             other.open("/admin/locks");

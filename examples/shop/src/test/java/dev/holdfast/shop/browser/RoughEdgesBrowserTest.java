@@ -277,6 +277,59 @@ class RoughEdgesBrowserTest {
         }
     }
 
+    /**
+     * Item 10: every time a page shows is a {@code <time>} element in the viewer's zone, with the UTC
+     * hint on hover only for a viewer who is not in UTC: the order pages, the locks page with its job
+     * runs, the edit page, a conflict and a lock refusal.
+     */
+    @Test
+    void everyTimeIsATimeElementWithAUtcHintOnlyOutsideUtc() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            Browser other = b == seoul ? utc : seoul;
+            String order = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            other.signIn("admin", "admin-pw");
+
+            b.open("/admin/locks");
+            b.click("run-job");          // a run of the (instant) nightly job for the run list
+            assertTimesAreElements(b, "locks page with a job run");
+            b.open("/admin/orders");
+            assertTimesAreElements(b, "order list");
+
+            b.open("/admin/orders/" + order + "/edit");
+            other.open("/admin/orders/" + order);
+            assertTimesAreElements(other, "order page with its edit lock");
+            b.type("receiverName", "Someone");
+            other.open("/admin/locks");
+            other.click("break-" + order);
+            b.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
+            b.script("document.getElementById('save-edit').disabled = false;");
+            b.click("save-edit");
+            assertThat(b.page()).isEqualTo("lock-problem");
+            assertThat(b.all("#lock-problem-detail time")).hasSize(1);
+            assertTimesAreElements(b, "lock-broken refusal");
+
+            b.open("/admin/orders/" + order);
+            shop.bean(OrderService.class).changeShippingInfo("alice", order, 0,
+                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("12345", "3 Later Road", null)));
+            b.click("start-shipping");
+            assertThat(b.page()).isEqualTo("conflict");
+            assertTimesAreElements(b, "conflict");
+        }
+    }
+
+    private static void assertTimesAreElements(Browser b, String page) {
+        assertThat(b.plainTimes()).as("times as plain text on the " + page).isEmpty();
+        List<String> titles = b.timeTitles();
+        assertThat(titles).as("times on the " + page).isNotEmpty();
+        if (b == utc) {
+            assertThat(titles).as("no UTC hint for a UTC viewer on the " + page).allMatch(String::isEmpty);
+        } else {
+            assertThat(titles).as("UTC hints on the " + page).allMatch(t -> t.endsWith(" UTC"));
+        }
+    }
+
     /** Whether the edit page shows "already editing in another tab" (its script runs before the page has loaded). */
     private static void assertOtherTabNote(Browser b, boolean shown) {
         assertThat(b.page()).isEqualTo("admin-order-edit");
