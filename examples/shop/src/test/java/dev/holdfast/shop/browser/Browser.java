@@ -146,6 +146,13 @@ final class Browser implements AutoCloseable {
                 "return Array.from(document.querySelectorAll('time')).map(t => t.getAttribute('title') || '');");
     }
 
+    /** Resizes the window (CSS pixels), e.g. to a phone's 390 px width. */
+    void resize(int width, int height) {
+        driver.manage().window().setSize(new org.openqa.selenium.Dimension(width, height));
+        await("a window " + width + " px wide", d -> ((Number) ((JavascriptExecutor) d)
+                .executeScript("return window.innerWidth;")).intValue() == width);
+    }
+
     /** Forgets the session (the shop's cookies). */
     void signOut() {
         driver.manage().deleteAllCookies();

@@ -330,6 +330,71 @@ class RoughEdgesBrowserTest {
         }
     }
 
+    /**
+     * Item 9: the admin tables keep ids, times and buttons on one line at 1280 px, and on a phone
+     * (390 px) the page does not scroll sideways (a wide table scrolls in its own box); quantity inputs
+     * are styled like the other inputs and wide enough for two digits.
+     */
+    @Test
+    void adminTablesReadAt1280AndOnAPhoneAndQuantityInputsAreStyled() {
+        Browser b = utc;
+        String order = shop.newOrder("alice");
+        b.signIn("kim", "kim-pw");
+        seoul.signIn("admin", "admin-pw");
+        seoul.open("/admin/orders/" + order + "/edit");     // a lock to list
+        dev.holdfast.lease.Lease lease = shop.leases().tryAcquire("a-rather-long-lease-name-for-the-table", "shop-3f9a2c1d",
+                java.time.Duration.ofMinutes(1)).orElseThrow();
+        try {
+            WebElement quantity = seoul.element("quantity-0");
+            assertThat(quantity.getSize().getWidth()).isGreaterThanOrEqualTo(64);
+            assertThat(quantity.getCssValue("border-top-left-radius")).isEqualTo("6px");
+            assertThat(quantity.getCssValue("border-top-color")).isEqualTo(seoul.element("receiverName").getCssValue("border-top-color"));
+
+            b.open("/admin/locks");
+            assertThat(wrappedCells(b)).as("cells broken onto two lines at 1280 px").isEmpty();
+            assertThat(overflow(b)).as("page wider than the window at 1280 px").isLessThanOrEqualTo(0);
+            b.screenshot("admin-locks-1280");
+
+            b.resize(390, 844);
+            for (String page : List.of("/admin/locks", "/admin/orders", "/admin/orders/" + order, "/my/orders")) {
+                if (page.startsWith("/my")) {
+                    b.signIn("alice", "alice-pw");
+                }
+                b.open(page);
+                assertThat(overflow(b)).as("page wider than a phone: " + page).isLessThanOrEqualTo(0);
+            }
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/locks");
+            b.screenshot("admin-locks-phone");
+        } finally {
+            b.resize(1280, 900);
+            shop.leases().release(lease);
+            seoul.open("/admin/orders/" + order + "/edit");
+            seoul.click("cancel-edit");
+        }
+    }
+
+    /** Cells of the locks and leases tables whose id, time or button takes more than one line. */
+    @SuppressWarnings("unchecked")
+    private static List<String> wrappedCells(Browser b) {
+        return (List<String>) b.script("""
+                const wrapped = [];
+                for (const el of document.querySelectorAll('#locks td, #leases td, #locks button, #leases button')) {
+                  const target = el.matches('td') && el.querySelector('button') ? null : el;
+                  if (!target || !target.textContent.trim()) continue;
+                  const range = document.createRange();
+                  range.selectNodeContents(target);
+                  const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+                  if (lines.size > 1) wrapped.push(target.textContent.trim());
+                }
+                return wrapped;""");
+    }
+
+    /** How many CSS pixels the page is wider than the window (0 or less: no sideways scrolling). */
+    private static long overflow(Browser b) {
+        return ((Number) b.script("return document.documentElement.scrollWidth - window.innerWidth;")).longValue();
+    }
+
     /** Whether the edit page shows "already editing in another tab" (its script runs before the page has loaded). */
     private static void assertOtherTabNote(Browser b, boolean shown) {
         assertThat(b.page()).isEqualTo("admin-order-edit");
