@@ -1,6 +1,8 @@
 package dev.holdfast.shop.invoice;
 
+import dev.holdfast.shop.order.ShippingInfo;
 import jakarta.persistence.Column;
+import jakarta.persistence.Embedded;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
@@ -21,8 +23,9 @@ public class Invoice {
     @Column(name = "order_number", length = 32, nullable = false)
     private String orderNumber;
 
-    @Column(name = "bill_to", length = 400, nullable = false)
-    private String billTo;
+    /** Receiver and address as the order had them (each page joins them in the viewer's language). */
+    @Embedded
+    private ShippingInfo billTo;
 
     @Column(name = "amount_cents", nullable = false)
     private long amountCents;
@@ -40,7 +43,7 @@ public class Invoice {
         // for JPA
     }
 
-    Invoice(String orderNumber, String billTo, long amountCents, long orderVersion, String issuedBy, Instant issued) {
+    Invoice(String orderNumber, ShippingInfo billTo, long amountCents, long orderVersion, String issuedBy, Instant issued) {
         this.orderNumber = orderNumber;
         this.billTo = billTo;
         this.amountCents = amountCents;
@@ -51,7 +54,7 @@ public class Invoice {
 
     public Long getId() { return id; }
     public String getOrderNumber() { return orderNumber; }
-    public String getBillTo() { return billTo; }
+    public ShippingInfo getBillTo() { return billTo; }
     public long getAmountCents() { return amountCents; }
     public long getOrderVersion() { return orderVersion; }
     public String getIssuedBy() { return issuedBy; }

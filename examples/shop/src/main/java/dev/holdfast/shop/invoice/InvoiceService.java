@@ -117,7 +117,7 @@ public class InvoiceService {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }
         Order order = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
-        return invoices.save(new Invoice(orderNumber, order.getShippingInfo().oneLine(), order.getTotalCents(),
+        return invoices.save(new Invoice(orderNumber, order.getShippingInfo(), order.getTotalCents(),
                 version, admin, clock.instant()));
         // end::invoice-issue[]
     }

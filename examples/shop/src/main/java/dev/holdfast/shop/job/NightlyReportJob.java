@@ -40,9 +40,17 @@ public class NightlyReportJob {
     /**
      * What one attempt did.
      *
+     * @param heldBy      the lease's owner: this instance if it ran, else the one that holds it (null if the
+     *                    lease was released again before it could be read)
+     * @param heldSince   since when {@code heldBy} has had the lease (a run: when it started; null if unknown)
      * @param leaseLostAt when the run learned that its lease was lost (nothing was written); null if not
      */
-    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant leaseLostAt, String brokenBy) {
+    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant heldSince, Instant leaseLostAt,
+                          String brokenBy) {
+
+        static Outcome skipped(String heldBy, Instant heldSince) {
+            return new Outcome(false, 0, false, heldBy, heldSince, null, null);
+        }
     }
 
     private final Leases leases;
@@ -89,9 +97,9 @@ public class NightlyReportJob {
         Optional<Lease> granted = leases.tryAcquire(JOB, instanceId, ttl);
         if (granted.isEmpty()) {
             skipped.incrementAndGet();
-            String holder = leases.find(JOB).map(Lease::owner).orElse("another instance");
-            log.info("{}: skipped, the lease is held by {}", JOB, holder);
-            return new Outcome(false, 0, false, holder, null, null);
+            Optional<Lease> holder = leases.find(JOB).filter(l -> !l.isReleased());
+            log.info("{}: skipped, the lease is held by {}", JOB, holder.map(Lease::owner).orElse("another run"));
+            return Outcome.skipped(holder.map(Lease::owner).orElse(null), holder.map(Lease::acquiredAt).orElse(null));
         }
         Instant started = clock.instant();
         long token = granted.get().token();
@@ -101,7 +109,7 @@ public class NightlyReportJob {
             guard.checkValid();
             boolean written = write(token, summary);
             runs.save(new JobRun(JOB, instanceId, token, started, clock.instant(), written, null));
-            return new Outcome(true, token, written, instanceId, null, null);
+            return new Outcome(true, token, written, instanceId, started, null, null);
         } catch (LeaseLostException lost) {
             // Another instance may run the job now: this run writes nothing, and says so.
             Thread.interrupted(); // the guard interrupted this thread to stop the work; the thread goes on serving
@@ -109,7 +117,7 @@ public class NightlyReportJob {
             log.warn("{}: run with token {} stopped, its lease was lost: {}", JOB, token, lost.getMessage());
             runs.save(new JobRun(JOB, instanceId, token, started, lostAt, false, lostAt));
             String brokenBy = lost.refusal().flatMap(LeaseNotHeldException::brokenBy).orElse(null);
-            return new Outcome(true, token, false, instanceId, lostAt, brokenBy);
+            return new Outcome(true, token, false, instanceId, started, lostAt, brokenBy);
         // end::nightly-run[]
         }
     }

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * What changed an order (its last change) or what a user attempted, recorded as a message code with
  * arguments instead of English words, so every page renders it in the viewer's language. Control
- * characters separate the parts; they cannot come from a form (the shop's inputs are text fields).
+ * characters separate the parts; any control character in user data is replaced by a space. Composite
+ * arguments (order lines, shipping info) keep their parts, so pages join them in the viewer's language.
  */
 public final class ChangeText {
 
@@ -16,6 +17,7 @@ public final class ChangeText {
     private static final String ARG = "\u001F";
     private static final String LINES = "\u001D";
     private static final String LINE = "\u001C";
+    private static final String SHIPPING = "\u001A";
 
     private ChangeText() {
     }
@@ -25,7 +27,8 @@ public final class ChangeText {
         StringBuilder out = new StringBuilder(MARK).append(code);
         for (Object arg : args) {
             String text = String.valueOf(arg);
-            out.append(ARG).append(isLines(text) ? text : clean(text)); // lines(...) cleaned its names
+            boolean encoded = arg instanceof ShippingInfo || isLines(text); // their parts are cleaned
+            out.append(ARG).append(arg instanceof ShippingInfo info ? shipping(info) : encoded ? text : clean(text));
         }
         return out.toString();
     }
@@ -40,6 +43,29 @@ public final class ChangeText {
             out.append(clean(lines.get(i).productName())).append(LINE).append(lines.get(i).quantity());
         }
         return out.toString();
+    }
+
+    /**
+     * An argument holding shipping info as its parts (receiver, phone, postal code, address lines), so
+     * that each page joins them into one line in the viewer's language ({@code shipping.one-line}).
+     */
+    public static String shipping(ShippingInfo info) {
+        Address a = info.address();
+        return SHIPPING + String.join(LINE, clean(info.receiver().name()), clean(info.receiver().phone()),
+                clean(a.zipCode()), clean(a.address1()), a.address2() == null ? "" : clean(a.address2()));
+    }
+
+    public static boolean isShipping(String arg) {
+        return arg.startsWith(SHIPPING);
+    }
+
+    /** The shipping info of an argument made by {@link #shipping(ShippingInfo)}. */
+    public static ShippingInfo shipping(String arg) {
+        String[] p = arg.substring(SHIPPING.length()).split(LINE, -1);
+        if (p.length != 5) {
+            throw new IllegalArgumentException("not a shipping argument");
+        }
+        return new ShippingInfo(new Receiver(p[0], p[1]), new Address(p[2], p[3], p[4].isEmpty() ? null : p[4]));
     }
 
     /** The code followed by the arguments; a text recorded otherwise is returned as its only element. */
@@ -65,6 +91,6 @@ public final class ChangeText {
     }
 
     private static String clean(String s) {
-        return s.replaceAll("[\\u001C-\\u001F]", " ");
+        return s.replaceAll("[\\u0000-\\u001F]", " ");
     }
 }

@@ -101,7 +101,7 @@ public class Order implements Persistable<String> {
             throw new OrderStateException(orderNumber, state, "change the shipping address");
         }
         this.shippingInfo = Objects.requireNonNull(newShippingInfo, "newShippingInfo");
-        record(by, at, ChangeText.of("change.address", newShippingInfo.oneLine()));
+        record(by, at, ChangeText.of("change.address", newShippingInfo));
     }
 
     /**
@@ -114,7 +114,7 @@ public class Order implements Persistable<String> {
             throw new OrderStateException(orderNumber, state, "start shipping");
         }
         this.state = OrderState.SHIPPED;
-        record(by, at, ChangeText.of("change.shipping", shippingInfo.oneLine()));
+        record(by, at, ChangeText.of("change.shipping", shippingInfo));
     }
 
     /**

@@ -6,9 +6,4 @@ import jakarta.persistence.Embedded;
 /** Where the order goes and who receives it; a value, replaced as a whole. */
 @Embeddable
 public record ShippingInfo(@Embedded Receiver receiver, @Embedded Address address) {
-
-    /** One line for lists and conflict pages. */
-    public String oneLine() {
-        return receiver.name() + ", " + address.oneLine() + ", phone " + receiver.phone();
-    }
 }

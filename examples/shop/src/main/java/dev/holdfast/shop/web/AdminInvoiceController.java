@@ -23,10 +23,12 @@ class AdminInvoiceController {
 
     private final InvoiceService invoices;
     private final Texts texts;
+    private final ViewSupport.Formats fmt;
 
-    AdminInvoiceController(InvoiceService invoices, Texts texts) {
+    AdminInvoiceController(InvoiceService invoices, Texts texts, ViewSupport.Formats fmt) {
         this.invoices = invoices;
         this.texts = texts;
+        this.fmt = fmt;
     }
 
     @GetMapping
@@ -42,7 +44,7 @@ class AdminInvoiceController {
                  RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         Invoice invoice = invoices.issue(admin.getName(), number, state);
-        redirect.addFlashAttribute("notice", texts.get("invoice.issued", invoice.getId(), number, invoice.getBillTo()));
+        Notices.success(redirect, texts.html("invoice.issued", invoice.getId(), number, fmt.shipping(invoice.getBillTo())));
         return "redirect:/admin/orders/" + number;
     }
 }

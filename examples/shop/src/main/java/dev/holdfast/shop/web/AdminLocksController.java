@@ -75,30 +75,38 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lease", name);
         }
-        boolean broken = leases.forceRelease(name, admin.getName());
-        redirect.addFlashAttribute("notice", broken
-                ? texts.get("notice.lease-broken", name,
-                        holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
-                        admin.getName())
-                : texts.get("notice.lease-not-live", name));
+        if (leases.forceRelease(name, admin.getName())) {
+            Notices.success(redirect, texts.html("notice.lease-broken", name,
+                    holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
+                    admin.getName()));
+        } else {
+            Notices.failure(redirect, texts.html("notice.lease-not-live", name));
+        }
         return "redirect:/admin/locks";
     }
 
     @PostMapping("/run-job")
     String runJob(RedirectAttributes redirect) {
         NightlyReportJob.Outcome outcome = job.runOnce();
-        String notice;
         if (!outcome.ran()) {
-            notice = texts.get("notice.job-not-run", outcome.heldBy());
+            // Runs are exclusive per run, not per instance: a run of this very instance may hold the lease.
+            Texts.Html since = new Texts.Html(fmt.clockHtml(outcome.heldSince()));
+            if (outcome.heldBy() == null) {
+                Notices.failure(redirect, texts.html("notice.job-not-run.unknown"));
+            } else if (outcome.heldBy().equals(job.instanceId())) {
+                Notices.failure(redirect, texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since));
+            } else {
+                Notices.failure(redirect, texts.html("notice.job-not-run", outcome.heldBy(), since));
+            }
         } else if (outcome.leaseLostAt() != null) {
-            notice = texts.get("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
-                    fmt.clock(outcome.leaseLostAt()), outcome.brokenBy() == null ? ""
-                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy()));
+            Notices.failure(redirect, texts.html("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
+                    new Texts.Html(fmt.clockHtml(outcome.leaseLostAt())), outcome.brokenBy() == null ? ""
+                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy())));
+        } else if (outcome.written()) {
+            Notices.success(redirect, texts.html("notice.job-ran", job.instanceId(), String.valueOf(outcome.token())));
         } else {
-            notice = texts.get(outcome.written() ? "notice.job-ran" : "notice.job-ran-unwritten", job.instanceId(),
-                    String.valueOf(outcome.token()));
+            Notices.failure(redirect, texts.html("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
         }
-        redirect.addFlashAttribute("notice", notice);
         return "redirect:/admin/locks";
     }
 
@@ -114,11 +122,12 @@ class AdminLocksController {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
-        boolean broken = locks.forceRelease(type, id, admin.getName());
-        redirect.addFlashAttribute("notice", broken
-                ? texts.get("notice.lock-broken", type, id,
-                        holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName())
-                : texts.get("notice.lock-not-live", type, id));
+        if (locks.forceRelease(type, id, admin.getName())) {
+            Notices.success(redirect, texts.html("notice.lock-broken", type, id,
+                    holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName()));
+        } else {
+            Notices.failure(redirect, texts.html("notice.lock-not-live", type, id));
+        }
         return "redirect:/admin/locks";
     }
 }

@@ -7,6 +7,7 @@ import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
 import dev.holdfast.spring.boot.web.LockHeartbeat;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -18,8 +19,12 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 
 import java.security.Principal;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Scenario 3: an admin edits an order under an offline lock. Opening the page takes the lock (a second
@@ -54,13 +59,20 @@ class AdminOrderEditController {
                 @RequestParam(name = "quantity", required = false) List<String> quantities,
                 Principal admin, Model model) {
         String number = FormInput.orderNumber(orderNumber);
+        // The grant this admin held before (if any) tells a reload of the same tab from a second tab: a
+        // reacquire starts a new grant (new id, new acquiredAt), and each tab remembers its own grant.
+        Optional<LockHeartbeat.LockStatus> before = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number)
+                .filter(s -> admin.getName().equals(s.owner()));
         Reacquired lock = orders.startEditing(admin.getName(), number);
         Order order = orders.anyOrder(number);
         model.addAttribute("order", order);
         model.addAttribute("lockId", lock.lockId().getValue());
         model.addAttribute("otherTab", lock.replaced());
+        model.addAttribute("replacedGrant", lock.replaced() ? before.map(s -> s.acquiredAt().toString()).orElse("") : null);
         model.addAttribute("prefill", EditPrefill.of(receiverName, receiverPhone, quantities));
-        model.addAttribute("lock", heartbeat.status(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
+        Optional<LockHeartbeat.LockStatus> now = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number);
+        model.addAttribute("lock", now.orElse(null));
+        model.addAttribute("grant", now.map(s -> s.acquiredAt().toString()).orElse(""));
         model.addAttribute("heartbeatSeconds", heartbeat.interval().toSeconds());
         return "admin-order-edit";
     }
@@ -84,7 +96,7 @@ class AdminOrderEditController {
         }
         orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
         release(admin, lockId);
-        redirect.addFlashAttribute("notice", texts.get("edit.saved", number));
+        Notices.success(redirect, texts.html("edit.saved", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -93,7 +105,7 @@ class AdminOrderEditController {
                   RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         boolean released = release(admin, lockId);
-        redirect.addFlashAttribute("notice", texts.get(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
+        Notices.success(redirect, texts.html(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
         return "redirect:/admin/orders/" + number;
     }
 
@@ -102,8 +114,37 @@ class AdminOrderEditController {
     ResponseEntity<?> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
                                      Principal admin) {
         // The new expiry formatted like every time on the page (viewer's zone and language).
-        return heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber), admin.getName(),
-                formats::clock);
+        ResponseEntity<?> answer = heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber),
+                admin.getName(), formats::clock);
+        if (answer.getBody() instanceof ProblemDetail problem) {
+            explain(problem);
+        }
+        return answer;
+    }
+
+    /**
+     * A lock that ended names who ended it and when, in the viewer's zone and language, as the refused
+     * save does: the page's script shows the detail of a code it has no text of its own for (the edit
+     * page gives none for these codes, whose texts need the names and times).
+     */
+    private void explain(ProblemDetail problem) {
+        Map<String, Object> properties = problem.getProperties() == null ? Map.of() : problem.getProperties();
+        Object code = properties.get("code");
+        Object endedAt = properties.get("endedAt");
+        if (code == null || endedAt == null) {
+            return;
+        }
+        String by = properties.get("endedBy") instanceof String name ? name : texts.get("heartbeat.an-administrator");
+        String at;
+        try {
+            at = formats.clock(Instant.parse(endedAt.toString()));
+        } catch (DateTimeParseException e) {
+            return;
+        }
+        String reason = texts.getOrNull("heartbeat.ended." + code, by, at);
+        if (reason != null) {
+            problem.setDetail(reason);
+        }
     }
 
     /** Releases the lock if it is still this admin's; a lock already lost needs no release. */

@@ -52,7 +52,7 @@ class AdminOrdersController {
         String number = FormInput.orderNumber(orderNumber);
         long seenVersion = FormInput.version(version);
         orders.startShipping(admin.getName(), number, seenVersion);
-        redirect.addFlashAttribute("notice", texts.get("admin-order.ship.started", number));
+        Notices.success(redirect, texts.html("admin-order.ship.started", number));
         return "redirect:/admin/orders/" + number;
     }
 }

@@ -57,7 +57,7 @@ class MyOrdersController {
             return "my-order";
         }
         orders.changeShippingInfo(user.getName(), number, seenVersion, form.toShippingInfo());
-        redirect.addFlashAttribute("notice", texts.get("shipping.saved", number));
+        Notices.success(redirect, texts.html("shipping.saved", number));
         return "redirect:/my/orders/" + number;
     }
 }

@@ -25,8 +25,10 @@ import java.util.Map;
  * @param method  {@code post} to submit it again, {@code get} to open a fresh form filled with the changes
  * @param submit  every field the re-applied form carries: the changes, the current values of the
  *                other fields, and the current version (and the edit lock id) for a {@code post}
+ * @param blockedBy the order's state when it no longer takes these changes (shipping has started):
+ *                then the page shows them without offering to re-apply them, and says why; else null
  */
-public record TypedValues(List<Field> changes, String action, String method, List<Field> submit) {
+public record TypedValues(List<Field> changes, String action, String method, List<Field> submit, String blockedBy) {
 
     static final int MAX_LENGTH = 200;
 
@@ -66,11 +68,15 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
         if (lockId != null) {
             submit.add(new Field("lockId", "", List.of(clip(lockId))));
         }
-        return new TypedValues(List.copyOf(changes), request.getRequestURI(), "post", List.copyOf(submit));
+        return new TypedValues(List.copyOf(changes), request.getRequestURI(), "post", List.copyOf(submit), null)
+                .checkedAgainst(current);
     }
 
-    /** The changes of {@code request}, to open a fresh form at {@code formPath} filled with them. */
-    static TypedValues reopen(HttpServletRequest request, String formPath) {
+    /**
+     * The changes of {@code request}, to open a fresh form at {@code formPath} filled with them, unless
+     * {@code current} (the order as it is now) no longer takes them.
+     */
+    static TypedValues reopen(HttpServletRequest request, String formPath, Order current) {
         List<Field> changes = new ArrayList<>();
         for (Map.Entry<String, String> field : LABELS.entrySet()) {
             List<String> typed = values(request, field.getKey());
@@ -79,7 +85,23 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
                 changes.add(new Field(field.getKey(), field.getValue(), typed));
             }
         }
-        return new TypedValues(List.copyOf(changes), request.getContextPath() + formPath, "get", List.copyOf(changes));
+        return new TypedValues(List.copyOf(changes), request.getContextPath() + formPath, "get", List.copyOf(changes), null)
+                .checkedAgainst(current);
+    }
+
+    /**
+     * These changes, marked as blocked if {@code current} no longer takes them: every form whose
+     * changes are kept (the shipping form, the edit page) changes only an order whose shipping has not
+     * started, so re-applying could only end in "not possible any more".
+     */
+    private TypedValues checkedAgainst(Order current) {
+        return current.isShippingChangeable() ? this
+                : new TypedValues(changes, action, method, submit, current.getState().name());
+    }
+
+    /** True if the changes can be re-applied (the page offers the button). */
+    public boolean isReapplicable() {
+        return blockedBy == null;
     }
 
     /** True if nothing was changed (then the page offers nothing to re-apply). */

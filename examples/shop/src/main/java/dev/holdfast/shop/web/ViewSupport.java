@@ -134,18 +134,33 @@ class ViewSupport {
         }
 
         /**
-         * The clock time as an HTML {@code <time>} element (datetime: the instant; title: UTC), for messages
-         * rendered with {@code th:utext} whose other arguments are escaped with {@link #strong}.
+         * The same instant in UTC as a hover hint, or null for a viewer whose zone is UTC (the time shown
+         * is already in UTC): for {@code th:title}, which then leaves the attribute out.
+         */
+        public String utcHint(Instant instant) {
+            return instant == null || viewerZone().normalized().equals(ZoneOffset.UTC) ? null : utc(instant);
+        }
+
+        /**
+         * The clock time as an HTML {@code <time>} element (datetime: the instant; title: UTC unless the
+         * viewer is in UTC), for messages rendered with {@code th:utext} whose other arguments are escaped.
          */
         public String clockHtml(Instant instant) {
-            return instant == null ? "" : "<time class=\"instant\" datetime=\"" + instant + "\" title=\"" + utc(instant)
-                    + "\">" + HtmlUtils.htmlEscape(clock(instant)) + "</time>";
+            return timeElement(instant, clock(instant));
         }
 
         /** Date and time as an HTML {@code <time>} element, like {@link #clockHtml}. */
         public String timeHtml(Instant instant) {
-            return instant == null ? "" : "<time class=\"instant\" datetime=\"" + instant + "\" title=\"" + utc(instant)
-                    + "\">" + HtmlUtils.htmlEscape(time(instant)) + "</time>";
+            return timeElement(instant, time(instant));
+        }
+
+        private String timeElement(Instant instant, String shown) {
+            if (instant == null) {
+                return "";
+            }
+            String hint = utcHint(instant);
+            return "<time class=\"instant\" datetime=\"" + instant + "\"" + (hint == null ? "" : " title=\"" + hint + "\"")
+                    + ">" + HtmlUtils.htmlEscape(shown) + "</time>";
         }
 
         /** Where the user came from (same-origin {@code Referer}), or null: the "back" link of error pages. */
@@ -217,9 +232,26 @@ class ViewSupport {
             }
             List<Object> args = new ArrayList<>();
             for (String arg : parts.subList(1, parts.size())) {
-                args.add(dev.holdfast.shop.order.ChangeText.isLines(arg) ? lines(arg) : arg);
+                args.add(dev.holdfast.shop.order.ChangeText.isLines(arg) ? lines(arg)
+                        : dev.holdfast.shop.order.ChangeText.isShipping(arg)
+                        ? shipping(dev.holdfast.shop.order.ChangeText.shipping(arg)) : arg);
             }
             return messages.getMessage(parts.get(0), args.toArray(), parts.get(0), locale());
+        }
+
+        /** Receiver, address and phone on one line, in the viewer's language ({@code shipping.one-line}). */
+        public String shipping(dev.holdfast.shop.order.ShippingInfo info) {
+            return messages.getMessage("shipping.one-line",
+                    new Object[] {info.receiver().name(), address(info.address()), info.receiver().phone()}, locale());
+        }
+
+        /** An address on one line, in the viewer's language ({@code address.one-line}). */
+        public String address(dev.holdfast.shop.order.Address address) {
+            boolean line2 = address.address2() != null && !address.address2().isBlank();
+            return line2
+                    ? messages.getMessage("address.one-line.with-line2",
+                            new Object[] {address.address1(), address.address2(), address.zipCode()}, locale())
+                    : messages.getMessage("address.one-line", new Object[] {address.address1(), address.zipCode()}, locale());
         }
 
         /** "PREPARING: 3, SHIPPED: 1" (the nightly report's summary) with the states' names. */

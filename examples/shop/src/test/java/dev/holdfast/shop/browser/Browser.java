@@ -115,6 +115,44 @@ final class Browser implements AutoCloseable {
         driver.switchTo().window(tab);
     }
 
+    /** Reloads the page (F5), and returns once the reloaded page has loaded. */
+    void reload() {
+        driver.navigate().refresh();
+    }
+
+    /**
+     * Times of day the page shows as plain text, outside a {@code <time>} element: each with the text
+     * around it. The edit page's heartbeat line, which its script rewrites every second, is left out.
+     */
+    @SuppressWarnings("unchecked")
+    java.util.List<String> plainTimes() {
+        return (java.util.List<String>) script("""
+                const found = [];
+                const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                  const parent = node.parentElement;
+                  if (/\\b\\d\\d:\\d\\d:\\d\\d\\b/.test(node.nodeValue) && !parent.closest('time')
+                      && !parent.closest('[data-holdfast-lock-text]') && !parent.closest('script')) {
+                    found.push(parent.textContent.trim());
+                  }
+                }
+                return found;""");
+    }
+
+    /** The {@code title} (UTC hint) of every {@code <time>} element of the page, "" where there is none. */
+    @SuppressWarnings("unchecked")
+    java.util.List<String> timeTitles() {
+        return (java.util.List<String>) script(
+                "return Array.from(document.querySelectorAll('time')).map(t => t.getAttribute('title') || '');");
+    }
+
+    /** Resizes the window (CSS pixels), e.g. to a phone's 390 px width. */
+    void resize(int width, int height) {
+        driver.manage().window().setSize(new org.openqa.selenium.Dimension(width, height));
+        await("a window " + width + " px wide", d -> ((Number) ((JavascriptExecutor) d)
+                .executeScript("return window.innerWidth;")).intValue() == width);
+    }
+
     /** Forgets the session (the shop's cookies). */
     void signOut() {
         driver.manage().deleteAllCookies();
@@ -180,6 +218,17 @@ final class Browser implements AutoCloseable {
                 .ignoring(WebDriverException.class)
                 .until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
                         "return window.__holdfastOldPage === undefined && document.readyState === 'complete';")));
+    }
+
+    /** Waits (up to 30 s) until {@code condition} holds on this browser's page, and returns its value. */
+    <T> T await(String what, java.util.function.Function<org.openqa.selenium.WebDriver, T> condition) {
+        return new WebDriverWait(driver, Duration.ofSeconds(30)).withMessage(what).ignoring(WebDriverException.class)
+                .until(condition);
+    }
+
+    /** Waits (up to 30 s) until the element {@code id} has {@code attribute} equal to {@code value}. */
+    void awaitAttribute(String id, String attribute, String value) {
+        await(id + " " + attribute + "=" + value, d -> value.equals(d.findElement(By.id(id)).getDomAttribute(attribute)));
     }
 
     void type(String id, String value) {

@@ -245,7 +245,7 @@ class OfflineLockBrowserTest {
 
         waitUntil("kim's page shows the lock lost", () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
                 Duration.ofSeconds(10));
-        assertThat(kim.text("lock-text")).contains("Your edit lock is lost").contains("broken by an administrator");
+        assertThat(kim.text("lock-text")).contains("Your edit lock is lost").containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC");
         kim.screenshot("scenario6-holder-warned-lock-broken");
 
         kim.script("document.getElementById('save-edit').disabled = false;");

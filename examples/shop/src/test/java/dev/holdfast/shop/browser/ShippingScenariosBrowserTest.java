@@ -77,7 +77,8 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
         assertThat(customer.page()).isEqualTo("conflict");
         assertThat(customer.status()).isEqualTo(409);
         assertThat(customer.text("conflict-change")).contains("admin").contains("started shipping to").contains("1 Original Road");
-        assertThat(customer.text("conflict-attempted")).contains("7 Too Late Lane").contains("not saved");
+        assertThat(customer.text("conflict-attempted")).contains("change the shipping address").contains("not saved");
+        assertThat(customer.text("typed-address1")).isEqualTo("7 Too Late Lane");
         customer.screenshot("scenario1-customer-conflict");
         OrderRow row = shop.row(order);
         assertThat(row.state()).isEqualTo("SHIPPED");

@@ -206,7 +206,7 @@ final class ShopServer {
 
     /** Invoices of an order, as the database holds them: "bill_to @ order_version by issued_by" each. */
     List<String> invoices(String orderNumber) {
-        return jdbc.queryForList("SELECT bill_to || ' @ ' || order_version || ' by ' || issued_by FROM "
+        return jdbc.queryForList("SELECT receiver_name || ', ' || address1 || ' (' || zip_code || ') @ ' || order_version || ' by ' || issued_by FROM "
                 + context.getBean(ShopTableNames.class).prefix() + "invoice WHERE order_number = ? ORDER BY id",
                 String.class, orderNumber);
     }
