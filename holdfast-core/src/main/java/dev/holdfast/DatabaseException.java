@@ -1,7 +1,7 @@
 package dev.holdfast;
 
+import dev.holdfast.internal.Invariants;
 import java.sql.SQLException;
-import java.util.Objects;
 
 /**
  * A database failure that Holdfast does not translate into a more specific outcome: a lost
@@ -18,6 +18,6 @@ public class DatabaseException extends HoldfastException {
     /** The driver's exception. */
     public SQLException sqlException() {
         // Never null: the constructor takes the cause.
-        return (SQLException) Objects.requireNonNull(getCause());
+        return (SQLException) Invariants.nonNull(getCause(), "built with its SQLException");
     }
 }

@@ -1,7 +1,9 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
 
+import java.util.Objects;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +12,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -60,7 +61,7 @@ final class Batcher<Q, R> {
             if (failure != null) {
                 throw failure;
             }
-            return Objects.requireNonNull(value, "an outcome without a failure has a value");
+            return Invariants.nonNull(value, "an outcome without a failure has a value");
         }
     }
 
@@ -296,7 +297,7 @@ final class Batcher<Q, R> {
             if (call.error != null) {
                 throw call.error;
             }
-            return Objects.requireNonNull(call.outcome, "a settled call has an outcome or an error").get();
+            return Invariants.nonNull(call.outcome, "a settled call has an outcome or an error").get();
         } finally {
             if (locked) {
                 lock.unlock();
@@ -377,7 +378,7 @@ final class Batcher<Q, R> {
                 } else if (thrown != null) {
                     c.outcome = Outcome.failed(new IllegalStateException("batch failed", thrown));
                 } else {
-                    c.outcome = Objects.requireNonNull(outcomes, "set and checked when nothing was thrown").get(i);
+                    c.outcome = Invariants.nonNull(outcomes, "set and checked when nothing was thrown").get(i);
                 }
                 c.settled = true;
                 c.wake();

@@ -1,10 +1,10 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -77,7 +77,7 @@ final class Cohort {
 
     /** One of the grant's instants, read only while {@link #hasGrant}: so after a grant set them. */
     static Instant granted(@Nullable Instant instant) {
-        return Objects.requireNonNull(instant, "a grant's instant read before any grant");
+        return Invariants.nonNull(instant, "a grant's instant read before any grant");
     }
 
     void reserved(LeaseJdbc.Reserved r, long sent) {

@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.dialect.Dialect;
 import org.jspecify.annotations.Nullable;
 
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -446,7 +446,7 @@ final class LeaseJdbc {
      * every statement writes together with it.
      */
     private Instant instant(ResultSet rs, int column) throws SQLException {
-        return Objects.requireNonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
+        return Invariants.nonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
 
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -23,7 +23,7 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         // Cohorts and batches give leases back through the releases, which route through them: set
         // below, before this returns, so before any call can give a lease back.
         AtomicReference<Releases> late = new AtomicReference<>();
-        Supplier<Releases> lateReleases = () -> Objects.requireNonNull(late.get(), "releases are set before any call");
+        Supplier<Releases> lateReleases = () -> Invariants.nonNull(late.get(), "releases are set before any call");
         CohortHandOffs cohorts = s.cohortHandOffs() == 0 ? null : new CohortHandOffs(s.cohortHandOffs(),
                 (name, owner, token, tokens, ttl) -> calls.call("reserving tokens of", name,
                         c -> jdbc.reserve(c, name, owner, token, tokens, ttl)),

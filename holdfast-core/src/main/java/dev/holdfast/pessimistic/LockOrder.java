@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.dialect.Dialect;
 
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -52,7 +52,7 @@ final class LockOrder {
             int dot = value.indexOf('.');
             String table = dot < 0 ? value : value.substring(dot + 1);
             // resolvedSchema is null only for a qualified name, which carries its schema.
-            String schema = dot < 0 ? Objects.requireNonNull(resolvedSchema) : value.substring(0, dot);
+            String schema = dot < 0 ? Invariants.nonNull(resolvedSchema, "an unqualified name has a resolved schema") : value.substring(0, dot);
             return new Entry(row, fold(table), fold(row.keyColumn().value()), fold(schema), table, schema);
         }
 

@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -73,7 +72,7 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
                     @Override
                     public TestDatabase open() {
                         // opened only when the server was reachable, so its pool exists
-                        return new TestDatabase(kind, Objects.requireNonNull(server.pool));
+                        return new TestDatabase(kind, opened(server.pool));
                     }
 
                     @Override
@@ -104,5 +103,13 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
                 pool.close();
             }
         }
+    }
+
+    /** A resource this extension opened before it is asked for. */
+    private static <T> T opened(@Nullable T resource) {
+        if (resource == null) {
+            throw new IllegalStateException("opened before it is resolved, yet missing");
+        }
+        return resource;
     }
 }

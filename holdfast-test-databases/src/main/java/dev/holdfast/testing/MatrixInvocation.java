@@ -15,7 +15,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * One run of a matrix test on one server: skipped if the server was unreachable (a failure with
@@ -106,8 +105,16 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
                     @Override
                     public Object resolveParameter(ParameterContext p, ExtensionContext e) {
                         // the before-each callback above opened it
-                        return Objects.requireNonNull(database);
+                        return opened(database);
                     }
                 });
+    }
+
+    /** A resource this extension opened before it is asked for. */
+    private static <T> T opened(@Nullable T resource) {
+        if (resource == null) {
+            throw new IllegalStateException("opened before it is resolved, yet missing");
+        }
+        return resource;
     }
 }

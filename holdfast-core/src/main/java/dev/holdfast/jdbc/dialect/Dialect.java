@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc.dialect;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 
@@ -15,7 +16,6 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -207,7 +207,7 @@ public enum Dialect {
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             // The clock function never returns SQL NULL.
-            return Objects.requireNonNull(readInstant(rs, 1), "the database clock returned NULL");
+            return Invariants.nonNull(readInstant(rs, 1), "the database clock returned NULL");
         } catch (SQLException e) {
             throw new DatabaseException("reading the " + id + " clock", e);
         }

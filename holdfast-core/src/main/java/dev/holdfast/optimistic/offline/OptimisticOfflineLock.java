@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic.offline;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
@@ -15,7 +16,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 
@@ -150,7 +150,7 @@ public final class OptimisticOfflineLock {
                     case UPDATE -> newVersions.put(e.getKey(),
                             table.update(connection, entry.id(), entry.version(), modifiedBy,
                                     // write(..) plans every UPDATE with its changes
-                                    Objects.requireNonNull(entry.changes())));
+                                    Invariants.nonNull(entry.changes(), "write(..) plans every UPDATE with its changes")));
                     case DELETE -> table.delete(connection, entry.id(), entry.version());
                     case VERIFY -> table.verifyUnchanged(connection, entry.id(), entry.version());
                 }

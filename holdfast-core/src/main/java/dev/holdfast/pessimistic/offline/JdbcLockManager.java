@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
@@ -531,7 +532,7 @@ public final class JdbcLockManager implements LockManager {
      * NULL, and ended_at is written together with the ended_lock_id a row is found by.
      */
     private Instant notNullInstant(ResultSet rs, int column) throws SQLException {
-        return Objects.requireNonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
+        return Invariants.nonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);
     }
 
     private List<HeldLock> query(String what, String statement, Binder binder) {

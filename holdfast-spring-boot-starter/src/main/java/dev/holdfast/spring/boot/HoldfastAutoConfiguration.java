@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.LeaseService;
@@ -19,7 +20,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 import java.util.Map;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -115,7 +115,7 @@ public class HoldfastAutoConfiguration {
         DataSource ds = dataSource;
         while (ds instanceof TransactionAwareDataSourceProxy proxy) {
             // a proxy without a target fails Spring's own afterPropertiesSet; say so here too
-            ds = Objects.requireNonNull(proxy.getTargetDataSource(), "TransactionAwareDataSourceProxy without a target");
+            ds = Invariants.nonNull(proxy.getTargetDataSource(), "TransactionAwareDataSourceProxy without a target");
         }
         return ds;
     }

@@ -1,9 +1,9 @@
 package dev.holdfast.spring.boot;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import org.springframework.dao.CannotAcquireLockException;
 
-import java.util.Objects;
 
 /**
  * Spring's view of {@link AlreadyLockedException}: someone else holds the offline lock. A
@@ -19,6 +19,6 @@ public class OfflineLockHeldException extends CannotAcquireLockException {
     @Override
     public AlreadyLockedException getCause() {
         // never null: the constructor takes the cause
-        return (AlreadyLockedException) Objects.requireNonNull(super.getCause());
+        return (AlreadyLockedException) Invariants.nonNull(super.getCause(), "built with its cause");
     }
 }

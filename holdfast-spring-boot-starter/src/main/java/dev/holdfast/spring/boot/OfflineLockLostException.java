@@ -1,9 +1,9 @@
 package dev.holdfast.spring.boot;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import org.springframework.dao.PessimisticLockingFailureException;
 
-import java.util.Objects;
 
 /**
  * Spring's view of {@link LockNotHeldException} and its subtypes: the presented lock id authorizes nothing
@@ -19,6 +19,6 @@ public class OfflineLockLostException extends PessimisticLockingFailureException
     @Override
     public LockNotHeldException getCause() {
         // never null: the constructor takes the cause
-        return (LockNotHeldException) Objects.requireNonNull(super.getCause());
+        return (LockNotHeldException) Invariants.nonNull(super.getCause(), "built with its cause");
     }
 }

@@ -1,9 +1,9 @@
 package dev.holdfast.spring.boot;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.optimistic.VersionConflictException;
 import org.springframework.dao.OptimisticLockingFailureException;
 
-import java.util.Objects;
 
 /**
  * Spring's view of {@link VersionConflictException}: a versioned write or check found that someone
@@ -20,6 +20,6 @@ public class StaleVersionException extends OptimisticLockingFailureException {
     @Override
     public VersionConflictException getCause() {
         // never null: the constructor takes the cause
-        return (VersionConflictException) Objects.requireNonNull(super.getCause());
+        return (VersionConflictException) Invariants.nonNull(super.getCause(), "built with its cause");
     }
 }

@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.web;
 
+import dev.holdfast.internal.Invariants;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionStamp;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * What went wrong with a version, for a page or, as an {@link HoldfastProblem}, a problem-detail response.
@@ -82,7 +82,7 @@ public record VersionProblem(int status, String code, String title, String detai
 
     /** Holdfast's exceptions and MalformedVersionException are always built with a message. */
     private static String message(RuntimeException e) {
-        return Objects.requireNonNull(e.getMessage());
+        return Invariants.nonNull(e.getMessage(), "built with a message");
     }
 
     private static String capitalize(String s) {
