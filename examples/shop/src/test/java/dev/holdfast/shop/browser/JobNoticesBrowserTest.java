@@ -12,7 +12,6 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -154,16 +153,7 @@ class JobNoticesBrowserTest {
         return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
     }
 
-    private static Lease awaitLiveLease() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            Optional<Lease> live = shop.leases().list().stream()
-                    .filter(l -> l.name().equals(NightlyReportJob.JOB)).findFirst();
-            if (live.isPresent()) {
-                return live.get();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the run never took its lease");
+    private static Lease awaitLiveLease() {
+        return shop.awaitLiveLease(NightlyReportJob.JOB);
     }
 }
