@@ -241,6 +241,15 @@ final class Browser implements AutoCloseable {
         return ((JavascriptExecutor) driver).executeScript(js, args);
     }
 
+    /**
+     * Runs {@code js} as an asynchronous script: it ends by calling its last argument with the result;
+     * waits up to {@code timeout} for that.
+     */
+    Object asyncScript(Duration timeout, String js, Object... args) {
+        driver.manage().timeouts().scriptTimeout(timeout);
+        return ((JavascriptExecutor) driver).executeAsyncScript(js, args);
+    }
+
     String currentUrl() {
         return driver.getCurrentUrl();
     }
