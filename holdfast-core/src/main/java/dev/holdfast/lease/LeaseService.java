@@ -274,7 +274,10 @@ public final class LeaseService implements Leases {
     @Override
     public void close() {
         closed = true;
-        closeCohort(null, null);
+        CohortHandOffs cohorts = parts.cohorts();
+        if (cohorts != null) {
+            cohorts.closeAll();
+        }
         PgWakeUps wakeUps = parts.wakeUps();
         if (wakeUps != null) {
             wakeUps.close();
@@ -282,12 +285,10 @@ public final class LeaseService implements Leases {
         parts.threads().close();
     }
 
-    /** Ends cohort hand-offs of {@code name} (all names if null) and {@code owner} (all owners if null). */
-    private void closeCohort(@Nullable String name, @Nullable String owner) {
+    /** Ends cohort hand-offs of {@code name} for {@code owner} (every owner if null). */
+    private void closeCohort(String name, @Nullable String owner) {
         CohortHandOffs cohorts = parts.cohorts();
-        if (cohorts != null && name == null) {
-            cohorts.closeAll();
-        } else if (cohorts != null && name != null) {
+        if (cohorts != null) {
             cohorts.closeAll(name, owner);
         }
     }
