@@ -7,10 +7,8 @@ import dev.holdfast.shop.order.Address;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
 import dev.holdfast.shop.order.ShippingInfo;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,34 +28,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the Korean edition (Seoul) and the English one (UTC). No violation of impact serious or critical
  * may remain. axe-core is the npm package that the build fetches into target/axe (see the pom).
  */
-@ExtendWith(ScreenshotOnFailure.class)
-class AccessibilityBrowserTest {
+class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
 
     static final Path AXE = Path.of("target", "axe", "node_modules", "axe-core", "axe.min.js");
     private static final Set<String> FAILING = Set.of("serious", "critical");
 
-    static ShopServer shop;
-    static Browser seoul;
-    static Browser utc;
     static String axeSource;
 
     @BeforeAll
-    static void openBrowsers() throws IOException {
+    static void readAxe() throws IOException {
         // fetched by the build in generate-test-resources (examples/shop/pom.xml)
         axeSource = Files.readString(AXE, StandardCharsets.UTF_8);
-        shop = ShopServer.get();
-        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("a11y-seoul-ko", shop, "Asia/Seoul", "ko-KR"));
-        CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("a11y-utc-en", shop, "UTC", "en-US"));
-        seoul = s.join();
-        utc = u.join();
-    }
-
-    @AfterAll
-    static void closeBrowsers() {
-        try (Browser s = seoul; Browser u = utc) {
-            seoul = null;
-            utc = null;
-        }
     }
 
     /** One violation of one axe rule on one page: the elements it found, as CSS selectors. */

@@ -4,14 +4,10 @@ import dev.holdfast.shop.order.Address;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
 import dev.holdfast.shop.order.ShippingInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.WebElement;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,29 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 30: the places where a user was confused or lost work, each seen by a Korean browser in Seoul
  * and an English one in UTC.
  */
-@ExtendWith(ScreenshotOnFailure.class)
-class RoughEdgesBrowserTest {
-
-    static ShopServer shop;
-    static Browser seoul;
-    static Browser utc;
-
-    @BeforeAll
-    static void openBrowsers() {
-        shop = ShopServer.get();
-        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
-        CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("utc-en", shop, "UTC", "en-US"));
-        seoul = s.join();
-        utc = u.join();
-    }
-
-    @AfterAll
-    static void closeBrowsers() {
-        try (Browser s = seoul; Browser u = utc) {
-            seoul = null;
-            utc = null;
-        }
-    }
+class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
 
     /** What a language calls the phone in a one-line address, and what the other one calls it. */
     private record Edition(Browser browser, String phone, String foreignPhone) {
