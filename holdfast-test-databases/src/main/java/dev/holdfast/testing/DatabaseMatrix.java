@@ -5,7 +5,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
-import org.junit.platform.commons.support.AnnotationSupport;
 
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -17,7 +16,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The extension behind {@link DatabaseTest}. Pools are created once per test run (JVM) and closed
+ * The extension behind {@code @DatabaseTest}. Pools are created once per test run (JVM) and closed
  * at its end. {@code HOLDFAST_TEST_DATABASES} (comma-separated ids, default all) selects databases;
  * {@code CI=true} turns an unreachable database into a failure. Every setting is read from a JUnit
  * configuration parameter of the same name first (e.g. {@code HOLDFAST_POSTGRESQL_URL}, {@code CI}),
@@ -29,16 +28,15 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
 
     @Override
     public boolean supportsTestTemplate(ExtensionContext context) {
-        return AnnotationSupport.isAnnotated(context.getTestMethod(), DatabaseTest.class);
+        return MatrixAnnotation.registers(context.getTestMethod(), DatabaseMatrix.class);
     }
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        DatabaseTest annotation = AnnotationSupport.findAnnotation(context.getRequiredTestMethod(), DatabaseTest.class)
-                .orElseThrow();
-        Set<TestDatabase.Kind> wanted = annotation.only().length == 0
+        TestDatabase.Kind[] only = MatrixAnnotation.only(context, DatabaseMatrix.class);
+        Set<TestDatabase.Kind> wanted = only.length == 0
                 ? EnumSet.allOf(TestDatabase.Kind.class)
-                : EnumSet.copyOf(Arrays.asList(annotation.only()));
+                : EnumSet.copyOf(Arrays.asList(only));
         return selected(context).stream()
                 .filter(wanted::contains)
                 .map(kind -> invocation(kind, context));

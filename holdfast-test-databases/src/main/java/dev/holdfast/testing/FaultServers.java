@@ -4,7 +4,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
-import org.junit.platform.commons.support.AnnotationSupport;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -16,7 +15,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Stream;
 
-/** The extension behind {@link FaultTest}: one invocation per fault server, each under a machine-wide lock. */
+/** The extension behind {@code @FaultTest}: one invocation per fault server, each under a machine-wide lock. */
 final class FaultServers implements TestTemplateInvocationContextProvider {
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(FaultServers.class);
@@ -24,16 +23,15 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
 
     @Override
     public boolean supportsTestTemplate(ExtensionContext context) {
-        return AnnotationSupport.isAnnotated(context.getTestMethod(), FaultTest.class);
+        return MatrixAnnotation.registers(context.getTestMethod(), FaultServers.class);
     }
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        FaultTest annotation = AnnotationSupport.findAnnotation(context.getRequiredTestMethod(), FaultTest.class)
-                .orElseThrow();
-        Set<TestDatabase.Kind> wanted = annotation.only().length == 0
+        TestDatabase.Kind[] only = MatrixAnnotation.only(context, FaultServers.class);
+        Set<TestDatabase.Kind> wanted = only.length == 0
                 ? EnumSet.of(TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB)
-                : EnumSet.copyOf(Arrays.asList(annotation.only()));
+                : EnumSet.copyOf(Arrays.asList(only));
         wanted.remove(TestDatabase.Kind.H2);
         return DatabaseMatrix.selected(context).stream()
                 .filter(wanted::contains)
