@@ -32,6 +32,24 @@ public class VersionConflictException extends HoldfastException {
         this.staleRows = List.copyOf(staleRows);
     }
 
+    /**
+     * The client-carried version check: returns normally if {@code clientVersion} is the version of
+     * {@code current}, and otherwise refuses the request before any work is done.
+     *
+     * <pre>{@code
+     * VersionConflictException.requireVersion(order.stamp(), "order", orderNo, request.version());
+     * }</pre>
+     *
+     * @param entity what the row is, for the message (e.g. {@code "order"})
+     * @param id     the row's key, for the message
+     * @throws VersionConflictException if the versions differ
+     */
+    public static void requireVersion(VersionStamp current, String entity, Object id, long clientVersion) {
+        if (clientVersion != current.version()) {
+            throw new VersionConflictException(StaleRow.changed(entity, id, clientVersion, current));
+        }
+    }
+
     private static String message(List<StaleRow> rows) {
         if (rows == null || rows.isEmpty()) {
             throw new IllegalArgumentException("a version conflict needs at least one stale row");

@@ -209,7 +209,7 @@ public final class VersionedTable {
         if (stamp.isEmpty()) {
             throw new VersionConflictException(StaleRow.deleted(entity, key, expected));
         }
-        stamp.get().requireVersion(entity, key, expected);
+        VersionConflictException.requireVersion(stamp.get(), entity, key, expected);
         return stamp.get();
     }
 

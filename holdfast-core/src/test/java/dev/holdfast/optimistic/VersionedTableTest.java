@@ -125,11 +125,11 @@ class VersionedTableTest {
     @Test
     void aStampChecksAClientVersionWithoutTheDatabase() {
         VersionStamp stamp = new VersionStamp(7, "kim", Instant.parse("2026-11-21T14:03:59Z"));
-        stamp.requireVersion("order", 42, 7);
-        assertThatThrownBy(() -> stamp.requireVersion("order", 42, 6))
+        VersionConflictException.requireVersion(stamp, "order", 42, 7);
+        assertThatThrownBy(() -> VersionConflictException.requireVersion(stamp, "order", 42, 6))
                 .isInstanceOf(VersionConflictException.class)
                 .hasMessage("order 42 was modified by kim at 2026-11-21 14:03 UTC (version 7, you had 6)");
-        assertThatThrownBy(() -> stamp.requireVersion("order", 42, 9))
+        assertThatThrownBy(() -> VersionConflictException.requireVersion(stamp, "order", 42, 9))
                 .hasMessage("order 42 was last modified by kim at 2026-11-21 14:03 UTC (version 7, you had 9)");
         assertThatThrownBy(() -> new VersionConflictException(java.util.List.of()))
                 .isInstanceOf(IllegalArgumentException.class);

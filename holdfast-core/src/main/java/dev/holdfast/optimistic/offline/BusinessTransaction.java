@@ -33,11 +33,11 @@ public final class BusinessTransaction {
     record Entry(VersionedTable table, Object id, long version, Action action, @Nullable Assignments changes) {
     }
 
-    private final OptimisticOfflineLock lock;
+    private final RegisteredTables tables;
     private final TreeMap<RowRef, Entry> rows = new TreeMap<>();
 
-    BusinessTransaction(OptimisticOfflineLock lock) {
-        this.lock = lock;
+    BusinessTransaction(RegisteredTables tables) {
+        this.tables = tables;
     }
 
     /**
@@ -46,7 +46,7 @@ public final class BusinessTransaction {
      * @return the row's stamp, or empty if there is no such row (nothing is recorded then)
      */
     public Optional<VersionStamp> read(Connection connection, VersionedTable table, Object id) {
-        Optional<VersionStamp> stamp = lock.registered(table).read(connection, id);
+        Optional<VersionStamp> stamp = tables.registered(table).read(connection, id);
         stamp.ifPresent(s -> recordRead(table, id, s.version()));
         return stamp;
     }
@@ -60,11 +60,11 @@ public final class BusinessTransaction {
      * @throws IllegalArgumentException for an unregistered table, a bad id or a negative version
      */
     public BusinessTransaction recordRead(VersionedTable table, Object id, long version) {
-        VersionedTable registered = lock.registered(table);
+        VersionedTable registered = tables.registered(table);
         if (version < 0) {
             throw new IllegalArgumentException("a version must not be negative, was " + version);
         }
-        RowRef row = lock.row(registered, id);
+        RowRef row = registered.row(id);
         Entry known = rows.get(row);
         if (known != null) {
             if (known.version() != version) {
@@ -97,7 +97,7 @@ public final class BusinessTransaction {
     }
 
     private BusinessTransaction plan(VersionedTable table, Object id, Action action, @Nullable Assignments changes) {
-        RowRef row = lock.row(lock.registered(table), id);
+        RowRef row = tables.registered(table).row(id);
         Entry known = rows.get(row);
         if (known == null) {
             throw new IllegalStateException(row + " was not read in this business transaction:"
@@ -129,8 +129,9 @@ public final class BusinessTransaction {
         return Collections.unmodifiableMap(rows);
     }
 
-    OptimisticOfflineLock lock() {
-        return lock;
+    /** The tables of the lock that began it. */
+    RegisteredTables tables() {
+        return tables;
     }
 
     @Override

@@ -51,11 +51,11 @@ public final class OptimisticOfflineLock {
     public static final int MIN_KEY_BYTES = 32;
 
     private final StateCodec codec;
-    private final Map<String, VersionedTable> tables;
+    private final RegisteredTables tables;
 
     private OptimisticOfflineLock(byte[] key, Map<String, VersionedTable> tables) {
         this.codec = new StateCodec(key);
-        this.tables = tables;
+        this.tables = new RegisteredTables(tables);
     }
 
     /**
@@ -72,7 +72,7 @@ public final class OptimisticOfflineLock {
 
     /** A new, empty business transaction. */
     public BusinessTransaction begin() {
-        return new BusinessTransaction(this);
+        return new BusinessTransaction(tables);
     }
 
     /** {@link #seal(BusinessTransaction, String)} with no binding. */
@@ -106,7 +106,7 @@ public final class OptimisticOfflineLock {
     public BusinessTransaction open(String state, String binding) {
         BusinessTransaction tx = begin();
         codec.open(state, Arguments.notNull(binding, "binding"), (tableName, id, version) -> {
-            VersionedTable table = tables.get(tableName);
+            VersionedTable table = tables.named(tableName);
             if (table == null) {
                 throw new IllegalArgumentException("the state names table " + tableName + ", which this lock does not know");
             }
@@ -167,21 +167,9 @@ public final class OptimisticOfflineLock {
         return Collections.unmodifiableMap(newVersions);
     }
 
-    VersionedTable registered(VersionedTable table) {
-        Arguments.notNull(table, "table");
-        if (tables.get(table.table().value()) != table) {
-            throw new IllegalArgumentException(table + " is not registered with this optimistic offline lock");
-        }
-        return table;
-    }
-
-    RowRef row(VersionedTable table, Object id) {
-        return table.row(id);
-    }
-
     private void own(BusinessTransaction tx) {
         Arguments.notNull(tx, "tx");
-        if (tx.lock() != this) {
+        if (tx.tables() != tables) {
             throw new IllegalArgumentException("the business transaction belongs to another optimistic offline lock");
         }
     }

@@ -2,7 +2,6 @@ package dev.holdfast.shop.order;
 
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
-import dev.holdfast.optimistic.VersionStamp;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 
 import java.time.Instant;
@@ -16,7 +15,7 @@ import java.time.Instant;
  *       transaction committed between our read and our write.</li>
  * </ol>
  * Both end in a {@link StaleOrderException} rendered as the conflict page. The check is Holdfast's
- * {@link VersionStamp#requireVersion}; {@link StaleOrderException} is its {@link VersionConflictException}
+ * {@link VersionConflictException#requireVersion}; {@link StaleOrderException} is its {@link VersionConflictException}
  * plus what the shop's page says besides (the order's last change in words, what the user attempted),
  * so holdfast-spring-boot-starter translates it to Spring's {@code OptimisticLockingFailureException} and counts it.
  */
@@ -34,7 +33,7 @@ public final class OrderVersionCheck {
      */
     public static void matchVersion(Order order, long seenVersion, String attempted) {
         try {
-            order.stamp().requireVersion(ENTITY, order.getOrderNumber(), seenVersion);
+            VersionConflictException.requireVersion(order.stamp(), ENTITY, order.getOrderNumber(), seenVersion);
         } catch (VersionConflictException e) {
             throw new StaleOrderException(e.staleRows().get(0), order.getLastChange(), attempted);
         }

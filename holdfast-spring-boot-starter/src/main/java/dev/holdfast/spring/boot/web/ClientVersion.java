@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * @PostMapping("/orders/{n}/ship")
  * String ship(@PathVariable String n, @RequestParam ClientVersion version) {
- *     orders.startShipping(n, version.value());   // → order.stamp().requireVersion("order", n, version.value())
+ *     orders.startShipping(n, version.value());   // → VersionConflictException.requireVersion(order.stamp(), "order", n, …)
  * }
  * }</pre>
  *
