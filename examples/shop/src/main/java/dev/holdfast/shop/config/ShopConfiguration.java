@@ -1,5 +1,6 @@
 package dev.holdfast.shop.config;
 
+import dev.holdfast.shop.schema.ShopTableNames;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -1,7 +1,7 @@
 package dev.holdfast.shop.invoice;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.schema.ShopTableNames;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.shop.order.OrderRepository;

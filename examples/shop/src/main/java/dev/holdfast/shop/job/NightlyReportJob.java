@@ -6,7 +6,7 @@ import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseLostException;
 import dev.holdfast.lease.LeaseNotHeldException;
 import dev.holdfast.lease.Leases;
-import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.schema.ShopTableNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;

@@ -1,5 +1,6 @@
 package dev.holdfast.shop.order;
 
+import dev.holdfast.shop.schema.ShopTableNames;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
 import jakarta.persistence.ElementCollection;
@@ -30,11 +31,9 @@ import java.util.Objects;
  * can tell the second writer what happened.
  */
 @Entity
-@Table(name = Order.TABLE)
+@Table(name = ShopTableNames.ORDERS)
 public class Order implements Persistable<String> {
 
-    /** Logical table name; {@code ShopTableNames} adds the configured prefix. */
-    public static final String TABLE = "purchase_order";
     /** Key column, used for pessimistic row locks. */
     public static final String KEY_COLUMN = "order_number";
 
@@ -46,7 +45,7 @@ public class Order implements Persistable<String> {
     private String orderer;
 
     @ElementCollection(fetch = FetchType.EAGER)
-    @CollectionTable(name = "order_line", joinColumns = @JoinColumn(name = KEY_COLUMN))
+    @CollectionTable(name = ShopTableNames.ORDER_LINES, joinColumns = @JoinColumn(name = KEY_COLUMN))
     @OrderColumn(name = "line_no")
     private List<OrderLine> lines = new ArrayList<>();
 

@@ -6,7 +6,7 @@ import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
-import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.schema.ShopTableNames;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;

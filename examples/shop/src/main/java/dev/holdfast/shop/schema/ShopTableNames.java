@@ -1,7 +1,6 @@
-package dev.holdfast.shop.config;
+package dev.holdfast.shop.schema;
 
 import dev.holdfast.jdbc.SqlIdentifier;
-import dev.holdfast.shop.order.Order;
 import org.hibernate.boot.model.naming.Identifier;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl;
 import org.hibernate.engine.jdbc.env.spi.JdbcEnvironment;
@@ -12,6 +11,11 @@ import org.hibernate.engine.jdbc.env.spi.JdbcEnvironment;
  * run the shop under a prefix of its own. Spring Boot hands this bean to Hibernate.
  */
 public class ShopTableNames extends PhysicalNamingStrategySnakeCaseImpl {
+
+    /** The logical name of the order table (an aggregate root, so {@code order} would be a keyword). */
+    public static final String ORDERS = "purchase_order";
+    /** The logical name of the order-line table. */
+    public static final String ORDER_LINES = "order_line";
 
     private final String prefix;
 
@@ -36,11 +40,11 @@ public class ShopTableNames extends PhysicalNamingStrategySnakeCaseImpl {
 
     /** The physical name of the order table, for SQL outside JPA (row locks). */
     public String orders() {
-        return SqlIdentifier.of(prefix + Order.TABLE).value();
+        return SqlIdentifier.of(prefix + ORDERS).value();
     }
 
     /** The physical name of the order-line table. */
     public String orderLines() {
-        return SqlIdentifier.of(prefix + "order_line").value();
+        return SqlIdentifier.of(prefix + ORDER_LINES).value();
     }
 }

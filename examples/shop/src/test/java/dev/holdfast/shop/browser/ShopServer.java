@@ -1,7 +1,7 @@
 package dev.holdfast.shop.browser;
 
 import dev.holdfast.shop.ShopApplication;
-import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.schema.ShopTableNames;
 import dev.holdfast.shop.order.Address;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderLine;

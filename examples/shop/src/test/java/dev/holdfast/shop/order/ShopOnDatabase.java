@@ -1,7 +1,7 @@
 package dev.holdfast.shop.order;
 
 import dev.holdfast.shop.ShopApplication;
-import dev.holdfast.shop.config.ShopTableNames;
+import dev.holdfast.shop.schema.ShopTableNames;
 import dev.holdfast.testing.TestDatabase;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
