@@ -199,9 +199,11 @@ public class HoldfastProperties {
 
         /**
          * Whether every check, release and extension must name the owner (owner-less calls are then
-         * refused with IllegalStateException), so no call can forget to prove whose lock it is.
+         * refused with IllegalStateException), so no call can forget to prove whose lock it is. Off by
+         * default, as in JdbcLockManager's builder, so the seed's owner-less calls work; turn it on where
+         * lock ids travel through browsers.
          */
-        private boolean ownerBinding = true;
+        private boolean ownerBinding;
 
         /**
          * RELAXED: on PostgreSQL, tryLock and releaseLock do not wait for the WAL flush (a crash can

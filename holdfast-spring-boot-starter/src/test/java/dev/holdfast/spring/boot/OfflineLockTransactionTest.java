@@ -77,6 +77,27 @@ class OfflineLockTransactionTest {
     }
 
     @DatabaseTest
+    void ownerBindingIsOffByDefaultAndOnWhenConfigured(TestDatabase db) throws Exception {
+        String locksTable = db.newTableName("hf_sb_bound");
+        try (HikariDataSource pool = db.newPool(2)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> pool)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
+                            "holdfast.offline.owner-binding=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        JdbcLockManager store = context.getBean(JdbcLockManager.class);
+                        assertThat(store.ownerBinding()).isTrue();
+                        LockId lockId = store.tryLock("purchase_order", "A-1", "kim");
+                        assertThatThrownBy(() -> store.checkLock(lockId)).isInstanceOf(IllegalStateException.class);
+                        store.checkLock(lockId, "purchase_order", "A-1", "kim");
+                        store.releaseLock(lockId, "kim");
+                    });
+        }
+    }
+
+    @DatabaseTest
     void rolledBackTransactionNeitherLosesNorLeaksTheLock(TestDatabase db) throws Exception {
         check(db, false);
     }
@@ -101,7 +122,7 @@ class OfflineLockTransactionTest {
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         JdbcLockManager store = context.getBean(JdbcLockManager.class);
-                        assertThat(store.ownerBinding()).isTrue();
+                        assertThat(store.ownerBinding()).as("off by default, as in the builder").isFalse();
                         assertThat(store.table()).isEqualTo(locksTable);
                         Work work = context.getBean(Work.class);
                         LockManager locks = context.getBean(LockManager.class);
