@@ -1,7 +1,10 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseBatches;
+import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.jdbc.internal.Retry;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -46,7 +49,7 @@ public final class BareLockstep {
         Block b = block;
         b.requests[t] = new LeaseJdbc.Acquire(name, owner, ttlMicros);
         b.phaser.arriveAndAwaitAdvance();
-        Lease lease = (Lease) b.results[t];
+        LeaseRow lease = (LeaseRow) b.results[t];
         b.check();
         if (lease == null) {
             throw new IllegalStateException("not granted: " + name);
@@ -67,11 +70,9 @@ public final class BareLockstep {
      * the rest does.
      */
     public static Pair batchesAlone(DataSource dataSource, Dialect dialect, String table, long ttlMicros, long lingerNanos) {
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
-        LeaseBatches batches = new LeaseBatches(dataSource, jdbc,
-                new Retry(dialect, Retry.RACES, 3, () -> { }), true, 1, 1, lingerNanos, null, null);
+        LeaseBatches batches = LeaseBatches.lockstepAlone(dataSource, dialect, table, lingerNanos);
         return (name, owner) -> {
-            Lease lease = batches.acquire(name, owner, ttlMicros).orElseThrow(() -> new IllegalStateException("not granted: " + name));
+            LeaseRow lease = batches.acquire(name, owner, ttlMicros).orElseThrow(() -> new IllegalStateException("not granted: " + name));
             if (!batches.release(name, owner, lease.token())) {
                 throw new IllegalStateException("not released: " + name);
             }
@@ -136,7 +137,7 @@ public final class BareLockstep {
             try (Connection c = dataSource.getConnection()) {
                 if (requests[threads.get(0)] instanceof LeaseJdbc.Acquire) {
                     List<LeaseJdbc.Acquire> batch = threads.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
-                    Map<String, Lease> granted = jdbc.acquireAll(c, batch);
+                    Map<String, LeaseRow> granted = jdbc.acquireAll(c, batch);
                     for (int t : threads) {
                         results[t] = granted.get(name(requests[t]));
                     }

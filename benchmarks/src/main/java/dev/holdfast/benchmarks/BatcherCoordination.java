@@ -1,5 +1,6 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.internal.Batcher;
 import dev.holdfast.benchmarks.LeaseInterleaved;
 import dev.holdfast.benchmarks.LeaseInterleaved.Pair;
 
@@ -14,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * (as a leader blocked on its socket). Compares the service's {@link Batcher} in lockstep (one
  * statement in flight, a linger) with a bare {@link Phaser} whose last arrival runs the statement:
  * pairs per second and CPU per pair of this JVM, alternating blocks. Usage: {@code java -cp
- * benchmarks.jar dev.holdfast.lease.BatcherCoordination <threads> <statementMicros> <rounds> <blockMillis>}.
+ * benchmarks.jar dev.holdfast.benchmarks.BatcherCoordination <threads> <statementMicros> <rounds> <blockMillis>}.
  */
 public final class BatcherCoordination {
 

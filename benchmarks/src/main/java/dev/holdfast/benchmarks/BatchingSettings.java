@@ -1,5 +1,7 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Batching;
 import java.time.Duration;
 
 /** Benchmarks: the package-private batching settings of {@link LeaseService.Builder}, for benchmarks outside this package. */

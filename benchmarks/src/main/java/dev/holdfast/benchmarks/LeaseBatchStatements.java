@@ -1,5 +1,8 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseRow;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -14,7 +17,7 @@ import java.util.List;
  * What one multi-row statement costs against the single-row statements it replaces, on one thread
  * and one connection (no queueing): the acquire and release of n leases as two batch statements, then
  * as n single-row acquire + release pairs, n = 1, 4, 8, 16, three passes. Usage: {@code java -cp
- * benchmarks.jar dev.holdfast.lease.LeaseBatchStatements <db> <iterations>}.
+ * benchmarks.jar dev.holdfast.benchmarks.LeaseBatchStatements <db> <iterations>}.
  */
 public final class LeaseBatchStatements {
     public static void main(String[] args) throws Exception {
@@ -45,7 +48,7 @@ public final class LeaseBatchStatements {
                             jdbc.releaseAll(c, releases, true);
                             long t1 = System.nanoTime();
                             for (LeaseJdbc.Acquire a : acquires) {
-                                Lease l = jdbc.acquire(c, a.name(), "o", a.ttlMicros(), false).orElseThrow();
+                                LeaseRow l = jdbc.acquire(c, a.name(), "o", a.ttlMicros(), false).orElseThrow();
                                 jdbc.release(c, a.name(), "o", l.token(), true, null);
                             }
                             long t2 = System.nanoTime();

@@ -1,5 +1,8 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.Batching;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -18,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * names (each thread its own 8), {@code tryAcquire} + {@code release}, the configurations alternating
  * in blocks ({@code rounds} rounds after one warm-up round, rotating which goes first); medians of the
  * per-block rates, the share of calls that went in multi-row statements and their mean size. Usage:
- * {@code java -cp benchmarks.jar dev.holdfast.lease.LeaseBatchingInFlight <db> <threads> <rounds>
+ * {@code java -cp benchmarks.jar dev.holdfast.benchmarks.LeaseBatchingInFlight <db> <threads> <rounds>
  * <blockMillis> off,4/4,s1/1@300}: {@code N/M} is N statements of a kind in flight, another starting
  * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs.
  */

@@ -424,7 +424,7 @@ public final class LeaseHandoff {
         AtomicReference<Lease> held = new AtomicReference<>();
         return new Instance() {
             public void acquire() throws Exception {
-                held.set(leases.lock(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+                held.set(leases.acquire(NAME, owner, Duration.ofSeconds(30), Duration.ofSeconds(30)));
             }
 
             public void release() {

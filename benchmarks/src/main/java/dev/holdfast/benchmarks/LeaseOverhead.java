@@ -1,5 +1,10 @@
-package dev.holdfast.lease;
+package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.LeaseService;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.benchmarks.Interleaved;
 import dev.holdfast.benchmarks.LeaseInterleaved;
@@ -28,7 +33,7 @@ import javax.sql.DataSource;
  *   <li>{@code leaseSql}: Holdfast's own statements ({@link LeaseSql}) and result reading, by hand;</li>
  *   <li>{@code service}: {@link LeaseService#tryAcquire} and {@link LeaseService#release}.</li>
  * </ol>
- * Run: {@code java -cp benchmarks/target/benchmarks.jar dev.holdfast.lease.LeaseOverhead mariadb 15 2000 out.json}
+ * Run: {@code java -cp benchmarks/target/benchmarks.jar dev.holdfast.benchmarks.LeaseOverhead mariadb 15 2000 out.json}
  */
 public final class LeaseOverhead {
 
@@ -56,7 +61,7 @@ public final class LeaseOverhead {
                     .add("designTwoBorrows", i -> designPair(pool, kind, LeaseInterleaved.DESIGN_TABLE, name(i)))
                     .add("designOnLeaseTable", i -> designPair(pool, kind, LEASES, name(i)))
                     .add("leaseSql", i -> {
-                        Lease lease;
+                        LeaseRow lease;
                         try (Connection c = pool.getConnection()) {
                             lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false).orElseThrow();
                         }

@@ -24,65 +24,37 @@ import java.util.TreeSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The architecture rules of issue 27, over the main classes of every module. Where today's code
- * breaks a rule, the breach is listed below by name: a list that can only shrink. A breach not on
- * its list fails the build, and so does an entry whose breach is gone (delete the entry then).
+ * The architecture rules over the main classes of every module: no cycle between packages or between
+ * the classes of a package, internal packages used only as declared, benchmarks and examples on the
+ * public API. The lists of allowed breaches below are empty; a breach fails the build.
  */
 class ArchitectureTest {
 
-    /**
-     * Packages ("module: package") in a cycle of packages today; no library package is. Issue 27 must
-     * shrink this: its benchmark classes leave dev.holdfast.lease.
-     */
-    static final Set<String> ALLOWED_IN_PACKAGE_CYCLES = Set.of(
-            // the benchmarks' classes in a library package and the harness they share
-            "benchmarks: dev.holdfast.benchmarks",
-            "benchmarks: dev.holdfast.lease",
-            // the demo data needs orders; the order service needs the shop's table names
-            "examples/shop: dev.holdfast.shop.config",
-            "examples/shop: dev.holdfast.shop.order");
+    /** Packages ("module: package") in a cycle of packages; none is, and none may be. */
+    static final Set<String> ALLOWED_IN_PACKAGE_CYCLES = Set.of();
+
+    /** Classes in a cycle of classes inside their package; none is, and none may be. */
+    static final Set<String> ALLOWED_IN_CLASS_CYCLES = Set.of();
+
+    /** An internal package that modules of other kinds may use, and why. */
+    record InternalApi(Set<Kind> usedBy, String why) {
+    }
 
     /**
-     * Classes in a cycle of classes inside their package today; this list may only shrink. Nothing
-     * may join a cycle.
+     * Internal packages that other modules may use: their declared internal API, each for the kinds of
+     * module named. Any other internal package is for its own module only.
      */
-    static final Set<String> ALLOWED_IN_CLASS_CYCLES = Set.of(
-            // VersionStamp.requireVersion throws VersionConflictException, which lists StaleRows, which hold stamps
-            "dev.holdfast.optimistic.StaleRow",
-            "dev.holdfast.optimistic.VersionConflictException",
-            "dev.holdfast.optimistic.VersionStamp",
-            // a business transaction asks its lock; the lock commits the transaction
-            "dev.holdfast.optimistic.offline.BusinessTransaction",
-            "dev.holdfast.optimistic.offline.OptimisticOfflineLock",
-            // JUnit annotations that name their extension, whose extension reads the annotation
-            "dev.holdfast.testing.DatabaseMatrix",
-            "dev.holdfast.testing.DatabaseTest",
-            "dev.holdfast.testing.FaultServers",
-            "dev.holdfast.testing.FaultTest");
+    static final Map<String, InternalApi> DECLARED_INTERNAL_API = Map.of(
+            "dev.holdfast.internal", new InternalApi(Set.of(Kind.LIBRARY),
+                    "argument checks shared by every module (see its package-info)"),
+            "dev.holdfast.lease.internal", new InternalApi(Set.of(Kind.BENCHMARK),
+                    "the lease machinery, which benchmarks measure part by part"));
 
-    /**
-     * Internal packages that other library modules may use: their declared internal API. Examples and
-     * benchmarks may not; any other internal package is for its own module only.
-     */
-    static final Map<String, String> DECLARED_INTERNAL_API = Map.of(
-            "dev.holdfast.internal", "argument checks shared by every module (see its package-info)");
+    /** Uses of another module's internal package outside the declared internal API, today. It may only shrink. */
+    static final Set<String> ALLOWED_INTERNAL_USES = Set.of();
 
-    /** Uses of another module's internal package outside the declared internal API, today. Issue 27 must shrink this. */
-    static final Set<String> ALLOWED_INTERNAL_USES = Set.of(
-            "dev.holdfast.lease.BareLockstep -> dev.holdfast.jdbc.internal.Retry");
-
-    /**
-     * Benchmark and example classes that reach library code beyond its public API today (classes
-     * placed in a library package to use package-private code). Issue 27 must shrink this: benchmarks
-     * reach internals through an explicit internal API.
-     */
-    static final Set<String> ALLOWED_BEYOND_PUBLIC_API = Set.of(
-            "dev.holdfast.lease.BareLockstep",
-            "dev.holdfast.lease.BatcherCoordination",
-            "dev.holdfast.lease.BatchingSettings",
-            "dev.holdfast.lease.LeaseBatchStatements",
-            "dev.holdfast.lease.LeaseBatchingInFlight",
-            "dev.holdfast.lease.LeaseOverhead");
+    /** Benchmark and example classes that reach library code beyond its public and declared internal API. */
+    static final Set<String> ALLOWED_BEYOND_PUBLIC_API = Set.of();
 
     private final JavaClasses classes = Reactor.mainClasses();
 
@@ -132,8 +104,7 @@ class ArchitectureTest {
                 if (to.isEmpty() || to.equals(from) || !Reactor.isInternalPackage(target.getPackageName())) {
                     continue;
                 }
-                boolean declared = DECLARED_INTERNAL_API.containsKey(target.getPackageName())
-                        && from.map(m -> m.kind() == Kind.LIBRARY).orElse(false);
+                boolean declared = from.map(m -> isDeclaredFor(target, m.kind())).orElse(false);
                 if (!declared) {
                     uses.add(Reactor.topLevelName(c) + " -> " + Reactor.topLevelName(target));
                 }
@@ -155,7 +126,7 @@ class ArchitectureTest {
             String source = Reactor.topLevelName(c);
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
                 JavaClass target = Reactor.named(d.getTargetClass());
-                if (isLibrary(target) && !Reactor.isPublicApi(target)) {
+                if (isLibrary(target) && !Reactor.isPublicApi(target) && !isDeclaredFor(target, from.get().kind())) {
                     offenders.add(source);
                     details.computeIfAbsent(source, k -> new TreeSet<>()).add("uses " + target.getName());
                 }
@@ -176,6 +147,25 @@ class ArchitectureTest {
         List<String> problems = problems(offenders, ALLOWED_BEYOND_PUBLIC_API, "ALLOWED_BEYOND_PUBLIC_API");
         assertThat(problems).as("benchmark and example classes beyond the public API; what they use: " + details)
                 .isEmpty();
+    }
+
+    @Test
+    void theLeasePackageListsOnlyPublicTypes() {
+        List<String> hidden = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (c.getPackageName().equals("dev.holdfast.lease") && c.isTopLevelClass()
+                    && !c.getSimpleName().equals("package-info")
+                    && !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                hidden.add(c.getName());
+            }
+        }
+        assertThat(hidden).as("package-private types in dev.holdfast.lease (they belong in its internal package)")
+                .isEmpty();
+    }
+
+    private static boolean isDeclaredFor(JavaClass target, Kind user) {
+        InternalApi api = DECLARED_INTERNAL_API.get(target.getPackageName());
+        return api != null && api.usedBy().contains(user);
     }
 
     private static boolean isLibrary(JavaClass c) {

@@ -19,7 +19,7 @@ import java.time.Duration;
  * outcome (grant, refusal, release, {@link LeaseNotHeldException}) and its semantics: the rules,
  * tokens, durability and hand-off to {@code lock} waiters are those of the single-row statements.
  * Calls of one name are never in one batch; a batch locks its rows in name order, so batches of two
- * instances cannot deadlock each other. Other calls ({@code lock}, {@code tryLock}, renewals,
+ * instances cannot deadlock each other. Other calls ({@code acquire}, {@code tryAcquireOrRenew}, renewals,
  * {@code release(lease, heldAtLeast)}) are not batched.
  *
  * <p>What a caller gives up: its call may wait for a statement in flight to finish before its own

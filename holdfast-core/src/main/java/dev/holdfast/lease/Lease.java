@@ -1,5 +1,9 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseArguments;
+import dev.holdfast.lease.internal.LeaseRow;
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 
 /**
@@ -19,5 +23,24 @@ public record Lease(String name, String owner, long token, Instant acquiredAt, I
     /** Whether this row records a release (or a force-release) rather than a grant that ran out. */
     public boolean isReleased() {
         return expiresAt.equals(acquiredAt);
+    }
+
+    /** {@code lease}, if it and its name and owner are valid; else an {@link IllegalArgumentException}. */
+    static Lease checked(@Nullable Lease lease) {
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+        LeaseArguments.checkNameAndOwner(lease.name(), lease.owner());
+        return lease;
+    }
+
+    /** As the internal package sees it. */
+    LeaseRow row() {
+        return new LeaseRow(name, owner, token, acquiredAt, expiresAt);
+    }
+
+    /** A row the internal package read or wrote. */
+    static Lease of(LeaseRow row) {
+        return new Lease(row.name(), row.owner(), row.token(), row.acquiredAt(), row.expiresAt());
     }
 }

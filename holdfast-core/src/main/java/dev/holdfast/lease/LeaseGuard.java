@@ -2,6 +2,8 @@ package dev.holdfast.lease;
 
 import dev.holdfast.DatabaseException;
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.lease.internal.LeaseArguments;
+import dev.holdfast.lease.internal.LeaseThreads;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -96,7 +98,7 @@ public final class LeaseGuard implements AutoCloseable {
     public static LeaseGuard start(LeaseRenewer renewer, Lease lease, Duration ttl,
                                    @Nullable Consumer<LeaseLostException> onLost) {
         Arguments.notNull(renewer, "renewer");
-        LeaseArguments.checkLease(lease);
+        Lease.checked(lease);
         LeaseArguments.checkKeptAliveTtl(ttl);
         long sent = System.nanoTime();
         Lease renewed = renewer.renew(lease, ttl, ttl).orElseThrow(() -> new LeaseLostException(lease.name(),

@@ -6,12 +6,21 @@ import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseArguments;
+import dev.holdfast.lease.internal.LeaseEngine;
+import dev.holdfast.lease.internal.LeaseProbe;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSettings;
+import dev.holdfast.lease.internal.LeaseTuning;
+import dev.holdfast.lease.internal.NotHeld;
+import dev.holdfast.lease.internal.WaitTimedOut;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
@@ -40,14 +49,14 @@ import javax.sql.DataSource;
  * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have
  * been granted (the commit can succeed after the connection broke), and a retry is refused until that
  * grant's TTL runs out. To take such a grant back at once, give each attempt an owner of its own and
- * retry with {@link #tryLock} under that owner: it re-enters the grant if it was made.
+ * retry with {@link #tryAcquireOrRenew} under that owner: it re-enters the grant if it was made.
  *
  * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit
  * or roll back with the caller's work); on PostgreSQL with READ COMMITTED connections (the default).
  * Thread-safe; keep one per table and close it at shutdown. After {@link #close()}, calls that need
- * its threads ({@link #lock} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
+ * its threads ({@link #acquire} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
  */
-public final class LeaseService implements Leases {
+public final class LeaseService implements Leases, LeaseRenewer {
 
     /** Longest lease name or owner, in characters (code points, as the column counts them). */
     public static final int MAX_NAME_LENGTH = LeaseArguments.MAX_NAME_LENGTH;
@@ -56,13 +65,12 @@ public final class LeaseService implements Leases {
     /** Longest TTL or wait bound. */
     public static final Duration MAX_DURATION = LeaseArguments.MAX_DURATION;
 
-    private final LeaseSettings settings;
-    private final LeaseParts parts;
-    private volatile boolean closed;
+    private final Batching batching;
+    private final LeaseEngine engine;
 
-    private LeaseService(LeaseSettings settings) {
-        this.settings = settings;
-        this.parts = LeaseParts.of(settings);
+    private LeaseService(LeaseSettings settings, Batching batching) {
+        this.batching = batching;
+        this.engine = new LeaseEngine(settings);
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -111,7 +119,7 @@ public final class LeaseService implements Leases {
         }
 
         /**
-         * Cohort hand-off (default 0, off): the {@link #lock} calls of this service for one name under
+         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under
          * one owner wait in memory, in arrival order, and a release passes the lease to the first of
          * them without a statement, at most {@code max} times in a row; then the lease goes back to the
          * database, where the first waiter of any instance takes it. Each holder still gets a greater
@@ -134,8 +142,8 @@ public final class LeaseService implements Leases {
             return this;
         }
 
-        /** Tests and benchmarks: knobs users do not turn. */
-        Builder tune(UnaryOperator<LeaseTuning> change) {
+        /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
+        public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
             return this;
         }
@@ -143,37 +151,34 @@ public final class LeaseService implements Leases {
         /** The service. */
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
-            return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching, tuning));
+            return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
+                    batching.linger().toNanos(), tuning), batching);
         }
     }
 
     /** The dialect in use. */
     public Dialect dialect() {
-        return settings.dialect();
+        return engine.settings().dialect();
     }
 
     /** The lease table. */
     public String table() {
-        return settings.table();
+        return engine.settings().table();
+    }
+
+    /** The batching this service was built with. */
+    public Batching batching() {
+        return batching;
     }
 
     @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
-        LeaseArguments.checkNameAndOwner(name, owner);
-        long micros = LeaseArguments.ttlMicros(ttl);
-        long sent = System.nanoTime();
-        LeaseBatches batches = parts.batches();
-        Optional<Lease> grant = batches != null ? batches.acquire(name, owner, micros)
-                : parts.calls().acquire(name, owner, c -> parts.jdbc().acquire(c, name, owner, micros, false));
-        return grant.map(g -> parts.grants().fromDatabase(g, sent, Grants.Path.ACQUIRED));
+        return engine.acquire(name, owner, ttl).map(Lease::of);
     }
 
     @Override
-    public boolean tryLock(String name, String owner, Duration ttl) {
-        LeaseArguments.checkNameAndOwner(name, owner);
-        long micros = LeaseArguments.ttlMicros(ttl);
-        closeCohort(name, owner); // it may renew (even shorten) a grant this service passes on
-        return parts.calls().acquire(name, owner, c -> parts.jdbc().acquire(c, name, owner, micros, true)).isPresent();
+    public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
+        return engine.acquireOrRenew(name, owner, ttl).map(Lease::of);
     }
 
     /**
@@ -190,111 +195,104 @@ public final class LeaseService implements Leases {
      * @throws IllegalStateException if this service was closed and {@code maxWait > 0}
      */
     @Override
-    public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
-        LeaseArguments.checkNameAndOwner(name, owner);
-        long micros = LeaseArguments.ttlMicros(ttl);
-        long waitNanos = LeaseArguments.waitNanos(maxWait);
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
+    public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+        try {
+            return Lease.of(engine.acquire(name, owner, ttl, maxWait));
+        } catch (WaitTimedOut timedOut) {
+            throw new LeaseTimeoutException(name, owner, maxWait, timedOut.attempts());
         }
-        return parts.blocking().lock(name, owner, micros, maxWait, waitNanos);
     }
 
     @Override
     public Lease renew(Lease lease, Duration ttl) {
-        LeaseArguments.checkLease(lease);
-        return parts.renewals().renew(lease, LeaseArguments.ttlMicros(ttl));
+        return reported(() -> Lease.of(engine.renew(Lease.checked(lease).row(), ttl)));
+    }
+
+    /** As a {@link LeaseRenewer}: the statement gives up after about {@code bound} on a stalled network. */
+    @Override
+    public Optional<Lease> renew(Lease lease, Duration ttl, Duration bound) {
+        return reported(() -> engine.renewBounded(Lease.checked(lease).row(), ttl, bound).map(Lease::of));
     }
 
     @Override
     public void release(Lease lease) {
-        LeaseArguments.checkLease(lease);
-        parts.releases().release(lease.name(), lease.owner(), lease.token(), null);
-    }
-
-    @Override
-    public void unlock(String name, String owner) {
-        LeaseArguments.checkNameAndOwner(name, owner);
-        parts.releases().release(name, owner, null, null);
+        release(lease, Duration.ZERO);
     }
 
     @Override
     public void release(Lease lease, Duration heldAtLeast) {
-        LeaseArguments.checkLease(lease);
-        long micros = LeaseArguments.heldAtLeastMicros(heldAtLeast);
-        parts.releases().release(lease.name(), lease.owner(), lease.token(), micros == 0 ? null : micros);
+        Lease.checked(lease);
+        reported(() -> engine.release(lease.name(), lease.owner(), lease.token(), heldAtLeast));
+    }
+
+    @Override
+    public void unlock(String name, String owner) {
+        reported(() -> engine.release(name, owner, null, Duration.ZERO));
     }
 
     @Override
     public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
-        LeaseArguments.checkLease(lease);
-        LeaseArguments.checkKeptAliveTtl(ttl);
-        if (closed) {
-            throw new IllegalStateException("The lease service is closed");
-        }
+        Lease.checked(lease);
+        engine.checkKeepAlive(ttl);
         long sent = System.nanoTime();
         Lease renewed = renew(lease, ttl);
-        return LeaseGuard.start(parts.renewals(), parts.threads(), renewed, ttl, sent, onLost);
+        return LeaseGuard.start(this, engine.threads(), renewed, ttl, sent, onLost);
     }
 
     @Override
     public List<Lease> list() {
-        return parts.calls().call("listing", "*", parts.jdbc()::listLive);
+        return engine.list().stream().map(Lease::of).toList();
     }
 
     @Override
     public Optional<Lease> find(String name) {
-        LeaseArguments.checkName("Lease name", name);
-        return parts.calls().call("reading", name, c -> parts.jdbc().read(c, name));
+        return engine.find(name).map(Lease::of);
     }
 
     @Override
     public boolean forceRelease(String name) {
-        LeaseArguments.checkName("Lease name", name);
-        return breakLease(name, null);
+        return engine.forceRelease(name);
     }
 
     @Override
     public boolean forceRelease(String name, String by) {
-        LeaseArguments.checkName("Lease name", name);
-        LeaseArguments.checkName("Lease by", by);
-        return breakLease(name, by);
-    }
-
-    private boolean breakLease(String name, @Nullable String by) {
-        boolean released = parts.calls().call("force-releasing", name, c -> parts.jdbc().forceRelease(c, name, by));
-        closeCohort(name, null);
-        if (released) {
-            parts.pollers().wakeOldest(name);
-        }
-        return released;
+        return engine.forceRelease(name, by);
     }
 
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */
     @Override
     public void close() {
-        closed = true;
-        CohortHandOffs cohorts = parts.cohorts();
-        if (cohorts != null) {
-            cohorts.closeAll();
-        }
-        PgWakeUps wakeUps = parts.wakeUps();
-        if (wakeUps != null) {
-            wakeUps.close();
-        }
-        parts.threads().close();
+        engine.close();
     }
 
-    /** Ends cohort hand-offs of {@code name} for {@code owner} (every owner if null). */
-    private void closeCohort(String name, @Nullable String owner) {
-        CohortHandOffs cohorts = parts.cohorts();
-        if (cohorts != null) {
-            cohorts.closeAll(name, owner);
+    /** Internal, for Holdfast's tests and benchmarks: what this service's parts counted; may change in any release. */
+    public LeaseProbe probe() {
+        return engine.probe();
+    }
+
+    private static <T> T reported(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (NotHeld refused) {
+            throw notHeld(refused);
         }
     }
 
-    /** Tests and benchmarks: counters of this service's parts. */
-    LeaseProbe probe() {
-        return new LeaseProbe(parts.blocking(), parts.cohorts(), parts.batches(), parts.grants(), settings.batching());
+    private static void reported(Runnable call) {
+        reported(() -> {
+            call.run();
+            return true;
+        });
+    }
+
+    private static LeaseNotHeldException notHeld(NotHeld refused) {
+        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
+        LeaseRow row = refused.current();
+        Lease current = row == null ? null : Lease.of(row);
+        if (current != null && refused.expired()) {
+            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
+        }
+        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
+                refused.brokenBy(), refused.brokenAt());
     }
 }

@@ -2,7 +2,7 @@ package dev.holdfast.lease;
 
 import java.time.Duration;
 
-/** {@link Leases#lock} waited its whole bound and the lease was still held by someone else. */
+/** {@link Leases#acquire} waited its whole bound and the lease was still held by someone else. */
 public class LeaseTimeoutException extends LeaseException {
 
     private final Duration maxWait;

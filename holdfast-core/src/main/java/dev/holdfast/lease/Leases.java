@@ -17,8 +17,9 @@ import java.util.function.Consumer;
  * {@code holdfast-testing} checks it on every database):
  * <ul>
  *   <li>expiry is decided by one clock for all holders (the database's, in {@link LeaseService});</li>
- *   <li>{@link #tryAcquire} and {@link #lock} are exclusive per call: a live grant refuses every
- *       caller, even its own owner; {@link #tryLock} is the re-entrant form;</li>
+ *   <li>the <em>acquire</em> methods ({@link #tryAcquire}, {@link #acquire}) are exclusive per call:
+ *       a live grant refuses every caller, even its own owner; {@link #tryAcquireOrRenew} re-enters,
+ *       and so does the seed-compatible pair {@link #tryLock} / {@link #unlock};</li>
  *   <li>a renewal keeps the token; a new grant adds at least one; tokens never go back;</li>
  *   <li>a release or renewal of a grant that ran out fails with {@link LeaseExpiredException}, of a
  *       grant that is not the caller's (released, broken, taken over) with {@link LeaseNotHeldException};</li>
@@ -37,7 +38,7 @@ public interface Leases extends AutoCloseable {
      * holds it: never granted, released, or the last grant expired. A live grant refuses, <em>even one
      * of {@code owner}</em>: two concurrent calls with the same owner (two runs of one job on one
      * server) never both hold the lease. Extend a grant through its handle ({@link #renew},
-     * {@link #keepAlive}); the re-entrant form is {@link #tryLock}.
+     * {@link #keepAlive}); the re-entrant form is {@link #tryAcquireOrRenew}.
      *
      * @return the grant, or empty if the lease is live
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
@@ -46,16 +47,28 @@ public interface Leases extends AutoCloseable {
     Optional<Lease> tryAcquire(String name, String owner, Duration ttl);
 
     /**
-     * The re-entrant acquire: like {@link #tryAcquire}, and also true if {@code owner} holds the live
-     * lease already, which is then extended to now + ttl and keeps its token. Two callers using the
-     * same owner share one lease: use it only where the owner names one caller (for instance a
-     * per-call id), or where sharing is meant. {@link #find} returns the grant.
+     * The re-entrant acquire: like {@link #tryAcquire}, and also granted if {@code owner} holds the
+     * live lease already, which is then extended to now + ttl and keeps its token. Two callers using
+     * the same owner share one lease: use it only where the owner names one caller (for instance a
+     * per-call id), or where sharing is meant.
      *
-     * @return true if {@code owner} holds the lease now
+     * @return the grant (new, or the owner's own, extended), or empty if another owner holds it
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
      * @throws DatabaseException        if the store failed
      */
-    boolean tryLock(String name, String owner, Duration ttl);
+    Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl);
+
+    /**
+     * The seed-compatible form of {@link #tryAcquireOrRenew} ({@code dist_lock}'s
+     * {@code tryLock(name, owner, duration)}): re-entrant, and true if {@code owner} holds the lease
+     * now. {@link #find} returns the grant.
+     *
+     * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
+     * @throws DatabaseException        if the store failed
+     */
+    default boolean tryLock(String name, String owner, Duration ttl) {
+        return tryAcquireOrRenew(name, owner, ttl).isPresent();
+    }
 
     /**
      * Acquires {@code name}, waiting at most {@code maxWait} (interruptibly) for the holder to release
@@ -68,7 +81,7 @@ public interface Leases extends AutoCloseable {
      * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
      * @throws DatabaseException     if the store failed
      */
-    Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException;
+    Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException;
 
     /**
      * Extends a live grant to now + {@code ttl}, keeping its token.
@@ -99,7 +112,8 @@ public interface Leases extends AutoCloseable {
     void release(Lease lease, Duration heldAtLeast);
 
     /**
-     * Releases {@code name} if {@code owner} holds it, whatever the token.
+     * Releases {@code name} if {@code owner} holds it, whatever the token: the seed-compatible release,
+     * the pair of {@link #tryLock}.
      *
      * @throws LeaseExpiredException if the owner's grant had run out first
      * @throws LeaseNotHeldException if another owner holds it, or it is not held

@@ -227,7 +227,7 @@ class QuickStartTest {
                     writes.add(written);
                 }   // stops renewing and releases
             }
-            Lease report = leases.lock("report", "server-7", Duration.ofSeconds(30), Duration.ofSeconds(5));  // waits at most 5 s
+            Lease report = leases.acquire("report", "server-7", Duration.ofSeconds(30), Duration.ofSeconds(5));  // waits at most 5 s
             leases.release(report);
         }
         // end::lease[]

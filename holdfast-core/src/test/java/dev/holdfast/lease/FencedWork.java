@@ -75,7 +75,7 @@ final class FencedWork {
     static Optional<Lease> acquire(LeaseService leases, int worker, String name, String owner, Duration ttl,
                                    Duration maxWait) throws InterruptedException {
         if (!spins(worker)) {
-            return Optional.of(leases.lock(name, owner, ttl, maxWait));
+            return Optional.of(leases.acquire(name, owner, ttl, maxWait));
         }
         Optional<Lease> granted = leases.tryAcquire(name, owner, ttl);
         if (granted.isEmpty()) {

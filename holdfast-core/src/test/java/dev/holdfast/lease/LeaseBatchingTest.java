@@ -1,5 +1,9 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.BatchLeaseSql;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.testing.DatabaseTest;
@@ -30,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * own outcome. Each test holds the first statement in a {@link Gate} until the other calls have
  * queued, so the batch it checks forms every time (no timing luck).
  */
-class LeaseBatchingTest {
+public class LeaseBatchingTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
 
@@ -99,7 +103,7 @@ class LeaseBatchingTest {
      * Runs {@code call} on a thread of its own (the common pool may have fewer threads than the calls
      * that block together); completes with its result, or with the exception it threw as the result.
      */
-    static CompletableFuture<Object> onItsOwnThread(Callable<Object> call) {
+    public static CompletableFuture<Object> onItsOwnThread(Callable<Object> call) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         new Thread(() -> {
             try {
@@ -113,6 +117,11 @@ class LeaseBatchingTest {
 
     private static LeaseService batching(javax.sql.DataSource ds, String table) {
         return LeaseService.builder(ds).table(table).batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(1, 1)).build();
+    }
+
+    /** The batch statements of PostgreSQL and MariaDB. */
+    private static BatchLeaseSql batchSql(TestDatabase db, String table) {
+        return (BatchLeaseSql) sql(db, table);
     }
 
     private static LeaseSql sql(TestDatabase db, String table) {
@@ -140,7 +149,7 @@ class LeaseBatchingTest {
                     () -> leases.tryAcquire("NULL", "me", LONG),
                     () -> leases.tryAcquire("own", "me", LONG)));
 
-            assertThat(batch.statements()).as("one statement for the six calls").containsExactly(sql(db, table).acquireAllSql(6));
+            assertThat(batch.statements()).as("one statement for the six calls").containsExactly(batchSql(db, table).acquireAllSql(6));
             assertThat(batch.outcomes().get(5)).as("live, even for its own owner: an exclusive acquire refuses")
                     .isEqualTo(Optional.empty());
             assertThat(leases.find("own")).contains(own);
@@ -187,7 +196,7 @@ class LeaseBatchingTest {
                     () -> release(leases, ran)));
 
             assertThat(batch.statements()).as("one statement for the four calls, then a read of each refused row to say why")
-                    .containsExactly(sql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
+                    .containsExactly(batchSql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
                             sql(db, table).diagnoseSql(), sql(db, table).diagnoseSql());
             assertThat(batch.outcomes().get(0)).isEqualTo("released");
             for (int i = 1; i < 4; i++) {
@@ -242,7 +251,7 @@ class LeaseBatchingTest {
         }
         assertThatThrownBy(() -> builder.batching(null)).isInstanceOf(IllegalArgumentException.class);
         try (LeaseService leases = builder.build()) {
-            assertThat(leases.probe().batching()).as("the refused batching changed nothing: lockstep 1 ms is still set")
+            assertThat(leases.batching()).as("the refused batching changed nothing: lockstep 1 ms is still set")
                     .isEqualTo(Batching.lockstep(Duration.ofMillis(1)));
         }
         assertThat(Batching.lockstep(Duration.ofSeconds(1)).linger()).isEqualTo(Duration.ofSeconds(1));
@@ -273,11 +282,11 @@ class LeaseBatchingTest {
             Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
             String before = LeaseFixture.dump(db, table);
-            gate.failing = sql(db, table).releaseAllSql(2, true);
+            gate.failing = batchSql(db, table).releaseAllSql(2, true);
 
             Batch releases = inOneBatch(leases, gate, () -> leases.release(first),
                     List.of(() -> release(leases, a), () -> release(leases, b)));
-            gate.failing = sql(db, table).acquireAllSql(2);
+            gate.failing = batchSql(db, table).acquireAllSql(2);
             Batch acquires = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
                     List.of(() -> leases.tryAcquire("c", "me", LONG), () -> leases.tryAcquire("d", "me", LONG)));
             gate.failing = null;
@@ -318,12 +327,12 @@ class LeaseBatchingTest {
             assertThat(batch.outcomes().subList(0, 4).stream().filter(o -> ((Optional<?>) o).isPresent()))
                     .as("one grant of 'same'").hasSize(1);
             assertThat(batch.statements()).as("'same' goes once per batch").hasSize(4);
-            assertThat(batch.statements().get(0)).isEqualTo(sql(db, table).acquireAllSql(2));
+            assertThat(batch.statements().get(0)).isEqualTo(batchSql(db, table).acquireAllSql(2));
             assertThat(granted(batch.outcomes().get(4)).token()).isEqualTo(1);
         }
     }
 
-    /** A batched release of a lease a {@link LeaseService#lock} caller waits for still hands it over. */
+    /** A batched release of a lease a {@link LeaseService#acquire} caller waits for still hands it over. */
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
     void aBatchedReleaseHandsTheLeaseToItsWaiter(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
@@ -344,7 +353,7 @@ class LeaseBatchingTest {
                     List.of(() -> release(leases, a), () -> release(leases, b)));
 
             assertThat(batch.outcomes()).containsExactly("released", "released");
-            assertThat(batch.statements().get(0)).isEqualTo(sql(db, table).releaseAllSql(2, true));
+            assertThat(batch.statements().get(0)).isEqualTo(batchSql(db, table).releaseAllSql(2, true));
             Lease handed = waiter.get(10, TimeUnit.SECONDS);
             assertThat(handed.owner()).isEqualTo("waiter");
             assertThat(handed.token()).isEqualTo(a.token() + 1);
@@ -371,7 +380,7 @@ class LeaseBatchingTest {
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
-            gate.failing = sql(db, table).handOffSql();
+            gate.failing = ((PgLeaseSql) sql(db, table)).handOffSql();
 
             Batch batch = inOneBatch(leases, gate, () -> leases.release(first),
                     List.of(() -> release(leases, a), () -> release(leases, b)));
@@ -381,7 +390,8 @@ class LeaseBatchingTest {
             assertThat(((Exception) batch.outcomes().get(0)).getMessage())
                     .contains("releasing lease 'a', then handing it to its first waiter");
             assertThat(batch.outcomes().get(1)).isEqualTo("released");
-            assertThat(batch.statements()).containsExactly(sql(db, table).releaseAllSql(2, true), sql(db, table).handOffSql());
+            assertThat(batch.statements()).containsExactly(batchSql(db, table).releaseAllSql(2, true),
+                    ((PgLeaseSql) sql(db, table)).handOffSql());
             Lease handed = waiter.get(10, TimeUnit.SECONDS);
             assertThat(handed.owner()).as("the waiter takes the released lease at its next check").isEqualTo("waiter");
             assertThat(handed.token()).isEqualTo(a.token() + 1);

@@ -1,5 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.CohortHandOffs;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
@@ -110,7 +113,7 @@ class LeaseCohortHandOffTest {
         try (LeaseService leases = cohort(db.newPool(4), table, 3);
              LeaseService remote = LeaseFixture.service(db.newPool(3), table);
              Connection c = db.connection()) {
-            Lease first = leases.lock("job", "srv", LONG, WAIT);
+            Lease first = leases.acquire("job", "srv", LONG, WAIT);
             holders.add(first);
             assertThat(fence.update(c, first.token(), 1, "first")).isTrue();
             CompletableFuture<Lease> remoteWaits = LeaseFixture.lockAsync(remote, "job", "remote", LONG, WAIT);
@@ -259,7 +262,7 @@ class LeaseCohortHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            assertThatThrownBy(() -> leases.lock("job", "srv", LONG, Duration.ofMillis(300)))
+            assertThatThrownBy(() -> leases.acquire("job", "srv", LONG, Duration.ofMillis(300)))
                     .isInstanceOf(LeaseTimeoutException.class);
             assertThat(leases.probe().cohortWaiters("job", "srv")).isZero();
             LeaseFixture.awaitQueued(db, table, 0);
@@ -277,7 +280,7 @@ class LeaseCohortHandOffTest {
             CompletableFuture<Throwable> failure = new CompletableFuture<>();
             Thread t = new Thread(() -> {
                 try {
-                    leases.lock("job", "srv", LONG, WAIT);
+                    leases.acquire("job", "srv", LONG, WAIT);
                     failure.complete(null);
                 } catch (Throwable e) {
                     failure.complete(e);

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -94,9 +96,9 @@ class LeaseContractTest {
             Lease first = leases.tryAcquire("job", "a", Duration.ofSeconds(10)).orElseThrow();
             String before = dump(db, table);
             assertThat(leases.tryAcquire("job", "a", Duration.ofSeconds(60))).isEmpty();
-            assertThatThrownBy(() -> leases.lock("job", "a", Duration.ofSeconds(60), Duration.ZERO))
+            assertThatThrownBy(() -> leases.acquire("job", "a", Duration.ofSeconds(60), Duration.ZERO))
                     .isInstanceOf(LeaseTimeoutException.class);
-            assertThatThrownBy(() -> leases.lock("job", "a", Duration.ofSeconds(60), Duration.ofMillis(50)))
+            assertThatThrownBy(() -> leases.acquire("job", "a", Duration.ofSeconds(60), Duration.ofMillis(50)))
                     .isInstanceOf(LeaseTimeoutException.class);
             assertThat(dump(db, table)).isEqualTo(before);
             leases.release(first);
@@ -332,7 +334,7 @@ class LeaseContractTest {
 
     private static void lock(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
         try {
-            leases.lock(name, owner, ttl, wait);
+            leases.acquire(name, owner, ttl, wait);
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }

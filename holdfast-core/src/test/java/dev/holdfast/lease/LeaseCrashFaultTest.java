@@ -34,7 +34,7 @@ class LeaseCrashFaultTest {
             checker.release(first);
             Lease granted = leases.tryAcquire("job", "async", Duration.ofSeconds(2)).orElseThrow();
             Lease renewed = leases.renew(granted, Duration.ofSeconds(60));
-            Lease queued = leases.lock("queued", "async", Duration.ofSeconds(60), Duration.ofSeconds(5));
+            Lease queued = leases.acquire("queued", "async", Duration.ofSeconds(60), Duration.ofSeconds(5));
 
             db.crash();
 

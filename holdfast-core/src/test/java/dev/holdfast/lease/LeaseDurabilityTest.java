@@ -1,5 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSqls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -51,7 +54,7 @@ class LeaseDurabilityTest {
                 // A release that hands the lease to a waiter grants it: durable. (Inside a transaction, as
                 // here, a release is never fast; in auto-commit mode the hand-off is a transaction of its own.)
                 "handOff", (c, s, n) -> {
-                    Lease l = granted(db, table, n);
+                    LeaseRow l = granted(db, table, n);
                     queueWaiter(db, table, n, "waiter-b", "b", listenerPid);
                     assertThat(s.release(c, n, "a", l.token(), false, null)).isTrue();
                     try (PreparedStatement ps = c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
@@ -63,12 +66,12 @@ class LeaseDurabilityTest {
                     }
                 },
                 "renew", (c, s, n) -> {
-                    Lease l = granted(db, table, n);
+                    LeaseRow l = granted(db, table, n);
                     assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
                 },
                 // The tokens a cohort hand-off reserves must never be handed out again after a crash.
                 "reserve", (c, s, n) -> {
-                    Lease l = granted(db, table, n);
+                    LeaseRow l = granted(db, table, n);
                     assertThat(s.reserve(c, n, "a", l.token(), 8, ttl).orElseThrow().token()).isEqualTo(l.token() + 8);
                 });
         try (HikariDataSource pool = db.newPool(1)) {
@@ -109,7 +112,7 @@ class LeaseDurabilityTest {
             try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
                 guard.checkValid();
             }
-            Lease again = leases.lock("job", "a", Duration.ofSeconds(30), Duration.ofSeconds(5));
+            Lease again = leases.acquire("job", "a", Duration.ofSeconds(30), Duration.ofSeconds(5));
             leases.release(again);
             for (int i = 0; i < 2; i++) {
                 try (Connection c = pool.getConnection()) {
@@ -119,7 +122,7 @@ class LeaseDurabilityTest {
         }
     }
 
-    private static Lease granted(TestDatabase db, String table, String name) throws SQLException {
+    private static LeaseRow granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
             return new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
         }

@@ -104,7 +104,7 @@ class LeaseExclusiveTest {
                     done.add(pool.submit(() -> {
                         start.await(30, TimeUnit.SECONDS);
                         for (int i = 0; i < perThread; i++) {
-                            Lease lease = leases.lock("job", "server-1", TTL, Duration.ofSeconds(60));
+                            Lease lease = leases.acquire("job", "server-1", TTL, Duration.ofSeconds(60));
                             if (inside.incrementAndGet() > 1) {
                                 overlaps.incrementAndGet();
                             }

@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;

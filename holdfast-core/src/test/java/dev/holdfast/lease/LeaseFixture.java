@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.testing.TestDatabase;
@@ -115,12 +116,12 @@ final class LeaseFixture {
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") >= 1);
     }
 
-    /** Calls {@link LeaseService#lock} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
+    /** Calls {@link LeaseService#acquire} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
     static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
         CompletableFuture<Lease> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                result.complete(leases.lock(name, owner, ttl, wait));
+                result.complete(leases.acquire(name, owner, ttl, wait));
             } catch (Throwable e) {
                 result.completeExceptionally(e);
             }

@@ -1,5 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -49,24 +52,24 @@ class LeaseGrantOrderTest {
              Connection holder = db.connection(); Connection waiter = db.connection();
              Connection other = db.connection(); Connection blocker = db.connection()) {
             int pid = pid(listener);
-            Lease held = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
+            LeaseRow held = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
             assertThat(jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, false, pid))
                     .as("queued behind the holder").isEmpty();
 
             blocker.setAutoCommit(false);
             lockRow(blocker, table);
-            Future<Optional<Lease>> attempt = executor.submit(
+            Future<Optional<LeaseRow>> attempt = executor.submit(
                     () -> jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, true, pid));
             awaitWaitingForTheRow(db, table, 1);
             awaitClockPast(db, TTL_MICROS); // the attempt's now is older than its TTL
-            Future<Optional<Lease>> later = executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
+            Future<Optional<LeaseRow>> later = executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
             awaitWaitingForTheRow(db, table, 2);
             // The holder releases in the transaction that holds the row: the lease goes to the waiter.
             assertThat(jdbc.release(blocker, "job", "holder", held.token(), false, null)).isTrue();
             blocker.commit();
 
-            Lease handed = attempt.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
-            Optional<Lease> next = later.get(BOUND.toSeconds(), TimeUnit.SECONDS);
+            LeaseRow handed = attempt.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            Optional<LeaseRow> next = later.get(BOUND.toSeconds(), TimeUnit.SECONDS);
             assertThat(handed.token()).isEqualTo(held.token() + 1);
             assertThat(handed.owner()).isEqualTo("waiter");
             assertThat(handed.expiresAt()).as("the handed grant ends after it began").isAfter(handed.acquiredAt());
@@ -91,24 +94,24 @@ class LeaseGrantOrderTest {
         ExecutorService executor = Executors.newFixedThreadPool(1);
         try (Connection reentrant = db.connection(); Connection other = db.connection();
              Connection blocker = db.connection()) {
-            Lease first = jdbc.acquire(other, "job", "srv", TTL_MICROS, false).orElseThrow();
+            LeaseRow first = jdbc.acquire(other, "job", "srv", TTL_MICROS, false).orElseThrow();
             jdbc.release(other, "job", "srv", first.token(), false, null);
 
             blocker.setAutoCommit(false);
             lockRow(blocker, table);
-            Future<Optional<Lease>> reentry = executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
+            Future<Optional<LeaseRow>> reentry = executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
             awaitWaitingForTheRow(db, table, 1);
             awaitClockPast(db, TTL_MICROS);
             // Another call of the same owner is granted the lease in the transaction that holds the row.
-            Lease granted = jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
+            LeaseRow granted = jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
             blocker.commit();
 
-            Lease renewed = reentry.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            LeaseRow renewed = reentry.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
             assertThat(renewed.token()).as("a renewal of that grant").isEqualTo(granted.token());
             assertThat(renewed.acquiredAt()).isEqualTo(granted.acquiredAt());
             assertThat(renewed.expiresAt()).as("not ended before it began").isAfterOrEqualTo(renewed.acquiredAt());
             assertRowEndsAfterItBegan(jdbc, other);
-            Optional<Lease> next = jdbc.acquire(other, "job", "next", LONG_MICROS, false);
+            Optional<LeaseRow> next = jdbc.acquire(other, "job", "next", LONG_MICROS, false);
             next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("a later token starts no earlier")
                     .isAfterOrEqualTo(granted.acquiredAt()));
         } finally {
@@ -134,10 +137,10 @@ class LeaseGrantOrderTest {
                 setClock(holder, now);
                 setClock(refused, now);
                 setClock(early, now.subtract(microsecond));
-                Lease granted = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
+                LeaseRow granted = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
                 assertThat(jdbc.acquire(refused, "job", "other", LONG_MICROS, false)).as("refused in its microsecond").isEmpty();
                 assertThat(jdbc.release(holder, "job", "holder", granted.token(), false, null)).isTrue();
-                Optional<Lease> next = jdbc.acquire(early, "job", "early", LONG_MICROS, false);
+                Optional<LeaseRow> next = jdbc.acquire(early, "job", "early", LONG_MICROS, false);
                 next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("the next token %s starts no earlier than %s",
                         lease, granted).isAfterOrEqualTo(granted.acquiredAt()));
                 assertThat(next).as("now before the grant began: refused").isEmpty();
@@ -159,7 +162,7 @@ class LeaseGrantOrderTest {
     }
 
     private static void assertRowEndsAfterItBegan(LeaseJdbc jdbc, Connection c) throws SQLException {
-        Lease row = jdbc.read(c, "job").orElseThrow();
+        LeaseRow row = jdbc.read(c, "job").orElseThrow();
         assertThat(row.expiresAt()).as("the row %s ends after it began", row).isAfterOrEqualTo(row.acquiredAt());
     }
 

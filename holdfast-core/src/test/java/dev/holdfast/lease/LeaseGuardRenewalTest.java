@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;

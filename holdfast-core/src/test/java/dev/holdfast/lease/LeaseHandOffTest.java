@@ -1,5 +1,10 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.PgLeaseSql;
+import dev.holdfast.lease.internal.PgWakeUps;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -99,7 +104,7 @@ class LeaseHandOffTest {
 
             // A waiter that gives up, with nobody behind it: the row is cleared too.
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(300))))
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofMillis(300))))
                     .isInstanceOf(LeaseTimeoutException.class);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
@@ -205,10 +210,10 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
-            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
-            Optional<Lease> picked = jdbc.acquireOrQueue(c, "job", "x", "waiter-x", 60_000_000, 2_000_000, true, null);
+            Optional<LeaseRow> picked = jdbc.acquireOrQueue(c, "job", "x", "waiter-x", 60_000_000, 2_000_000, true, null);
             assertThat(picked).isPresent();
             assertThat(picked.get().token()).isEqualTo(held.token() + 1);
             assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).as("picked up").isNull();
@@ -236,7 +241,7 @@ class LeaseHandOffTest {
             listen(mine, PgLeaseSql.listenerChannel(stem, minePid));
             listen(other, PgLeaseSql.listenerChannel(stem, otherPid));
             listen(other, stem);
-            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", minePid);
             assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
             List<String> heard = notifications(mine, 5_000);
@@ -262,13 +267,13 @@ class LeaseHandOffTest {
             db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
                     + " VALUES ('job', 'waiter-x', clock_timestamp() + interval '1 minute', 'x', 60000000, NULL)");
             for (String how : List.of("release, then hand-off", "release with its hand-off", "force-release")) {
-                Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+                LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
                 // As a queued attempt does: the lease row says that someone waits.
                 db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
                 boolean released = how.equals("force-release") ? jdbc.forceRelease(c, "job", "operator")
                         : jdbc.release(c, "job", "a", held.token(), true, null);
                 assertThat(released).as(how).isTrue();
-                Lease row = jdbc.read(c, "job").orElseThrow();
+                LeaseRow row = jdbc.read(c, "job").orElseThrow();
                 assertThat(row.owner()).as(how).isEqualTo("a");
                 assertThat(row.token()).as(how).isEqualTo(held.token());
                 assertThat(row.isReleased()).as(how).isTrue();
@@ -317,7 +322,7 @@ class LeaseHandOffTest {
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (LeaseService b = LeaseFixture.service(db.newPool(2), table);
              Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
-            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 2);
@@ -368,10 +373,10 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
         try (Connection c = db.connection()) {
-            Lease held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
+            LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", listener);
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
-            Lease row = jdbc.read(c, "job").orElseThrow();
+            LeaseRow row = jdbc.read(c, "job").orElseThrow();
             assertThat(row.owner()).isEqualTo("a");
             assertThat(row.isReleased()).isTrue();
             assertThat(row.token()).isEqualTo(held.token());

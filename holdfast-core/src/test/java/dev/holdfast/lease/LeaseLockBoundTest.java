@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
-/** {@link LeaseService#lock}'s bound holds whatever the pool does. */
+/** {@link LeaseService#acquire}'s bound holds whatever the pool does. */
 class LeaseLockBoundTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
@@ -37,7 +37,7 @@ class LeaseLockBoundTest {
             taken.add(pool.getConnection());
             try {
                 long start = System.nanoTime();
-                Throwable thrown = catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofSeconds(1)));
+                Throwable thrown = catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofSeconds(1)));
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertThat(thrown).isInstanceOf(LeaseTimeoutException.class);
                 assertThat(took).as("a 1 s bound ends before 2.5 s").isLessThan(2500);
@@ -50,7 +50,7 @@ class LeaseLockBoundTest {
             // back), the next lock works as usual.
             awaitConnectionsBack(pool);
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isLessThanOrEqualTo(1); // at most the listener
-            Throwable again = catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(300)));
+            Throwable again = catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofMillis(300)));
             assertThat(again).isInstanceOf(LeaseTimeoutException.class);
         }
     }
@@ -68,7 +68,7 @@ class LeaseLockBoundTest {
             // so that a stall of the machine is unlikely to hit one (the bug failed every call)
             for (int i = 0; i < 20; i++) {
                 try {
-                    leases.release(leases.lock("job-" + i, "a", LONG, Duration.ofMillis(2)));
+                    leases.release(leases.acquire("job-" + i, "a", LONG, Duration.ofMillis(2)));
                 } catch (LeaseTimeoutException e) {
                     refusals.add(e.getMessage());
                 }
@@ -90,7 +90,7 @@ class LeaseLockBoundTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             assertThat(a.tryAcquire("job", "a", Duration.ofSeconds(1))).isPresent();
-            Lease granted = b.lock("job", "b", LONG, Duration.ofSeconds(3));
+            Lease granted = b.acquire("job", "b", LONG, Duration.ofSeconds(3));
             assertThat(granted.owner()).isEqualTo("b");
             assertThat(b.find("job").orElseThrow().token()).isEqualTo(granted.token());
         }
@@ -164,7 +164,7 @@ class LeaseLockBoundTest {
         CompletableFuture<Lease> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                result.complete(leases.lock(name, owner, LONG, wait));
+                result.complete(leases.acquire(name, owner, LONG, wait));
             } catch (Throwable e) {
                 result.completeExceptionally(e);
             }

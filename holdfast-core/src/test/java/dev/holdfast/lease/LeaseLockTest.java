@@ -1,5 +1,10 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.internal.PgLeaseSql;
+import dev.holdfast.lease.internal.PollingLeaseSql;
+import dev.holdfast.lease.internal.BlockingAcquire;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.testing.DatabaseTest;
@@ -21,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-/** The bounded blocking acquire, {@link LeaseService#lock}. The bounds here are the explicit lock-bound tests. */
+/** The bounded blocking acquire, {@link LeaseService#acquire}. The bounds here are the explicit lock-bound tests. */
 class LeaseLockTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
@@ -53,7 +58,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", Duration.ofMillis(300)).orElseThrow();
-            Lease got = b.lock("job", "b", LONG, Duration.ofSeconds(10));
+            Lease got = b.acquire("job", "b", LONG, Duration.ofSeconds(10));
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(got.acquiredAt()).isAfterOrEqualTo(held.expiresAt());
         }
@@ -67,7 +72,7 @@ class LeaseLockTest {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             String before = LeaseFixture.dump(db, table);
             long start = System.nanoTime();
-            Throwable timeout = catchThrowable(() -> b.lock("job", "b", LONG, Duration.ofMillis(400)));
+            Throwable timeout = catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofMillis(400)));
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(timeout).isInstanceOf(LeaseTimeoutException.class).hasMessageContaining("within 400 ms");
             assertThat(((LeaseTimeoutException) timeout).maxWait()).isEqualTo(Duration.ofMillis(400));
@@ -75,7 +80,7 @@ class LeaseLockTest {
             assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
             assertThat(queued(db, table)).isZero();
             // A zero wait tries once.
-            assertThat(catchThrowable(() -> b.lock("job", "b", LONG, Duration.ZERO))).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ZERO))).isInstanceOf(LeaseTimeoutException.class);
         }
     }
 
@@ -89,7 +94,7 @@ class LeaseLockTest {
             CountDownLatch done = new CountDownLatch(1);
             Thread waiter = new Thread(() -> {
                 try {
-                    b.lock("job", "b", LONG, Duration.ofSeconds(30));
+                    b.acquire("job", "b", LONG, Duration.ofSeconds(30));
                 } catch (Throwable e) {
                     outcome.set(e);
                 } finally {
@@ -118,7 +123,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
-                Lease held = a.lock("job", "a", LONG, Duration.ofSeconds(5));
+                Lease held = a.acquire("job", "a", LONG, Duration.ofSeconds(5));
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
                 LeaseFixture.awaitListenedEntry(db, table);
                 assertThat(queued(db, table)).as("the waiter queued itself").isEqualTo(1);
@@ -143,7 +148,7 @@ class LeaseLockTest {
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
              LeaseService b = LeaseFixture.service(db.newPool(2), table);
              LeaseService c = LeaseFixture.service(db.newPool(2), table)) {
-            Lease first = a.lock("job", "a", LONG, Duration.ofSeconds(5));
+            Lease first = a.acquire("job", "a", LONG, Duration.ofSeconds(5));
             CompletableFuture<Lease> bWaits = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             releaseLater(b, bWaits);
             LeaseFixture.awaitQueued(db, table, 1);
@@ -151,7 +156,7 @@ class LeaseLockTest {
             releaseLater(c, cWaits);
             LeaseFixture.awaitQueued(db, table, 2);
             a.release(first);
-            Lease again = a.lock("job", "a", LONG, Duration.ofSeconds(20));
+            Lease again = a.acquire("job", "a", LONG, Duration.ofSeconds(20));
             // a asked right after its release, yet b and c, queued earlier, got it first, in order.
             Lease bGot = bWaits.get();
             Lease cGot = cWaits.get();
@@ -175,7 +180,8 @@ class LeaseLockTest {
     void aCallThatFailedLeavesTheQueueOnceTheDatabaseAnswersAgain(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseSql sql = LeaseSqls.forDialect(LeaseFixture.service(db.dataSource(), table).dialect(), table);
-        String queueing = sql.acquireOrQueueSql() != null ? sql.acquireOrQueueSql() : sql.joinQueueSql();
+        String queueing = sql instanceof PgLeaseSql pg ? pg.acquireOrQueueSql() : ((PollingLeaseSql) sql).joinQueueSql();
+        String givingUpSql = sql instanceof PgLeaseSql pg ? pg.giveUpSql() : sql.leaveQueueSql();
         AtomicBoolean loseConnectionAfterQueueing = new AtomicBoolean();
         AtomicBoolean refuseGivingUp = new AtomicBoolean();
         AtomicInteger givingUp = new AtomicInteger();
@@ -186,7 +192,7 @@ class LeaseLockTest {
                      run.call();
                      throw new SQLException("connection lost after the commit", "08006");
                  }
-                 if (statement.equals(sql.giveUpSql())) {
+                 if (statement.equals(givingUpSql)) {
                      givingUp.incrementAndGet();
                      if (refuseGivingUp.compareAndSet(true, false)) {
                          throw new SQLException("the database system is starting up", "57P03");
@@ -198,7 +204,7 @@ class LeaseLockTest {
             Lease held = holder.tryAcquire("job", "holder", LONG).orElseThrow();
             loseConnectionAfterQueueing.set(true);
             refuseGivingUp.set(true);
-            assertThat(catchThrowable(() -> a.lock("job", "a", LONG, Duration.ofSeconds(20))))
+            assertThat(catchThrowable(() -> a.acquire("job", "a", LONG, Duration.ofSeconds(20))))
                     .isInstanceOf(DatabaseException.class);
 
             LeaseFixture.awaitQueued(db, table, 0);
@@ -310,7 +316,7 @@ class LeaseLockTest {
         String table = LeaseFixture.install(db);
         LeaseService service = LeaseFixture.service(db.newPool(2), table);
         service.close();
-        assertThat(catchThrowable(() -> service.lock("job", "a", LONG, Duration.ofSeconds(1))))
+        assertThat(catchThrowable(() -> service.acquire("job", "a", LONG, Duration.ofSeconds(1))))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
         assertThat(queued(db, table)).as("nobody queued").isZero();
         Lease lease = service.tryAcquire("job", "a", LONG).orElseThrow();

@@ -20,7 +20,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Pool exhaustion: the application's own work holds every connection of the pool the lease service
- * uses (HikariCP's default 30 s borrow timeout), during keep-alive and during {@link LeaseService#lock}.
+ * uses (HikariCP's default 30 s borrow timeout), during keep-alive and during {@link LeaseService#acquire}.
  * Run on the fault servers, with the {@link FaultChecker} as independent checker.
  */
 class LeasePoolFaultTest {
@@ -58,7 +58,7 @@ class LeasePoolFaultTest {
             boolean allToldWhileExhausted = false;
             try {
                 for (String name : names) {
-                    Lease lease = other.lock(name, "other", Duration.ofSeconds(30), Duration.ofSeconds(20));
+                    Lease lease = other.acquire(name, "other", Duration.ofSeconds(30), Duration.ofSeconds(20));
                     waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - exhaustedAt));
                     checker.granted(lease);
                     assertThat(checker.write(otherPool, name, "other", lease.token())).isTrue();
@@ -140,7 +140,7 @@ class LeasePoolFaultTest {
             try {
                 waiter = executor.submit(() -> {
                     Thread.currentThread().setName("waiter");
-                    return leases.lock("job", "waiter", Duration.ofSeconds(30), Duration.ofSeconds(40));
+                    return leases.acquire("job", "waiter", Duration.ofSeconds(30), Duration.ofSeconds(40));
                 });
                 // lock() borrows on its own thread or on the library's background threads
                 await("the waiter asks the exhausted pool").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
@@ -189,7 +189,7 @@ class LeasePoolFaultTest {
             long elapsedMillis;
             try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
                 long start = System.nanoTime();
-                failure = catchThrowable(() -> leases.lock("job", "bounded", TTL, maxWait));
+                failure = catchThrowable(() -> leases.acquire("job", "bounded", TTL, maxWait));
                 elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             }
             System.out.printf("[%s] pool exhaustion during lock(): a %d ms bound ended after %d ms with %s%n",
@@ -199,7 +199,7 @@ class LeasePoolFaultTest {
             assertThat(elapsedMillis).as("a %d ms wait bound with the pool exhausted", maxWait.toMillis())
                     .isLessThan(maxWait.toMillis() + 1000);
             assertThat(leases.find("job")).as("nothing granted").isEmpty();
-            Lease lease = leases.lock("job", "bounded", TTL, Duration.ofSeconds(10));
+            Lease lease = leases.acquire("job", "bounded", TTL, Duration.ofSeconds(10));
             leases.release(lease);
         }
     }

@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -42,7 +43,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Real server restarts (the dedicated fault servers, {@code scripts/fault-servers.sh restart}) while
  * one application — one {@link LeaseService}, one pool, never rebuilt — holds a kept-alive lease,
- * has blocking waiters in {@link LeaseService#lock}, has an acquire blocked inside the database, and
+ * has blocking waiters in {@link LeaseService#acquire}, has an acquire blocked inside the database, and
  * has two threads spinning on {@link LeaseService#tryAcquire} with fenced writes. Two restarts per
  * database. After each: the in-flight acquire failed with a {@link DatabaseException} classified
  * {@link SqlErrorKind#CONNECTION_LOST} and granted nothing; every library error was so classified;
@@ -306,7 +307,7 @@ class LeaseRestartFaultTest {
         while (true) {
             Lease lease;
             try {
-                lease = leases.lock(job, owner, SHORT_TTL.multipliedBy(5), WAIT);
+                lease = leases.acquire(job, owner, SHORT_TTL.multipliedBy(5), WAIT);
             } catch (DatabaseException e) {
                 errors.add(e);
                 Thread.sleep(50); // backs off while the database is away, as an application would
@@ -338,7 +339,7 @@ class LeaseRestartFaultTest {
     }
 
     /**
-     * Whether {@code thread} waits out its backoff inside {@link LeaseService#lock} after a refused
+     * Whether {@code thread} waits out its backoff inside {@link LeaseService#acquire} after a refused
      * attempt (on its wake-up semaphore, which a release through the same service signals).
      */
     private static boolean backingOff(Thread thread) {

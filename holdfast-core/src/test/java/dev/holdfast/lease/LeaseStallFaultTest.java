@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * lock); on MariaDB a loopback proxy stops forwarding. One renewal then hangs on the socket and the
  * other waits for the pool — both of the guard's renewal paths are stuck. Checked: each worker is
  * told (interrupt, {@code onLost}, {@code isValid()} false) by its lease's last confirmed expiry;
- * another application blocked in {@link LeaseService#lock} gets each lease within the TTL (plus
+ * another application blocked in {@link LeaseService#acquire} gets each lease within the TTL (plus
  * the time to notice an expiry); after the stall ends (more than a TTL later) the stale holder's
  * fenced write is refused and closing its guard reports the loss. The {@link FaultChecker} finds no
  * stale write accepted, no token repeated, no two live holders.
@@ -80,7 +80,7 @@ class LeaseStallFaultTest {
                     List<Future<Lease>> takers = new ArrayList<>();
                     for (String name : NAMES) {
                         takers.add(executor.submit(() -> {
-                            Lease lease = other.lock(name, "other", Duration.ofSeconds(30), Duration.ofSeconds(20));
+                            Lease lease = other.acquire(name, "other", Duration.ofSeconds(30), Duration.ofSeconds(20));
                             synchronized (waitedMillis) {
                                 waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt));
                             }

@@ -1,11 +1,10 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.Grants;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * over 2 lease names (8 in the batching variant) for 20,000 grants in total, or for as many as a time
  * budget allows on a slow machine (at least {@value #MIN_GRANTS}, for which a run may take up to three
  * budgets). Half use
- * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#lock}. Inside
+ * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#acquire}. Inside
  * the critical section a worker claims the protected row with its token, reads the counter, and in
  * about 1% of sections pauses longer than the TTL (a GC pause), then writes counter + 1 — every write
  * through {@link FencedUpdate}.

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -40,7 +42,7 @@ class LeaseTimelineTokenTest {
             leases.release(third);
 
             // the blocking acquire (queue form) takes the same floor
-            Lease fourth = leases.lock("other", "d", Duration.ofMinutes(1), Duration.ofSeconds(1));
+            Lease fourth = leases.acquire("other", "d", Duration.ofMinutes(1), Duration.ofSeconds(1));
             assertThat(fourth.token()).isEqualTo(Math.max(1, floor));
         }
     }

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Wake-ups of blocked {@link LeaseService#lock} callers on PostgreSQL, with the safety poll set to
+ * Wake-ups of blocked {@link LeaseService#acquire} callers on PostgreSQL, with the safety poll set to
  * a minute, so that a waiter gets the lease within the test's bounds only if a notification woke it.
  */
 class LeaseWakeUpTest {
@@ -166,7 +166,7 @@ class LeaseWakeUpTest {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "x", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
-            assertThatThrownBy(() -> b.lock("job", "x", LONG, Duration.ofMillis(500)))
+            assertThatThrownBy(() -> b.acquire("job", "x", LONG, Duration.ofMillis(500)))
                     .isInstanceOf(LeaseTimeoutException.class);
             LeaseFixture.awaitQueued(db, table, 1); // the second call's entry is gone, the first one's stays
             a.release(held);

@@ -290,7 +290,7 @@ class HoldfastLockProviderTest {
         HoldfastLockProvider provider = HoldfastLockProvider.of(db.dataSource());
         LeaseService own = (LeaseService) provider.leases();
         provider.close();
-        assertThatThrownBy(() -> own.lock("job", "test-node", AT_MOST, Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> own.acquire("job", "test-node", AT_MOST, Duration.ofSeconds(1)))
                 .as("closed with its provider").isInstanceOf(IllegalStateException.class);
     }
 
@@ -298,7 +298,7 @@ class HoldfastLockProviderTest {
     void aProviderLeavesLeasesItWasGivenOpen(TestDatabase db) throws Exception {
         HoldfastLockProvider provider = (HoldfastLockProvider) provider(db);
         provider.close();
-        Lease lease = leases.lock(NAME, "test-node", AT_MOST, Duration.ofSeconds(1));
+        Lease lease = leases.acquire(NAME, "test-node", AT_MOST, Duration.ofSeconds(1));
         assertThat(lease.name()).as("the caller's service still waits and grants").isEqualTo(NAME);
         leases.release(lease);
     }

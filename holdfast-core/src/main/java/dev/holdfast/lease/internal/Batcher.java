@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
@@ -38,22 +38,22 @@ import java.util.function.Function;
  * @param <Q> a call
  * @param <R> its result
  */
-final class Batcher<Q, R> {
+public final class Batcher<Q, R> {
 
     /** Runs one batch: the outcome of each call, in the batch's order. Failures are outcomes. */
     @FunctionalInterface
-    interface Runner<Q, R> {
+    public interface Runner<Q, R> {
         List<Outcome<R>> run(List<Q> batch);
     }
 
     /** The result of one call, or how it failed. */
-    record Outcome<R>(@Nullable R value, @Nullable RuntimeException failure) {
+    public record Outcome<R>(@Nullable R value, @Nullable RuntimeException failure) {
 
-        static <R> Outcome<R> of(R value) {
+        public static <R> Outcome<R> of(R value) {
             return new Outcome<>(value, null);
         }
 
-        static <R> Outcome<R> failed(RuntimeException failure) {
+        public static <R> Outcome<R> failed(RuntimeException failure) {
             return new Outcome<>(null, failure);
         }
 
@@ -100,7 +100,7 @@ final class Batcher<Q, R> {
      * a thread that works between its calls (holds its lease a while before it releases it) delays
      * nobody, and one that acquires again as soon as it has released is waited for after its release.
      */
-    static final class Slots {
+    public static final class Slots {
         final ReentrantLock lock = new ReentrantLock();
         private final List<Batcher<?, ?>> members = new ArrayList<>();
         /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
@@ -116,7 +116,7 @@ final class Batcher<Q, R> {
         }
 
         /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
-        Slots(long lingerNanos) {
+        public Slots(long lingerNanos) {
             if (lingerNanos < 0) {
                 throw new IllegalArgumentException("linger must not be negative");
             }
@@ -220,13 +220,13 @@ final class Batcher<Q, R> {
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
      * @param order the order of a batch (the database's order of its keys, so that batches lock alike)
      */
-    Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+    public Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
         this(new Slots(), key, order, maxInFlight, overlapAt, maxSize, runner);
     }
 
     /** A batcher whose batches count against {@code slots}, which other batchers may share. */
-    Batcher(Slots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+    public Batcher(Slots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
             throw new IllegalArgumentException("maxInFlight, overlapAt and maxSize must be at least 1");
@@ -252,7 +252,7 @@ final class Batcher<Q, R> {
      * Runs {@code request} in a batch and returns its result, or throws its failure. Not
      * interruptible (the call may already be in a statement); an interrupt stays set.
      */
-    R submit(Q request) {
+    public R submit(Q request) {
         boolean interrupted = false;
         boolean locked = true;
         lock.lock();
@@ -309,7 +309,7 @@ final class Batcher<Q, R> {
     }
 
     /** Calls queued for a batch, not yet in one. */
-    int queued() {
+    public int queued() {
         lock.lock();
         try {
             return queue.size();

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,10 +20,10 @@ import java.util.concurrent.atomic.LongAdder;
  * (H2, MariaDB; a release through this service wakes its oldest poller at once), until granted or
  * the bound passes. A call that gives up leaves the queue, giving back a grant handed to it meanwhile.
  */
-final class BlockingAcquire {
+public final class BlockingAcquire {
 
     /** How long a queue entry stays valid unless its waiter refreshes it (longer for a notified waiter with a long safety poll). */
-    static final long QUEUE_ENTRY_MICROS = 2_000_000;
+    public static final long QUEUE_ENTRY_MICROS = 2_000_000;
     /** A notified waiter still re-checks this often (refreshing its queue entry, noticing expiries). */
     static final long SAFETY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -79,26 +78,26 @@ final class BlockingAcquire {
      * Acquires {@code name}, waiting at most {@code waitNanos}: passed on in memory by a holder of the
      * same owner in this service (cohort hand-off, when on), else through the database.
      */
-    Lease lock(String name, String owner, long micros, Duration maxWait, long waitNanos) throws InterruptedException {
+    LeaseRow lock(String name, String owner, long micros, long waitNanos) throws InterruptedException {
         long deadline = System.nanoTime() + waitNanos;
         CohortHandOffs cohortHandOffs = waitNanos > 0 ? cohorts : null;
         if (cohortHandOffs == null) {
-            return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
+            return lockInDatabase(name, owner, micros, waitNanos, deadline);
         }
         CohortHandOffs.Call cohort = cohortHandOffs.enter(name, owner, micros);
-        Lease passed = cohortHandOffs.await(cohort, deadline);
+        LeaseRow passed = cohortHandOffs.await(cohort, deadline);
         if (passed != null) {
             return grants.passedInMemory(passed);
         }
         try {
-            return lockInDatabase(name, owner, micros, maxWait, waitNanos, deadline);
+            return lockInDatabase(name, owner, micros, waitNanos, deadline);
         } finally {
             cohortHandOffs.leave(cohort);
         }
     }
 
     /** Queued in the database in arrival order with every instance's calls, until {@code deadline} ({@link System#nanoTime()}). */
-    private Lease lockInDatabase(String name, String owner, long micros, Duration maxWait, long waitNanos, long deadline)
+    private LeaseRow lockInDatabase(String name, String owner, long micros, long waitNanos, long deadline)
             throws InterruptedException {
         // The wake-ups that notify this call, or null if it polls. Never waits for the listener (its
         // first connection may be long in coming): until it listens, the waiter polls; when it starts
@@ -131,10 +130,10 @@ final class BlockingAcquire {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
                 // Releases hand the lease only to a waiter whose notification a live listener will deliver.
                 Integer listener = notifier != null ? notifier.listenerPid() : null;
-                LeaseCalls.SqlCall<Optional<Lease>> attempt = waiter != null
+                LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
                         ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, listener)
                         : c -> jdbc.acquire(c, name, owner, micros, false);
-                Optional<Lease> granted;
+                Optional<LeaseRow> granted;
                 if (waitNanos == 0) {
                     attempts++;
                     granted = calls.acquire(name, owner, attempt);
@@ -144,7 +143,7 @@ final class BlockingAcquire {
                     // could end without any attempt, and a waiter woken at the bound without its last one.
                     Connection borrowed = borrow.borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
                     if (borrowed == null) {
-                        throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+                        throw new WaitTimedOut(attempts);
                     }
                     attempts++;
                     granted = attemptOn(borrowed, attempt, name, owner, ++races >= LeaseCalls.ATTEMPTS_ON_RACE);
@@ -157,13 +156,13 @@ final class BlockingAcquire {
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }
                 queued = viaQueue;
-                Lease handed = handed(wakeUp, name, owner);
+                LeaseRow handed = handed(wakeUp, name, owner);
                 if (handed != null) {
                     return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+                    throw new WaitTimedOut(attempts);
                 }
                 if (notifier != null && notifier.isListening()) {
                     long safety = polling.safetyPollNanos();
@@ -204,13 +203,13 @@ final class BlockingAcquire {
     }
 
     /** The grant a release handed to this waiter (committed before it was notified), or null. */
-    private @Nullable Lease handed(PgWakeUps.Waiter wakeUp, String name, String owner) {
+    private @Nullable LeaseRow handed(PgWakeUps.Waiter wakeUp, String name, String owner) {
         PgWakeUps.Handed h = wakeUp.handed();
         if (h == null) {
             return null;
         }
         handOffsReceived.increment();
-        return new Lease(name, owner, h.token(), h.acquiredAt(), h.expiresAt());
+        return new LeaseRow(name, owner, h.token(), h.acquiredAt(), h.expiresAt());
     }
 
     /** An unguessable id of one blocking call (128 random bits, base64url): its queue entry and wake-up key. */
@@ -225,7 +224,7 @@ final class BlockingAcquire {
      * with a concurrent first insert or a deadlock (the statement had no effect) and is not the
      * {@code last} try.
      */
-    private @Nullable Optional<Lease> attemptOn(Connection c, LeaseCalls.SqlCall<Optional<Lease>> call, String name,
+    private @Nullable Optional<LeaseRow> attemptOn(Connection c, LeaseCalls.SqlCall<Optional<LeaseRow>> call, String name,
                                                 String owner, boolean last) {
         try (c) {
             return Jdbc.autocommit(c, call::run);

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +26,7 @@ final class Cohort {
     static final class Waiter {
         final Semaphore signal = new Semaphore(0);
         final long ttlMicros;
-        @Nullable Lease handed;
+        @Nullable LeaseRow handed;
         /** Go to the database: as the cohort's representative, or because the service closed. */
         boolean toDatabase;
 
@@ -94,8 +94,8 @@ final class Cohort {
         }
     }
 
-    Lease holder() {
-        return new Lease(key.name(), key.owner(), holderToken, granted(grantAcquiredAt), granted(expiresAt));
+    LeaseRow holder() {
+        return new LeaseRow(key.name(), key.owner(), holderToken, granted(grantAcquiredAt), granted(expiresAt));
     }
 
     boolean idle() {

@@ -1,23 +1,18 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
  * Cohort hand-off: lock cohorting (Dice, Marathe and Shavit, PPoPP 2012) applied to leases. The
- * {@link LeaseService#lock} calls of one service for one name under one owner form a cohort: they
+ * {@code LeaseService#lock} calls of one service for one name under one owner form a cohort: they
  * wait in memory, in arrival order, and the service passes its database grant between them without
  * a statement, at most {@code bound} times in a row; then it releases the grant to the database,
  * where the first waiter of any instance takes it, and one local waiter (the cohort's
@@ -42,7 +37,7 @@ import java.util.function.Consumer;
  * grant marked busy), so that waiters can still give up at their deadline while it is slow. A call that only
  * waits, and gives up, changes nothing in the database.
  */
-final class CohortHandOffs {
+public final class CohortHandOffs {
 
     /** Runs a reservation: the grant's new state, empty if it is no longer held. */
     @FunctionalInterface
@@ -50,7 +45,7 @@ final class CohortHandOffs {
         Optional<LeaseJdbc.Reserved> reserve(String name, String owner, long token, long tokens, long ttlMicros);
     }
 
-    /** One {@link LeaseService#lock} call's place in its cohort. */
+    /** One {@code LeaseService#lock} call's place in its cohort. */
     static final class Call {
         private final Cohort cohort;
         private final Cohort.@Nullable Waiter waiter;
@@ -66,7 +61,7 @@ final class CohortHandOffs {
 
     private final int bound;
     private final Reserver reserver;
-    private final Consumer<Lease> giveBack;
+    private final Consumer<LeaseRow> giveBack;
     private final ConcurrentHashMap<Cohort.Key, Cohort> cohorts = new ConcurrentHashMap<>();
     private final LongAdder handOffs = new LongAdder();
     private final AtomicLong registrations = new AtomicLong();
@@ -75,13 +70,13 @@ final class CohortHandOffs {
     /** How often a waiting call checks whether the grant it waits for ran out unreleased. */
     static final long EXPIRY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** Grants recorded between two sweeps of grants that ran out unreleased (a power of two). */
-    static final int SWEEP_EVERY = 256;
+    public static final int SWEEP_EVERY = 256;
 
     /**
      * @param bound    the most cohort hand-offs of one database grant, at least 1
      * @param giveBack releases a lease that was handed to a waiter as it was interrupted (best effort)
      */
-    CohortHandOffs(int bound, Reserver reserver, Consumer<Lease> giveBack) {
+    CohortHandOffs(int bound, Reserver reserver, Consumer<LeaseRow> giveBack) {
         this.bound = bound;
         this.reserver = reserver;
         this.giveBack = giveBack;
@@ -105,7 +100,7 @@ final class CohortHandOffs {
      *
      * @param sentNanos {@link System#nanoTime()} before the statement that made the grant was sent
      */
-    void granted(Lease grant, long sentNanos) {
+    void granted(LeaseRow grant, long sentNanos) {
         if ((registrations.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             sweep();
         }
@@ -159,7 +154,7 @@ final class CohortHandOffs {
      *
      * @throws InterruptedException if interrupted (a lease handed meanwhile was given back)
      */
-    @Nullable Lease await(Call call, long deadlineNanos) throws InterruptedException {
+    @Nullable LeaseRow await(Call call, long deadlineNanos) throws InterruptedException {
         Cohort.Waiter w = call.waiter;
         if (w == null) {
             return null;
@@ -189,7 +184,7 @@ final class CohortHandOffs {
         } catch (InterruptedException e) {
             interrupted = true;
         }
-        Lease handed;
+        LeaseRow handed;
         c.lock.lock();
         try {
             c.waiters.remove(w);
@@ -243,7 +238,7 @@ final class CohortHandOffs {
      * Decides the release of {@code lease}: null if this service holds no grant for it here (release
      * it as it is); else passed on in memory, already released, or release the row's token.
      */
-    @Nullable CohortRelease release(Lease lease, boolean heldAtLeast) {
+    @Nullable CohortRelease release(LeaseRow lease, boolean heldAtLeast) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
@@ -362,7 +357,7 @@ final class CohortHandOffs {
      * Locks the cohort whose current holder {@code lease} is, for a statement on its grant: the
      * caller uses {@link Cohort.Held#rowToken()} and must call {@link Cohort.Held#done}. Null if there is none.
      */
-    Cohort.@Nullable Held hold(Lease lease) {
+    Cohort.@Nullable Held hold(LeaseRow lease) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
@@ -377,7 +372,7 @@ final class CohortHandOffs {
     }
 
     /** The row's token for diagnosing {@code lease}: the grant's if {@code lease} came from it. */
-    long rowToken(Lease lease) {
+    long rowToken(LeaseRow lease) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return lease.token();

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import java.time.Instant;
 
@@ -10,7 +10,7 @@ sealed interface CohortRelease permits CohortRelease.HandedOn, CohortRelease.Alr
     }
 
     /** The lease was passed on earlier (a second release); {@code current} is the local holder's. */
-    record AlreadyReleased(Lease current) implements CohortRelease {
+    record AlreadyReleased(LeaseRow current) implements CohortRelease {
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
@@ -8,10 +8,10 @@ import java.util.function.BiConsumer;
  * Where every grant of a service passes before it is returned: recorded for cohort hand-off (when
  * on) and shown to a test's observer, with the path by which it reached its caller.
  */
-final class Grants {
+public final class Grants {
 
     /** How a grant reached its caller. */
-    enum Path {
+    public enum Path {
         /** {@code tryAcquire}'s statement, alone or in a batch, or a {@code lock} call with no wait. */
         ACQUIRED,
         /** A waiting {@code lock} call's own attempt (which may pick up a grant a release handed to it). */
@@ -23,14 +23,14 @@ final class Grants {
     }
 
     private final @Nullable CohortHandOffs cohorts;
-    private volatile @Nullable BiConsumer<Lease, Path> observer;
+    private volatile @Nullable BiConsumer<LeaseRow, Path> observer;
 
     Grants(@Nullable CohortHandOffs cohorts) {
         this.cohorts = cohorts;
     }
 
     /** A grant the database made (its statement sent at {@code sentNanos}); returns it. */
-    Lease fromDatabase(Lease grant, long sentNanos, Path path) {
+    LeaseRow fromDatabase(LeaseRow grant, long sentNanos, Path path) {
         if (cohorts != null) {
             cohorts.granted(grant, sentNanos);
         }
@@ -38,17 +38,17 @@ final class Grants {
     }
 
     /** A grant passed on in memory; returns it. */
-    Lease passedInMemory(Lease grant) {
+    LeaseRow passedInMemory(LeaseRow grant) {
         return observed(grant, Path.PASSED_IN_MEMORY);
     }
 
     /** Tests: told of each grant, on the caller's thread, before it is returned. */
-    void observe(@Nullable BiConsumer<Lease, Path> observer) {
+    void observe(@Nullable BiConsumer<LeaseRow, Path> observer) {
         this.observer = observer;
     }
 
-    private Lease observed(Lease grant, Path path) {
-        BiConsumer<Lease, Path> o = observer;
+    private LeaseRow observed(LeaseRow grant, Path path) {
+        BiConsumer<LeaseRow, Path> o = observer;
         if (o != null) {
             o.accept(grant, path);
         }

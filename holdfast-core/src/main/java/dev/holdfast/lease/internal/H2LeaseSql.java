@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import java.util.List;
@@ -8,14 +8,14 @@ import java.util.List;
  * expressions see the old row, so token and acquired_at can test the old expiry directly. The
  * "now" is computed once, in the source row.
  */
-final class H2LeaseSql extends LeaseSql {
+final class H2LeaseSql extends PollingLeaseSql {
     private final String acquire;
     private final String reenter;
     private final String acquireQueued;
     private final String joinQueue;
     private final String renew;
 
-    H2LeaseSql(String table) {
+    public H2LeaseSql(String table) {
         super(table, Dialect.H2);
         String now = Dialect.H2.clock();
         String queue = table + "_queue";
@@ -60,38 +60,38 @@ final class H2LeaseSql extends LeaseSql {
     }
 
     @Override
-    String acquireSql(boolean reentrant) {
+    public String acquireSql(boolean reentrant) {
         return reentrant ? reenter : acquire;
     }
 
     @Override
-    String acquireQueuedSql() {
+    public String acquireQueuedSql() {
         return acquireQueued;
     }
 
     /** The waiter id, in the source row. */
     @Override
-    List<String> queuedBinds(String name, String waiter) {
+    public List<String> queuedBinds(String name, String waiter) {
         return List.of(waiter);
     }
 
     @Override
-    String joinQueueSql() {
+    public String joinQueueSql() {
         return joinQueue;
     }
 
     @Override
-    String plusMicros(String column) {
+    public String plusMicros(String column) {
         return Dialect.H2.plusMicros(column, "CAST(? AS BIGINT)");
     }
 
     @Override
-    String renewSql() {
+    public String renewSql() {
         return renew;
     }
 
     @Override
-    String reserveSql() {
+    public String reserveSql() {
         return "SELECT token, expires_at, " + dialect.clock() + " FROM FINAL TABLE (" + super.reserveSql() + ")";
     }
 }

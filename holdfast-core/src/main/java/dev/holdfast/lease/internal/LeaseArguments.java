@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.internal.Names;
 import org.jspecify.annotations.Nullable;
@@ -6,54 +6,47 @@ import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 
 /** The checks every lease argument passes before any SQL runs: each failure an {@link IllegalArgumentException}. */
-final class LeaseArguments {
+public final class LeaseArguments {
 
-    static final int MAX_NAME_LENGTH = 200;
-    static final long MIN_TTL_MILLIS = 1;
-    static final Duration MAX_DURATION = Duration.ofDays(366);
+    public static final int MAX_NAME_LENGTH = 200;
+    public static final long MIN_TTL_MILLIS = 1;
+    public static final Duration MAX_DURATION = Duration.ofDays(366);
 
     private LeaseArguments() {
     }
 
-    static void checkName(String what, @Nullable String value) {
+    public static void checkName(String what, @Nullable String value) {
         Names.require(what, value, MAX_NAME_LENGTH);
     }
 
     /** Checks a name and an owner. */
-    static void checkNameAndOwner(@Nullable String name, @Nullable String owner) {
-        checkName("Lease name", name);
-        checkName("Lease owner", owner);
-    }
-
-    static void checkLease(@Nullable Lease lease) {
-        if (lease == null) {
-            throw new IllegalArgumentException("lease must not be null");
-        }
-        checkNameAndOwner(lease.name(), lease.owner());
+    public static void checkNameAndOwner(@Nullable String name, @Nullable String owner) {
+        checkName("LeaseRow name", name);
+        checkName("LeaseRow owner", owner);
     }
 
     /** The TTL in microseconds, the unit every store works in. */
-    static long ttlMicros(@Nullable Duration ttl) {
+    public static long ttlMicros(@Nullable Duration ttl) {
         if (ttl == null) {
-            throw new IllegalArgumentException("Lease ttl must not be null");
+            throw new IllegalArgumentException("LeaseRow ttl must not be null");
         }
         if (ttl.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("Lease ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
+            throw new IllegalArgumentException("LeaseRow ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
         }
         if (ttl.isNegative() || ttl.toNanos() < MIN_TTL_MILLIS * 1_000_000) {
-            throw new IllegalArgumentException("Lease ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
+            throw new IllegalArgumentException("LeaseRow ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
         }
         return ttl.toNanos() / 1000;
     }
 
     /** A kept-alive lease's TTL: as {@link #ttlMicros}, and at least 3 ms (it renews every ttl/3). */
-    static void checkKeptAliveTtl(@Nullable Duration ttl) {
+    public static void checkKeptAliveTtl(@Nullable Duration ttl) {
         if (ttlMicros(ttl) < 3_000) { // 3 ms
             throw new IllegalArgumentException("A kept-alive lease needs a ttl of at least 3 ms, not " + ttl);
         }
     }
 
-    static long waitNanos(@Nullable Duration maxWait) {
+    public static long waitNanos(@Nullable Duration maxWait) {
         if (maxWait == null) {
             throw new IllegalArgumentException("maxWait must not be null");
         }
@@ -66,7 +59,7 @@ final class LeaseArguments {
         return maxWait.toNanos();
     }
 
-    static long heldAtLeastMicros(@Nullable Duration heldAtLeast) {
+    public static long heldAtLeastMicros(@Nullable Duration heldAtLeast) {
         if (heldAtLeast == null || heldAtLeast.isNegative() || heldAtLeast.compareTo(MAX_DURATION) > 0) {
             throw new IllegalArgumentException("heldAtLeast must be 0 to " + MAX_DURATION.toDays() + " days, not " + heldAtLeast);
         }

@@ -1,6 +1,7 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.DatabaseException;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.internal.Retry;
 import org.jspecify.annotations.Nullable;
 
@@ -17,31 +18,31 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
- * Batched commits ({@link Batching}): concurrent {@code tryAcquire} calls of one
+ * Batched commits (the builder's batching): concurrent {@code tryAcquire} calls of one
  * service go to the database as one multi-row acquire, concurrent releases as one multi-row release,
  * each with one commit ({@link Batcher}: a batch forms only while a statement is in flight, so a
  * lone call is sent at once, as the single-row statement it would be without batching). Each call
  * gets its own outcome: its grant or refusal, its release or refusal, and on a failure a
  * {@link DatabaseException} that names its own lease.
  */
-final class LeaseBatches {
+public final class LeaseBatches {
 
     /** Rows per statement at most. */
-    static final int MAX_ROWS = 64;
+    public static final int MAX_ROWS = 64;
     /** Statements of each kind in flight at most. */
-    static final int MAX_IN_FLIGHT = 4;
+    public static final int MAX_IN_FLIGHT = 4;
     /**
      * Calls that must be queued for another statement to start while one is in flight (measured:
      * 2–4 % more than one statement at a time at 8 and 16 threads).
      */
-    static final int OVERLAP_AT = 4;
+    public static final int OVERLAP_AT = 4;
 
     /**
      * The order of a batch's rows: by code point, as MariaDB's binary collation orders the primary key
      * its multi-row release locks in ({@code String.compareTo} orders by UTF-16 unit, which differs
      * for characters above U+FFFF). PostgreSQL sorts in its statements, by the column's collation.
      */
-    static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
+    public static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
         int i = 0;
         int j = 0;
         while (i < a.length() && j < b.length()) {
@@ -60,7 +61,7 @@ final class LeaseBatches {
     private final LeaseJdbc jdbc;
     private final Retry races;
     private final boolean fastRelease;
-    private final Batcher<LeaseJdbc.Acquire, Optional<Lease>> acquires;
+    private final Batcher<LeaseJdbc.Acquire, Optional<LeaseRow>> acquires;
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
@@ -71,20 +72,20 @@ final class LeaseBatches {
      *
      * @param lone a lone release as the service runs it unbatched (true if released)
      */
-    static @Nullable LeaseBatches of(LeaseSettings settings, LeaseSql sql, LeaseJdbc jdbc, LeaseCalls calls,
+    public static @Nullable LeaseBatches of(LeaseSettings settings, LeaseSql sql, LeaseJdbc jdbc, LeaseCalls calls,
                                      Function<LeaseJdbc.Release, Boolean> lone) {
-        if (!settings.batching().isOn() || sql.acquireAllSql(2) == null) {
+        if (!settings.batching() || !(sql instanceof BatchLeaseSql)) {
             return null;
         }
         boolean alone = !settings.tuning().batchLoneCalls();
-        long linger = settings.batching().lingerNanos();
+        long linger = settings.lingerNanos();
         // In lockstep one statement in flight, shared by both kinds, unless tuned otherwise.
         int inFlight = settings.tuning().batchesInFlight() > 0 ? settings.tuning().batchesInFlight()
                 : linger > 0 ? 1 : MAX_IN_FLIGHT;
         int overlapAt = settings.tuning().overlapAt() > 0 ? settings.tuning().overlapAt() : linger > 0 ? 1 : OVERLAP_AT;
         return new LeaseBatches(settings.dataSource(), jdbc, calls.races(), settings.relaxedReleases(),
                 inFlight, overlapAt, linger,
-                alone ? a -> calls.acquire(a.name(), a.owner(), c -> jdbc.acquire(c, a.name(), a.owner(), a.ttlMicros(), false)) : null,
+                alone ? a -> calls.acquire(a.name(), a.owner(), a.ttlMicros(), false) : null,
                 alone ? lone : null);
     }
 
@@ -96,8 +97,18 @@ final class LeaseBatches {
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
+    /**
+     * For benchmarks: batches in lockstep, one statement of each kind in flight, lone calls batched
+     * too, with nothing of a service around them (no validation, cohorts or wake-ups).
+     */
+    public static LeaseBatches lockstepAlone(DataSource dataSource, Dialect dialect, String table, long lingerNanos) {
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
+        return new LeaseBatches(dataSource, jdbc, new LeaseCalls(dataSource, dialect, jdbc).races(), true, 1, 1,
+                lingerNanos, null, null);
+    }
+
     LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
-                 long lockstepLingerNanos, @Nullable Function<LeaseJdbc.Acquire, Optional<Lease>> single,
+                 long lockstepLingerNanos, @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single,
                  @Nullable Function<LeaseJdbc.Release, Boolean> lone) {
         this.dataSource = dataSource;
         this.jdbc = jdbc;
@@ -111,13 +122,13 @@ final class LeaseBatches {
                 batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch));
     }
 
-    /** The grant, or empty if the lease is live ({@link LeaseService#tryAcquire}). */
-    Optional<Lease> acquire(String name, String owner, long ttlMicros) {
+    /** The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). */
+    public Optional<LeaseRow> acquire(String name, String owner, long ttlMicros) {
         return acquires.submit(new LeaseJdbc.Acquire(name, owner, ttlMicros));
     }
 
     /** Releases the grant with {@code token}; false if it is not held. */
-    boolean release(String name, String owner, long token) {
+    public boolean release(String name, String owner, long token) {
         return releases.submit(new LeaseJdbc.Release(name, owner, token));
     }
 
@@ -130,29 +141,29 @@ final class LeaseBatches {
     }
 
     /** Tests: calls queued for a batch of either kind. */
-    int queued() {
+    public int queued() {
         return acquires.queued() + releases.queued();
     }
 
     /** Tests and benchmarks: how many multi-row statements were sent. */
-    long multiRowStatements() {
+    public long multiRowStatements() {
         return statements.sum();
     }
 
     /** Tests: how many calls went in batches of more than one. */
-    long batchedCalls() {
+    public long batchedCalls() {
         return batchedCalls.sum();
     }
 
-    private List<Batcher.Outcome<Optional<Lease>>> acquireAll(List<LeaseJdbc.Acquire> batch) {
+    private List<Batcher.Outcome<Optional<LeaseRow>>> acquireAll(List<LeaseJdbc.Acquire> batch) {
         batchedCalls.add(batch.size() > 1 ? batch.size() : 0);
         statements.increment();
-        Map<String, Lease> granted;
+        Map<String, LeaseRow> granted;
         try {
             granted = races.autocommit(dataSource, null, () -> "acquiring " + batch.size() + " leases",
                     c -> jdbc.acquireAll(c, batch));
         } catch (DatabaseException e) {
-            return batch.stream().map(a -> Batcher.Outcome.<Optional<Lease>>failed(new DatabaseException(
+            return batch.stream().map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(new DatabaseException(
                     "acquiring lease '" + a.name() + "' for '" + a.owner() + "' (in a batch of " + batch.size() + ")",
                     e.sqlException()))).toList();
         }

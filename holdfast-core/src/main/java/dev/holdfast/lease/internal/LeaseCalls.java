@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.internal.Jdbc;
@@ -28,10 +28,12 @@ final class LeaseCalls {
     private final DataSource dataSource;
     private final Dialect dialect;
     private final Retry races;
+    private final LeaseJdbc jdbc;
 
-    LeaseCalls(DataSource dataSource, Dialect dialect) {
+    LeaseCalls(DataSource dataSource, Dialect dialect, LeaseJdbc jdbc) {
         this.dataSource = dataSource;
         this.dialect = dialect;
+        this.jdbc = jdbc;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
     }
 
@@ -53,8 +55,13 @@ final class LeaseCalls {
     }
 
     /** Runs an acquire, retrying a lost race on a new connection. */
-    Optional<Lease> acquire(String name, String owner, SqlCall<Optional<Lease>> call) {
+    Optional<LeaseRow> acquire(String name, String owner, SqlCall<Optional<LeaseRow>> call) {
         return races.autocommit(dataSource, null, () -> "acquiring lease '" + name + "' for '" + owner + "'", call::run);
+    }
+
+    /** The single-row acquire: exclusive, or re-entering a grant {@code owner} holds already. */
+    Optional<LeaseRow> acquire(String name, String owner, long ttlMicros, boolean reentrant) {
+        return acquire(name, owner, c -> jdbc.acquire(c, name, owner, ttlMicros, reentrant));
     }
 
     /** Whether {@code e} is a lost race: the statement had no effect and may run again. */

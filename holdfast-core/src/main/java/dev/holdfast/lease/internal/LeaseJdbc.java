@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -22,12 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * the statements document, and reads their results. One statement (one round trip) per operation,
  * or per batch of them, but a MariaDB renewal (an update, then a read).
  */
-final class LeaseJdbc {
+public final class LeaseJdbc {
 
     private final LeaseSql sql;
     private final Dialect dialect;
     /** How many names {@link #contended} remembers at most. */
-    static final int MAX_CONTENDED_NAMES = 4096;
+    public static final int MAX_CONTENDED_NAMES = 4096;
     /** The release's eight forms, built once: indexed by {@link #releaseForm}. */
     private final String[] releases = new String[8];
     /** Names whose last release by this service found waiters (PostgreSQL): their next one hands off in its round trip. */
@@ -35,7 +35,7 @@ final class LeaseJdbc {
     /** An update followed by the hand-off, by update. */
     private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
 
-    LeaseJdbc(LeaseSql sql) {
+    public LeaseJdbc(LeaseSql sql) {
         this.sql = sql;
         this.dialect = sql.dialect;
         for (int form = 0; form < releases.length; form++) {
@@ -48,7 +48,7 @@ final class LeaseJdbc {
     }
 
     /** The grant, or empty if the lease is live (see {@link LeaseSql#acquireSql}). */
-    Optional<Lease> acquire(Connection c, String name, String owner, long ttlMicros, boolean reentrant)
+    public Optional<LeaseRow> acquire(Connection c, String name, String owner, long ttlMicros, boolean reentrant)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.acquireSql(reentrant))) {
             ps.setString(1, name);
@@ -62,29 +62,19 @@ final class LeaseJdbc {
 
     /**
      * The blocking acquire's attempt, which respects and keeps the waiter queue: in one statement where
-     * the dialect has one ({@link LeaseSql#acquireOrQueueSql}), else in statements of their own.
+     * the database has one ({@link PgLeaseSql#acquireOrQueueSql}), else in statements of their own ({@link PollingLeaseSql}).
      *
      * @param joined   whether this waiter joined the queue in an earlier attempt (else a grant has no entry to remove)
      * @param listener the backend pid of the connection that will deliver this waiter's notification
      *                 (PostgreSQL), null if none listens: then no release hands the lease to it
      */
-    Optional<Lease> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, @Nullable Integer listener) throws SQLException {
-        String statement = sql.acquireOrQueueSql();
-        if (statement == null) {
-            return acquireThenQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined);
+        if (!(sql instanceof PgLeaseSql pg)) {
+            return acquireThenQueue(polling(), c, name, owner, waiter, ttlMicros, queueMicros, joined);
         }
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            int i = 1;
-            for (Object value : List.of(name, owner, ttlMicros, waiter, waiter, waiter, name, waiter, name, waiter,
-                    queueMicros, owner, ttlMicros)) {
-                ps.setObject(i++, value);
-            }
-            if (listener == null) {
-                ps.setNull(i, java.sql.Types.INTEGER);
-            } else {
-                ps.setInt(i, listener);
-            }
+        try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {
+            pg.bindAcquireOrQueue(ps, name, owner, ttlMicros, waiter, queueMicros, listener);
             try (ResultSet rs = ps.executeQuery()) {
                 return granted(rs, name, owner);
             }
@@ -97,15 +87,15 @@ final class LeaseJdbc {
      * they commit together; in auto-commit mode a failure between them leaves at most an entry that
      * lapses within {@code queueMicros}.
      */
-    private Optional<Lease> acquireThenQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
+    private Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner, String waiter, long ttlMicros,
                                              long queueMicros, boolean joined) throws SQLException {
-        Optional<Lease> granted;
-        try (PreparedStatement ps = c.prepareStatement(sql.acquireQueuedSql())) {
+        Optional<LeaseRow> granted;
+        try (PreparedStatement ps = c.prepareStatement(polling.acquireQueuedSql())) {
             ps.setString(1, name);
             ps.setString(2, owner);
             ps.setLong(3, ttlMicros);
             int i = 4;
-            for (String value : sql.queuedBinds(name, waiter)) {
+            for (String value : polling.queuedBinds(name, waiter)) {
                 ps.setString(i++, value);
             }
             try (ResultSet rs = ps.executeQuery()) {
@@ -117,7 +107,7 @@ final class LeaseJdbc {
                 leaveQueue(c, name, waiter);
             }
         } else {
-            try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
+            try (PreparedStatement ps = c.prepareStatement(polling.joinQueueSql())) {
                 ps.setString(1, name);
                 ps.setString(2, waiter);
                 ps.setLong(3, queueMicros);
@@ -140,10 +130,11 @@ final class LeaseJdbc {
      * Removes a waiter that gave up; where releases hand the lease to waiters, also gives back a
      * grant handed to it meanwhile (which then goes to the next waiter).
      */
-    void giveUp(Connection c, String name, String waiter) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.giveUpSql())) {
+    public void giveUp(Connection c, String name, String waiter) throws SQLException {
+        PgLeaseSql pg = sql instanceof PgLeaseSql p ? p : null;
+        try (PreparedStatement ps = c.prepareStatement(pg != null ? pg.giveUpSql() : sql.leaveQueueSql())) {
             int i = 1;
-            for (String value : sql.giveUpBinds(name, waiter)) {
+            for (String value : pg != null ? pg.giveUpBinds(name, waiter) : List.of(name, waiter)) {
                 ps.setString(i++, value);
             }
             ps.execute();
@@ -163,7 +154,7 @@ final class LeaseJdbc {
      * @param token null to match any grant of {@code owner}
      * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
+    public boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
                     @Nullable Long heldAtLeastMicros) throws SQLException {
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
@@ -183,7 +174,7 @@ final class LeaseJdbc {
     }
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
-    boolean forceRelease(Connection c, String name, @Nullable String by) throws SQLException {
+    public boolean forceRelease(Connection c, String name, @Nullable String by) throws SQLException {
         return updateThenHandOff(c, sql.forceReleaseSql(), name, contended.contains(name), ps -> {
             ps.setString(1, by == null ? "" : by);
             ps.setString(2, name);
@@ -201,7 +192,7 @@ final class LeaseJdbc {
      */
     private boolean updateThenHandOff(Connection c, String update, String name, boolean withHandOff, Binder bind)
             throws SQLException {
-        if (!sql.releaseReportsWaiters()) {
+        if (!(sql instanceof PgLeaseSql)) { // only PostgreSQL's releases report waiters and hand off
             try (PreparedStatement ps = c.prepareStatement(update)) {
                 bind.bind(ps);
                 return ps.executeUpdate() == 1;
@@ -229,7 +220,7 @@ final class LeaseJdbc {
 
     /** The update and the hand-off in one round trip; the update's own answer keeps or drops the hint. */
     private boolean updateWithHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
-        String both = updatesWithHandOff.computeIfAbsent(update, sql::withHandOffSql);
+        String both = updatesWithHandOff.computeIfAbsent(update, notifying()::withHandOffSql);
         try (PreparedStatement ps = c.prepareStatement(both)) {
             int i = bind.bind(ps);
             ps.setString(i++, name);
@@ -257,9 +248,9 @@ final class LeaseJdbc {
         contended.add(name);
     }
 
-    /** Hands a free lease to its first live waiter ({@link LeaseSql#handOffSql}): after a release that reported waiters. */
-    void handOff(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.handOffSql())) {
+    /** Hands a free lease to its first live waiter ({@link PgLeaseSql#handOffSql}): after a release that reported waiters. */
+    public void handOff(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(notifying().handOffSql())) {
             ps.setString(1, name);
             ps.setString(2, name);
             ps.setString(3, name);
@@ -269,25 +260,26 @@ final class LeaseJdbc {
     }
 
     /** One exclusive acquire of a batch. */
-    record Acquire(String name, String owner, long ttlMicros) {
+    public record Acquire(String name, String owner, long ttlMicros) {
     }
 
     /** One release of a batch: the grant with {@code token}. */
-    record Release(String name, String owner, long token) {
+    public record Release(String name, String owner, long token) {
     }
 
     /**
      * The exclusive acquire of every lease of {@code batch} (distinct names, sorted) in one
-     * statement ({@link LeaseSql#acquireAllSql}): the grants it made, by name; a name it did not
+     * statement ({@link BatchLeaseSql#acquireAllSql}): the grants it made, by name; a name it did not
      * grant (live) is absent.
      */
-    Map<String, Lease> acquireAll(Connection c, List<Acquire> batch) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.acquireAllSql(batch.size()))) {
-            bindRows(c, ps, 1, batch.stream().map(Acquire::name).toList(), batch.stream().map(Acquire::owner).toList(),
+    public Map<String, LeaseRow> acquireAll(Connection c, List<Acquire> batch) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(batches().acquireAllSql(batch.size()))) {
+            batches().bindRows(c, ps, 1, batch.stream().map(Acquire::name).toList(),
+                    batch.stream().map(Acquire::owner).toList(),
                     batch.stream().map(Acquire::ttlMicros).toList());
             Map<String, String> owners = new HashMap<>();
             batch.forEach(a -> owners.put(a.name(), a.owner()));
-            Map<String, Lease> granted = new HashMap<>();
+            Map<String, LeaseRow> granted = new HashMap<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String name = rs.getString(1);
@@ -303,21 +295,21 @@ final class LeaseJdbc {
 
     /**
      * Releases every grant of {@code batch} (distinct names, sorted) in one statement
-     * ({@link LeaseSql#releaseAllSql}): for each name it released, whether a waiter may be queued
+     * ({@link BatchLeaseSql#releaseAllSql}): for each name it released, whether a waiter may be queued
      * (the caller then {@link #handOff hands off}); a name it did not release is absent.
      *
      * @param fast PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean fast) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.releaseAllSql(batch.size(), fast))) {
+    public Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean fast) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(batches().releaseAllSql(batch.size(), fast))) {
             List<String> names = batch.stream().map(Release::name).toList();
             int first = 1;
-            if (!sql.bindsArrays()) {
+            if (!batches().bindsArrays()) {
                 for (String name : names) {
                     ps.setString(first++, name); // MariaDB finds the rows by name first
                 }
             }
-            bindRows(c, ps, first, names, batch.stream().map(Release::owner).toList(),
+            batches().bindRows(c, ps, first, names, batch.stream().map(Release::owner).toList(),
                     batch.stream().map(Release::token).toList());
             Map<String, Boolean> released = new HashMap<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -330,7 +322,7 @@ final class LeaseJdbc {
     }
 
     /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
-    Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+    public Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.renewSql())) {
             ps.setLong(1, ttlMicros);
             ps.setString(2, name);
@@ -345,11 +337,11 @@ final class LeaseJdbc {
                 return Optional.empty();
             }
         }
-        return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(Lease::expiresAt);
+        return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(LeaseRow::expiresAt);
     }
 
     /** What a reservation left: the row's token and expiry, and the database's time then. */
-    record Reserved(long token, Instant expiresAt, Instant now) {
+    public record Reserved(long token, Instant expiresAt, Instant now) {
     }
 
     /**
@@ -357,7 +349,7 @@ final class LeaseJdbc {
      * from now ({@link LeaseSql#reserveSql}); empty if that grant is not held (expired, released,
      * broken or granted again).
      */
-    Optional<Reserved> reserve(Connection c, String name, String owner, long token, long tokens, long ttlMicros)
+    public Optional<Reserved> reserve(Connection c, String name, String owner, long token, long tokens, long ttlMicros)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.reserveSql())) {
             ps.setLong(1, tokens);
@@ -394,7 +386,7 @@ final class LeaseJdbc {
     }
 
     /** The row of {@code name}, if any, for diagnosing a failure. */
-    Optional<Lease> read(Connection c, String name) throws SQLException {
+    public Optional<LeaseRow> read(Connection c, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.readSql())) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -404,9 +396,9 @@ final class LeaseJdbc {
     }
 
     /** Leases that are live now, by name. */
-    List<Lease> listLive(Connection c) throws SQLException {
+    public List<LeaseRow> listLive(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.listLiveSql()); ResultSet rs = ps.executeQuery()) {
-            List<Lease> leases = new ArrayList<>();
+            List<LeaseRow> leases = new ArrayList<>();
             while (rs.next()) {
                 leases.add(lease(rs));
             }
@@ -415,7 +407,7 @@ final class LeaseJdbc {
     }
 
     /** The row of {@code name} and who broke its last grant, if any: a refused release or renewal in one read. */
-    Optional<Diagnosis> diagnose(Connection c, String name) throws SQLException {
+    public Optional<Diagnosis> diagnose(Connection c, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.diagnoseSql())) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -429,15 +421,15 @@ final class LeaseJdbc {
     }
 
     /** A lease row, and who broke its last grant (null if nobody did). */
-    record Diagnosis(Lease lease, @Nullable Broken broken) {
+    public record Diagnosis(LeaseRow lease, @Nullable Broken broken) {
     }
 
     /** Who broke a lease ({@code by} empty if not named), and when (database time). */
-    record Broken(String by, Instant at) {
+    public record Broken(String by, Instant at) {
     }
 
-    private Lease lease(ResultSet rs) throws SQLException {
-        return new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5));
+    private LeaseRow lease(ResultSet rs) throws SQLException {
+        return new LeaseRow(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5));
     }
 
     /**
@@ -454,36 +446,39 @@ final class LeaseJdbc {
      * where the acquire returns the final row whatever happened, only if the caller owns it and
      * the statement granted it.
      */
-    private Optional<Lease> granted(ResultSet rs, String name, String owner) throws SQLException {
+    private Optional<LeaseRow> granted(ResultSet rs, String name, String owner) throws SQLException {
         return rs.next() ? grantedRow(rs, 1, name, owner) : Optional.empty();
     }
 
     /** {@link #granted} of the current row, whose acquire columns start at column {@code first}. */
-    private Optional<Lease> grantedRow(ResultSet rs, int first, String name, String owner) throws SQLException {
+    private Optional<LeaseRow> grantedRow(ResultSet rs, int first, String name, String owner) throws SQLException {
         if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(first + 3)) && rs.getBoolean(first + 4))) {
             return Optional.empty();
         }
-        return Optional.of(new Lease(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
+        return Optional.of(new LeaseRow(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
     }
 
-    /**
-     * Binds a batch's rows from parameter {@code first}, as {@link LeaseSql#bindsArrays} says: three
-     * arrays (names, owners, numbers), or name, owner, number of each row in turn.
-     */
-    private void bindRows(Connection c, PreparedStatement ps, int first, List<String> names, List<String> owners,
-                          List<Long> numbers) throws SQLException {
-        if (sql.bindsArrays()) {
-            ps.setArray(first, c.createArrayOf("varchar", names.toArray()));
-            ps.setArray(first + 1, c.createArrayOf("varchar", owners.toArray()));
-            ps.setArray(first + 2, c.createArrayOf("bigint", numbers.toArray()));
-            return;
+    /** The notified wait's statements: PostgreSQL's. */
+    private PgLeaseSql notifying() {
+        if (sql instanceof PgLeaseSql pg) {
+            return pg;
         }
-        int i = first;
-        for (int row = 0; row < names.size(); row++) {
-            ps.setString(i++, names.get(row));
-            ps.setString(i++, owners.get(row));
-            ps.setLong(i++, numbers.get(row));
+        throw new IllegalStateException(sql.dialect + " waiters poll: no hand-off");
+    }
+
+    /** The polling wait's statements: every other database's. */
+    private PollingLeaseSql polling() {
+        if (sql instanceof PollingLeaseSql polling) {
+            return polling;
         }
+        throw new IllegalStateException(sql.dialect + " waiters are notified");
+    }
+
+    private BatchLeaseSql batches() {
+        if (sql instanceof BatchLeaseSql batches) {
+            return batches;
+        }
+        throw new IllegalStateException(sql.dialect + " has no batch statements");
     }
 
     @FunctionalInterface

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The parts of one {@link LeaseService}, wired from its settings: who runs statements, who waits,
+ * The parts of one lease service, wired from its settings: who runs statements, who waits,
  * who releases and renews, and the optional cohort hand-off and batching.
  */
 record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
@@ -15,9 +15,9 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
                   Grants grants, BlockingAcquire blocking, Releases releases, Renewals renewals) {
 
     static LeaseParts of(LeaseSettings s) {
-        LeaseCalls calls = new LeaseCalls(s.dataSource(), s.dialect());
         LeaseSql sql = LeaseSqls.forDialect(s.dialect(), s.table());
         LeaseJdbc jdbc = new LeaseJdbc(sql);
+        LeaseCalls calls = new LeaseCalls(s.dataSource(), s.dialect(), jdbc);
         PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(s.dataSource(), pg) : null;
         LeaseThreads threads = new LeaseThreads(s.table());
         // Cohorts and batches give leases back through the releases, which route through them: set

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -6,12 +6,15 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import javax.sql.DataSource;
 
 /**
- * What a {@link LeaseService.Builder} configured, checked and complete.
+ * What a {@code LeaseService.Builder} configured, checked and complete.
  *
  * @param cohortHandOffs in-memory hand-offs of one database grant at most, 0 for off
+ * @param batching       whether concurrent calls commit together
+ * @param lingerNanos    with batching: 0 to send a batch as soon as the last is done (concurrent), else
+ *                       how long a lockstep batch waits for more calls
  */
-record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
-                     int cohortHandOffs, Batching batching, LeaseTuning tuning) {
+public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
+                            int cohortHandOffs, boolean batching, long lingerNanos, LeaseTuning tuning) {
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

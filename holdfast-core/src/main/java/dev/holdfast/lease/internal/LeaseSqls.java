@@ -1,14 +1,14 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
 /** The lease statements of each database. */
-final class LeaseSqls {
+public final class LeaseSqls {
 
     private LeaseSqls() {
     }
 
-    static LeaseSql forDialect(Dialect dialect, String table) {
+    public static LeaseSql forDialect(Dialect dialect, String table) {
         return switch (dialect) {
             case H2 -> new H2LeaseSql(table);
             case POSTGRESQL -> new PgLeaseSql(table);

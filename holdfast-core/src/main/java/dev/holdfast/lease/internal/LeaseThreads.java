@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * The two thread pools of leases, each started at its first use: a timer that never does I/O and
  * background threads for everything that may block. After {@link #close()} neither starts again.
  */
-final class LeaseThreads implements AutoCloseable {
+public final class LeaseThreads implements AutoCloseable {
 
-    /** For guards of leases that bring no threads of their own ({@link Leases#keepAlive}'s default). */
-    static final LeaseThreads SHARED = new LeaseThreads("shared");
+    /** For guards of leases that bring no threads of their own ({@code Leases#keepAlive}'s default). */
+    public static final LeaseThreads SHARED = new LeaseThreads("shared");
 
     private final String suffix;
     private volatile @Nullable ScheduledExecutorService timer;
@@ -35,7 +35,7 @@ final class LeaseThreads implements AutoCloseable {
      *
      * @throws RejectedExecutionException if closed
      */
-    ScheduledExecutorService timer() {
+    public ScheduledExecutorService timer() {
         ScheduledExecutorService s = timer;
         if (s == null) {
             synchronized (this) {
@@ -60,7 +60,7 @@ final class LeaseThreads implements AutoCloseable {
      *
      * @throws RejectedExecutionException if closed
      */
-    ExecutorService background() {
+    public ExecutorService background() {
         ExecutorService s = background;
         if (s == null) {
             synchronized (this) {

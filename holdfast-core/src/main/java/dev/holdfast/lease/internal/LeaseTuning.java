@@ -1,35 +1,35 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import java.time.Duration;
 
 /**
- * Tests and benchmarks: the knobs of a service that users do not turn ({@code LeaseService.Builder#tune}).
+ * Tests and benchmarks: the knobs of a service that users do not turn ({@code LeaseService.Builder#tune}); internal, may change in any release.
  *
  * @param batchesInFlight statements of each batched kind in flight at once (0: the mode's default)
  * @param overlapAt       calls queued before another batch starts while one is in flight (0: the mode's default)
  * @param batchLoneCalls  whether a lone call too goes as a batch (of one) through the multi-row statements
  * @param polling         how often waiters poll
  */
-record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling) {
+public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling) {
 
-    static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT);
+    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT);
 
-    LeaseTuning batchesInFlight(int statements, int overlapAt) {
+    public LeaseTuning batchesInFlight(int statements, int overlapAt) {
         return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling);
     }
 
-    LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
+    public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
-    LeaseTuning queuedPoll(Duration min, Duration max) {
+    public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()));
     }
 
     /** How often a notified waiter re-checks anyway. */
-    LeaseTuning safetyPoll(Duration interval) {
+    public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()));
     }

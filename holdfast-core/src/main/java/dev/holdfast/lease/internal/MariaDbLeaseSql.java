@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * set in the update cannot carry the decision: measured, {@code RETURNING} then reads it as it
  * was before the statement when it had no value yet.
  */
-final class MariaDbLeaseSql extends LeaseSql {
+final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String acquire;
     private final String reenter;
     private final String acquireQueued;
@@ -36,7 +36,7 @@ final class MariaDbLeaseSql extends LeaseSql {
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, String> releaseAll = new ConcurrentHashMap<>();
 
-    MariaDbLeaseSql(String table) {
+    public MariaDbLeaseSql(String table) {
         super(table, Dialect.MARIADB);
         String queue = table + "_queue";
         String expired = "expires_at <= UTC_TIMESTAMP(6)";
@@ -88,7 +88,7 @@ final class MariaDbLeaseSql extends LeaseSql {
     }
 
     @Override
-    String acquireSql(boolean reentrant) {
+    public String acquireSql(boolean reentrant) {
         return reentrant ? reenter : acquire;
     }
 
@@ -97,18 +97,18 @@ final class MariaDbLeaseSql extends LeaseSql {
      * exclusive form, the statement granted it (inserted, or updated an expired row).
      */
     @Override
-    boolean acquireReturnsFinalRow() {
+    public boolean acquireReturnsFinalRow() {
         return true;
     }
 
     @Override
-    String acquireQueuedSql() {
+    public String acquireQueuedSql() {
         return acquireQueued;
     }
 
     /** Name, waiter, name, waiter in each of the four assignments. */
     @Override
-    List<String> queuedBinds(String name, String waiter) {
+    public List<String> queuedBinds(String name, String waiter) {
         List<String> binds = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             binds.addAll(List.of(name, waiter, name, waiter));
@@ -117,23 +117,23 @@ final class MariaDbLeaseSql extends LeaseSql {
     }
 
     @Override
-    String joinQueueSql() {
+    public String joinQueueSql() {
         return joinQueue;
     }
 
     @Override
-    String plusMicros(String column) {
+    public String plusMicros(String column) {
         return Dialect.MARIADB.plusMicros(column, "?");
     }
 
     @Override
-    String renewSql() {
+    public String renewSql() {
         return renew;
     }
 
     /** One row of values per lease: a text for each batch size. */
     @Override
-    String acquireAllSql(int rows) {
+    public String acquireAllSql(int rows) {
         return acquireAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES "
                 + String.join(", ", Collections.nCopies(n,
                         "(?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"))
@@ -151,7 +151,7 @@ final class MariaDbLeaseSql extends LeaseSql {
      * binds the names, then name, owner, token of each.
      */
     @Override
-    String releaseAllSql(int rows, boolean fast) {
+    public String releaseAllSql(int rows, boolean fast) {
         return releaseAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                 + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
                 + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
@@ -161,9 +161,15 @@ final class MariaDbLeaseSql extends LeaseSql {
                 + " RETURNING name, FALSE");
     }
 
+    /** The three values of each row in turn. */
+    @Override
+    public boolean bindsArrays() {
+        return false;
+    }
+
     /** No {@code UPDATE … RETURNING} on MariaDB: the update, then a read of the new expiry (renewals are rare). */
     @Override
-    boolean renewReturnsExpiry() {
+    public boolean renewReturnsExpiry() {
         return false;
     }
 }

@@ -1,6 +1,10 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import org.jspecify.annotations.Nullable;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.util.List;
 
 /**
@@ -33,7 +37,7 @@ import java.util.List;
  * (an acquire, or the hand-off right after it) commits durably, which flushes the WAL up to and
  * including the release.
  */
-final class PgLeaseSql extends LeaseSql {
+public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     /**
      * Grants and renewals are durable whatever the server, database, role or session says: this
      * condition, evaluated inside the statement, raises {@code synchronous_commit} to {@code on}
@@ -41,14 +45,14 @@ final class PgLeaseSql extends LeaseSql {
      * stronger setting ({@code remote_write}, {@code remote_apply}). Transaction-local: the
      * session's setting is back after the commit.
      */
-    static final String DURABLE_LEVEL = "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')"
+    public static final String DURABLE_LEVEL = "CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')"
             + " THEN 'on' ELSE current_setting('synchronous_commit') END";
     /**
      * A transaction-local setting that the combined release sets when it matched, so that the
      * hand-off sent in its round trip does nothing after a refused release.
      */
-    static final String RELEASED = "holdfast.released";
-    static final String DURABLE = "set_config('synchronous_commit', " + DURABLE_LEVEL + ", true) IS NOT NULL";
+    public static final String RELEASED = "holdfast.released";
+    public static final String DURABLE = "set_config('synchronous_commit', " + DURABLE_LEVEL + ", true) IS NOT NULL";
 
     /**
      * The first key of the advisory lock by which a listener says it is alive: a listening
@@ -64,7 +68,7 @@ final class PgLeaseSql extends LeaseSql {
      * still reads as alive, as any live pid did before; its waiter then takes the grant at its
      * next attempt, from {@code handed_to}.)
      */
-    static final int LISTENER_LOCK_KEY = 0x486f6c64;
+    public static final int LISTENER_LOCK_KEY = 0x486f6c64;
     /**
      * Taken by a listener connection before its {@code LISTEN}: whether it got the lock, and the
      * backend pid it took it for (the one to publish; a pooler between may report another at
@@ -72,10 +76,10 @@ final class PgLeaseSql extends LeaseSql {
      * still runs (the listener tries again: such a transaction may be an application's, open for
      * long).
      */
-    static final String LISTENER_LOCK = "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid()),"
+    public static final String LISTENER_LOCK = "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid()),"
             + " pg_backend_pid()";
     /** Given back before the listener connection goes back to its pool. */
-    static final String LISTENER_UNLOCK = "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
+    public static final String LISTENER_UNLOCK = "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
     /**
      * True while the listener with backend pid {@code pid} (an SQL expression) listens, null for no listener. Its
      * cost: if that listener is gone, the shared lock this takes stays to the end of the
@@ -84,12 +88,12 @@ final class PgLeaseSql extends LeaseSql {
      * never conflicts with itself: the check must not run on the listener's own connection, and
      * never does.)
      */
-    static String listenerAlive(String pid) {
+    public static String listenerAlive(String pid) {
         return "NOT pg_try_advisory_xact_lock_shared(" + LISTENER_LOCK_KEY + ", " + pid + ")";
     }
 
     /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
-    static final int TIMELINE_SHIFT = 40;
+    public static final int TIMELINE_SHIFT = 40;
 
     /**
      * The smallest token this server may grant: {@code (timeline - 1) << 40}, read in the
@@ -100,7 +104,7 @@ final class PgLeaseSql extends LeaseSql {
      * not do: it reports the old timeline until the end-of-recovery checkpoint (measured,
      * PostgreSQL 15).
      */
-    static final String FIRST_TOKEN = "((('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))"
+    public static final String FIRST_TOKEN = "((('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))"
             + "::bit(32)::int::bigint - 1) << " + TIMELINE_SHIFT + ")";
 
     private final String queue;
@@ -118,7 +122,7 @@ final class PgLeaseSql extends LeaseSql {
     private final String giveUp;
     private final String renew;
 
-    PgLeaseSql(String table) {
+    public PgLeaseSql(String table) {
         super(table, Dialect.POSTGRESQL);
         this.queue = table + "_queue";
         this.stem = stemSql(table);
@@ -192,7 +196,7 @@ final class PgLeaseSql extends LeaseSql {
      * fits PostgreSQL's 63. A table that does not exist (yet) has the stem of its spelling, lower-cased.
      * The table is a validated identifier ({@code [A-Za-z0-9_.]}), safe in a literal.
      */
-    static String stemSql(String table) {
+    public static String stemSql(String table) {
         String spelled = "'" + table + "'";
         return "(SELECT 'holdfast_lease_' || CASE WHEN length(r.q) <= 37 THEN r.q ELSE md5(r.q) END FROM"
                 + " (SELECT coalesce((SELECT n.nspname || '_' || c.relname FROM pg_catalog.pg_class c"
@@ -209,12 +213,12 @@ final class PgLeaseSql extends LeaseSql {
      *
      * @param stem the stem as {@link #stemSql} evaluated it
      */
-    static String listenerChannel(String stem, int pid) {
+    public static String listenerChannel(String stem, int pid) {
         return stem + "_" + pid;
     }
 
     /** {@link #listenerChannel} in SQL, of the stem and pid that SQL expressions give (null for no pid). */
-    static String listenerChannelSql(String stemSql, String pid) {
+    public static String listenerChannelSql(String stemSql, String pid) {
         return stemSql + " || '_' || " + pid;
     }
 
@@ -222,27 +226,49 @@ final class PgLeaseSql extends LeaseSql {
      * {@link #LISTENER_LOCK}, then this table's stem ({@link #stemSql}) as the listener's
      * connection resolves it: what a listener runs before its {@code LISTEN}.
      */
-    String listenerLockSql() {
+    public String listenerLockSql() {
         return LISTENER_LOCK + ", " + stem;
     }
 
     @Override
-    boolean notifiesWaiters() {
-        return true;
-    }
-
-    @Override
-    String acquireSql(boolean reentrant) {
+    public String acquireSql(boolean reentrant) {
         return reentrant ? reenter : acquire;
     }
 
-    @Override
-    String acquireOrQueueSql() {
+    public String acquireOrQueueSql() {
         return acquireOrQueue;
     }
 
+    /**
+     * Binds {@link #acquireOrQueueSql()}, in the order its parts use them: the acquire (name, owner,
+     * ttl); the queue checks (waiter as not the earlier entry, as its own entry, as the one handed the
+     * lease); leaving the queue on a grant (name, waiter); joining it on a refusal (name, waiter, entry
+     * lifetime, the lease's owner and ttl, the listener's backend pid or null).
+     */
+    public void bindAcquireOrQueue(PreparedStatement ps, String name, String owner, long ttlMicros, String waiter,
+                                   long queueMicros, @Nullable Integer listener) throws SQLException {
+        ps.setString(1, name);
+        ps.setString(2, owner);
+        ps.setLong(3, ttlMicros);
+        ps.setString(4, waiter);
+        ps.setString(5, waiter);
+        ps.setString(6, waiter);
+        ps.setString(7, name);
+        ps.setString(8, waiter);
+        ps.setString(9, name);
+        ps.setString(10, waiter);
+        ps.setLong(11, queueMicros);
+        ps.setString(12, owner);
+        ps.setLong(13, ttlMicros);
+        if (listener == null) {
+            ps.setNull(14, Types.INTEGER);
+        } else {
+            ps.setInt(14, listener);
+        }
+    }
+
     @Override
-    String plusMicros(String column) {
+    public String plusMicros(String column) {
         return Dialect.POSTGRESQL.plusMicros(column, "?");
     }
 
@@ -265,8 +291,7 @@ final class PgLeaseSql extends LeaseSql {
      * moment is seen as it ends. If the releasing process dies between the two transactions, the
      * free lease goes to the first waiter at its safety poll.
      */
-    @Override
-    String handOffSql() {
+    public String handOffSql() {
         return lockRow + handOff;
     }
 
@@ -279,22 +304,8 @@ final class PgLeaseSql extends LeaseSql {
      * hand-off needs no statement of its own for that lock (rows still lock lease row first, then
      * queue rows). Binds the update's parameters, then name twice.
      */
-    @Override
-    String withHandOffSql(String update) {
+    public String withHandOffSql(String update) {
         return update + ", set_config('" + RELEASED + "', 'on', true); " + handOffIfReleased;
-    }
-
-    /**
-     * A release learns from its own row whether anyone waits: every refused queued attempt raises
-     * the row's {@code waiters_until} in its statement, while it holds the row lock. A release's
-     * {@code UPDATE} works on the newest version of the row (READ COMMITTED re-reads a row that
-     * changed after its snapshot), so it sees that mark even when it waited for the row lock
-     * behind the very attempt that queued, which a subquery (reading the statement's older
-     * snapshot) would miss. Nobody waiting costs the release nothing more than this column.
-     */
-    @Override
-    boolean releaseReportsWaiters() {
-        return true;
     }
 
     /** {@code gate}: a condition on the transaction, without which the hand-off does nothing; "" for none. */
@@ -331,22 +342,27 @@ final class PgLeaseSql extends LeaseSql {
      * statement does), removes the entry, expires a live grant handed to this waiter, then
      * {@link #handOffSql hands off}.
      */
-    @Override
-    String giveUpSql() {
+    public String giveUpSql() {
         return giveUp + handOff;
     }
 
-    @Override
-    List<String> giveUpBinds(String name, String waiter) {
+    public List<String> giveUpBinds(String name, String waiter) {
         return List.of(name, name, waiter, name, waiter, name, name);
     }
 
     /**
      * Returns the released row's token and whether a waiter may be queued; with {@code fast},
      * commits without waiting for the WAL flush.
+     *
+     * <p>A release learns from its own row whether anyone waits: every refused queued attempt raises
+     * the row's {@code waiters_until} in its statement, while it holds the row lock. A release's
+     * {@code UPDATE} works on the newest version of the row (READ COMMITTED re-reads a row that
+     * changed after its snapshot), so it sees that mark even when it waited for the row lock
+     * behind the very attempt that queued, which a subquery (reading the statement's older
+     * snapshot) would miss. Nobody waiting costs the release nothing more than this column.
      */
     @Override
-    String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
+    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
         return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL, expires_at = "
                 + releasedExpiry(heldAtLeast) + " WHERE l.name = ? AND l.owner = ?"
                 + (withToken ? " AND l.token = ?" : "") + " AND l.expires_at > clock_timestamp()"
@@ -355,20 +371,20 @@ final class PgLeaseSql extends LeaseSql {
     }
 
     @Override
-    String forceReleaseSql() {
+    public String forceReleaseSql() {
         return "UPDATE " + table + " AS l SET broken_by = ?, broken_at = clock_timestamp(), handed_to = NULL,"
                 + " expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp()"
                 + " RETURNING l.token, l.waiters_until > clock_timestamp()";
     }
 
     @Override
-    String renewSql() {
+    public String renewSql() {
         return renew;
     }
 
     /** One text for any number of rows: the rows come as arrays. */
     @Override
-    String acquireAllSql(int rows) {
+    public String acquireAllSql(int rows) {
         return acquireAll;
     }
 
@@ -377,7 +393,7 @@ final class PgLeaseSql extends LeaseSql {
      * whatever join the planner picks for the update, two batches cannot deadlock.
      */
     @Override
-    String releaseAllSql(int rows, boolean fast) {
+    public String releaseAllSql(int rows, boolean fast) {
         return "WITH b AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, token)),"
                 + " k AS (SELECT l.name FROM " + table + " l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE)"
                 + " UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL,"
@@ -388,13 +404,13 @@ final class PgLeaseSql extends LeaseSql {
     }
 
     @Override
-    boolean bindsArrays() {
+    public boolean bindsArrays() {
         return true;
     }
 
     /** Durable, as a grant: the tokens it reserves must never be handed out again after a crash. */
     @Override
-    String reserveSql() {
+    public String reserveSql() {
         return super.reserveSql() + " RETURNING token, expires_at, clock_timestamp(), " + DURABLE;
     }
 }

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +15,7 @@ import java.util.concurrent.Semaphore;
 import javax.sql.DataSource;
 
 /**
- * PostgreSQL wake-ups for blocked {@link LeaseService#lock} callers: one daemon thread per service
+ * PostgreSQL wake-ups for blocked {@code LeaseService#lock} callers: one daemon thread per service
  * holds one pooled connection that {@code LISTEN}s on its own channel (the table's stem and its
  * backend pid, {@link PgLeaseSql#listenerChannel}), and wakes a local waiter when a release
  * names it (payload {@code <length of name>:<name><waiter id>}, the id of
@@ -33,7 +33,7 @@ import javax.sql.DataSource;
  * it gives the lock back and is {@code UNLISTEN}ed before it goes back to the pool, so no pooled
  * connection keeps a lock or collects notifications.
  */
-final class PgWakeUps implements AutoCloseable {
+public final class PgWakeUps implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
 
@@ -51,7 +51,7 @@ final class PgWakeUps implements AutoCloseable {
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    PgWakeUps(DataSource dataSource, PgLeaseSql sql) {
+    public PgWakeUps(DataSource dataSource, PgLeaseSql sql) {
         this.dataSource = dataSource;
         this.table = sql.table;
         this.lockSql = sql.listenerLockSql();
@@ -108,7 +108,7 @@ final class PgWakeUps implements AutoCloseable {
      * The payload a release sends for this waiter: PostgreSQL's {@code length(name)} counts
      * characters (code points), not UTF-16 units, so neither may this.
      */
-    static String key(String name, String waiter) {
+    public static String key(String name, String waiter) {
         return name.codePointCount(0, name.length()) + ":" + name + waiter;
     }
 
@@ -166,7 +166,7 @@ final class PgWakeUps implements AutoCloseable {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + table + ") stopped: blocking"
+                    LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups (table " + table + ") stopped: blocking"
                             + " lease waiters poll until the listener connects again", e);
                 }
                 outageReported = true;
@@ -190,7 +190,7 @@ final class PgWakeUps implements AutoCloseable {
         Class<?> pgNotification = load(c, "org.postgresql.PGNotification");
         if (pgConnection == null || pgNotification == null || !c.isWrapperFor(pgConnection)) {
             closed = true; // no way to listen: never retry, waiters poll
-            LOG.log(System.Logger.Level.WARNING, "Lease wake-ups disabled: the pool's connections are not pgjdbc"
+            LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups disabled: the pool's connections are not pgjdbc"
                     + " connections (org.postgresql.PGConnection), so blocking lease waiters poll");
             return;
         }
@@ -213,7 +213,7 @@ final class PgWakeUps implements AutoCloseable {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait until a"
+                        LOG.log(System.Logger.Level.INFO, "LeaseRow wake-ups (table " + table + ") wait until a"
                                 + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
@@ -227,7 +227,7 @@ final class PgWakeUps implements AutoCloseable {
                 peek.disable();
                 listening = true;
                 if (outageReported) {
-                    LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + listened + ") resumed");
+                    LOG.log(System.Logger.Level.INFO, "LeaseRow wake-ups (LISTEN " + listened + ") resumed");
                     outageReported = false;
                 }
                 wakeAll();

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,15 +19,14 @@ final class Refusals {
     }
 
     /** Reads the row to say precisely why {@code action} ("release", "renew") of the grant matched nothing. */
-    LeaseNotHeldException notHeld(String action, String name, String owner, @Nullable Long token) {
+    NotHeld notHeld(String action, String name, String owner, @Nullable Long token) {
         Optional<LeaseJdbc.Diagnosis> row = calls.call("diagnosing", name, c -> jdbc.diagnose(c, name));
         String cannot = "Cannot " + action + " lease '" + name + "' for '" + owner + "'"
                 + (token == null ? "" : " (token " + token + ")");
         if (row.isEmpty()) {
-            return new LeaseNotHeldException(name, cannot + ": there is no such lease", null,
-                    LeaseNotHeldException.Reason.NO_SUCH_LEASE, null, null);
+            return new NotHeld(name, cannot + ": there is no such lease", NotHeld.Why.NO_SUCH_LEASE, null);
         }
-        Lease current = row.get().lease();
+        LeaseRow current = row.get().lease();
         boolean sameOwner = current.owner().equals(owner);
         String now = " (now: " + describe(current) + ")";
         if (sameOwner && (token == null || current.token() == token)) {
@@ -35,34 +34,31 @@ final class Refusals {
                 LeaseJdbc.Broken broken = row.get().broken();
                 if (broken != null) {
                     String by = broken.by().isEmpty() ? null : broken.by();
-                    return new LeaseNotHeldException(name, cannot + ": it was broken by " + (by == null ? "an operator" : by)
-                            + " at " + broken.at() + now, current, LeaseNotHeldException.Reason.BROKEN, by, broken.at());
+                    return new NotHeld(name, cannot + ": it was broken by " + (by == null ? "an operator" : by)
+                            + " at " + broken.at() + now, NotHeld.Why.BROKEN, current, by, broken.at());
                 }
-                return new LeaseNotHeldException(name, cannot + ": it was already released" + now, current,
-                        LeaseNotHeldException.Reason.RELEASED, null, null);
+                return new NotHeld(name, cannot + ": it was already released" + now, NotHeld.Why.RELEASED, current);
             }
-            return new LeaseExpiredException(name, cannot + ": it expired at " + current.expiresAt()
-                    + " (database time); the critical section may have overlapped another holder's" + now, current,
-                    LeaseNotHeldException.Reason.EXPIRED);
+            return new NotHeld(name, cannot + ": it expired at " + current.expiresAt()
+                    + " (database time); the critical section may have overlapped another holder's" + now,
+                    NotHeld.Why.EXPIRED, current);
         }
         if (token != null && current.token() > token) {
-            return new LeaseExpiredException(name, cannot + ": it expired and was granted again since" + now
-                    + "; the critical section may have overlapped another holder's", current,
-                    LeaseNotHeldException.Reason.GRANTED_AGAIN);
+            return new NotHeld(name, cannot + ": it expired and was granted again since" + now
+                    + "; the critical section may have overlapped another holder's", NotHeld.Why.GRANTED_AGAIN, current);
         }
-        return new LeaseNotHeldException(name, cannot + ": " + (sameOwner ? "no such grant" : "not the owner") + now,
-                current, sameOwner ? LeaseNotHeldException.Reason.NO_SUCH_GRANT : LeaseNotHeldException.Reason.OTHER_OWNER,
-                null, null);
+        return new NotHeld(name, cannot + ": " + (sameOwner ? "no such grant" : "not the owner") + now,
+                sameOwner ? NotHeld.Why.NO_SUCH_GRANT : NotHeld.Why.OTHER_OWNER, current);
     }
 
     /** A release of a grant this service has passed on in memory already. */
-    static LeaseNotHeldException passedOn(String name, String owner, long token, Lease holder) {
-        return new LeaseNotHeldException(name, "Cannot release lease '" + name + "' for '" + owner
+    static NotHeld passedOn(String name, String owner, long token, LeaseRow holder) {
+        return new NotHeld(name, "Cannot release lease '" + name + "' for '" + owner
                 + "' (token " + token + "): it was already released and passed on within this service"
-                + " (now: " + describe(holder) + ")", holder, LeaseNotHeldException.Reason.RELEASED, null, null);
+                + " (now: " + describe(holder) + ")", NotHeld.Why.RELEASED, holder);
     }
 
-    private static String describe(Lease l) {
+    private static String describe(LeaseRow l) {
         return "owner '" + l.owner() + "', token " + l.token() + ", acquired " + l.acquiredAt()
                 + (l.isReleased() ? ", released" : ", expires " + l.expiresAt());
     }

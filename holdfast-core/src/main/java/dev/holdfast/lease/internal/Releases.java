@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.DatabaseException;
 import org.jspecify.annotations.Nullable;
@@ -35,14 +35,14 @@ final class Releases {
      * Releases the grant of {@code name} to {@code owner}: the one with {@code token}, or any (unlock);
      * kept until {@code heldAtLeastMicros} after its start, if given.
      *
-     * @throws LeaseNotHeldException if it was not held
+     * @throws NotHeld if it was not held
      */
     void release(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
         if (cohorts != null) {
             if (token == null) {
                 cohorts.closeAll(name, owner); // any grant of the owner: no hand-offs of it any more
             } else {
-                CohortRelease decided = cohorts.release(new Lease(name, owner, token, Instant.EPOCH, Instant.EPOCH),
+                CohortRelease decided = cohorts.release(new LeaseRow(name, owner, token, Instant.EPOCH, Instant.EPOCH),
                         heldAtLeastMicros != null);
                 if (decided instanceof CohortRelease.HandedOn) {
                     return;
@@ -55,7 +55,7 @@ final class Releases {
                     // On a DatabaseException the outcome is unknown: the grant stays recorded for a retry.
                     try {
                         releaseInDatabase(name, owner, rowToken(name, owner, grant), minimum);
-                    } catch (LeaseNotHeldException refused) {
+                    } catch (NotHeld refused) {
                         cohorts.releasedToDatabase(name, owner, grant.token());
                         throw refused;
                     }
@@ -68,10 +68,10 @@ final class Releases {
     }
 
     /** Releases a lease handed to a waiter that was interrupted meanwhile; if that fails, it runs out by its ttl. */
-    void releaseQuietly(Lease lease) {
+    void releaseQuietly(LeaseRow lease) {
         try {
             release(lease.name(), lease.owner(), lease.token(), null);
-        } catch (LeaseNotHeldException | DatabaseException e) {
+        } catch (NotHeld | DatabaseException e) {
             // expired or taken over already; or unreachable: it expires by its ttl
         }
     }

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
@@ -13,11 +13,11 @@ import java.util.Optional;
 import java.util.function.LongFunction;
 
 /**
- * Renews grants: for the caller ({@link #renew(Lease, long)}) and for a {@link LeaseGuard}
- * ({@link #renew(Lease, Duration, Duration)}, bounded by the connection's network timeout). A lease
+ * Renews grants: for the caller ({@link #renew(LeaseRow, long)}) and for a lease guard
+ * ({@link #renew(LeaseRow, Duration, Duration)}, bounded by the connection's network timeout). A lease
  * passed on in memory renews its database grant's row.
  */
-final class Renewals implements LeaseRenewer {
+final class Renewals {
 
     private final LeaseCalls calls;
     private final LeaseJdbc jdbc;
@@ -36,15 +36,15 @@ final class Renewals implements LeaseRenewer {
     /**
      * The caller's renewal.
      *
-     * @throws LeaseNotHeldException why it is not held any more
+     * @throws NotHeld why it is not held any more
      */
-    Lease renew(Lease lease, long ttlMicros) {
+    LeaseRow renew(LeaseRow lease, long ttlMicros) {
         Optional<Instant> expiry = renewed(lease, ttlMicros, token -> calls.call("renewing", lease.name(),
                 c -> jdbc.renew(c, lease.name(), lease.owner(), token, ttlMicros)));
         if (expiry.isEmpty()) {
             throw refusals.notHeld("renew", lease.name(), lease.owner(), lease.token());
         }
-        return new Lease(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get());
+        return new LeaseRow(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get());
     }
 
     /**
@@ -55,15 +55,14 @@ final class Renewals implements LeaseRenewer {
      * driver without network timeouts ({@link SQLFeatureNotSupportedException}) renews unbounded. A
      * failure to restore the timeout after a failed renewal is added to that failure as suppressed.
      */
-    @Override
-    public Optional<Lease> renew(Lease lease, Duration ttl, Duration bound) {
+    Optional<LeaseRow> renew(LeaseRow lease, Duration ttl, Duration bound) {
         long ttlMicros = ttl.toNanos() / 1000;
         int boundMillis = (int) Math.min(Integer.MAX_VALUE, bound.toMillis());
         Optional<Instant> expiry = renewed(lease, ttlMicros, token -> renewBounded(lease, token, ttlMicros, boundMillis));
         if (expiry.isPresent()) {
-            return Optional.of(new Lease(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get()));
+            return Optional.of(new LeaseRow(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get()));
         }
-        LeaseNotHeldException why;
+        NotHeld why;
         try {
             why = refusals.notHeld("renew", lease.name(), lease.owner(),
                     cohorts == null ? lease.token() : cohorts.rowToken(lease));
@@ -73,8 +72,7 @@ final class Renewals implements LeaseRenewer {
         throw why;
     }
 
-    @Override
-    public void release(Lease lease) {
+    void release(LeaseRow lease) {
         releases.release(lease.name(), lease.owner(), lease.token(), null);
     }
 
@@ -82,7 +80,7 @@ final class Renewals implements LeaseRenewer {
      * Runs a renewal of {@code lease} with the row's token: the lease's own, or for a lease passed on
      * in this service, its database grant's (under that grant's lock, whose expiry it records).
      */
-    private Optional<Instant> renewed(Lease lease, long ttlMicros, LongFunction<Optional<Instant>> renewal) {
+    private Optional<Instant> renewed(LeaseRow lease, long ttlMicros, LongFunction<Optional<Instant>> renewal) {
         Cohort.Held held = cohorts == null ? null : cohorts.hold(lease);
         if (held == null) {
             return renewal.apply(lease.token());
@@ -106,7 +104,7 @@ final class Renewals implements LeaseRenewer {
         T run() throws SQLException;
     }
 
-    private Optional<Instant> renewBounded(Lease lease, long token, long ttlMicros, int boundMillis) {
+    private Optional<Instant> renewBounded(LeaseRow lease, long token, long ttlMicros, int boundMillis) {
         try (Connection c = calls.dataSource().getConnection()) {
             SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
                     cc -> jdbc.renew(cc, lease.name(), lease.owner(), token, ttlMicros));

@@ -1,5 +1,6 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
+import dev.holdfast.lease.LeaseBatchingTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

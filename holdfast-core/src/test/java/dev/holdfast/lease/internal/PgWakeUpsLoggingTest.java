@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast.lease.internal;
 
 import org.junit.jupiter.api.Test;
 

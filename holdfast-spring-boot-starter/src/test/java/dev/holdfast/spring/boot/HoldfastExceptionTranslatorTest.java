@@ -125,7 +125,7 @@ class HoldfastExceptionTranslatorTest {
 
             RuntimeException timeout = org.assertj.core.api.Assertions.catchThrowableOfType(
                     dev.holdfast.lease.LeaseTimeoutException.class,
-                    () -> leases.lock("job", "b", java.time.Duration.ofSeconds(30), java.time.Duration.ZERO));
+                    () -> leases.acquire("job", "b", java.time.Duration.ofSeconds(30), java.time.Duration.ZERO));
             assertThat(translator.translate(timeout)).isExactlyInstanceOf(org.springframework.dao.CannotAcquireLockException.class)
                     .hasCause(timeout);
 

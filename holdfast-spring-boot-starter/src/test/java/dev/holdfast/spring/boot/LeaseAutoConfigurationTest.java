@@ -125,7 +125,7 @@ class LeaseAutoConfigurationTest {
                         java.util.concurrent.CompletableFuture<Lease> next = new java.util.concurrent.CompletableFuture<>();
                         Thread waiter = new Thread(() -> {
                             try {
-                                next.complete(leases.lock("nightly", "server-1", Duration.ofMinutes(1), Duration.ofSeconds(20)));
+                                next.complete(leases.acquire("nightly", "server-1", Duration.ofMinutes(1), Duration.ofSeconds(20)));
                             } catch (Throwable e) {
                                 next.completeExceptionally(e);
                             }

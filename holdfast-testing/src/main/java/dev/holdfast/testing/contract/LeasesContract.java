@@ -59,7 +59,8 @@ public abstract class LeasesContract {
             assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
             assertThat(leases.tryAcquire("job", "a", LONG)).as("exclusive per call, even for its owner").isEmpty();
             assertThat(leases.tryLock("job", "b", LONG)).isFalse();
-            assertThatThrownBy(() -> leases.lock("job", "b", LONG, Duration.ZERO)).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(leases.tryAcquireOrRenew("job", "b", LONG)).as("another owner's grant is live").isEmpty();
+            assertThatThrownBy(() -> leases.acquire("job", "b", LONG, Duration.ZERO)).isInstanceOf(LeaseTimeoutException.class);
             assertThat(leases.find("job")).contains(a);
         }
     }
@@ -76,6 +77,22 @@ public abstract class LeasesContract {
             Lease renewed = leases.renew(again, Duration.ofSeconds(5));
             assertThat(renewed.token()).isEqualTo(a.token());
             assertThat(renewed.expiresAt()).isBefore(again.expiresAt());
+        }
+    }
+
+    @DatabaseTest
+    void tryAcquireOrRenewReturnsTheOwnersGrantExtendedOrANewOne(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease first = leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(10)).orElseThrow();
+            assertThat(leases.find("job")).contains(first);
+            Lease again = leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(60)).orElseThrow();
+            assertThat(again.token()).as("re-entered: the same grant").isEqualTo(first.token());
+            assertThat(again.acquiredAt()).isEqualTo(first.acquiredAt());
+            assertThat(again.expiresAt()).isAfter(first.expiresAt());
+            assertThat(leases.find("job")).contains(again);
+            leases.release(again);
+            Lease next = leases.tryAcquireOrRenew("job", "b", LONG).orElseThrow();
+            assertThat(next.token()).as("a new grant after the release").isGreaterThan(again.token());
         }
     }
 
@@ -196,7 +213,7 @@ public abstract class LeasesContract {
                 CountDownLatch started = new CountDownLatch(1);
                 Future<Lease> b = waiter.submit(() -> {
                     started.countDown();
-                    return leases.lock("job", "b", LONG, Duration.ofSeconds(20));
+                    return leases.acquire("job", "b", LONG, Duration.ofSeconds(20));
                 });
                 started.await();
                 Thread.sleep(100);
@@ -208,7 +225,7 @@ public abstract class LeasesContract {
             } finally {
                 waiter.shutdownNow();
             }
-            assertThatThrownBy(() -> leases.lock("job", "c", LONG, Duration.ofMillis(300)))
+            assertThatThrownBy(() -> leases.acquire("job", "c", LONG, Duration.ofMillis(300)))
                     .isInstanceOf(LeaseTimeoutException.class);
         }
     }
@@ -284,11 +301,12 @@ public abstract class LeasesContract {
                     () -> leases.tryAcquire("job", "a\u0007", LONG),
                     () -> leases.tryAcquire("job", "a", Duration.ZERO),
                     () -> leases.tryAcquire("job", "a", Duration.ofDays(367)),
-                    () -> leases.tryLock("job", "a", Duration.ofMillis(-1)));
+                    () -> leases.tryLock("job", "a", Duration.ofMillis(-1)),
+                    () -> leases.tryAcquireOrRenew("job", "a", Duration.ofMillis(-1)));
             for (Runnable call : bad) {
                 assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class);
             }
-            assertThatThrownBy(() -> leases.lock("job", "a", LONG, Duration.ofMillis(-1)))
+            assertThatThrownBy(() -> leases.acquire("job", "a", LONG, Duration.ofMillis(-1)))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(leases.find("job")).isEmpty();
             assertThat(leases.list()).isEmpty();

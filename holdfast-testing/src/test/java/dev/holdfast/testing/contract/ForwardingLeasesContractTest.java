@@ -35,13 +35,13 @@ class ForwardingLeasesContractTest extends LeasesContract {
         }
 
         @Override
-        public boolean tryLock(String name, String owner, Duration ttl) {
-            return target.tryLock(name, owner, ttl);
+        public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
+            return target.tryAcquireOrRenew(name, owner, ttl);
         }
 
         @Override
-        public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
-            return target.lock(name, owner, ttl, maxWait);
+        public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+            return target.acquire(name, owner, ttl, maxWait);
         }
 
         @Override

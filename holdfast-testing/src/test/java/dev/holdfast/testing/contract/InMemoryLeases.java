@@ -41,21 +41,22 @@ final class InMemoryLeases implements Leases {
     }
 
     @Override
-    public synchronized boolean tryLock(String name, String owner, Duration ttl) {
+    public synchronized Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
         check(name, owner);
         checkTtl(ttl);
         Instant now = now();
         Row row = rows.get(name);
         if (row != null && row.liveAt(now) && row.lease().owner().equals(owner)) {
             Lease l = row.lease();
-            rows.put(name, new Row(new Lease(name, owner, l.token(), l.acquiredAt(), now.plus(ttl)), false, null, null));
-            return true;
+            Lease renewed = new Lease(name, owner, l.token(), l.acquiredAt(), now.plus(ttl));
+            rows.put(name, new Row(renewed, false, null, null));
+            return Optional.of(renewed);
         }
-        return grant(name, owner, ttl).isPresent();
+        return grant(name, owner, ttl);
     }
 
     @Override
-    public synchronized Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+    public synchronized Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         check(name, owner);
         checkTtl(ttl);
         if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(MAX) > 0) {

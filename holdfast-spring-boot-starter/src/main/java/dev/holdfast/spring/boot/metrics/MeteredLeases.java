@@ -50,17 +50,17 @@ public final class MeteredLeases implements Leases {
 
     /** Counted as an acquisition or a refusal. */
     @Override
-    public boolean tryLock(String name, String owner, Duration ttl) {
-        boolean held = leases.tryLock(name, owner, ttl);
-        count(held ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
-        return held;
+    public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
+        Optional<Lease> lease = leases.tryAcquireOrRenew(name, owner, ttl);
+        count(lease.isPresent() ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
+        return lease;
     }
 
     /** Counted as an acquisition, or a refusal when the bound runs out. */
     @Override
-    public Lease lock(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+    public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         try {
-            Lease lease = leases.lock(name, owner, ttl, maxWait);
+            Lease lease = leases.acquire(name, owner, ttl, maxWait);
             count("holdfast.lease.acquisitions", name, null);
             return lease;
         } catch (LeaseTimeoutException e) {
