@@ -134,7 +134,7 @@ class LeaseAutoConfigurationTest {
                         // It waits in memory (in the cohort, not in the database's queue, which stays empty).
                         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
                                 assertThat(java.util.Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
-                                        f.getClassName().equals("dev.holdfast.lease.CohortHandOffs") && f.getMethodName().equals("await")))
+                                        f.getClassName().equals("dev.holdfast.lease.internal.CohortHandOffs") && f.getMethodName().equals("await")))
                                         .as("the second call waits in the instance's cohort").isTrue());
                         assertThat(db.queryLong("SELECT COUNT(*) FROM " + leasesTable + "_queue")).isZero();
                         leases.release(first);
@@ -174,7 +174,7 @@ class LeaseAutoConfigurationTest {
                         second[0].start();
                         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).untilAsserted(() ->
                                 assertThat(java.util.Arrays.stream(second[0].getStackTrace()).anyMatch(f ->
-                                        f.getClassName().equals("dev.holdfast.lease.Batcher") && f.getMethodName().equals("submit"))
+                                        f.getClassName().equals("dev.holdfast.lease.internal.Batcher") && f.getMethodName().equals("submit"))
                                         && second[0].getState() == Thread.State.WAITING)
                                         .as("the second call waits for the next batch").isTrue());
                         open.countDown();
