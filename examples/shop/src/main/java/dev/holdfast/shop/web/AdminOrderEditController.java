@@ -113,9 +113,10 @@ class AdminOrderEditController {
     @PostMapping("/heartbeat")
     ResponseEntity<?> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
                                      Principal admin) {
-        // The new expiry formatted like every time on the page (viewer's zone and language).
+        // The new expiry (and a lost lock's end) formatted like every time on the page: the viewer's zone
+        // and language, the UTC time on hover unless the viewer is in UTC.
         ResponseEntity<?> answer = heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber),
-                admin.getName(), formats::clock);
+                admin.getName(), formats::clock, formats::utcHint);
         if (answer.getBody() instanceof ProblemDetail problem) {
             explain(problem);
         }

@@ -122,7 +122,7 @@ final class Browser implements AutoCloseable {
 
     /**
      * Times of day the page shows as plain text, outside a {@code <time>} element: each with the text
-     * around it. The edit page's heartbeat line, which its script rewrites every second, is left out.
+     * around it (the edit page's heartbeat line included).
      */
     @SuppressWarnings("unchecked")
     java.util.List<String> plainTimes() {
@@ -132,7 +132,7 @@ final class Browser implements AutoCloseable {
                 for (let node = walker.nextNode(); node; node = walker.nextNode()) {
                   const parent = node.parentElement;
                   if (/\\b\\d\\d:\\d\\d:\\d\\d\\b/.test(node.nodeValue) && !parent.closest('time')
-                      && !parent.closest('[data-holdfast-lock-text]') && !parent.closest('script')) {
+                      && !parent.closest('script')) {
                     found.push(parent.textContent.trim());
                   }
                 }

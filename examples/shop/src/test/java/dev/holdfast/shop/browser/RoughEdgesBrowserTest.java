@@ -7,7 +7,13 @@ import dev.holdfast.shop.order.ShippingInfo;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.WebElement;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -291,6 +297,124 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             assertThat(b.page()).isEqualTo("conflict");
             assertTimesAreElements(b, "conflict");
         }
+    }
+
+    /**
+     * Item 10: the footer promises the UTC time on hover only to a viewer who gets it; a viewer in UTC,
+     * whose times have no hover title, is told only the zone.
+     */
+    @Test
+    void theFooterPromisesUtcOnHoverOnlyOutsideUtc() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders");
+            if (b == seoul) {
+                assertThat(b.text("zone-note")).isEqualTo("시각은 Asia/Seoul 기준으로 표시합니다. 시각 위에 마우스를 올리면 UTC 시각을 볼 수 있습니다.");
+                assertThat(b.timeTitles()).isNotEmpty().allMatch(t -> t.endsWith(" UTC"));
+            } else {
+                assertThat(b.text("zone-note")).isEqualTo("Times are shown in UTC.");
+                assertThat(b.timeTitles()).isNotEmpty().allMatch(String::isEmpty);
+                b.click("lang-ko");     // the Korean edition, for a viewer in UTC
+                assertThat(b.text("zone-note")).isEqualTo("시각은 UTC 기준으로 표시합니다.");
+                b.click("lang-en");
+            }
+        }
+    }
+
+    /**
+     * Item 10, the lock timer: the edit page's heartbeat line shows its expiry as a {@code <time>} in the
+     * viewer's zone (UTC on hover, none for a UTC viewer) before and after its beats extend the lock, and
+     * the red box's "broke it at" time is one too.
+     */
+    @Test
+    void theLockTimerShowsItsTimesAsTimeElements() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            Browser breaker = b == seoul ? utc : seoul;
+            String held = b == seoul ? "까지 수정 잠금을 갖고 있습니다(" : "You hold the edit lock until ";
+            String order = shop.newOrder("alice");
+            b.signIn("kim", "kim-pw");
+            breaker.signIn("admin", "admin-pw");
+            b.open("/admin/orders/" + order + "/edit");
+            assertThat(b.page()).isEqualTo("admin-order-edit");
+
+            // as the page was rendered (or after its first beat), then after a beat moved the expiry
+            LockLine first = assertHeldLine(b, order, held);
+            b.await("a beat moved the expiry", d -> {
+                LockLine now = LockLine.of(b);
+                return now.times() == 1 && !now.datetime().equals(first.datetime());
+            });
+            LockLine later = assertHeldLine(b, order, held);
+            assertThat(later.text()).containsPattern(b == seoul ? "\\(\\d+:\\d\\d 남음\\)" : "\\(\\d+:\\d\\d left\\)");
+            assertThat(b.plainTimes()).as("times as plain text on the edit page").isEmpty();
+            b.screenshot("lock-timer-time-element");
+
+            breaker.open("/admin/locks");
+            Instant broken = Instant.now();
+            breaker.click("break-" + order);
+            b.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
+            LockLine lost = LockLine.of(b);
+            assertThat(lost.times()).as("times in the red box").isEqualTo(1);
+            Instant at = Instant.parse(lost.datetime());
+            assertThat(Duration.between(broken, at).abs()).isLessThan(Duration.ofSeconds(5));
+            assertTimeElement(b, lost, at);
+            assertThat(lost.text()).contains(b == seoul
+                    ? "admin 님이 " + clock(b, at) + "에 잠금을 강제로 해제했습니다" : "admin broke it at " + clock(b, at) + ".");
+            assertThat(b.plainTimes()).as("times as plain text in the red box").isEmpty();
+        }
+    }
+
+    /**
+     * The heartbeat line at one moment (its script rewrites it four times a second): its text, how many
+     * {@code <time>} elements it has, and the first one's datetime, title, class and text.
+     */
+    private record LockLine(String text, long times, String datetime, String title, String cls, String shown) {
+
+        @SuppressWarnings("unchecked")
+        static LockLine of(Browser b) {
+            java.util.Map<String, Object> m = (java.util.Map<String, Object>) b.script("""
+                    const line = document.getElementById('lock-text');
+                    const times = line.querySelectorAll('time');
+                    const t = times[0];
+                    return {text: line.textContent, times: times.length,
+                            datetime: t ? t.getAttribute('datetime') : null, title: t ? t.getAttribute('title') : null,
+                            cls: t ? t.getAttribute('class') : null, shown: t ? t.textContent : null};""");
+            return new LockLine((String) m.get("text"), ((Number) m.get("times")).longValue(), (String) m.get("datetime"),
+                    (String) m.get("title"), (String) m.get("cls"), (String) m.get("shown"));
+        }
+    }
+
+    /** The heartbeat line holds one {@code <time>}: the lock's expiry, after {@code held}'s words; returns the line. */
+    private static LockLine assertHeldLine(Browser b, String order, String held) {
+        LockLine line = LockLine.of(b);
+        assertThat(line.times()).as("times in the heartbeat line: " + line.text()).isEqualTo(1);
+        Instant at = Instant.parse(line.datetime());
+        Instant stored = shop.bean(dev.holdfast.pessimistic.offline.JdbcLockManager.class)
+                .holder(OrderService.EDIT_LOCK_TYPE, order).orElseThrow().expiresAt();
+        assertThat(Duration.between(at, stored).abs()).as("the shown expiry against the stored one").isLessThan(Duration.ofSeconds(3));
+        assertTimeElement(b, line, at);
+        assertThat(line.text()).contains(b == seoul ? clock(b, at) + held : held + clock(b, at) + " (");
+        return line;
+    }
+
+    /** A {@code <time>} as the shop renders them: the viewer's clock, UTC on hover unless the viewer is in UTC. */
+    private static void assertTimeElement(Browser b, LockLine line, Instant at) {
+        assertThat(line.shown()).isEqualTo(clock(b, at));
+        assertThat(line.cls()).isEqualTo("instant");
+        if (b == utc) {
+            assertThat(line.title()).as("UTC hint for a UTC viewer").isNull();
+        } else {
+            assertThat(line.title())
+                    .isEqualTo(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(at));
+        }
+    }
+
+    /** The clock time as the shop shows it to this browser (format.clock in its zone and language). */
+    private static String clock(Browser b, Instant at) {
+        return b == seoul
+                ? DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.KOREAN).withZone(ZoneId.of("Asia/Seoul")).format(at)
+                : DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH).withZone(ZoneId.of("UTC")).format(at);
     }
 
     private static void assertTimesAreElements(Browser b, String page) {

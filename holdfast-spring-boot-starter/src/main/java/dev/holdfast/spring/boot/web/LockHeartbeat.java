@@ -93,41 +93,72 @@ public class LockHeartbeat {
      * {@link #extend(String, String, String, String)}, and the new expiry as the page shows its times:
      * the 200 answer gets {@code "expiresAtText"}: {@code display.apply(expiresAt)} (e.g. in the viewer's
      * time zone and language), which {@code heartbeat.js} shows instead of formatting the time itself,
-     * so the edit page's heartbeat and its server-rendered times read the same.
+     * so the edit page's heartbeat and its server-rendered times read the same. A refusal for a lock that
+     * ended gets {@code "endedAtText"} the same way.
      *
      * @param display formats an instant for the page; null for no {@code expiresAtText}
      */
     public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
                                     @Nullable Function<Instant, String> display) {
+        return extend(lockId, type, id, owner, display, null);
+    }
+
+    /**
+     * {@link #extend(String, String, String, String, Function)}, and a hover title for each time shown:
+     * {@code "expiresAtTitle"} (and {@code "endedAtTitle"} beside {@code "endedAtText"}) is
+     * {@code title.apply(instant)}, left out where that is null (e.g. the time in UTC, except for a viewer
+     * whose times are UTC already). {@code heartbeat.js} shows each such time as
+     * {@code <time datetime="…" title="…">text</time>}.
+     *
+     * @param display formats an instant for the page; null for no {@code expiresAtText}/{@code endedAtText}
+     * @param title   the hover title of an instant, or null for none; null for no titles at all
+     */
+    public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
+                                    @Nullable Function<Instant, String> display,
+                                    @Nullable Function<Instant, @Nullable String> title) {
         Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
         if (parsed.isEmpty()) {
-            return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()));
+            return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()), display, title);
         }
         try {
             locks.checkLock(parsed.get(), type, id, owner);
             locks.extendLockExpiration(parsed.get(), owner, interval);
         } catch (LockNotHeldException e) {
-            return problem(LockProblem.of(e));
+            return problem(LockProblem.of(e), display, title);
         }
         Optional<LockStatus> status = status(type, id).filter(s -> owner.equals(s.owner()));
         if (status.isEmpty()) { // broken between the extension and this read
-            return problem(LockProblem.of(new LockNotHeldException()));
+            return problem(LockProblem.of(new LockNotHeldException()), display, title);
         }
+        Instant expiresAt = status.get().expiresAt();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("held", true);
         body.put("owner", owner);
-        body.put("expiresAt", status.get().expiresAt().toString());
+        body.put("expiresAt", expiresAt.toString());
         if (display != null) {
-            body.put("expiresAtText", display.apply(status.get().expiresAt()));
+            body.put("expiresAtText", display.apply(expiresAt));
+        }
+        String expiresAtTitle = title == null ? null : title.apply(expiresAt);
+        if (expiresAtTitle != null) {
+            body.put("expiresAtTitle", expiresAtTitle);
         }
         body.put("secondsLeft", status.get().secondsLeft());
         body.put("intervalSeconds", interval.toSeconds());
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(CacheControl.noStore()).body(body);
     }
 
-    private static ResponseEntity<ProblemDetail> problem(LockProblem problem) {
+    private static ResponseEntity<ProblemDetail> problem(LockProblem problem, @Nullable Function<Instant, String> display,
+                                                         @Nullable Function<Instant, @Nullable String> title) {
         ProblemDetail body = problem.problemDetail();
         body.setProperty("held", false);
+        Instant endedAt = problem.endedAt();
+        if (endedAt != null && display != null) {
+            body.setProperty("endedAtText", display.apply(endedAt));
+            String endedAtTitle = title == null ? null : title.apply(endedAt);
+            if (endedAtTitle != null) {
+                body.setProperty("endedAtTitle", endedAtTitle);
+            }
+        }
         return ProblemPage.asJson(problem.getStatusCode(), body);
     }
 

@@ -60,6 +60,14 @@ class OfflineLockWebTest {
                                               @RequestParam String user) {
             return heartbeatHelper.extend(lockId, "purchase_order", n, user, at -> "shown " + at.getEpochSecond());
         }
+
+        /** Shown times with a hover title, except for user "utc-viewer" (whose times need none). */
+        @PostMapping("/orders/{n}/heartbeat-titled")
+        ResponseEntity<?> heartbeatTitled(@PathVariable String n, @RequestParam(required = false) String lockId,
+                                          @RequestParam String user) {
+            return heartbeatHelper.extend(lockId, "purchase_order", n, user, at -> "shown " + at.getEpochSecond(),
+                    at -> user.equals("utc-viewer") ? null : "title " + at.getEpochSecond());
+        }
     }
 
     private LockHeartbeat heartbeatHelper;
@@ -149,6 +157,34 @@ class OfflineLockWebTest {
         // a refused beat carries no display text
         mvc.perform(post("/orders/C/heartbeat-shown").param("lockId", id).param("user", "admin"))
                 .andExpect(status().isConflict()).andExpect(jsonPath("$.expiresAtText").doesNotExist());
+    }
+
+    @Test
+    void aBeatWithATitleFunctionAddsTheHoverTitlesOfTheTimesItShows() throws Exception {
+        String id = lock("D", "kim");
+        String answer = mvc.perform(post("/orders/D/heartbeat-titled").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isOk()).andReturn().getResponse().getContentAsString();
+        var expires = locks.holder("purchase_order", "D").orElseThrow().expiresAt();
+        assertThat(com.jayway.jsonpath.JsonPath.<String>read(answer, "$.expiresAtText")).isEqualTo("shown " + expires.getEpochSecond());
+        assertThat(com.jayway.jsonpath.JsonPath.<String>read(answer, "$.expiresAtTitle")).isEqualTo("title " + expires.getEpochSecond());
+        // a title function answering null: no title
+        String utcs = lock("E", "utc-viewer");
+        mvc.perform(post("/orders/E/heartbeat-titled").param("lockId", utcs).param("user", "utc-viewer"))
+                .andExpect(status().isOk()).andExpect(jsonPath("$.expiresAtText").isString())
+                .andExpect(jsonPath("$.expiresAtTitle").doesNotExist());
+        // a lock that ended: when, as the page shows it and with its title; no expiry
+        assertThat(locks.forceRelease("purchase_order", "D", "root")).isTrue();
+        String refused = mvc.perform(post("/orders/D/heartbeat-titled").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isConflict()).andExpect(jsonPath("$.code").value("lock-broken"))
+                .andExpect(jsonPath("$.expiresAtText").doesNotExist()).andExpect(jsonPath("$.expiresAtTitle").doesNotExist())
+                .andReturn().getResponse().getContentAsString();
+        long ended = java.time.Instant.parse(com.jayway.jsonpath.JsonPath.<String>read(refused, "$.endedAt")).getEpochSecond();
+        assertThat(com.jayway.jsonpath.JsonPath.<String>read(refused, "$.endedAtText")).isEqualTo("shown " + ended);
+        assertThat(com.jayway.jsonpath.JsonPath.<String>read(refused, "$.endedAtTitle")).isEqualTo("title " + ended);
+        // without a display function, no texts of times
+        mvc.perform(post("/orders/D/heartbeat").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isConflict()).andExpect(jsonPath("$.endedAt").isString())
+                .andExpect(jsonPath("$.endedAtText").doesNotExist()).andExpect(jsonPath("$.endedAtTitle").doesNotExist());
     }
 
     @Test
