@@ -24,7 +24,8 @@ import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
- * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
+ * or {@code holdfast.dialect}), {@link PessimisticLocks} (whose timeouts name their blockers, observed
+ * through the pool: {@code holdfast.pessimistic.name-blockers}), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
  * {@link LeaseService} ({@code holdfast.lease.*}) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
@@ -49,8 +50,11 @@ public class HoldfastAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, ObjectProvider<PessimisticLocks.Observer> observers) {
-        PessimisticLocks locks = PessimisticLocks.of(dialect);
+    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, DataSource dataSource, HoldfastProperties properties,
+                                              ObjectProvider<PessimisticLocks.Observer> observers) {
+        PessimisticLocks locks = properties.getPessimistic().isNameBlockers()
+                ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
+                : PessimisticLocks.of(dialect).withoutBlockers();
         PessimisticLocks.Observer observer = observers.getIfUnique();
         return observer == null ? locks : locks.observedBy(observer);
     }

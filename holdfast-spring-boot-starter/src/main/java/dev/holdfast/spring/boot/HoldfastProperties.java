@@ -29,6 +29,8 @@ public class HoldfastProperties {
 
     private final Lease lease = new Lease();
 
+    private final Pessimistic pessimistic = new Pessimistic();
+
     private final Web web = new Web();
 
     public boolean isEnabled() {
@@ -57,6 +59,28 @@ public class HoldfastProperties {
 
     public Lease getLease() {
         return lease;
+    }
+
+    public Pessimistic getPessimistic() {
+        return pessimistic;
+    }
+
+    /** Settings under {@code holdfast.pessimistic.*}: row locks ({@code PessimisticLocks}). */
+    public static class Pessimistic {
+
+        /**
+         * Whether a lock timeout names the sessions that blocked it, read through a pooled
+         * connection while a wait nears its bound (no cost for a lock that ends in time).
+         */
+        private boolean nameBlockers = true;
+
+        public boolean isNameBlockers() {
+            return nameBlockers;
+        }
+
+        public void setNameBlockers(boolean nameBlockers) {
+            this.nameBlockers = nameBlockers;
+        }
     }
 
     public Web getWeb() {
