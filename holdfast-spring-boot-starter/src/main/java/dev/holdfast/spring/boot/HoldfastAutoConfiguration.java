@@ -10,13 +10,17 @@ import dev.holdfast.pessimistic.PessimisticLocks;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 import java.util.Map;
@@ -25,7 +29,8 @@ import javax.sql.DataSource;
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
  * or {@code holdfast.dialect}), {@link PessimisticLocks} (whose timeouts name their blockers, observed
- * through the pool: {@code holdfast.pessimistic.name-blockers}), a {@link HoldfastExceptionTranslator}, the
+ * through the pool: {@code holdfast.pessimistic.name-blockers}; {@code holdfast.application-name} names
+ * the connections of a HikariCP pool), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
  * {@link LeaseService} ({@code holdfast.lease.*}) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
@@ -57,6 +62,18 @@ public class HoldfastAutoConfiguration {
                 : PessimisticLocks.of(dialect).withoutBlockers();
         PessimisticLocks.Observer observer = observers.getIfUnique();
         return observer == null ? locks : locks.observedBy(observer);
+    }
+
+    /** {@code holdfast.application-name}: names the connections of a HikariCP pool. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "com.zaxxer.hikari.HikariDataSource")
+    @ConditionalOnProperty("holdfast.application-name")
+    static class ApplicationNameConfiguration {
+
+        @Bean
+        static ApplicationNamePostProcessor holdfastApplicationNamePostProcessor(Environment environment) {
+            return new ApplicationNamePostProcessor(environment.getRequiredProperty("holdfast.application-name"));
+        }
     }
 
     @Bean

@@ -23,6 +23,14 @@ public class HoldfastProperties {
      */
     private @Nullable Dialect dialect;
 
+    /**
+     * A name for the application's connections in the database's session views, so that a lock's
+     * blocker is recognisable: PostgreSQL application_name, MariaDB connection attribute
+     * program_name. Applied to a HikariCP pool whose configuration names none; empty (the default)
+     * leaves the connections as they are.
+     */
+    private @Nullable String applicationName;
+
     private final Jdbc jdbc = new Jdbc();
 
     private final Offline offline = new Offline();
@@ -47,6 +55,14 @@ public class HoldfastProperties {
 
     public void setDialect(@Nullable Dialect dialect) {
         this.dialect = dialect;
+    }
+
+    public @Nullable String getApplicationName() {
+        return applicationName;
+    }
+
+    public void setApplicationName(@Nullable String applicationName) {
+        this.applicationName = applicationName;
     }
 
     public Jdbc getJdbc() {
