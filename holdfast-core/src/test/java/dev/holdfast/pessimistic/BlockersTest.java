@@ -10,9 +10,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -130,6 +132,35 @@ class BlockersTest {
             assertDescribes(db, t.blockers().sessions().get(0), a,
                     () -> db.kind() == TestDatabase.Kind.POSTGRESQL ? "FOR UPDATE" : null);
             assertThat(t.exception()).hasMessageContaining("blocked by session " + a.id());
+        }
+    }
+
+    /** The example of the guide and the reference. */
+    @DatabaseTest
+    void theDocumentedExampleNamesWhoHoldsTheRow(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+            RowRef row = RowRef.of(s.table, 1L);
+            Logger log = Logger.getLogger(BlockersTest.class.getName());
+            List<String> holders = new ArrayList<>();
+            try (Connection connection = db.connection()) {
+                connection.setAutoCommit(false);
+                // tag::lock-timeout-blockers[]
+                try {
+                    locks.forUpdate(connection, row, LockWait.atMost(Duration.ofSeconds(1)));
+                } catch (LockTimeoutException e) {
+                    // "blocked by session 4711 [user shop, application shop-web, …]" or "blockers unknown: <why>"
+                    log.warning(e.blockers().toString());
+                    for (Blocker b : e.blockers().direct()) {
+                        holders.add(b.applicationName() + " (session " + b.sessionId() + ")");
+                    }
+                }
+                // end::lock-timeout-blockers[]
+                connection.setAutoCommit(true);
+            }
+            assertThat(holders).hasSize(1).first().asString().endsWith("(session " + a.id() + ")");
         }
     }
 
