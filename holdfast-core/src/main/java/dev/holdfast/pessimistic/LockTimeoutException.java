@@ -7,15 +7,18 @@ import java.time.Duration;
 /**
  * A row lock waited as long as its {@link LockWait} allowed, or a {@link LockWait#noWait()} or
  * {@link LockWait#skipLocked()} lock found the table locked (or, for no-wait, the row held). The
- * transaction has been rolled back.
+ * transaction has been rolled back. {@link #blockers()} names the sessions that blocked the wait,
+ * or says why they are unknown; the message ends with them.
  */
 public class LockTimeoutException extends RowLockException {
 
     private final LockWait wait;
+    private final Blockers blockers;
 
-    LockTimeoutException(RowRef row, LockWait wait, Duration waited, @Nullable Throwable cause) {
-        super(message(row, wait, waited), row, waited, cause);
+    LockTimeoutException(RowRef row, LockWait wait, Duration waited, @Nullable Throwable cause, Blockers blockers) {
+        super(message(row, wait, waited) + "; " + blockers, row, waited, cause);
         this.wait = wait;
+        this.blockers = blockers;
     }
 
     private static String message(RowRef row, LockWait wait, Duration waited) {
@@ -37,5 +40,14 @@ public class LockTimeoutException extends RowLockException {
     /** The bound that ran out; zero for a no-wait or skip-locked lock. */
     public Duration bound() {
         return wait.bound();
+    }
+
+    /**
+     * The sessions that blocked the wait, as the database showed them shortly before the bound ran
+     * out ({@link PessimisticLocks} explains how and when); or why they are unknown: always unknown
+     * for a no-wait or skip-locked lock, which does not wait.
+     */
+    public Blockers blockers() {
+        return blockers;
     }
 }

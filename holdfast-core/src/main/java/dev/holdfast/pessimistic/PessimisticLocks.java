@@ -31,7 +31,20 @@ import javax.sql.DataSource;
  * {@link DeadlockException}; anything else {@link DatabaseException}. In each case the transaction
  * has already been rolled back. The connection leaves with the settings it came with, on every path.
  *
- * <p>Thread-safe and stateless apart from its dialect; keep one per database.
+ * <p><b>Who blocked a timeout.</b> A {@link LockTimeoutException} names the sessions that blocked
+ * the wait ({@link LockTimeoutException#blockers()}). A database names the holders of a lock only to
+ * a session that waits for it, and the waiting connection can run nothing else; so locks that have a
+ * {@link DataSource} to observe through ({@link #of(DataSource)}, {@link #blockersFrom(DataSource)})
+ * read them from a connection of their own while the lock still waits: 500 ms before a bounded wait
+ * runs out (half way, for a bound under 1 s), on a shared daemon thread, at most
+ * four at once. A lock that ends in time costs no statement and
+ * no connection, only a timer entry in memory; the caller's connection never runs an extra
+ * statement. A lock whose bound ran out waits at most 100 ms more for an observation still running.
+ * When the observation could not be made (no data source, a role that may not see other sessions,
+ * a failed query, a no-wait lock) the timeout is thrown all the same and its blockers say why they
+ * are unknown.
+ *
+ * <p>Thread-safe and stateless apart from its settings; keep one per database.
  */
 public final class PessimisticLocks {
 
@@ -52,29 +65,67 @@ public final class PessimisticLocks {
 
     private static final Observer NO_OBSERVER = (row, wait, waited, locked, failure) -> { };
 
+    private static final String NO_SOURCE = "no DataSource to observe the wait through: build the locks with"
+            + " PessimisticLocks.of(DataSource) or call blockersFrom(dataSource)";
+
     private final Dialect dialect;
     private final RowLockSql sql;
     private final Observer observer;
+    private final BlockerWatcher watcher;
 
-    private PessimisticLocks(Dialect dialect, Observer observer) {
+    private PessimisticLocks(Dialect dialect, Observer observer, BlockerWatcher watcher) {
         this.dialect = Arguments.notNull(dialect, "dialect");
         this.sql = RowLockSql.forDialect(dialect);
         this.observer = Arguments.notNull(observer, "observer");
+        this.watcher = watcher;
     }
 
-    /** Locks for a database of the given dialect. */
+    /**
+     * Locks for a database of the given dialect. Their timeouts name no blockers until given a
+     * {@link DataSource} with {@link #blockersFrom(DataSource)}.
+     */
     public static PessimisticLocks of(Dialect dialect) {
-        return new PessimisticLocks(dialect, NO_OBSERVER);
+        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE));
     }
 
-    /** Locks for the database behind {@code dataSource}; borrows one connection to detect it. */
+    /**
+     * Locks for the database behind {@code dataSource}; borrows one connection to detect it. Their
+     * timeouts name their blockers, observed through {@code dataSource} (see the class description).
+     */
     public static PessimisticLocks of(DataSource dataSource) {
-        return new PessimisticLocks(Dialect.detect(dataSource), NO_OBSERVER);
+        Dialect dialect = Dialect.detect(dataSource);
+        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource));
     }
 
     /** The same locks, reporting every attempt to {@code observer} (replacing any earlier one). */
     public PessimisticLocks observedBy(Observer observer) {
-        return new PessimisticLocks(dialect, observer);
+        return new PessimisticLocks(dialect, observer, watcher);
+    }
+
+    /**
+     * The same locks, observing a bounded wait that may run out through a connection borrowed from
+     * {@code dataSource} (see the class description), so that its {@link LockTimeoutException}
+     * names the blockers. Give it the pool itself, not a proxy bound to the caller's transaction.
+     * The observing connection is borrowed only while a wait is near its bound and returned as it
+     * came; if the pool is exhausted, the observation waits for a connection on its own thread
+     * while the lock call ends on time with its blockers unknown.
+     *
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
+    public PessimisticLocks blockersFrom(DataSource dataSource) {
+        Arguments.notNull(dataSource, "dataSource");
+        return new PessimisticLocks(dialect, observer, BlockerWatcher.through(dialect, dataSource));
+    }
+
+    /** The same locks, never observing a wait: every timeout's blockers are unknown. */
+    public PessimisticLocks withoutBlockers() {
+        return new PessimisticLocks(dialect, observer, BlockerWatcher.none(dialect,
+                "observing waits is turned off (PessimisticLocks.withoutBlockers())"));
+    }
+
+    /** Whether timeouts name their blockers: a {@link DataSource} to observe waits through was given. */
+    public boolean namesBlockers() {
+        return watcher.observes();
     }
 
     /** The dialect in use. */
@@ -149,7 +200,8 @@ public final class PessimisticLocks {
                 long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 if (leftMillis == 0) {
                     rollback(connection, null);
-                    LockTimeoutException timeout = new LockTimeoutException(row, wait, wait.bound(), null);
+                    LockTimeoutException timeout = new LockTimeoutException(row, wait, wait.bound(), null,
+                            Blockers.unknown("the bound ran out before " + row + " was locked, without a wait"));
                     observe(row, wait, Duration.ZERO, false, timeout);
                     throw timeout;
                 }
@@ -164,26 +216,31 @@ public final class PessimisticLocks {
 
     private boolean lock(Connection connection, RowRef row, LockWait wait, LockWait reported) {
         long start = System.nanoTime();
+        BlockerWatcher.Watch watch = watcher.watch(connection, wait, start);
         boolean locked;
         try {
             locked = RowLocking.lock(connection, sql, row, wait);
         } catch (SQLException e) {
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            // Blockers first: they were observed while the transaction still waited.
+            RuntimeException failure = failure(e, row, wait, reported, waited, watch);
             rollback(connection, e);
-            RuntimeException failure = failure(e, row, wait, reported, waited);
             observe(row, reported, waited, false, failure);
             throw failure;
+        } finally {
+            watch.end();
         }
         observe(row, reported, Duration.ofNanos(System.nanoTime() - start), locked, null);
         return locked;
     }
 
-    private RuntimeException failure(SQLException e, RowRef row, LockWait wait, LockWait reported, Duration waited) {
+    private RuntimeException failure(SQLException e, RowRef row, LockWait wait, LockWait reported, Duration waited,
+                                     BlockerWatcher.Watch watch) {
         SqlErrorKind kind = dialect.classify(e);
         // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
         if (kind == SqlErrorKind.LOCK_TIMEOUT
                 || (kind == SqlErrorKind.STATEMENT_CANCELLED && wait.mode() == LockWait.Mode.BOUNDED)) {
-            return new LockTimeoutException(row, reported, waited, e);
+            return new LockTimeoutException(row, reported, waited, e, watch.blockers(waited));
         }
         if (kind == SqlErrorKind.DEADLOCK) {
             return new DeadlockException(row, waited, e);

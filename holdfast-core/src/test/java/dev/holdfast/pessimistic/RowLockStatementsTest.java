@@ -7,7 +7,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static dev.holdfast.docs.Golden.section;
 
-/** Every row-lock statement, per database, as {@code statements/row-lock-<db>.sql} lists it. */
+/**
+ * Every row-lock statement, per database, as {@code statements/row-lock-<db>.sql} lists it, and the
+ * query that names the blockers of a wait ({@code statements/row-lock-blockers-<db>.sql}).
+ */
 class RowLockStatementsTest {
 
     @ParameterizedTest
@@ -22,6 +25,15 @@ class RowLockStatementsTest {
                 + (sql.sliceMillis() == Long.MAX_VALUE ? ""
                 : "-- a longer bound is waited in statements of at most " + sql.sliceMillis() + " ms\n\n");
         Golden.assertMatches("row-lock-" + dialect.id() + ".sql", rendered);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void theBlockerQueryIsRendered(Dialect dialect) {
+        BlockerSql sql = BlockerSql.forDialect(dialect);
+        Golden.assertMatches("row-lock-blockers-" + dialect.id() + ".sql", section("who blocks session ?"
+                + " (read on another connection while it waits; again after " + sql.rereadMillis()
+                + " ms while it is not seen waiting)", sql.sql()));
     }
 
     private static String render(String title, RowLockSql.Statement statement) {

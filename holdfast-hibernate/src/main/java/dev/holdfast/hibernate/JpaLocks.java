@@ -10,12 +10,15 @@ import dev.holdfast.pessimistic.RowRef;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import org.hibernate.Session;
+import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.persister.entity.AbstractEntityPersister;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 
+import java.sql.Connection;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * JPA pessimistic locks whose wait bound holds on H2, PostgreSQL and MariaDB. Hibernate's own
@@ -41,7 +44,11 @@ public final class JpaLocks {
      * @return the locked entity, or {@code null} if there is no such row
      * @throws LockTimeoutException     if the bound ran out (or, for zero, the row was locked): the
      *                                  database transaction has been rolled back and the JPA
-     *                                  transaction is marked rollback-only
+     *                                  transaction is marked rollback-only. Its
+     *                                  {@link LockTimeoutException#blockers() blockers} are observed
+     *                                  through the {@link DataSource} behind Hibernate's
+     *                                  {@link ConnectionProvider} (as {@link PessimisticLocks} explains);
+     *                                  with a provider that has none, they are unknown
      * @throws dev.holdfast.pessimistic.DeadlockException if chosen as a deadlock victim; likewise rolled back
      * @throws IllegalArgumentException for a null or negative argument, an unknown entity, a
      *                                  composite id, or an id type {@link RowRef} does not support
@@ -55,7 +62,7 @@ public final class JpaLocks {
         RowRef row = rowOf(session, type, id);
         try {
             boolean found = session.doReturningWork(connection ->
-                    PessimisticLocks.of(Dialect.detect(connection)).forUpdate(connection, row, wait));
+                    locks(session, connection).forUpdate(connection, row, wait));
             if (!found) {
                 return null;
             }
@@ -64,6 +71,23 @@ public final class JpaLocks {
             throw e;
         }
         return em.find(type, id, LockModeType.PESSIMISTIC_WRITE);
+    }
+
+    /** Locks for the session's database, observing waits through its connection provider's DataSource if it has one. */
+    static PessimisticLocks locks(Session session, Connection connection) {
+        PessimisticLocks locks = PessimisticLocks.of(Dialect.detect(connection));
+        DataSource source = dataSourceOf(session);
+        return source == null ? locks : locks.blockersFrom(source);
+    }
+
+    private static @Nullable DataSource dataSourceOf(Session session) {
+        try {
+            ConnectionProvider provider = session.getFactory().unwrap(SessionFactoryImplementor.class)
+                    .getServiceRegistry().getService(ConnectionProvider.class);
+            return provider != null && provider.isUnwrappableAs(DataSource.class) ? provider.unwrap(DataSource.class) : null;
+        } catch (RuntimeException e) {
+            return null; // e.g. a multi-tenant setup: blockers unknown, the lock works as before
+        }
     }
 
     static RowRef rowOf(Session session, Class<?> type, Object id) {

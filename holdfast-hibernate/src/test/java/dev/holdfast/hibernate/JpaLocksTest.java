@@ -1,5 +1,6 @@
 package dev.holdfast.hibernate;
 
+import dev.holdfast.pessimistic.Blocker;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -98,6 +99,40 @@ class JpaLocksTest {
                     .isInstanceOf(IllegalArgumentException.class);
         });
         jpa.close();
+    }
+
+    /** The timeout names the transaction that holds the row, observed through Hibernate's DataSource. */
+    @DatabaseTest
+    void findForUpdateNamesTheSessionThatHoldsTheRow(TestDatabase db) throws Exception {
+        Jpa jpa = seeded(db);
+        Connection holder = holdLock(db, jpa);
+        try (EntityManager em = jpa.emf.createEntityManager()) {
+            String holderId = sessionId(db, holder);
+            em.getTransaction().begin();
+            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class,
+                    () -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, Duration.ofSeconds(1)));
+
+            assertThat(e).as("lock timeout").isNotNull();
+            assertThat(e.blockers().known()).as(e.blockers().toString()).isTrue();
+            assertThat(e.blockers().sessions()).extracting(Blocker::sessionId).containsExactly(holderId);
+            assertThat(e).hasMessageContaining("blocked by session " + holderId);
+            em.getTransaction().rollback();
+        } finally {
+            release(holder);
+            jpa.close();
+        }
+    }
+
+    private static String sessionId(TestDatabase db, Connection c) throws SQLException {
+        String sql = switch (db.kind()) {
+            case POSTGRESQL -> "SELECT pg_backend_pid()";
+            case MARIADB -> "SELECT CONNECTION_ID()";
+            case H2 -> "SELECT SESSION_ID()";
+        };
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     /**

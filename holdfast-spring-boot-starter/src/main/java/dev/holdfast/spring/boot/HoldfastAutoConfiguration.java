@@ -10,13 +10,17 @@ import dev.holdfast.pessimistic.PessimisticLocks;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 import java.util.Map;
@@ -24,7 +28,9 @@ import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
- * or {@code holdfast.dialect}), {@link PessimisticLocks}, a {@link HoldfastExceptionTranslator}, the
+ * or {@code holdfast.dialect}), {@link PessimisticLocks} (whose timeouts name their blockers, observed
+ * through the pool: {@code holdfast.pessimistic.name-blockers}; {@code holdfast.application-name} names
+ * the connections of a HikariCP pool), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
  * {@link LeaseService} ({@code holdfast.lease.*}) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
@@ -49,10 +55,25 @@ public class HoldfastAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, ObjectProvider<PessimisticLocks.Observer> observers) {
-        PessimisticLocks locks = PessimisticLocks.of(dialect);
+    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, DataSource dataSource, HoldfastProperties properties,
+                                              ObjectProvider<PessimisticLocks.Observer> observers) {
+        PessimisticLocks locks = properties.getPessimistic().isNameBlockers()
+                ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
+                : PessimisticLocks.of(dialect).withoutBlockers();
         PessimisticLocks.Observer observer = observers.getIfUnique();
         return observer == null ? locks : locks.observedBy(observer);
+    }
+
+    /** {@code holdfast.application-name}: names the connections of a HikariCP pool. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "com.zaxxer.hikari.HikariDataSource")
+    @ConditionalOnProperty("holdfast.application-name")
+    static class ApplicationNameConfiguration {
+
+        @Bean
+        static ApplicationNamePostProcessor holdfastApplicationNamePostProcessor(Environment environment) {
+            return new ApplicationNamePostProcessor(environment.getRequiredProperty("holdfast.application-name"));
+        }
     }
 
     @Bean

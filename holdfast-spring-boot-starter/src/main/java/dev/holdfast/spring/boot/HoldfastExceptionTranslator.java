@@ -27,7 +27,8 @@ import java.sql.SQLException;
  *   <caption>Translations</caption>
  *   <tr><th>Holdfast</th><th>Spring</th></tr>
  *   <tr><td>{@link LockTimeoutException} (a lock wait bound ran out, or no-wait found the row held)</td>
- *       <td>{@link CannotAcquireLockException}</td></tr>
+ *       <td>{@link RowLockTimeoutException}, a {@link CannotAcquireLockException} that tells the
+ *       {@linkplain RowLockTimeoutException#blockers() blockers}</td></tr>
  *   <tr><td>{@link DeadlockException}</td><td>{@link PessimisticLockingFailureException}, as Spring's own
  *       SQL translators do since 6.0.3 (its {@code DeadlockLoserDataAccessException} is deprecated)</td></tr>
  *   <tr><td>{@link AlreadyLockedException} (an offline lock is held by someone else)</td>
@@ -56,7 +57,7 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
     @Override
     public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
         if (ex instanceof LockTimeoutException e) {
-            return new CannotAcquireLockException(e.getMessage(), e);
+            return new RowLockTimeoutException(e);
         }
         if (ex instanceof DeadlockException e) {
             return new PessimisticLockingFailureException(e.getMessage(), e);

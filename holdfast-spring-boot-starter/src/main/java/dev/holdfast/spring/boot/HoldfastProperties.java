@@ -23,11 +23,21 @@ public class HoldfastProperties {
      */
     private @Nullable Dialect dialect;
 
+    /**
+     * A name for the application's connections in the database's session views, so that a lock's
+     * blocker is recognisable: PostgreSQL application_name, MariaDB connection attribute
+     * program_name. Applied to a HikariCP pool whose configuration names none; empty (the default)
+     * leaves the connections as they are.
+     */
+    private @Nullable String applicationName;
+
     private final Jdbc jdbc = new Jdbc();
 
     private final Offline offline = new Offline();
 
     private final Lease lease = new Lease();
+
+    private final Pessimistic pessimistic = new Pessimistic();
 
     private final Web web = new Web();
 
@@ -47,6 +57,14 @@ public class HoldfastProperties {
         this.dialect = dialect;
     }
 
+    public @Nullable String getApplicationName() {
+        return applicationName;
+    }
+
+    public void setApplicationName(@Nullable String applicationName) {
+        this.applicationName = applicationName;
+    }
+
     public Jdbc getJdbc() {
         return jdbc;
     }
@@ -57,6 +75,28 @@ public class HoldfastProperties {
 
     public Lease getLease() {
         return lease;
+    }
+
+    public Pessimistic getPessimistic() {
+        return pessimistic;
+    }
+
+    /** Settings under {@code holdfast.pessimistic.*}: row locks ({@code PessimisticLocks}). */
+    public static class Pessimistic {
+
+        /**
+         * Whether a lock timeout names the sessions that blocked it, read through a pooled
+         * connection while a wait nears its bound (no cost for a lock that ends in time).
+         */
+        private boolean nameBlockers = true;
+
+        public boolean isNameBlockers() {
+            return nameBlockers;
+        }
+
+        public void setNameBlockers(boolean nameBlockers) {
+            this.nameBlockers = nameBlockers;
+        }
     }
 
     public Web getWeb() {

@@ -54,6 +54,15 @@ class HoldfastAutoConfigurationTest {
     }
 
     @Test
+    void lockTimeoutsNameTheirBlockersUnlessSwitchedOff() {
+        runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::h2).run(context ->
+                assertThat(context.getBean(PessimisticLocks.class).namesBlockers()).isTrue());
+        runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::h2)
+                .withPropertyValues("holdfast.pessimistic.name-blockers=false")
+                .run(context -> assertThat(context.getBean(PessimisticLocks.class).namesBlockers()).isFalse());
+    }
+
+    @Test
     void worksAfterBootsOwnDataSourceAutoConfiguration() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, HoldfastAutoConfiguration.class))
@@ -113,7 +122,7 @@ class HoldfastAutoConfigurationTest {
             assertThat(in).isNotNull();
             String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(json).contains("\"holdfast.dialect\"").contains("\"holdfast.enabled\"")
-                    .contains("detects it from the");
+                    .contains("detects it from the").contains("\"holdfast.pessimistic.name-blockers\"");
         }
     }
 }

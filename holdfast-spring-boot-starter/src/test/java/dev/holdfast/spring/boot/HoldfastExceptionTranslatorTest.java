@@ -2,6 +2,8 @@ package dev.holdfast.spring.boot;
 
 import dev.holdfast.DatabaseException;
 import dev.holdfast.pessimistic.DeadlockException;
+import dev.holdfast.pessimistic.Blocker;
+import dev.holdfast.pessimistic.Blockers;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
@@ -70,6 +72,8 @@ class HoldfastExceptionTranslatorTest {
             DataAccessException translated = translator.translateExceptionIfPossible((RuntimeException) failure);
             assertThat(translated).isInstanceOf(CannotAcquireLockException.class).hasCause(failure)
                     .hasMessage(failure.getMessage());
+            assertThat(((RowLockTimeoutException) translated).blockers())
+                    .isSameAs(((LockTimeoutException) failure).blockers());
         } finally {
             end(waiter);
             end(holder);
@@ -214,6 +218,45 @@ class HoldfastExceptionTranslatorTest {
         }
     }
 
+    /** Through the auto-configured locks and translation, the Spring exception names who held the row. */
+    @DatabaseTest
+    void theTranslatedTimeoutNamesTheBlocker(TestDatabase db) throws Exception {
+        String table = table(db);
+        Connection holder = begin(db.dataSource());
+        try {
+            PessimisticLocks.of(db.dataSource()).forUpdate(holder, RowRef.of(table, 2L), LockWait.noWait());
+            String holderId = sessionId(db, holder);
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> new org.springframework.jdbc.datasource.DelegatingDataSource(db.dataSource()))
+                    .withBean(PersistenceExceptionTranslationPostProcessor.class)
+                    .withBean(OrderLocks.class)
+                    .run(context -> {
+                        OrderLocks repository = context.getBean(OrderLocks.class);
+                        Throwable failure = catchThrowable(() -> repository.lockWithin(table, 2L, Duration.ofSeconds(1)));
+                        assertThat(failure).isInstanceOf(RowLockTimeoutException.class)
+                                .hasMessageContaining("blocked by session " + holderId);
+                        Blockers blockers = ((RowLockTimeoutException) failure).blockers();
+                        assertThat(blockers.known()).as(blockers.toString()).isTrue();
+                        assertThat(blockers.sessions()).extracting(Blocker::sessionId).containsExactly(holderId);
+                    });
+        } finally {
+            end(holder);
+        }
+    }
+
+    private static String sessionId(TestDatabase db, Connection c) throws SQLException {
+        String sql = switch (db.kind()) {
+            case POSTGRESQL -> "SELECT pg_backend_pid()";
+            case MARIADB -> "SELECT CONNECTION_ID()";
+            case H2 -> "SELECT SESSION_ID()";
+        };
+        try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     @Repository
     static class OrderLocks {
         private final DataSource dataSource;
@@ -222,6 +265,15 @@ class HoldfastExceptionTranslatorTest {
         OrderLocks(DataSource dataSource, PessimisticLocks locks) {
             this.dataSource = dataSource;
             this.locks = locks;
+        }
+
+        void lockWithin(String table, long id, Duration bound) throws SQLException {
+            Connection c = begin(dataSource);
+            try {
+                locks.forUpdate(c, RowRef.of(table, id), LockWait.atMost(bound));
+            } finally {
+                end(c);
+            }
         }
 
         void lockNow(String table, long id) throws SQLException {

@@ -1,0 +1,225 @@
+package dev.holdfast.pessimistic;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+
+import org.jspecify.annotations.Nullable;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The query that names the sessions a waiting session waits for, per dialect: text and reading
+ * only ({@link BlockerProbe} runs it). It follows the chain of waits {@value Blockers#MAX_DEPTH}
+ * links deep with a recursive query, in one statement whose one parameter is the waiting
+ * session's id. Every column is read from the database's own views:
+ *
+ * <ul>
+ *   <li>PostgreSQL: {@code pg_blocking_pids()} (any role may call it) joined with
+ *       {@code pg_stat_activity}, which shows another role's sessions only to members of
+ *       {@code pg_read_all_stats};</li>
+ *   <li>MariaDB: {@code INFORMATION_SCHEMA.INNODB_LOCK_WAITS} and {@code INNODB_TRX} (both need
+ *       the {@code PROCESS} privilege) joined with {@code PROCESSLIST}. InnoDB serves these from a
+ *       cache refreshed only when nobody read it for 0.1 s, so a reading may be that old;</li>
+ *   <li>H2: {@code INFORMATION_SCHEMA.SESSIONS.BLOCKER_ID} (one blocker per session; other
+ *       sessions are shown to admins only).</li>
+ * </ul>
+ */
+abstract class BlockerSql {
+
+    /** Most rows read: enough to count what {@link Blockers#MAX_SESSIONS} leaves out. */
+    static final int MAX_ROWS = 1000;
+
+    /** What one reading saw: blockers nearest first (empty: the session was not waiting), and those hidden from this role. */
+    record Reading(List<Blocker> blockers, List<String> hidden, @Nullable String role) {
+    }
+
+    private final Dialect dialect;
+
+    BlockerSql(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    static BlockerSql forDialect(Dialect dialect) {
+        return switch (dialect) {
+            case H2 -> new H2();
+            case POSTGRESQL -> new PostgreSql();
+            case MARIADB -> new MariaDb();
+        };
+    }
+
+    /** The query; its one parameter is the waiting session's id (a number). */
+    abstract String sql();
+
+    /** How long to wait before reading again when the session was not seen waiting. */
+    long rereadMillis() {
+        return 20;
+    }
+
+    /**
+     * Why this failure means the role may not look, with what to grant; null for any other
+     * failure.
+     */
+    @Nullable String notPermitted(SQLException e) {
+        return "42501".equals(e.getSQLState()) ? "the role may not read the lock views" : null;
+    }
+
+    /** Why blockers the reading found are hidden from this role, with what to grant. */
+    abstract String hiddenBecause(Reading reading);
+
+    Reading read(ResultSet rs) throws SQLException {
+        Map<String, Blocker> blockers = new LinkedHashMap<>();
+        List<String> hidden = new ArrayList<>();
+        String role = null;
+        while (rs.next()) {
+            String id = rs.getString("session_id");
+            role = role != null ? role : rs.getString("role");
+            if (rs.getBoolean("hidden")) {
+                if (!hidden.contains(id)) {
+                    hidden.add(id);
+                }
+                continue;
+            }
+            blockers.putIfAbsent(id, new Blocker(id, rs.getString("blocks"), rs.getString("user_name"),
+                    rs.getString("application"), rs.getString("client"), transactionStart(rs),
+                    rs.getString("state"), StatementText.shown(dialect, rs.getString("statement"))));
+        }
+        return new Reading(List.copyOf(blockers.values()), List.copyOf(hidden), role);
+    }
+
+    abstract @Nullable Instant transactionStart(ResultSet rs) throws SQLException;
+
+    /** PostgreSQL: every blocker of a waiting backend is one {@code pg_blocking_pids()} call away. */
+    static final class PostgreSql extends BlockerSql {
+        PostgreSql() {
+            super(Dialect.POSTGRESQL);
+        }
+
+        @Override
+        String sql() {
+            return "WITH RECURSIVE chain(pid, blocks, depth) AS ("
+                    + " SELECT b, w.pid, 1 FROM (SELECT CAST(? AS integer) AS pid) w"
+                    + " CROSS JOIN LATERAL unnest(pg_blocking_pids(w.pid)) AS b"
+                    + " UNION"
+                    + " SELECT b, c.pid, c.depth + 1 FROM chain c"
+                    + " CROSS JOIN LATERAL unnest(pg_blocking_pids(c.pid)) AS b WHERE c.depth < " + Blockers.MAX_DEPTH
+                    + ")"
+                    + " SELECT c.pid::text AS session_id, c.blocks::text AS blocks, current_user AS role,"
+                    + " a.usename AS user_name, a.application_name AS application, host(a.client_addr) AS client,"
+                    + " a.xact_start AS transaction_start,"
+                    + " a.state || coalesce(', waiting for ' || a.wait_event_type || '/' || a.wait_event, '') AS state,"
+                    + " left(a.query, 4096) AS statement,"
+                    + " coalesce(a.query = '<insufficient privilege>', false) AS hidden"
+                    + " FROM chain c LEFT JOIN pg_stat_activity a ON a.pid = c.pid"
+                    + " ORDER BY c.depth, c.pid LIMIT " + MAX_ROWS;
+        }
+
+        @Override
+        @Nullable Instant transactionStart(ResultSet rs) throws SQLException {
+            return Dialect.POSTGRESQL.readInstant(rs, rs.findColumn("transaction_start"));
+        }
+
+        @Override
+        String hiddenBecause(Reading reading) {
+            return "role " + reading.role() + " may not see the sessions that block it (pg_stat_activity hides pid "
+                    + String.join(", ", reading.hidden()) + "); grant it pg_read_all_stats (or pg_monitor)";
+        }
+    }
+
+    /** MariaDB: InnoDB's lock waits, each waiting transaction with the transactions it waits for. */
+    static final class MariaDb extends BlockerSql {
+        /** ER_SPECIFIC_ACCESS_DENIED_ERROR: INNODB_TRX and INNODB_LOCK_WAITS need PROCESS. */
+        private static final int ACCESS_DENIED = 1227;
+
+        MariaDb() {
+            super(Dialect.MARIADB);
+        }
+
+        @Override
+        String sql() {
+            return "WITH RECURSIVE chain (trx, blocks, depth) AS ("
+                    + " SELECT w.blocking_trx_id, r.trx_mysql_thread_id, 1"
+                    + " FROM information_schema.INNODB_TRX r"
+                    + " JOIN information_schema.INNODB_LOCK_WAITS w ON w.requesting_trx_id = r.trx_id"
+                    + " WHERE r.trx_mysql_thread_id = ?"
+                    + " UNION"
+                    + " SELECT w.blocking_trx_id, t.trx_mysql_thread_id, c.depth + 1 FROM chain c"
+                    + " JOIN information_schema.INNODB_TRX t ON t.trx_id = c.trx"
+                    + " JOIN information_schema.INNODB_LOCK_WAITS w ON w.requesting_trx_id = t.trx_id"
+                    + " WHERE c.depth < " + Blockers.MAX_DEPTH
+                    + ")"
+                    + " SELECT CAST(b.trx_mysql_thread_id AS CHAR) AS session_id, CAST(c.blocks AS CHAR) AS blocks,"
+                    + " CURRENT_USER() AS role, p.USER AS user_name, CAST(NULL AS CHAR) AS application, p.HOST AS client,"
+                    + " UNIX_TIMESTAMP(b.trx_started) AS transaction_start,"
+                    + " CONCAT_WS(', ', b.trx_state, p.COMMAND) AS state,"
+                    + " LEFT(COALESCE(p.INFO, b.trx_query), 4096) AS statement, FALSE AS hidden"
+                    + " FROM chain c JOIN information_schema.INNODB_TRX b ON b.trx_id = c.trx"
+                    + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = b.trx_mysql_thread_id"
+                    + " ORDER BY c.depth, b.trx_mysql_thread_id LIMIT " + MAX_ROWS;
+        }
+
+        @Override
+        long rereadMillis() {
+            return 110; // InnoDB's cache of its lock views stays as it was while read within 0.1 s
+        }
+
+        @Override
+        @Nullable String notPermitted(SQLException e) {
+            return e.getErrorCode() == ACCESS_DENIED
+                    ? "the user may not read INFORMATION_SCHEMA.INNODB_TRX and INNODB_LOCK_WAITS; grant it the PROCESS"
+                    + " privilege (MariaDB said: " + e.getMessage() + ")"
+                    : super.notPermitted(e);
+        }
+
+        @Override
+        @Nullable Instant transactionStart(ResultSet rs) throws SQLException {
+            long seconds = rs.getLong("transaction_start");
+            return rs.wasNull() ? null : Instant.ofEpochSecond(seconds);
+        }
+
+        @Override
+        String hiddenBecause(Reading reading) {
+            return "user " + reading.role() + " may not see threads " + String.join(", ", reading.hidden());
+        }
+    }
+
+    /** H2: each waiting session names the one session it waits for. */
+    static final class H2 extends BlockerSql {
+        H2() {
+            super(Dialect.H2);
+        }
+
+        @Override
+        String sql() {
+            return "WITH RECURSIVE chain(id, blocks, depth) AS ("
+                    + " SELECT BLOCKER_ID, SESSION_ID, 1 FROM INFORMATION_SCHEMA.SESSIONS"
+                    + " WHERE SESSION_ID = CAST(? AS INTEGER) AND BLOCKER_ID IS NOT NULL"
+                    + " UNION ALL"
+                    + " SELECT s.BLOCKER_ID, s.SESSION_ID, c.depth + 1 FROM chain c"
+                    + " JOIN INFORMATION_SCHEMA.SESSIONS s ON s.SESSION_ID = c.id"
+                    + " WHERE s.BLOCKER_ID IS NOT NULL AND c.depth < " + Blockers.MAX_DEPTH
+                    + ")"
+                    + " SELECT CAST(c.id AS VARCHAR) AS session_id, CAST(c.blocks AS VARCHAR) AS blocks,"
+                    + " CURRENT_USER AS role, s.USER_NAME AS user_name, s.CLIENT_INFO AS application,"
+                    + " s.CLIENT_ADDR AS client, s.SESSION_STATE AS state, s.EXECUTING_STATEMENT AS statement,"
+                    + " s.SESSION_ID IS NULL AS hidden"
+                    + " FROM chain c LEFT JOIN INFORMATION_SCHEMA.SESSIONS s ON s.SESSION_ID = c.id"
+                    + " ORDER BY c.depth, c.id LIMIT " + MAX_ROWS;
+        }
+
+        @Override
+        @Nullable Instant transactionStart(ResultSet rs) {
+            return null; // H2 does not keep when a session's transaction began
+        }
+
+        @Override
+        String hiddenBecause(Reading reading) {
+            return "user " + reading.role() + " may not see sessions " + String.join(", ", reading.hidden())
+                    + " (H2 shows other sessions to admins only)";
+        }
+    }
+}

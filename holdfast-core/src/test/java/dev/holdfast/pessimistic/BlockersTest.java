@@ -1,0 +1,337 @@
+package dev.holdfast.pessimistic;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.pessimistic.BlockingSessions.Session;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A {@link LockTimeoutException} names the sessions that blocked it, on every database: one, two
+ * and three blockers, directly or in a chain (A blocks B blocks the caller), and the bound still
+ * holds; when they cannot be told (a role that may not see other sessions, no data source, a
+ * no-wait lock, an exhausted pool) the timeout says why.
+ */
+class BlockersTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(1);
+    /** Generous, for a loaded machine; the measured margins are printed and in docs/reference.md. */
+    private static final Duration MARGIN = Duration.ofSeconds(1);
+
+    /** The outcome of one lock call that must time out. */
+    private record Timeout(LockTimeoutException exception, Duration elapsed, String waiter) {
+        Blockers blockers() {
+            return exception.blockers();
+        }
+
+        List<String> ids() {
+            return blockers().sessions().stream().map(Blocker::sessionId).toList();
+        }
+
+        List<String> blocks() {
+            return blockers().sessions().stream().map(Blocker::blocks).toList();
+        }
+    }
+
+    /** Locks {@code row} with the bound on a new connection of {@code pool}, which must time out. */
+    private static Timeout timeout(TestDatabase db, DataSource pool, PessimisticLocks locks, String what,
+                                   LockCall call) throws SQLException {
+        try (Connection waiter = pool.getConnection()) {
+            waiter.setAutoCommit(false);
+            String id = BlockingSessions.sessionId(db, waiter);
+            String settings = PessimisticLocksTest.lockSettings(waiter, db);
+            LockTimeoutException e = null;
+            long start = System.nanoTime();
+            try {
+                call.lock(waiter);
+            } catch (LockTimeoutException timeout) {
+                e = timeout;
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(e).as("lock timeout").isNotNull();
+            System.out.printf("[%s] %s: %d ms for a %d ms bound (margin %d ms, lock statement %d ms); %s%n", db.id(),
+                    what, elapsed.toMillis(), e.bound().toMillis(), elapsed.minus(e.bound()).toMillis(),
+                    e.waited().toMillis(), e.blockers());
+            // the pooled connection leaves clean: back at the server's settings, and usable
+            assertThat(PessimisticLocksTest.lockSettings(waiter, db)).isEqualTo(settings);
+            waiter.rollback();
+            waiter.setAutoCommit(true);
+            return new Timeout(e, elapsed, id);
+        }
+    }
+
+    @FunctionalInterface
+    private interface LockCall {
+        void lock(Connection waiter);
+    }
+
+    private static LockCall forUpdate(PessimisticLocks locks, String table, long id, LockWait wait) {
+        return c -> locks.forUpdate(c, RowRef.of(table, id), wait);
+    }
+
+    private static void assertWithinBound(Timeout t) {
+        assertThat(t.elapsed()).isGreaterThanOrEqualTo(BOUND.minusMillis(5)).isLessThan(BOUND.plus(MARGIN));
+    }
+
+    private static void assertDescribes(TestDatabase db, Blocker b, Session s, Supplier<String> statementLike) {
+        assertThat(b.sessionId()).isEqualTo(s.id());
+        assertThat(b.user()).isEqualToIgnoringCase(db.kind().user());
+        assertThat(b.state()).isNotBlank();
+        switch (db.kind()) {
+            case POSTGRESQL -> {
+                assertThat(b.applicationName()).isEqualTo("holdfast-test-" + s.name());
+                assertThat(b.clientAddress()).isEqualTo("127.0.0.1");
+                assertThat(b.transactionStart()).isBefore(Instant.now());
+            }
+            case MARIADB -> {
+                assertThat(b.applicationName()).isNull();
+                assertThat(b.clientAddress()).startsWith("127.0.0.1:");
+                assertThat(b.transactionStart()).isBeforeOrEqualTo(Instant.now());
+            }
+            case H2 -> assertThat(b.transactionStart()).isNull();
+        }
+        String statement = statementLike.get();
+        if (statement != null) {
+            assertThat(b.statement()).containsIgnoringCase(statement);
+        }
+        if (b.statement() != null) {
+            assertThat(b.statement()).doesNotContain("secret").doesNotContain("'v");
+        }
+    }
+
+    @DatabaseTest
+    void oneBlocker(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 2)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+            Timeout t = timeout(db, db.dataSource(), locks, "one blocker",
+                    forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+
+            assertWithinBound(t);
+            assertThat(t.blockers().known()).as(t.blockers().toString()).isTrue();
+            assertThat(t.blockers().waitingSession()).isEqualTo(t.waiter());
+            assertThat(t.ids()).containsExactly(a.id());
+            assertThat(t.blockers().direct()).hasSize(1);
+            assertThat(t.blockers().omitted()).isZero();
+            // PostgreSQL shows an idle session's last statement; MariaDB and H2 show none.
+            assertDescribes(db, t.blockers().sessions().get(0), a,
+                    () -> db.kind() == TestDatabase.Kind.POSTGRESQL ? "FOR UPDATE" : null);
+            assertThat(t.exception()).hasMessageContaining("blocked by session " + a.id());
+        }
+    }
+
+    /** The example of the guide and the reference. */
+    @DatabaseTest
+    void theDocumentedExampleNamesWhoHoldsTheRow(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+            RowRef row = RowRef.of(s.table, 1L);
+            Logger log = Logger.getLogger(BlockersTest.class.getName());
+            List<String> holders = new ArrayList<>();
+            try (Connection connection = db.connection()) {
+                connection.setAutoCommit(false);
+                // tag::lock-timeout-blockers[]
+                try {
+                    locks.forUpdate(connection, row, LockWait.atMost(Duration.ofSeconds(1)));
+                } catch (LockTimeoutException e) {
+                    // "blocked by session 4711 [user shop, application shop-web, …]" or "blockers unknown: <why>"
+                    log.warning(e.blockers().toString());
+                    for (Blocker b : e.blockers().direct()) {
+                        holders.add(b.applicationName() + " (session " + b.sessionId() + ")");
+                    }
+                }
+                // end::lock-timeout-blockers[]
+                connection.setAutoCommit(true);
+            }
+            assertThat(holders).hasSize(1).first().asString().endsWith("(session " + a.id() + ")");
+        }
+    }
+
+    @DatabaseTest
+    void twoBlockersInAChain(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 3)) {
+            Session a = s.begin("a");
+            Session b = s.begin("b");
+            s.lock(a, 1);
+            s.lock(b, 2);
+            s.waitFor(b, 1); // A blocks B
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+            Timeout t = timeout(db, db.dataSource(), locks, "a chain of two",
+                    forUpdate(locks, s.table, 2, LockWait.atMost(BOUND))); // B blocks the caller
+
+            assertWithinBound(t);
+            assertThat(t.ids()).as(t.blockers().toString()).containsExactly(b.id(), a.id());
+            assertThat(t.blocks()).containsExactly(t.waiter(), b.id());
+            assertThat(t.blockers().direct()).extracting(Blocker::sessionId).containsExactly(b.id());
+            assertDescribes(db, t.blockers().sessions().get(0), b, () -> "FOR UPDATE");
+            assertDescribes(db, t.blockers().sessions().get(1), a, () -> null);
+        }
+    }
+
+    @DatabaseTest
+    void threeBlockersInAChain(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 4)) {
+            Session a = s.begin("a");
+            Session b = s.begin("b");
+            Session c = s.begin("c");
+            s.lock(a, 1);
+            s.lock(b, 2);
+            s.lock(c, 3);
+            s.waitFor(b, 1);
+            s.waitFor(c, 2);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+            Timeout t = timeout(db, db.dataSource(), locks, "a chain of three",
+                    forUpdate(locks, s.table, 3, LockWait.atMost(BOUND)));
+
+            assertWithinBound(t);
+            assertThat(t.ids()).as(t.blockers().toString()).containsExactly(c.id(), b.id(), a.id());
+            assertThat(t.blocks()).containsExactly(t.waiter(), c.id(), b.id());
+            assertDescribes(db, t.blockers().sessions().get(1), b, () -> "FOR UPDATE");
+        }
+    }
+
+    /**
+     * Several transactions that share-lock the row all block the caller directly. MariaDB names
+     * them all; PostgreSQL waits for them one at a time and names the one it waits for.
+     */
+    @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
+    void threeShareLockersBlockDirectly(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            List<Session> holders = List.of(s.begin("a"), s.begin("b"), s.begin("c"));
+            for (Session h : holders) {
+                s.share(h, 1);
+            }
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+            Timeout t = timeout(db, db.dataSource(), locks, "three share-lockers",
+                    forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+
+            assertWithinBound(t);
+            List<String> ids = holders.stream().map(Session::id).toList();
+            if (db.kind() == TestDatabase.Kind.MARIADB) {
+                assertThat(t.ids()).as(t.blockers().toString()).containsExactlyInAnyOrderElementsOf(ids);
+            } else {
+                assertThat(t.ids()).as(t.blockers().toString()).hasSize(1).isSubsetOf(ids);
+            }
+            assertThat(t.blockers().direct()).hasSameSizeAs(t.blockers().sessions());
+        }
+    }
+
+    @DatabaseTest
+    void forUpdateAllNamesTheBlockersOfTheRowItWaitedFor(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 3)) {
+            Session a = s.begin("a");
+            s.lock(a, 2);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+            Timeout t = timeout(db, db.dataSource(), locks, "forUpdateAll", c -> locks.forUpdateAll(c,
+                    List.of(RowRef.of(s.table, 3L), RowRef.of(s.table, 1L), RowRef.of(s.table, 2L)),
+                    LockWait.atMost(BOUND)));
+
+            assertWithinBound(t);
+            assertThat(t.exception().row()).isEqualTo(RowRef.of(s.table, 2L));
+            assertThat(t.ids()).as(t.blockers().toString()).containsExactly(a.id());
+        }
+    }
+
+    @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
+    void aRoleThatMayNotSeeOtherSessionsGetsBlockersUnknown(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            String role = "hf_blind_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+            boolean postgres = db.kind() == TestDatabase.Kind.POSTGRESQL;
+            String grantee = postgres ? role : "'" + role + "'@'%'";
+            db.execute(postgres ? "CREATE ROLE " + role + " LOGIN" : "CREATE USER " + grantee);
+            try {
+                db.execute("GRANT SELECT, UPDATE ON " + s.table + " TO " + grantee);
+                try (HikariDataSource blind = pool(db, role)) {
+                    PessimisticLocks locks = PessimisticLocks.of(blind);
+
+                    Timeout t = timeout(db, blind, locks, "a role that may not see other sessions",
+                            forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+
+                    assertWithinBound(t);
+                    assertThat(t.blockers().known()).as(t.blockers().toString()).isFalse();
+                    assertThat(t.blockers().sessions()).isEmpty();
+                    assertThat(t.blockers().unknownBecause()).contains(postgres ? "pg_read_all_stats" : "PROCESS");
+                    if (postgres) {
+                        assertThat(t.blockers().unknownBecause()).contains("role " + role);
+                    }
+                    assertThat(t.exception()).hasMessageContaining("blockers unknown");
+                }
+            } finally {
+                db.execute("REVOKE ALL ON " + s.table + " FROM " + grantee);
+                db.execute(postgres ? "DROP ROLE " + role : "DROP USER " + grantee);
+            }
+        }
+    }
+
+    private static HikariDataSource pool(TestDatabase db, String user) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("holdfast-test-" + user);
+        config.setJdbcUrl(db.kind().url());
+        config.setUsername(user);
+        config.setPassword("");
+        config.setMaximumPoolSize(3);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
+    }
+
+    @DatabaseTest
+    void noWaitAndLocksWithoutADataSourceSayWhyTheBlockersAreUnknown(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            PessimisticLocks withSource = PessimisticLocks.of(db.dataSource());
+            PessimisticLocks withoutSource = PessimisticLocks.of(withSource.dialect());
+            assertThat(withSource.namesBlockers()).isTrue();
+            assertThat(withoutSource.namesBlockers()).isFalse();
+            assertThat(withSource.withoutBlockers().namesBlockers()).isFalse();
+            assertThat(withoutSource.blockersFrom(db.dataSource()).namesBlockers()).isTrue();
+
+            Timeout noWait = timeout(db, db.dataSource(), withSource, "no wait",
+                    forUpdate(withSource, s.table, 1, LockWait.noWait()));
+            assertThat(noWait.blockers().unknownBecause()).contains("does not wait");
+
+            Timeout noSource = timeout(db, db.dataSource(), withoutSource, "no data source",
+                    forUpdate(withoutSource, s.table, 1, LockWait.atMost(Duration.ofMillis(200))));
+            assertThat(noSource.blockers().unknownBecause()).contains("no DataSource");
+        }
+    }
+
+    /** The observation cannot get a connection: the timeout ends on time, its blockers unknown. */
+    @DatabaseTest
+    void anExhaustedPoolLeavesTheBlockersUnknownAndTheBoundHolds(TestDatabase db) throws Exception {
+        try (BlockingSessions s = new BlockingSessions(db, 1)) {
+            Session a = s.begin("a");
+            s.lock(a, 1);
+            HikariDataSource one = db.newPool(1);
+            PessimisticLocks locks = PessimisticLocks.of(db.dataSource()).blockersFrom(one);
+
+            Timeout t = timeout(db, one, locks, "an exhausted pool", forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+
+            assertWithinBound(t);
+            assertThat(t.blockers().unknownBecause()).contains("took longer");
+        }
+    }
+}
