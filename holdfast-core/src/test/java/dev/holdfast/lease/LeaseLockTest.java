@@ -240,7 +240,9 @@ class LeaseLockTest {
             String micros = db.kind() == TestDatabase.Kind.H2 ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
                     : "TIMESTAMPDIFF(MICROSECOND, " + now + ", wait_until)";
             long left = db.queryLong("SELECT MAX(" + micros + ") FROM " + table + "_queue");
-            assertThat(left).isPositive().isLessThanOrEqualTo(BlockingAcquire.QUEUE_ENTRY_MICROS);
+            // "now" is this statement's start; the polling waiter may refresh its entry a few microseconds
+            // after it and before the read (seen: 41 µs), so allow its poll interval on top.
+            assertThat(left).isPositive().isLessThanOrEqualTo(BlockingAcquire.QUEUE_ENTRY_MICROS + 100_000);
             a.release(held);
             b.release(waiting.get(20, TimeUnit.SECONDS));
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the granted waiter left").isZero();

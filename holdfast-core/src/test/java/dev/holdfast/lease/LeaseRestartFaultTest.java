@@ -352,7 +352,7 @@ class LeaseRestartFaultTest {
                     && frame.getMethodName().equals("tryAcquire")) {
                 sleeping = true;
             }
-            if (sleeping && frame.getClassName().equals(LeaseService.class.getName()) && frame.getMethodName().equals("lock")) {
+            if (sleeping && frame.getClassName().equals(LeaseService.class.getName()) && frame.getMethodName().equals("acquire")) {
                 return true;
             }
         }
