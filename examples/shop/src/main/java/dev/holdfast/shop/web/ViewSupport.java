@@ -138,7 +138,12 @@ class ViewSupport {
          * is already in UTC): for {@code th:title}, which then leaves the attribute out.
          */
         public String utcHint(Instant instant) {
-            return instant == null || viewerZone().normalized().equals(ZoneOffset.UTC) ? null : utc(instant);
+            return instant == null || inUtc() ? null : utc(instant);
+        }
+
+        /** Whether the viewer's zone is UTC: their times get no UTC hover hint, and the footer promises none. */
+        public boolean inUtc() {
+            return viewerZone().normalized().equals(ZoneOffset.UTC);
         }
 
         /**

@@ -300,6 +300,29 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
     }
 
     /**
+     * Item 10: the footer promises the UTC time on hover only to a viewer who gets it; a viewer in UTC,
+     * whose times have no hover title, is told only the zone.
+     */
+    @Test
+    void theFooterPromisesUtcOnHoverOnlyOutsideUtc() {
+        for (Edition e : editions()) {
+            Browser b = e.browser();
+            b.signIn("kim", "kim-pw");
+            b.open("/admin/orders");
+            if (b == seoul) {
+                assertThat(b.text("zone-note")).isEqualTo("시각은 Asia/Seoul 기준으로 표시합니다. 시각 위에 마우스를 올리면 UTC 시각을 볼 수 있습니다.");
+                assertThat(b.timeTitles()).isNotEmpty().allMatch(t -> t.endsWith(" UTC"));
+            } else {
+                assertThat(b.text("zone-note")).isEqualTo("Times are shown in UTC.");
+                assertThat(b.timeTitles()).isNotEmpty().allMatch(String::isEmpty);
+                b.click("lang-ko");     // the Korean edition, for a viewer in UTC
+                assertThat(b.text("zone-note")).isEqualTo("시각은 UTC 기준으로 표시합니다.");
+                b.click("lang-en");
+            }
+        }
+    }
+
+    /**
      * Item 10, the lock timer: the edit page's heartbeat line shows its expiry as a {@code <time>} in the
      * viewer's zone (UTC on hover, none for a UTC viewer) before and after its beats extend the lock, and
      * the red box's "broke it at" time is one too.
