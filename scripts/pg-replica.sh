@@ -8,21 +8,23 @@
 #                                           the standby is synchronous (synchronous_standby_names), so a
 #                                           commit returns only after the standby has flushed it
 #   scripts/pg-replica.sh down              stop both and delete them completely
-#   scripts/pg-replica.sh stop-primary      stop the primary hard (pg_ctlcluster stop -m immediate)
+#   scripts/pg-replica.sh stop-primary      stop the primary hard (SIGQUIT, as pg_ctl stop -m immediate)
 #   scripts/pg-replica.sh promote           promote the standby (waits until it accepts writes)
 #   scripts/pg-replica.sh failover          stop-primary, then promote
 #   scripts/pg-replica.sh cut-standby       end the standby's WAL stream for good (primary_conninfo leads nowhere), so
 #                                           that an asynchronous failover right after loses what follows
 #   scripts/pg-replica.sh status            one line per cluster; exit 1 unless a primary runs
 #
-# Ports can be changed with HOLDFAST_REPLICA_PRIMARY_PORT and HOLDFAST_REPLICA_STANDBY_PORT; tests
+# Ports can be changed with HOLDFAST_REPLICA_PRIMARY_PORT and HOLDFAST_REPLICA_STANDBY_PORT, the clusters'
+# names (<name>_primary, <name>_standby; default holdfast) with HOLDFAST_REPLICA_CLUSTERS; tests
 # reach the pair through HOLDFAST_REPLICA_URL (default
 # jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary). Needs root.
 set -euo pipefail
 [ -n "${PG_REPLICA_TRACE:-}" ] && PS4='+ $(date +%s.%N) ' && set -x
 
-PRIMARY=holdfast_primary
-STANDBY=holdfast_standby
+CLUSTERS=${HOLDFAST_REPLICA_CLUSTERS:-holdfast}
+PRIMARY=${CLUSTERS}_primary
+STANDBY=${CLUSTERS}_standby
 PRIMARY_PORT=${HOLDFAST_REPLICA_PRIMARY_PORT:-5434}
 STANDBY_PORT=${HOLDFAST_REPLICA_STANDBY_PORT:-5435}
 
@@ -104,19 +106,23 @@ down() {
   done
 }
 
-stop_primary() {
+stop_primary() { # SIGQUIT, as stop -m immediate sends, without pg_ctlcluster's start-up time
   exists "$PRIMARY" || die "no primary (run: $0 up)"
-  pg_ctlcluster --skip-systemctl-redirect "$(pg_version)" "$PRIMARY" stop -m immediate
-}
-
-promote() {
-  exists "$STANDBY" && ready "$STANDBY_PORT" || die "the standby is not running (run: $0 up)"
-  pg_ctlcluster --skip-systemctl-redirect "$(pg_version)" "$STANDBY" promote
-  for _ in $(seq 1 300); do
-    [ "$(in_recovery "$STANDBY_PORT")" = f ] && return 0
+  local pidfile pid; pidfile="/var/lib/postgresql/$(pg_version)/$PRIMARY/postmaster.pid"
+  [ -f "$pidfile" ] || die "the primary is not running"
+  pid=$(head -n 1 "$pidfile")
+  kill -QUIT "$pid"
+  for _ in $(seq 1 600); do
+    kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.05
   done
-  die "the standby did not leave recovery"
+  die "the primary (pid $pid) did not stop"
+}
+
+promote() { # pg_promote waits until the standby accepts writes
+  exists "$STANDBY" && ready "$STANDBY_PORT" || die "the standby is not running (run: $0 up)"
+  [ "$(psql -h 127.0.0.1 -p "$STANDBY_PORT" -U postgres -tAXc "SELECT pg_promote(true, 60)" postgres)" = t ] \
+    || die "the standby did not leave recovery"
 }
 
 cut_standby() { # ends the standby's WAL stream: what the primary commits from now on the standby never gets

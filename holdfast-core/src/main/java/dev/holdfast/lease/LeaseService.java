@@ -9,7 +9,6 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseEngine;
 import dev.holdfast.lease.internal.LeaseProbe;
-import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSettings;
 import dev.holdfast.lease.internal.LeaseTuning;
 import dev.holdfast.lease.internal.NotHeld;
@@ -39,22 +38,22 @@ import javax.sql.DataSource;
  * }
  * }</pre>
  *
- * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls
- * that queue while one is in flight); on PostgreSQL a release also hands the lease to the first
- * queued waiter in the same round trip; a refused release or renewal reads the row once more to say
- * why. Arguments are checked before any SQL runs: names and owners 1–{@value #MAX_NAME_LENGTH}
- * characters without control characters or unpaired surrogates, a TTL {@value #MIN_TTL_MILLIS} ms to
- * 366 days (microsecond precision), a wait bound 0 to 366 days; else {@link IllegalArgumentException}.
+ * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls that queue
+ * while one is in flight); on PostgreSQL a release also hands the lease to the first queued waiter in the same
+ * round trip; a refused release or renewal reads the row once more to say why. Arguments are checked before
+ * any SQL runs: names and owners 1–{@value #MAX_NAME_LENGTH} characters without control characters or unpaired
+ * surrogates, a TTL {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait bound 0 to 366
+ * days; else {@link IllegalArgumentException}.
  *
- * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have
- * been granted (the commit can succeed after the connection broke), and a retry is refused until that
- * grant's TTL runs out. To take such a grant back at once, give each attempt an owner of its own and
- * retry with {@link #tryAcquireOrRenew} under that owner: it re-enters the grant if it was made.
+ * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have been
+ * granted (the commit can succeed after the connection broke), and a retry is refused until that grant's TTL
+ * runs out. To take such a grant back at once, give each attempt an owner of its own and retry with
+ * {@link #tryAcquireOrRenew} under that owner: it re-enters the grant if it was made.
  *
- * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit
- * or roll back with the caller's work); on PostgreSQL with READ COMMITTED connections (the default).
- * Thread-safe; keep one per table and close it at shutdown. After {@link #close()}, calls that need
- * its threads ({@link #acquire} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
+ * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit or roll
+ * back with the caller's work); on PostgreSQL with READ COMMITTED connections (the default). Thread-safe; keep
+ * one per table and close it at shutdown. After {@link #close()}, calls that need its threads
+ * ({@link #acquire} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
  */
 public final class LeaseService implements Leases, LeaseRenewer {
 
@@ -86,6 +85,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private CommitDurability durability = CommitDurability.RELAXED;
         private int cohortHandOffs;
         private Batching batching = Batching.OFF;
+        private Duration failoverGrace = Duration.ZERO;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
 
         private Builder(DataSource dataSource) {
@@ -119,12 +119,12 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under
-         * one owner wait in memory, in arrival order, and a release passes the lease to the first of
-         * them without a statement, at most {@code max} times in a row; then the lease goes back to the
-         * database, where the first waiter of any instance takes it. Each holder still gets a greater
-         * fencing token (a grant's first hand-off reserves a block of {@code max} tokens, so
-         * {@link #find} shows the top of the block). Renew and release such a lease through this service.
+         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under one
+         * owner wait in memory, in arrival order, and a release passes the lease to the first of them without a
+         * statement, at most {@code max} times in a row; then the lease goes back to the database, where the
+         * first waiter of any instance takes it. Each holder still gets a greater fencing token (a grant's first
+         * hand-off reserves a block of {@code max} tokens, so {@link #find} shows the top of the block). Renew
+         * and release such a lease through this service.
          *
          * @param max hand-offs in memory of one database grant, 0 (off) to 10,000
          */
@@ -142,6 +142,19 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /**
+         * A grace after a PostgreSQL failover (default none), for asynchronous standbys: a promoted server
+         * grants nothing until {@code longestTtl} after its first grant statement, so no new holder overlaps
+         * a grant the old primary made and the standby never received. A longer TTL is then refused
+         * ({@link IllegalArgumentException}); give every service of the table the same bound. H2, MariaDB:
+         * only the bound applies.
+         */
+        public Builder failoverGrace(Duration longestTtl) {
+            LeaseArguments.ttlMicros(longestTtl);
+            this.failoverGrace = longestTtl;
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -152,7 +165,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), tuning), batching);
+                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning), batching);
         }
     }
 
@@ -184,13 +197,12 @@ public final class LeaseService implements Leases, LeaseRenewer {
     /**
      * {@inheritDoc}
      *
-     * <p>Waiters queue in the database in arrival order; a free lease goes only to the first live
-     * waiter. On PostgreSQL the release grants it to that waiter and notifies it ({@code LISTEN/NOTIFY},
-     * one listener thread and one pooled connection per service; size the pool for it); on H2 and
-     * MariaDB waiters poll with backoff (1 to 5 ms), and a release through this service wakes its oldest
-     * waiter at once. The bound covers waiting for a pooled connection too (plus at most 0.1 s, so that
-     * every call makes at least one attempt). With {@link Builder#cohortHandOffs}, calls of this service
-     * for one name and owner wait in memory instead.
+     * <p>Waiters queue in the database in arrival order; a free lease goes only to the first live waiter. On
+     * PostgreSQL the release grants it to that waiter and notifies it ({@code LISTEN/NOTIFY}, one listener thread
+     * and one pooled connection per service; size the pool for it); on H2 and MariaDB waiters poll with backoff
+     * (1 to 5 ms), and a release through this service wakes its oldest waiter at once. The bound covers waiting
+     * for a pooled connection too (plus at most 0.1 s, so that every call makes at least one attempt). With
+     * {@link Builder#cohortHandOffs}, calls of this service for one name and owner wait in memory instead.
      *
      * @throws IllegalStateException if this service was closed and {@code maxWait > 0}
      */
@@ -274,7 +286,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return call.get();
         } catch (NotHeld refused) {
-            throw notHeld(refused);
+            throw LeaseExpiredException.of(refused);
         }
     }
 
@@ -283,16 +295,5 @@ public final class LeaseService implements Leases, LeaseRenewer {
             call.run();
             return true;
         });
-    }
-
-    private static LeaseNotHeldException notHeld(NotHeld refused) {
-        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
-        LeaseRow row = refused.current();
-        Lease current = row == null ? null : Lease.of(row);
-        if (current != null && refused.expired()) {
-            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
-        }
-        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
-                refused.brokenBy(), refused.brokenAt());
     }
 }

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import java.security.SecureRandom;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,6 +13,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -85,6 +87,28 @@ final class Scratch {
         }
     }
 
+    /**
+     * The tables named after {@code table} ({@code <table>_...}, e.g. a lease table's queue), in the
+     * connection's schema: a test's table name is its own, and so are names it begins.
+     */
+    private static List<String> satellites(Connection c, String table) throws SQLException {
+        if (table.contains(".") || table.contains("\"")) {
+            return List.of();
+        }
+        DatabaseMetaData meta = c.getMetaData();
+        String stored = meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT)
+                : meta.storesLowerCaseIdentifiers() ? table.toLowerCase(Locale.ROOT) : table;
+        String escape = meta.getSearchStringEscape();
+        String pattern = stored.replace("_", escape + "_").replace("%", escape + "%") + escape + "_%";
+        List<String> found = new ArrayList<>();
+        try (ResultSet rs = meta.getTables(c.getCatalog(), c.getSchema(), pattern, new String[] {"TABLE"})) {
+            while (rs.next()) {
+                found.add(rs.getString("TABLE_NAME"));
+            }
+        }
+        return found;
+    }
+
     /** Closes the test's pools and drops its tables (through {@code admin}, asked for only if there are any). */
     synchronized void cleanUp(Supplier<DataSource> admin) throws SQLException {
         for (HikariDataSource pool : pools) {
@@ -101,6 +125,9 @@ final class Scratch {
             }
             for (String table : tables) {
                 try {
+                    for (String satellite : satellites(c, table)) {
+                        s.execute("DROP TABLE IF EXISTS " + satellite);
+                    }
                     s.execute("DROP TABLE IF EXISTS " + table);
                 } catch (SQLException e) {
                     failure = e;

@@ -21,20 +21,20 @@ public final class LeaseArguments {
 
     /** Checks a name and an owner. */
     public static void checkNameAndOwner(@Nullable String name, @Nullable String owner) {
-        checkName("LeaseRow name", name);
-        checkName("LeaseRow owner", owner);
+        checkName("Lease name", name);
+        checkName("Lease owner", owner);
     }
 
     /** The TTL in microseconds, the unit every store works in. */
     public static long ttlMicros(@Nullable Duration ttl) {
         if (ttl == null) {
-            throw new IllegalArgumentException("LeaseRow ttl must not be null");
+            throw new IllegalArgumentException("Lease ttl must not be null");
         }
         if (ttl.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("LeaseRow ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
+            throw new IllegalArgumentException("Lease ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
         }
         if (ttl.isNegative() || ttl.toNanos() < MIN_TTL_MILLIS * 1_000_000) {
-            throw new IllegalArgumentException("LeaseRow ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
+            throw new IllegalArgumentException("Lease ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
         }
         return ttl.toNanos() / 1000;
     }

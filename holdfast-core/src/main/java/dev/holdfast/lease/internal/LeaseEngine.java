@@ -29,7 +29,7 @@ public final class LeaseEngine implements AutoCloseable {
     /** An exclusive grant (batched when on), or empty if the lease is live. */
     public Optional<LeaseRow> acquire(String name, String owner, Duration ttl) {
         LeaseArguments.checkNameAndOwner(name, owner);
-        long ttlMicros = LeaseArguments.ttlMicros(ttl);
+        long ttlMicros = ttlMicros(ttl);
         long sent = System.nanoTime();
         LeaseBatches batches = parts.batches();
         Optional<LeaseRow> grant = batches != null ? batches.acquire(name, owner, ttlMicros)
@@ -40,7 +40,7 @@ public final class LeaseEngine implements AutoCloseable {
     /** A grant, or a renewal if {@code owner} holds it already; empty if another owner does. */
     public Optional<LeaseRow> acquireOrRenew(String name, String owner, Duration ttl) {
         LeaseArguments.checkNameAndOwner(name, owner);
-        long ttlMicros = LeaseArguments.ttlMicros(ttl);
+        long ttlMicros = ttlMicros(ttl);
         closeCohort(name, owner); // it may renew (even shorten) a grant this service passes on
         return parts.calls().acquire(name, owner, ttlMicros, true);
     }
@@ -52,7 +52,7 @@ public final class LeaseEngine implements AutoCloseable {
      */
     public LeaseRow acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         LeaseArguments.checkNameAndOwner(name, owner);
-        long ttlMicros = LeaseArguments.ttlMicros(ttl);
+        long ttlMicros = ttlMicros(ttl);
         long waitNanos = LeaseArguments.waitNanos(maxWait);
         if (Thread.interrupted()) {
             throw new InterruptedException();
@@ -66,7 +66,7 @@ public final class LeaseEngine implements AutoCloseable {
      * @throws NotHeld why it is not held any more
      */
     public LeaseRow renew(LeaseRow lease, Duration ttl) {
-        return parts.renewals().renew(lease, LeaseArguments.ttlMicros(ttl));
+        return parts.renewals().renew(lease, ttlMicros(ttl));
     }
 
     /**
@@ -76,6 +76,7 @@ public final class LeaseEngine implements AutoCloseable {
      * @throws NotHeld why it is not held any more
      */
     public Optional<LeaseRow> renewBounded(LeaseRow lease, Duration ttl, Duration bound) {
+        ttlMicros(ttl);
         return parts.renewals().renew(lease, ttl, bound);
     }
 
@@ -98,9 +99,21 @@ public final class LeaseEngine implements AutoCloseable {
      */
     public void checkKeepAlive(Duration ttl) {
         LeaseArguments.checkKeptAliveTtl(ttl);
+        ttlMicros(ttl);
         if (closed) {
             throw new IllegalStateException("The lease service is closed");
         }
+    }
+
+    /** The TTL in microseconds, checked against the arguments' bounds and the longest TTL of a failover grace. */
+    private long ttlMicros(@Nullable Duration ttl) {
+        long micros = LeaseArguments.ttlMicros(ttl);
+        long longest = settings.failoverGraceMicros();
+        if (longest != 0 && micros > longest) {
+            throw new IllegalArgumentException("Lease ttl must be at most the failover grace of this service, "
+                    + Duration.ofNanos(longest * 1000) + ", not " + ttl);
+        }
+        return micros;
     }
 
     public List<LeaseRow> list() {

@@ -15,7 +15,7 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
                   Grants grants, BlockingAcquire blocking, Releases releases, Renewals renewals) {
 
     static LeaseParts of(LeaseSettings s) {
-        LeaseSql sql = LeaseSqls.forDialect(s.dialect(), s.table());
+        LeaseSql sql = LeaseSqls.forSettings(s);
         LeaseJdbc jdbc = new LeaseJdbc(sql);
         LeaseCalls calls = new LeaseCalls(s.dataSource(), s.dialect(), jdbc);
         PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(s.dataSource(), pg) : null;

@@ -12,9 +12,12 @@ import javax.sql.DataSource;
  * @param batching       whether concurrent calls commit together
  * @param lingerNanos    with batching: 0 to send a batch as soon as the last is done (concurrent), else
  *                       how long a lockstep batch waits for more calls
+ * @param failoverGraceMicros the longest TTL, and on PostgreSQL the grace after a promotion in which
+ *                       nothing is granted; 0 for neither
  */
 public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
-                            int cohortHandOffs, boolean batching, long lingerNanos, LeaseTuning tuning) {
+                            int cohortHandOffs, boolean batching, long lingerNanos, long failoverGraceMicros,
+                            LeaseTuning tuning) {
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

@@ -9,28 +9,42 @@ import java.time.Duration;
  * @param overlapAt       calls queued before another batch starts while one is in flight (0: the mode's default)
  * @param batchLoneCalls  whether a lone call too goes as a batch (of one) through the multi-row statements
  * @param polling         how often waiters poll
+ * @param timeline        PostgreSQL: the WAL timeline the statements take as the server's (0: the server's own), so that
+ *                        tests can act out a promotion on a server that was never promoted
  */
-public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling) {
+public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
+                          int timeline) {
 
-    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT);
+    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0);
+
+    public LeaseTuning {
+        if (timeline < 0) {
+            throw new IllegalArgumentException("timeline must be 0 (the server's) or positive, not " + timeline);
+        }
+    }
 
     public LeaseTuning batchesInFlight(int statements, int overlapAt) {
-        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling);
+        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline);
     }
 
     public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()));
+                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()), timeline);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()));
+                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()), timeline);
+    }
+
+    /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
+    public LeaseTuning timeline(int timeline) {
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline);
     }
 }

@@ -92,6 +92,9 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         return "NOT pg_try_advisory_xact_lock_shared(" + LISTENER_LOCK_KEY + ", " + pid + ")";
     }
 
+    /** The timeline WAL is inserted on now, as an {@code int}; see {@link #FIRST_TOKEN}. */
+    public static final String TIMELINE = "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int";
+
     /** Bits below the timeline in a token: 2^40 grants per name per timeline. */
     public static final int TIMELINE_SHIFT = 40;
 
@@ -104,8 +107,11 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * not do: it reports the old timeline until the end-of-recovery checkpoint (measured,
      * PostgreSQL 15).
      */
-    public static final String FIRST_TOKEN = "((('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))"
-            + "::bit(32)::int::bigint - 1) << " + TIMELINE_SHIFT + ")";
+    public static final String FIRST_TOKEN = firstToken(PgLeaseSql.TIMELINE);
+
+    private static String firstToken(String timeline) {
+        return "((" + timeline + "::bigint - 1) << " + TIMELINE_SHIFT + ")";
+    }
 
     private final String queue;
     /** {@link #stemSql} of this table. */
@@ -123,7 +129,17 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     private final String renew;
 
     public PgLeaseSql(String table) {
+        this(table, 0, TIMELINE);
+    }
+
+    /**
+     * @param graceMicros the grace after a promotion ({@link PgFailoverGrace}), 0 for none
+     * @param timeline    the SQL expression of the server's timeline: {@link #TIMELINE}, or a number in tests
+     */
+    PgLeaseSql(String table, long graceMicros, String timeline) {
         super(table, Dialect.POSTGRESQL);
+        PgFailoverGrace grace = new PgFailoverGrace(table, timeline, graceMicros);
+        String firstToken = firstToken(timeline);
         this.queue = table + "_queue";
         this.stem = stemSql(table);
         String insert = "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
@@ -140,15 +156,16 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 + " expires_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.expires_at"
                 + " ELSE clock_timestamp() + (EXCLUDED.expires_at - EXCLUDED.acquired_at) END, handed_to = NULL";
         String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
-        String now = "(SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ") n";
-        acquire = insert + now + update
+        String now = "(SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE " + DURABLE + grace.andOver() + ") n";
+        acquire = grace.recordWith() + insert + now + update
                 + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
-        reenter = insert + now + update
+        reenter = grace.recordWith() + insert + now + update
                 + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
         // A waiter's attempt also picks up a grant a release handed to it (handed_to), should it
         // have missed the notification: that grant is live and its own, and is extended.
-        acquireOrQueue = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + "),"
-                + " a AS (" + insert + "n" + update
+        // In a grace after a promotion the waiter queues but is not granted (n has its row).
+        acquireOrQueue = "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE " + DURABLE + "),"
+                + " a AS (" + insert + "n" + grace.whereOver() + update
                 + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                 + " WHERE q.name = EXCLUDED.name AND q.owner <> ?"
                 + " AND q.wait_until > EXCLUDED.acquired_at AND q.seq < COALESCE((SELECT m.seq FROM " + queue + " m"
@@ -167,16 +184,18 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 + " f AS (UPDATE " + table + " AS s SET waiters_until = GREATEST(s.waiters_until, e.wait_until)"
                 + " FROM e WHERE s.name = e.name)"
                 + " SELECT token, acquired_at, expires_at FROM a";
-        acquireAll = "WITH n AS (SELECT clock_timestamp() AS t, " + FIRST_TOKEN + " AS e WHERE " + DURABLE + ")"
+        acquireAll = "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE "
+                + DURABLE + grace.andOver() + ")"
                 + " INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
                 + " SELECT b.name, b.owner, GREATEST(1, n.e), n.t, n.t + b.ttl * interval '1 microsecond'"
                 + " FROM n, unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, ttl) ORDER BY b.name"
                 + update + " WHERE l.expires_at <= EXCLUDED.acquired_at"
                 + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
-        handOff = handOff(table, queue, stem, "");
+        handOff = handOff(table, queue, stem, "", firstToken, grace);
         lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
         // No lockRow: the release's own update holds the row lock when it matched, and else this does nothing.
-        handOffIfReleased = handOff(table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'");
+        handOffIfReleased = handOff(table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'",
+                firstToken, grace);
         giveUp = lockRow + leaveQueueSql() + "; "
                 + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                 + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
@@ -309,18 +328,19 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     }
 
     /** {@code gate}: a condition on the transaction, without which the hand-off does nothing; "" for none. */
-    private static String handOff(String table, String queue, String stem, String gate) {
+    private static String handOff(String table, String queue, String stem, String gate, String firstToken,
+                                  PgFailoverGrace grace) {
         String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
-        return "WITH n AS (SELECT clock_timestamp() AS t" + gate + "),"
+        return "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t" + gate + "),"
                 + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
                 + " WHERE q.name = ? AND q.wait_until > n.t ORDER BY q.seq LIMIT 1 FOR UPDATE OF q),"
-                + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + FIRST_TOKEN + "),"
+                + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + firstToken + "),"
                 + " acquired_at = n.t, expires_at = n.t + h.ttl_micros * interval '1 microsecond',"
                 + " handed_to = h.owner, broken_by = NULL, broken_at = NULL,"
                 // Nobody left behind the waiter: the row stops saying that someone waits.
                 + " waiters_until = CASE WHEN EXISTS (SELECT 1 FROM " + queue + " o WHERE o.name = h.name"
                 + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n"
-                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL"
+                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL" + grace.andOver()
                 + " AND " + listenerAlive("h.listener")
                 + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
                 + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"

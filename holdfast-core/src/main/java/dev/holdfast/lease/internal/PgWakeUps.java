@@ -166,7 +166,7 @@ public final class PgWakeUps implements AutoCloseable {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups (table " + table + ") stopped: blocking"
+                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + table + ") stopped: blocking"
                             + " lease waiters poll until the listener connects again", e);
                 }
                 outageReported = true;
@@ -190,7 +190,7 @@ public final class PgWakeUps implements AutoCloseable {
         Class<?> pgNotification = load(c, "org.postgresql.PGNotification");
         if (pgConnection == null || pgNotification == null || !c.isWrapperFor(pgConnection)) {
             closed = true; // no way to listen: never retry, waiters poll
-            LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups disabled: the pool's connections are not pgjdbc"
+            LOG.log(System.Logger.Level.WARNING, "Lease wake-ups disabled: the pool's connections are not pgjdbc"
                     + " connections (org.postgresql.PGConnection), so blocking lease waiters poll");
             return;
         }
@@ -213,7 +213,7 @@ public final class PgWakeUps implements AutoCloseable {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "LeaseRow wake-ups (table " + table + ") wait until a"
+                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait until a"
                                 + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
@@ -227,7 +227,7 @@ public final class PgWakeUps implements AutoCloseable {
                 peek.disable();
                 listening = true;
                 if (outageReported) {
-                    LOG.log(System.Logger.Level.INFO, "LeaseRow wake-ups (LISTEN " + listened + ") resumed");
+                    LOG.log(System.Logger.Level.INFO, "Lease wake-ups (LISTEN " + listened + ") resumed");
                     outageReported = false;
                 }
                 wakeAll();

@@ -59,4 +59,17 @@ class LeaseStatementsTest {
                 + section("forceRelease (operators)", sql.forceReleaseSql());
         Golden.assertMatches("lease-" + dialect.id() + ".sql", rendered);
     }
+
+    /** PostgreSQL with a failover grace: the grant statements that record the timeline and wait out the grace. */
+    @org.junit.jupiter.api.Test
+    void theGrantStatementsWithAFailoverGraceAreRendered() {
+        PgLeaseSql sql = (PgLeaseSql) LeaseSqls.forDialect(Dialect.POSTGRESQL, "holdfast_leases", 5_000_000, 0);
+        String rendered = section("failoverGrace(5 s): tryAcquire (exclusive)", sql.acquireSql(false))
+                + section("failoverGrace(5 s): tryLock (re-entrant)", sql.acquireSql(true))
+                + section("failoverGrace(5 s): lock, an attempt that joins the queue (granted only after the grace)",
+                        sql.acquireOrQueueSql())
+                + section("failoverGrace(5 s): hand-off", sql.handOffSql())
+                + section("failoverGrace(5 s): batching, the acquire of many leases", sql.acquireAllSql(2));
+        Golden.assertMatches("lease-postgresql-failover-grace.sql", rendered);
+    }
 }

@@ -1,0 +1,197 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.lease.internal.PgLeaseSql;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link LeaseService.Builder#failoverGrace}: on a promoted PostgreSQL server nothing is granted until
+ * the grace has passed since the first grant statement on the new timeline; renewals and releases go
+ * on. The shared test server was never promoted, so these services take timeline 2 as the server's
+ * ({@code tune(t -> t.timeline(2))}); a real promotion with lost grants is {@link LeaseFailoverTest}'s.
+ * Every "not before" is checked in database time against the recorded start of the timeline.
+ */
+class LeaseFailoverGraceTest {
+
+    private static final Duration GRACE = Duration.ofMillis(1500);
+    private static final Duration TTL = Duration.ofSeconds(1);
+    private static final long TIMELINE_2 = 1L << PgLeaseSql.TIMELINE_SHIFT;
+
+    private static LeaseService promoted(TestDatabase db, String table) {
+        return LeaseService.builder(db.dataSource()).table(table).failoverGrace(GRACE)
+                .tune(t -> t.timeline(2)).build();
+    }
+
+    private static Instant firstSeen(TestDatabase db, String table) throws Exception {
+        long micros = db.queryLong("SELECT (extract(epoch FROM first_seen) * 1000000)::bigint FROM " + table
+                + "_timelines WHERE timeline = 2");
+        return Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS);
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void nothingIsGrantedOnANewTimelineUntilTheGraceHasPassed(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = promoted(db, table)) {
+            assertThat(leases.tryAcquire("job", "a", TTL)).as("the first statement on the new timeline").isEmpty();
+            Instant start = firstSeen(db, table);
+            assertThat(db.queryLong("SELECT count(*) FROM " + table)).as("nothing written to the lease table").isZero();
+
+            List<Lease> granted = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                leases.tryAcquire("job", "a", TTL).ifPresent(granted::add);
+                return !granted.isEmpty();
+            });
+            Lease lease = granted.get(0);
+            assertThat(lease.acquiredAt()).as("granted only after the grace").isAfterOrEqualTo(start.plus(GRACE));
+            assertThat(lease.token()).as("a token of the new timeline").isEqualTo(TIMELINE_2);
+            assertThat(db.queryLong("SELECT count(*) FROM " + table + "_timelines")).isEqualTo(1);
+            leases.release(lease);
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void batchedGrantsWaitForTheGraceToo(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseService.builder(db.dataSource()).table(table).failoverGrace(GRACE)
+                .batching(Batching.CONCURRENT).tune(t -> t.timeline(2).batchLoneCalls(true)).build()) {
+            assertThat(leases.tryAcquire("job", "a", TTL)).isEmpty();
+            Instant start = firstSeen(db, table);
+            List<Lease> granted = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                leases.tryAcquire("job", "a", TTL).ifPresent(granted::add);
+                return !granted.isEmpty();
+            });
+            assertThat(granted.get(0).acquiredAt()).isAfterOrEqualTo(start.plus(GRACE));
+            assertThat(granted.get(0).token()).isEqualTo(TIMELINE_2);
+            leases.release(granted.get(0));
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void renewalsAndReleasesOfEarlierGrantsGoOnWhileNewGrantsWait(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService before = LeaseFixture.service(db.dataSource(), table);
+             LeaseService after = promoted(db, table)) {
+            Lease held = before.tryAcquire("held", "a", Duration.ofMinutes(1)).orElseThrow();
+            assertThat(after.tryAcquire("other", "b", TTL)).isEmpty();
+            Instant start = firstSeen(db, table);
+
+            Lease renewed = after.renew(held, Duration.ofSeconds(1));
+            assertThat(renewed.token()).isEqualTo(held.token());
+            after.release(renewed);
+            Lease released = after.find("held").orElseThrow();
+            assertThat(released.expiresAt()).as("released: it ends when it began").isEqualTo(released.acquiredAt());
+
+            Optional<Lease> taken = after.tryAcquire("held", "b", TTL);
+            if (taken.isPresent()) { // only if the grace was over already, on a slow machine
+                assertThat(taken.get().acquiredAt()).isAfterOrEqualTo(start.plus(GRACE));
+                after.release(taken.get());
+            }
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaiterQueuedInTheGraceIsNotHandedTheLeaseBeforeItEnds(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (LeaseService before = LeaseFixture.service(db.dataSource(), table);
+             LeaseService after = promoted(db, table)) {
+            Lease held = before.tryAcquire("job", "a", Duration.ofMinutes(1)).orElseThrow();
+            Future<Lease> waiter = executor.submit(() -> after.acquire("job", "b", TTL, Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> db.queryLong("SELECT count(*) FROM " + table + "_queue WHERE name = 'job'") == 1);
+            Instant start = firstSeen(db, table);
+
+            after.release(held); // its hand-off is a grant: it waits for the grace too
+            Lease lease = waiter.get(30, TimeUnit.SECONDS);
+            assertThat(lease.owner()).isEqualTo("b");
+            assertThat(lease.acquiredAt()).as("handed over only after the grace").isAfterOrEqualTo(start.plus(GRACE));
+            assertThat(lease.token()).isGreaterThanOrEqualTo(TIMELINE_2);
+            after.release(lease);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void manyCallersOnANewTimelineRecordItOnceAndNeverDeadlock(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        int threads = 16;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try (LeaseService leases = LeaseService.builder(db.newPool(threads + 2)).table(table)
+                .failoverGrace(GRACE).tune(t -> t.timeline(2)).build()) {
+            List<Future<Lease>> calls = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                String name = "name-" + (i % 4); // four names, four callers each: grants, queues and hand-offs
+                String owner = "owner-" + i;
+                calls.add(executor.submit(() -> {
+                    Lease lease = leases.acquire(name, owner, TTL, Duration.ofSeconds(60));
+                    leases.release(lease);
+                    return lease;
+                }));
+            }
+            List<Lease> grants = new ArrayList<>();
+            for (Future<Lease> call : calls) {
+                grants.add(call.get(90, TimeUnit.SECONDS));
+            }
+            Instant start = firstSeen(db, table);
+            assertThat(db.queryLong("SELECT count(*) FROM " + table + "_timelines")).isEqualTo(1);
+            assertThat(grants).allSatisfy(g -> {
+                assertThat(g.acquiredAt()).isAfterOrEqualTo(start.plus(GRACE));
+                assertThat(g.token()).isGreaterThanOrEqualTo(TIMELINE_2);
+            });
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void theFirstTimelineHasNoGrace(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseService.builder(db.dataSource()).table(table).failoverGrace(GRACE)
+                .tune(t -> t.timeline(1)).build()) {
+            Lease lease = leases.tryAcquire("job", "a", TTL).orElseThrow();
+            assertThat(lease.token()).isEqualTo(1);
+            leases.release(lease);
+            assertThat(db.queryLong("SELECT count(*) FROM " + table + "_timelines")).isZero();
+        }
+    }
+
+    /** The grace is the longest TTL: a longer one is refused before any SQL, on every database. */
+    @DatabaseTest
+    void aTtlLongerThanTheGraceIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService leases = LeaseService.builder(db.dataSource()).table(table).failoverGrace(GRACE).build()) {
+            Duration longer = GRACE.plusMillis(1);
+            assertThatThrownBy(() -> leases.tryAcquire("job", "a", longer))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failover grace");
+            assertThatThrownBy(() -> leases.acquire("job", "a", longer, Duration.ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> leases.tryAcquireOrRenew("job", "a", longer))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(db.queryLong("SELECT count(*) FROM " + table)).as("nothing granted").isZero();
+
+            Lease lease = leases.tryAcquire("job", "a", GRACE).orElseThrow();
+            assertThatThrownBy(() -> leases.renew(lease, longer)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> leases.keepAlive(lease, longer, null)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(leases.find("job")).as("still the grant, unchanged").contains(lease);
+            leases.release(lease);
+        }
+        assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).failoverGrace(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
