@@ -171,6 +171,21 @@ class LeaseFailoverGraceTest {
         }
     }
 
+    /** The documented setting: a TTL above the bound is refused before any SQL (no table needed). */
+    @DatabaseTest
+    void theDocumentedSettingBoundsEveryTtl(TestDatabase db) {
+        javax.sql.DataSource dataSource = db.dataSource();
+        // tag::failover-grace[]
+        LeaseService leases = LeaseService.builder(dataSource)
+                .failoverGrace(Duration.ofMinutes(5))   // the longest TTL of every service of the table
+                .build();
+        // end::failover-grace[]
+        try (leases) {
+            assertThatThrownBy(() -> leases.tryAcquire("nightly-invoices", "server-7", Duration.ofMinutes(6)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT5M");
+        }
+    }
+
     /** The grace is the longest TTL: a longer one is refused before any SQL, on every database. */
     @DatabaseTest
     void aTtlLongerThanTheGraceIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
