@@ -34,6 +34,7 @@ class SecurityConfiguration {
     @Bean
     @Order(1)
     SecurityFilterChain actuatorSecurity(HttpSecurity http) throws Exception {
+        // tag::actuator-security[]
         return http
                 .securityMatcher(EndpointRequest.toAnyEndpoint())
                 .authorizeHttpRequests(a -> a
@@ -43,8 +44,9 @@ class SecurityConfiguration {
                         .anyRequest().denyAll())
                 .httpBasic(Customizer.withDefaults())
                 .sessionManagement(m -> m.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .csrf(c -> c.disable())
+                .csrf(c -> c.disable())   // see above: DELETE only, no session cookie
                 .build();
+        // end::actuator-security[]
     }
 
     @Bean
