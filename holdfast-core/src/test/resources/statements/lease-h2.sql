@@ -37,6 +37,15 @@ SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM ho
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > HOLDFAST_CLOCK_TIMESTAMP() ORDER BY name;
 
+-- LeaseView.live: a later page (operators)
+SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > HOLDFAST_CLOCK_TIMESTAMP() AND name > ? ORDER BY name LIMIT ?;
+
+-- LeaseView.waiters: all, the first page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY queued_at, owner) AS place, CAST(NULL AS VARCHAR(200)) AS lease_owner, queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > HOLDFAST_CLOCK_TIMESTAMP()) q ORDER BY name, place LIMIT ?;
+
+-- LeaseView.waiters of one name, a later page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY queued_at, owner) AS place, CAST(NULL AS VARCHAR(200)) AS lease_owner, queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > HOLDFAST_CLOCK_TIMESTAMP() AND name = ?) q WHERE (name > ? OR (name = ? AND place > ?)) ORDER BY name, place LIMIT ?;
+
 -- forceRelease (operators)
 UPDATE holdfast_leases SET broken_by = ?, broken_at = HOLDFAST_CLOCK_TIMESTAMP(), expires_at = acquired_at WHERE name = ? AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
 

@@ -46,6 +46,15 @@ SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM ho
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > UTC_TIMESTAMP(6) ORDER BY name;
 
+-- LeaseView.live: a later page (operators)
+SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > UTC_TIMESTAMP(6) AND name > ? ORDER BY name LIMIT ?;
+
+-- LeaseView.waiters: all, the first page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY queued_at, owner) AS place, CAST(NULL AS CHAR) AS lease_owner, queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > UTC_TIMESTAMP(6)) q ORDER BY name, place LIMIT ?;
+
+-- LeaseView.waiters of one name, a later page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY queued_at, owner) AS place, CAST(NULL AS CHAR) AS lease_owner, queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > UTC_TIMESTAMP(6) AND name = ?) q WHERE (name > ? OR (name = ? AND place > ?)) ORDER BY name, place LIMIT ?;
+
 -- forceRelease (operators)
 UPDATE holdfast_leases SET broken_by = ?, broken_at = UTC_TIMESTAMP(6), expires_at = acquired_at WHERE name = ? AND expires_at > UTC_TIMESTAMP(6);
 

@@ -49,6 +49,15 @@ SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM ho
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > clock_timestamp() ORDER BY name;
 
+-- LeaseView.live: a later page (operators)
+SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > clock_timestamp() AND name > ? ORDER BY name LIMIT ?;
+
+-- LeaseView.waiters: all, the first page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY seq) AS place, lease_owner, CAST(NULL AS timestamptz) AS queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > clock_timestamp()) q ORDER BY name, place LIMIT ?;
+
+-- LeaseView.waiters of one name, a later page (operators)
+SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER (PARTITION BY name ORDER BY seq) AS place, lease_owner, CAST(NULL AS timestamptz) AS queued_at, wait_until FROM holdfast_leases_queue WHERE wait_until > clock_timestamp() AND name = ?) q WHERE (name > ? OR (name = ? AND place > ?)) ORDER BY name, place LIMIT ?;
+
 -- forceRelease (operators)
 UPDATE holdfast_leases AS l SET broken_by = ?, broken_at = clock_timestamp(), handed_to = NULL, expires_at = l.acquired_at WHERE l.name = ? AND l.expires_at > clock_timestamp() RETURNING l.token, l.waiters_until > clock_timestamp();
 

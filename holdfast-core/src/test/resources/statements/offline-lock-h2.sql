@@ -37,6 +37,12 @@ SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast
 -- heldLocks, all (operators)
 SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > CURRENT_TIMESTAMP ORDER BY expires_at, lock_type, resource_id FETCH FIRST ? ROWS ONLY;
 
+-- heldLocksAfter by type and owner, a later page (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > CURRENT_TIMESTAMP AND lock_type = ? AND lock_owner = ? AND (lock_type > ? OR (lock_type = ? AND resource_id > ?)) ORDER BY lock_type, resource_id FETCH FIRST ? ROWS ONLY;
+
+-- heldLocksAfter, all, the first page (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > CURRENT_TIMESTAMP ORDER BY lock_type, resource_id FETCH FIRST ? ROWS ONLY;
+
 -- forceRelease (operators)
 UPDATE holdfast_locks SET ended_lock_id = lock_id, ended_owner = lock_owner, ended_reason = 'BROKEN', ended_by = CAST(? AS VARCHAR), ended_at = HOLDFAST_CLOCK_TIMESTAMP(), lock_id = NULL, expires_at = TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00' WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > HOLDFAST_CLOCK_TIMESTAMP();
 

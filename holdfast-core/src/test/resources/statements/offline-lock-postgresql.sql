@@ -37,6 +37,12 @@ SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast
 -- heldLocks, all (operators)
 SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > statement_timestamp() ORDER BY expires_at, lock_type, resource_id LIMIT ?;
 
+-- heldLocksAfter by type and owner, a later page (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > statement_timestamp() AND lock_type = ? AND lock_owner = ? AND (lock_type > ? OR (lock_type = ? AND resource_id > ?)) ORDER BY lock_type, resource_id LIMIT ?;
+
+-- heldLocksAfter, all, the first page (operators)
+SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM holdfast_locks WHERE lock_id IS NOT NULL AND expires_at > statement_timestamp() ORDER BY lock_type, resource_id LIMIT ?;
+
 -- forceRelease (operators)
 UPDATE holdfast_locks SET ended_lock_id = lock_id, ended_owner = lock_owner, ended_reason = 'BROKEN', ended_by = ?, ended_at = clock_timestamp(), lock_id = NULL, expires_at = TIMESTAMPTZ '2000-01-01 00:00:00+00' WHERE lock_type = ? AND resource_id = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp() AND set_config('synchronous_commit', CASE WHEN current_setting('synchronous_commit') IN ('off', 'local') THEN 'on' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL;
 

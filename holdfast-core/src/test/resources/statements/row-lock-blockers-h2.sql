@@ -1,3 +1,6 @@
 -- who blocks session ? (read on another connection while it waits; again after 20 ms while it is not seen waiting)
 WITH RECURSIVE chain(id, blocks, depth) AS ( SELECT BLOCKER_ID, SESSION_ID, 1 FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = CAST(? AS INTEGER) AND BLOCKER_ID IS NOT NULL UNION ALL SELECT s.BLOCKER_ID, s.SESSION_ID, c.depth + 1 FROM chain c JOIN INFORMATION_SCHEMA.SESSIONS s ON s.SESSION_ID = c.id WHERE s.BLOCKER_ID IS NOT NULL AND c.depth < 5) SELECT CAST(c.id AS VARCHAR) AS session_id, CAST(c.blocks AS VARCHAR) AS blocks, CURRENT_USER AS role, s.USER_NAME AS user_name, s.CLIENT_INFO AS application, s.CLIENT_ADDR AS client, s.SESSION_STATE AS state, s.EXECUTING_STATEMENT AS statement, s.SESSION_ID IS NULL AS hidden FROM chain c LEFT JOIN INFORMATION_SCHEMA.SESSIONS s ON s.SESSION_ID = c.id ORDER BY c.depth, c.id LIMIT 1000;
 
+-- the sessions waiting for a lock now, longest first; binds the limit (RowLockWaits, then the query above for each)
+SELECT CAST(SESSION_ID AS VARCHAR) AS session_id, USER_NAME AS user_name, CLIENT_INFO AS application, CLIENT_ADDR AS client, EXECUTING_STATEMENT_START AS waiting_since, SESSION_STATE AS state, EXECUTING_STATEMENT AS statement FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL ORDER BY EXECUTING_STATEMENT_START, SESSION_ID LIMIT ?;
+

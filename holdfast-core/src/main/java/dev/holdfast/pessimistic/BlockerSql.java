@@ -93,6 +93,22 @@ abstract class BlockerSql {
 
     abstract @Nullable Instant transactionStart(ResultSet rs) throws SQLException;
 
+    /**
+     * The sessions waiting for a lock now, longest waiting first, each with what the database shows
+     * of it (columns session_id, user_name, application, client, waiting_since, state, statement);
+     * its one parameter is the most rows to return. {@link RowLockWaits} then reads each one's
+     * blockers with {@link #sql()}.
+     */
+    abstract String waitingSql();
+
+    /** When the session began to wait, from {@link #waitingSql()}'s {@code waiting_since}. */
+    abstract @Nullable Instant waitingSince(ResultSet rs) throws SQLException;
+
+    /** The statement text as shown: literals replaced, cut (see {@link StatementText}). */
+    @Nullable String statement(@Nullable String text) {
+        return StatementText.shown(dialect, text);
+    }
+
     /** PostgreSQL: every blocker of a waiting backend is one {@code pg_blocking_pids()} call away. */
     static final class PostgreSql extends BlockerSql {
         PostgreSql() {
@@ -121,6 +137,23 @@ abstract class BlockerSql {
         @Override
         @Nullable Instant transactionStart(ResultSet rs) throws SQLException {
             return Dialect.POSTGRESQL.readInstant(rs, rs.findColumn("transaction_start"));
+        }
+
+        /** pg_locks shows every waiting backend to every role; pg_stat_activity hides the rest. */
+        @Override
+        String waitingSql() {
+            return "SELECT w.pid::text AS session_id, a.usename AS user_name, a.application_name AS application,"
+                    + " host(a.client_addr) AS client, coalesce(w.since, a.query_start) AS waiting_since,"
+                    + " a.state || coalesce(', waiting for ' || a.wait_event_type || '/' || a.wait_event, '') AS state,"
+                    + " CASE WHEN a.query = '<insufficient privilege>' THEN NULL ELSE left(a.query, 4096) END AS statement"
+                    + " FROM (SELECT pid, min(waitstart) AS since FROM pg_locks WHERE NOT granted AND pid IS NOT NULL"
+                    + " AND pid <> pg_backend_pid() GROUP BY pid) w LEFT JOIN pg_stat_activity a ON a.pid = w.pid"
+                    + " ORDER BY waiting_since NULLS LAST, w.pid LIMIT ?";
+        }
+
+        @Override
+        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+            return Dialect.POSTGRESQL.readInstant(rs, rs.findColumn("waiting_since"));
         }
 
         @Override
@@ -182,6 +215,23 @@ abstract class BlockerSql {
         }
 
         @Override
+        String waitingSql() {
+            return "SELECT CAST(r.trx_mysql_thread_id AS CHAR) AS session_id, p.USER AS user_name,"
+                    + " CAST(NULL AS CHAR) AS application, p.HOST AS client,"
+                    + " UNIX_TIMESTAMP(r.trx_wait_started) AS waiting_since, CONCAT_WS(', ', r.trx_state, p.COMMAND) AS state,"
+                    + " LEFT(COALESCE(p.INFO, r.trx_query), 4096) AS statement"
+                    + " FROM information_schema.INNODB_TRX r"
+                    + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = r.trx_mysql_thread_id"
+                    + " WHERE r.trx_state = 'LOCK WAIT' ORDER BY r.trx_wait_started, r.trx_mysql_thread_id LIMIT ?";
+        }
+
+        @Override
+        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+            long seconds = rs.getLong("waiting_since");
+            return rs.wasNull() ? null : Instant.ofEpochSecond(seconds);
+        }
+
+        @Override
         String hiddenBecause(Reading reading) {
             return "user " + reading.role() + " may not see threads " + String.join(", ", reading.hidden());
         }
@@ -214,6 +264,19 @@ abstract class BlockerSql {
         @Override
         @Nullable Instant transactionStart(ResultSet rs) {
             return null; // H2 does not keep when a session's transaction began
+        }
+
+        @Override
+        String waitingSql() {
+            return "SELECT CAST(SESSION_ID AS VARCHAR) AS session_id, USER_NAME AS user_name, CLIENT_INFO AS application,"
+                    + " CLIENT_ADDR AS client, EXECUTING_STATEMENT_START AS waiting_since, SESSION_STATE AS state,"
+                    + " EXECUTING_STATEMENT AS statement FROM INFORMATION_SCHEMA.SESSIONS"
+                    + " WHERE BLOCKER_ID IS NOT NULL ORDER BY EXECUTING_STATEMENT_START, SESSION_ID LIMIT ?";
+        }
+
+        @Override
+        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+            return Dialect.H2.readInstant(rs, rs.findColumn("waiting_since"));
         }
 
         @Override

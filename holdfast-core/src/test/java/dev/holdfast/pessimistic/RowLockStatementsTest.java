@@ -33,7 +33,9 @@ class RowLockStatementsTest {
         BlockerSql sql = BlockerSql.forDialect(dialect);
         Golden.assertMatches("row-lock-blockers-" + dialect.id() + ".sql", section("who blocks session ?"
                 + " (read on another connection while it waits; again after " + sql.rereadMillis()
-                + " ms while it is not seen waiting)", sql.sql()));
+                + " ms while it is not seen waiting)", sql.sql())
+                + section("the sessions waiting for a lock now, longest first; binds the limit (RowLockWaits, then"
+                + " the query above for each)", sql.waitingSql()));
     }
 
     private static String render(String title, RowLockSql.Statement statement) {

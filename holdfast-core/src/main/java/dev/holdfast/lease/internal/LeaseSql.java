@@ -143,6 +143,39 @@ public abstract class LeaseSql {
     }
 
     /**
+     * Live leases a page at a time, by name, as {@link #readSql()} reads them. Binds [the last name of
+     * the previous page, when {@code after}], the limit.
+     */
+    public String livePageSql(boolean after) {
+        return "SELECT " + LEASE_COLUMNS + " FROM " + table + " WHERE expires_at > " + dialect.clock()
+                + (after ? " AND name > ?" : "") + " ORDER BY name LIMIT ?";
+    }
+
+    /**
+     * The live waiters of the queue, by name and place (1: next to be granted): name, place, lease
+     * owner (null where the queue does not keep it), queued at (null where it keeps a sequence
+     * instead), wait until. Binds [name, when {@code byName}][, after name twice and after place, when
+     * {@code after}], the limit.
+     */
+    public String waitersSql(boolean byName, boolean after) {
+        return "SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER"
+                + " (PARTITION BY name ORDER BY " + queueOrder() + ") AS place, " + queueOwnerAndTime()
+                + ", wait_until FROM " + table + "_queue WHERE wait_until > " + dialect.clock()
+                + (byName ? " AND name = ?" : "") + ") q"
+                + (after ? " WHERE (name > ? OR (name = ? AND place > ?))" : "") + " ORDER BY name, place LIMIT ?";
+    }
+
+    /** The queue's arrival order (H2, MariaDB: the time of queueing, then the waiter id). */
+    protected String queueOrder() {
+        return "queued_at, owner";
+    }
+
+    /** The lease owner and the time of queueing, as the queue keeps them (H2, MariaDB: no owner). */
+    protected String queueOwnerAndTime() {
+        return "CAST(NULL AS VARCHAR(200)) AS lease_owner, queued_at";
+    }
+
+    /**
      * Expires a live lease whoever holds it, recording who broke it and when. Binds by (an empty
      * string when not named), name; then hands off like a release (PostgreSQL).
      */

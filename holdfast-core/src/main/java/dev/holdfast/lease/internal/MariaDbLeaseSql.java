@@ -172,4 +172,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     public boolean renewReturnsExpiry() {
         return false;
     }
+
+    @Override
+    protected String queueOwnerAndTime() {
+        return "CAST(NULL AS CHAR) AS lease_owner, queued_at";
+    }
 }

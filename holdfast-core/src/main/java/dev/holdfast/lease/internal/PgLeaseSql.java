@@ -433,4 +433,15 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     public String reserveSql() {
         return super.reserveSql() + " RETURNING token, expires_at, clock_timestamp(), " + DURABLE;
     }
+
+    /** The queue keeps a sequence, not a time, and the owner the grant will be made to. */
+    @Override
+    protected String queueOrder() {
+        return "seq";
+    }
+
+    @Override
+    protected String queueOwnerAndTime() {
+        return "lease_owner, CAST(NULL AS timestamptz) AS queued_at";
+    }
 }

@@ -413,6 +413,55 @@ public final class JdbcLockManager implements LockManager {
     }
 
     /**
+     * Live locks a page at a time, by type and then id: a stable order to page through (unlike
+     * {@link #heldLocks(String, String, int)}'s expiry, which extensions move). The next page starts
+     * after the last lock of this one; a lock taken or released meanwhile shows or not as it falls.
+     *
+     * @param type      only this type, or null for all
+     * @param owner     only this owner, or null for all
+     * @param afterType the type of the last lock of the previous page; null (with {@code afterId})
+     *                  for the first page
+     * @param afterId   the id of the last lock of the previous page; null for the first page
+     * @param limit     at most this many (1 to 10,000)
+     * @throws IllegalArgumentException for an invalid name or limit, or only one of
+     *                                  {@code afterType} and {@code afterId}
+     */
+    public List<HeldLock> heldLocksAfter(@Nullable String type, @Nullable String owner, @Nullable String afterType,
+                                         @Nullable String afterId, int limit) {
+        if ((afterType == null) != (afterId == null)) {
+            throw new IllegalArgumentException("afterType and afterId go together: both null or both given");
+        }
+        if (type != null) {
+            Names.require("type", type, MAX_TYPE_LENGTH);
+        }
+        if (owner != null) {
+            Names.require("owner", owner, MAX_OWNER_LENGTH);
+        }
+        if (afterType != null) {
+            Names.require("afterType", afterType, MAX_TYPE_LENGTH);
+            Names.require("afterId", afterId, MAX_ID_LENGTH);
+        }
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be 1 to 10000, not " + limit);
+        }
+        return query("heldLocksAfter", sql.heldByResource(type != null, owner != null, afterType != null), ps -> {
+            int i = 1;
+            if (type != null) {
+                ps.setString(i++, type);
+            }
+            if (owner != null) {
+                ps.setString(i++, owner);
+            }
+            if (afterType != null) {
+                ps.setString(i++, afterType);
+                ps.setString(i++, afterType);
+                ps.setString(i++, afterId);
+            }
+            ps.setInt(i, limit);
+        });
+    }
+
+    /**
      * Breaks the live lock on {@code type}/{@code id}, whoever holds it, without naming the operator;
      * see {@link #forceRelease(String, String, String)}.
      */

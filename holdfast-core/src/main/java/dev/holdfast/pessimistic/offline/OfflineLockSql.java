@@ -129,6 +129,16 @@ abstract class OfflineLockSql {
                 + " ORDER BY expires_at, lock_type, resource_id " + limit();
     }
 
+    /** Live locks a page at a time by (type, id), the primary key: binds [type][, owner][, after type, type, id], limit. */
+    String heldByResource(boolean byType, boolean byOwner, boolean after) {
+        return "SELECT lock_type, resource_id, lock_owner, acquired_at, expires_at FROM " + table
+                + " WHERE lock_id IS NOT NULL AND expires_at > " + statementNow()
+                + (byType ? " AND lock_type = ?" : "")
+                + (byOwner ? " AND lock_owner = ?" : "")
+                + (after ? " AND (lock_type > ? OR (lock_type = ? AND resource_id > ?))" : "")
+                + " ORDER BY lock_type, resource_id " + limit();
+    }
+
     /**
      * PostgreSQL: {@code INSERT … ON CONFLICT DO UPDATE … RETURNING}; "now" is the
      * {@code clock_timestamp()} of the source row (read once, then {@code EXCLUDED.acquired_at}).

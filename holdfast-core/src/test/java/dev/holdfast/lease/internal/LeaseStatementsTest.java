@@ -56,6 +56,9 @@ class LeaseStatementsTest {
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
                 + section("list (operators)", sql.listLiveSql())
+                + section("LeaseView.live: a later page (operators)", sql.livePageSql(true))
+                + section("LeaseView.waiters: all, the first page (operators)", sql.waitersSql(false, false))
+                + section("LeaseView.waiters of one name, a later page (operators)", sql.waitersSql(true, true))
                 + section("forceRelease (operators)", sql.forceReleaseSql());
         Golden.assertMatches("lease-" + dialect.id() + ".sql", rendered);
     }

@@ -3,6 +3,11 @@ package dev.holdfast.shop.config;
 import jakarta.servlet.DispatcherType;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
@@ -11,11 +16,41 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
-/** Roles CUSTOMER and ADMIN, form login, CSRF on (Spring Security's default, not switched off). */
+/**
+ * Roles CUSTOMER and ADMIN, form login, CSRF on (Spring Security's default, not switched off) for the
+ * pages; the Actuator endpoints in a chain of their own, with HTTP Basic.
+ */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
 
+    /**
+     * {@code /actuator/**}: health for everyone; Holdfast's endpoint for admins only, reads
+     * ({@code GET}) and force-releases ({@code DELETE}) alike, as the admin locks page; anything else
+     * refused. HTTP Basic, no session. CSRF is off in this chain only: its one state-changing
+     * operation is a {@code DELETE}, which no HTML form can send and another site's script can send
+     * only after a CORS preflight that this application never grants, and no session cookie is ever
+     * issued here.
+     */
     @Bean
+    @Order(1)
+    SecurityFilterChain actuatorSecurity(HttpSecurity http) throws Exception {
+        // tag::actuator-security[]
+        return http
+                .securityMatcher(EndpointRequest.toAnyEndpoint())
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers(EndpointRequest.to("health")).permitAll()
+                        .requestMatchers(HttpMethod.GET, "/actuator/holdfast", "/actuator/holdfast/**").hasRole("ADMIN")
+                        .requestMatchers(HttpMethod.DELETE, "/actuator/holdfast/**").hasRole("ADMIN")
+                        .anyRequest().denyAll())
+                .httpBasic(Customizer.withDefaults())
+                .sessionManagement(m -> m.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .csrf(c -> c.disable())   // see above: DELETE only, no session cookie
+                .build();
+        // end::actuator-security[]
+    }
+
+    @Bean
+    @Order(2)
     SecurityFilterChain shopSecurity(HttpSecurity http) throws Exception {
         return http
                 .authorizeHttpRequests(a -> a
