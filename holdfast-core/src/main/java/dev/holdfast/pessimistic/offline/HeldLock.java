@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic.offline;
 
 import dev.holdfast.Holder;
-import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 
@@ -11,7 +10,7 @@ import java.time.Instant;
  *
  * @param owner null if the lock was taken without an owner
  */
-public record HeldLock(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
+public record HeldLock(String type, String id, String owner, Instant acquiredAt, Instant expiresAt) {
 
     /** Who holds it, since and until when, in the vocabulary shared with leases (no token). */
     public Holder holder() {
