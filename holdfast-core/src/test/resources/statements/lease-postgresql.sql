@@ -46,6 +46,9 @@ SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE na
 -- diagnosing a refused release or renewal: the row and who broke it
 SELECT name, owner, token, acquired_at, expires_at, broken_by, broken_at FROM holdfast_leases WHERE name = ?;
 
+-- lock: the bound ran out: who holds the lease, and how many live waiters queued ahead (binds [<name>, <waiter>, <name>, <waiter>, <name>, <waiter>])
+SELECT l.owner, l.token, l.acquired_at, l.expires_at, n.t, (SELECT COUNT(*) FROM holdfast_leases_queue q WHERE q.name = ? AND q.owner <> ? AND q.wait_until > n.t AND q.seq < COALESCE((SELECT m.seq FROM holdfast_leases_queue m WHERE m.name = ? AND m.owner = ? AND m.wait_until > n.t), 9223372036854775807)) FROM (SELECT clock_timestamp() AS t) n LEFT JOIN holdfast_leases l ON l.name = ? AND l.expires_at > n.t AND l.handed_to IS DISTINCT FROM ?;
+
 -- list (operators)
 SELECT name, owner, token, acquired_at, expires_at FROM holdfast_leases WHERE expires_at > clock_timestamp() ORDER BY name;
 

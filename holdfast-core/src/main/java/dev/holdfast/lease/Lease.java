@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.Holder;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseRow;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,11 @@ public record Lease(String name, String owner, long token, Instant acquiredAt, I
     /** Whether this row records a release (or a force-release) rather than a grant that ran out. */
     public boolean isReleased() {
         return expiresAt.equals(acquiredAt);
+    }
+
+    /** Who holds this grant, since and until when, with its token: the vocabulary shared with offline locks. */
+    public Holder holder() {
+        return new Holder(owner, acquiredAt, expiresAt, token);
     }
 
     /** {@code lease}, if it and its name and owner are valid; else an {@link IllegalArgumentException}. */

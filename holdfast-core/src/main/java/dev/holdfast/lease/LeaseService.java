@@ -211,7 +211,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return Lease.of(engine.acquire(name, owner, ttl, maxWait));
         } catch (WaitTimedOut timedOut) {
-            throw new LeaseTimeoutException(name, owner, maxWait, timedOut.attempts());
+            throw LeaseTimeoutException.of(name, owner, maxWait, timedOut);
         }
     }
 

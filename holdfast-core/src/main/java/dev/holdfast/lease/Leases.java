@@ -77,7 +77,10 @@ public interface Leases extends AutoCloseable {
      *
      * @param maxWait zero tries once
      * @return the grant, as {@link #tryAcquire}
-     * @throws LeaseTimeoutException if the lease was still held when {@code maxWait} ran out
+     * @throws LeaseTimeoutException if the lease was not granted when {@code maxWait} ran out: it names
+     *                               who held it then and how many waiters were queued ahead of the
+     *                               caller, or why that is unknown (an implementation that does not
+     *                               look says so)
      * @throws InterruptedException  if the thread was interrupted while waiting (nothing is held)
      * @throws DatabaseException     if the store failed
      */

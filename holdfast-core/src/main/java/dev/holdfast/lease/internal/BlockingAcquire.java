@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * A bounded {@code lock}: passed on in memory within a cohort (when on), or through the database,
  * where the call queues in arrival order with every instance's calls, then waits for a release's hand-off (PostgreSQL: notified) or polls with backoff
  * (H2, MariaDB; a release through this service wakes its oldest poller at once), until granted or
- * the bound passes. A call that gives up leaves the queue, giving back a grant handed to it meanwhile.
+ * the bound passes. A call that gives up looks once at who holds the lease and how many waited ahead
+ * of it ({@link TimeoutLook}), then leaves the queue, giving back a grant handed to it meanwhile: one
+ * connection, the read one more round trip than leaving costs, and only on that path.
  */
 public final class BlockingAcquire {
 
@@ -51,6 +53,7 @@ public final class BlockingAcquire {
 
     private final LeaseCalls calls;
     private final LeaseJdbc jdbc;
+    private final TimeoutLook look;
     private final @Nullable PgWakeUps wakeUps;
     private final LeaseThreads threads;
     private final BoundedBorrow borrow;
@@ -61,10 +64,11 @@ public final class BlockingAcquire {
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
 
-    BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
+    BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, TimeoutLook look, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
                     LocalPollers pollers, @Nullable CohortHandOffs cohorts, Grants grants, Polling polling) {
         this.calls = calls;
         this.jdbc = jdbc;
+        this.look = look;
         this.wakeUps = wakeUps;
         this.threads = threads;
         this.borrow = new BoundedBorrow(calls.dataSource(), threads);
@@ -119,6 +123,7 @@ public final class BlockingAcquire {
         // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
         long queueMicros = notifier != null ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4) : QUEUE_ENTRY_MICROS;
         boolean queued = false;
+        boolean left = false; // the timeout path left the queue already
         int attempts = 0;
         int races = 0;
         long backoff = viaQueue ? polling.minPollNanos() : MIN_BACKOFF_NANOS;
@@ -143,7 +148,8 @@ public final class BlockingAcquire {
                     // could end without any attempt, and a waiter woken at the bound without its last one.
                     Connection borrowed = borrow.borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
                     if (borrowed == null) {
-                        throw new WaitTimedOut(attempts);
+                        throw new WaitTimedOut(attempts, WaitTimedOut.Seen.unknown("no pooled connection came within the"
+                                + " bound (and " + TimeUnit.NANOSECONDS.toMillis(BORROW_GRACE_NANOS) + " ms more) to look with"));
                     }
                     attempts++;
                     granted = attemptOn(borrowed, attempt, name, owner, ++races >= LeaseCalls.ATTEMPTS_ON_RACE);
@@ -160,14 +166,16 @@ public final class BlockingAcquire {
                 if (handed != null) {
                     return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
                 }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new WaitTimedOut(attempts);
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    left = true;
+                    throw lookAndLeave(name, waiter, attempts, waitNanos,
+                            System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
                 }
                 if (notifier != null && notifier.isListening()) {
                     long safety = polling.safetyPollNanos();
                     long poll = safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
-                    wakeUp.signal.tryAcquire(Math.min(left, poll), TimeUnit.NANOSECONDS);
+                    wakeUp.signal.tryAcquire(Math.min(remaining, poll), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
                     handed = handed(wakeUp, name, owner);
                     if (handed != null) {
@@ -176,7 +184,7 @@ public final class BlockingAcquire {
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     // A release through this service wakes its oldest polling waiter at once.
-                    boolean woken = wakeUp.signal.tryAcquire(Math.min(left, sleep), TimeUnit.NANOSECONDS);
+                    boolean woken = wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
                     backoff = woken ? polling.minPollNanos()
                             : Math.min(viaQueue ? polling.maxQueuedPollNanos() : MAX_BACKOFF_NANOS, backoff * 2);
@@ -184,7 +192,7 @@ public final class BlockingAcquire {
             }
         } catch (InterruptedException | RuntimeException e) {
             // Also when no attempt is known to have queued: one that failed may have committed first.
-            if (waiter != null && attempts > 0) {
+            if (waiter != null && attempts > 0 && !left) {
                 giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
             }
             throw e;
@@ -195,6 +203,48 @@ public final class BlockingAcquire {
                 pollers.remove(name, wakeUp);
             }
         }
+    }
+
+    /**
+     * The timeout: one read of who holds {@code name} and how many waited ahead ({@link TimeoutLook}),
+     * then leaving the queue (if {@code waiter} joined it), both on one connection borrowed for at most
+     * {@link #BORROW_GRACE_NANOS} (a zero-wait call, which may run on a closed service, borrows from the
+     * pool directly, as its attempt did). A read that fails only makes the holder unknown; leaving that
+     * fails is tried again in the background, as {@link #giveUp} does.
+     */
+    private WaitTimedOut lookAndLeave(String name, @Nullable String waiter, int attempts, long waitNanos, long lapsesAt) {
+        Connection c = null;
+        String noConnection = "no connection to look with";
+        try {
+            c = waitNanos == 0 ? calls.dataSource().getConnection() : borrow.borrow(System.nanoTime() + BORROW_GRACE_NANOS);
+            if (c == null) {
+                noConnection = "no pooled connection came within " + TimeUnit.NANOSECONDS.toMillis(BORROW_GRACE_NANOS)
+                        + " ms to look with";
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the timeout is the answer; the flag stays for the caller
+            noConnection = "interrupted while borrowing a connection to look with";
+        } catch (SQLException | RuntimeException e) {
+            noConnection = "borrowing a connection to look with failed: " + e.getMessage();
+        }
+        if (c == null) {
+            if (waiter != null) {
+                giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+            }
+            return new WaitTimedOut(attempts, WaitTimedOut.Seen.unknown(noConnection));
+        }
+        WaitTimedOut.Seen seen;
+        try {
+            seen = Jdbc.autocommit(c, cc -> look.read(cc, name, waiter));
+        } catch (SQLException | RuntimeException e) {
+            seen = WaitTimedOut.Seen.unknown(TimeoutLook.failed(e));
+        }
+        if (waiter == null) {
+            BoundedBorrow.closeQuietly(c);
+        } else if (!gaveUp(c, name, waiter)) { // closes c
+            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+        }
+        return new WaitTimedOut(attempts, seen);
     }
 
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */

@@ -81,6 +81,11 @@ final class H2LeaseSql extends PollingLeaseSql {
     }
 
     @Override
+    String lastInQueue() {
+        return "TIMESTAMP WITH TIME ZONE '9999-12-31 00:00:00+00'";
+    }
+
+    @Override
     public String plusMicros(String column) {
         return Dialect.H2.plusMicros(column, "CAST(? AS BIGINT)");
     }

@@ -32,8 +32,8 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
                 r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
         Grants grants = new Grants(cohorts);
-        BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, wakeUps, threads, pollers, cohorts, grants,
-                s.tuning().polling());
+        BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, threads, pollers,
+                cohorts, grants, s.tuning().polling());
         Refusals refusals = new Refusals(calls, jdbc);
         Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, refusals, s.relaxedReleases());
         late.set(releases);

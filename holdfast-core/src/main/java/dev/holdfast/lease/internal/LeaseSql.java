@@ -2,6 +2,7 @@ package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import java.util.List;
 
 /**
  * The lease statements, one section per dialect (measured forms: {@code docs/database-facts.md},
@@ -135,6 +136,41 @@ public abstract class LeaseSql {
      */
     public String diagnoseSql() {
         return "SELECT " + LEASE_COLUMNS + ", broken_by, broken_at FROM " + table + " WHERE name = ?";
+    }
+
+    /**
+     * What a blocking acquire that gave up saw, in one read on that path only: the live grant's
+     * {@code owner, token, acquired_at, expires_at} (nulls if the lease was free), the database's now,
+     * and how many live waiters had queued before the caller's entry (every live one if it had none,
+     * or it lapsed), by the order in which the queue grants. Binds {@link #timeoutBinds}.
+     */
+    public String timeoutSql() {
+        String queue = table + "_queue";
+        String order = queueOrder();
+        return "SELECT l.owner, l.token, l.acquired_at, l.expires_at, n.t, (SELECT COUNT(*) FROM " + queue + " q"
+                + " WHERE q.name = ? AND q.owner <> ? AND q.wait_until > n.t AND q." + order + " < COALESCE((SELECT m."
+                + order + " FROM " + queue + " m WHERE m.name = ? AND m.owner = ? AND m.wait_until > n.t), "
+                + lastInQueue() + "))"
+                + " FROM (SELECT " + dialect.clock() + " AS t) n LEFT JOIN " + table + " l ON l.name = ?"
+                + " AND l.expires_at > n.t" + notHandedTo();
+    }
+
+    /** What {@link #timeoutSql()} binds, in order: the caller's waiter id ("" if it had no queue entry). */
+    public List<String> timeoutBinds(String name, String waiter) {
+        return List.of(name, waiter, name, waiter, name);
+    }
+
+    /** The queue column that orders waiters: {@code queued_at} (H2, MariaDB). */
+    String queueOrder() {
+        return "queued_at";
+    }
+
+    /** A value of {@link #queueOrder()} after every entry's: the place of a caller with no live entry. */
+    abstract String lastInQueue();
+
+    /** A further condition on the live row where a grant can be handed to a waiter that gives up (PostgreSQL). */
+    String notHandedTo() {
+        return "";
     }
 
     /** Leases that are live now, by name, as {@link #readSql()} reads them. */

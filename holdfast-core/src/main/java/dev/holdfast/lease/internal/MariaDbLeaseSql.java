@@ -122,6 +122,11 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     @Override
+    String lastInQueue() {
+        return "TIMESTAMP '9999-12-31 00:00:00'";
+    }
+
+    @Override
     public String plusMicros(String column) {
         return Dialect.MARIADB.plusMicros(column, "?");
     }

@@ -286,6 +286,28 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         }
     }
 
+    /** Waiters are granted in the order of their {@code seq}. */
+    @Override
+    String queueOrder() {
+        return "seq";
+    }
+
+    @Override
+    String lastInQueue() {
+        return "9223372036854775807";
+    }
+
+    /** A grant handed to the caller as it gave up is no holder: its give-up hands it back. */
+    @Override
+    String notHandedTo() {
+        return " AND l.handed_to IS DISTINCT FROM ?";
+    }
+
+    @Override
+    public List<String> timeoutBinds(String name, String waiter) {
+        return List.of(name, waiter, name, waiter, name, waiter);
+    }
+
     @Override
     public String plusMicros(String column) {
         return Dialect.POSTGRESQL.plusMicros(column, "?");

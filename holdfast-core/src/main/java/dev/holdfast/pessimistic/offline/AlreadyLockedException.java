@@ -1,5 +1,8 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.Holder;
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 import java.util.Optional;
 
@@ -11,11 +14,12 @@ public class AlreadyLockedException extends LockException {
 
     private final String type;
     private final String id;
-    private final String owner;
+    private final @Nullable String owner;
     private final Instant acquiredAt;
     private final Instant expiresAt;
 
-    public AlreadyLockedException(String type, String id, String owner, Instant acquiredAt, Instant expiresAt) {
+    /** @param owner who holds the lock; null if it was taken without an owner */
+    public AlreadyLockedException(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
         super(type + " " + id + " is locked" + (owner == null ? "" : " by " + owner) + " until " + expiresAt);
         this.type = type;
         this.id = id;
@@ -45,5 +49,10 @@ public class AlreadyLockedException extends LockException {
     /** When the lock expires unless extended (database time). */
     public Instant expiresAt() {
         return expiresAt;
+    }
+
+    /** Who holds the lock, since and until when, in the vocabulary shared with leases (no token). */
+    public Holder holder() {
+        return new Holder(owner, acquiredAt, expiresAt, null);
     }
 }

@@ -1,5 +1,7 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.Holder;
+
 import java.time.Instant;
 
 /**
@@ -9,4 +11,9 @@ import java.time.Instant;
  * @param owner null if the lock was taken without an owner
  */
 public record HeldLock(String type, String id, String owner, Instant acquiredAt, Instant expiresAt) {
+
+    /** Who holds it, since and until when, in the vocabulary shared with leases (no token). */
+    public Holder holder() {
+        return new Holder(owner, acquiredAt, expiresAt, null);
+    }
 }

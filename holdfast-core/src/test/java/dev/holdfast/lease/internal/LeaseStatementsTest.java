@@ -55,6 +55,8 @@ class LeaseStatementsTest {
                         + "; returns each released name and whether anyone may wait", batches.releaseAllSql(2, false)))
                 + section("find", sql.readSql())
                 + section("diagnosing a refused release or renewal: the row and who broke it", sql.diagnoseSql())
+                + section("lock: the bound ran out: who holds the lease, and how many live waiters queued ahead (binds "
+                        + sql.timeoutBinds("<name>", "<waiter>") + ")", sql.timeoutSql())
                 + section("list (operators)", sql.listLiveSql())
                 + section("LeaseView.live: a later page (operators)", sql.livePageSql(true))
                 + section("LeaseView.waiters: all, the first page (operators)", sql.waitersSql(false, false))

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The contract of {@link Leases}, on every database of the matrix. Extend it and return fresh leases
@@ -62,6 +63,24 @@ public abstract class LeasesContract {
             assertThat(leases.tryAcquireOrRenew("job", "b", LONG)).as("another owner's grant is live").isEmpty();
             assertThatThrownBy(() -> leases.acquire("job", "b", LONG, Duration.ZERO)).isInstanceOf(LeaseTimeoutException.class);
             assertThat(leases.find("job")).contains(a);
+        }
+    }
+
+    @DatabaseTest
+    void aTimeoutNamesTheHolderAndTheWaitersAheadWhenTheCallerGaveUp(TestDatabase db) throws Exception {
+        try (Leases leases = leases(db)) {
+            Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
+            for (Duration wait : List.of(SHORT, Duration.ZERO)) {
+                LeaseTimeoutException e = catchThrowableOfType(LeaseTimeoutException.class,
+                        () -> leases.acquire("job", "b", LONG, wait));
+                assertThat(e.maxWait()).isEqualTo(wait);
+                assertThat(e.holderKnown()).as("holder known: " + e.getMessage()).isTrue();
+                assertThat(e.holder()).as("who held it: owner, since, until, token").contains(a.holder());
+                assertThat(e.waitersAhead()).as("nobody else waited").hasValue(0);
+                assertThat(e.seenAt()).hasValueSatisfying(at -> assertThat(at).isAfterOrEqualTo(a.acquiredAt()));
+                assertThat(e.holderUnknownBecause()).isEmpty();
+            }
+            assertThat(leases.find("job")).as("looking changed nothing").contains(a);
         }
     }
 

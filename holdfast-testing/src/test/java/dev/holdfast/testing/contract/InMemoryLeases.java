@@ -9,6 +9,7 @@ import dev.holdfast.lease.Leases;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +32,10 @@ final class InMemoryLeases implements Leases {
     }
 
     private final Map<String, Row> rows = new HashMap<>();
+    /** The blocking calls waiting per name, by arrival number. */
+    private final Map<String, List<Long>> waiting = new HashMap<>();
     private long lastToken;
+    private long arrivals;
 
     @Override
     public synchronized Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
@@ -64,20 +68,35 @@ final class InMemoryLeases implements Leases {
         }
         long deadline = System.nanoTime() + maxWait.toNanos();
         int attempts = 0;
-        while (true) {
-            attempts++;
-            Optional<Lease> granted = grant(name, owner, ttl);
-            if (granted.isPresent()) {
-                return granted.get();
+        long arrival = ++arrivals;
+        List<Long> queue = waiting.computeIfAbsent(name, n -> new ArrayList<>());
+        queue.add(arrival);
+        try {
+            while (true) {
+                attempts++;
+                Optional<Lease> granted = grant(name, owner, ttl);
+                if (granted.isPresent()) {
+                    return granted.get();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    Instant now = now();
+                    Row row = rows.get(name);
+                    Lease holder = row != null && row.liveAt(now) ? row.lease() : null;
+                    int ahead = (int) queue.stream().filter(a -> a < arrival).count();
+                    throw new LeaseTimeoutException(name, owner, maxWait, attempts,
+                            holder == null ? null : holder.holder(), ahead, now);
+                }
+                // Woken by a release; else at the holder's expiry or the bound, whichever comes first.
+                long untilExpiry = Duration.between(now(), rows.get(name).lease().expiresAt()).toNanos();
+                long waitNanos = Math.max(1_000_000, Math.min(left, untilExpiry));
+                wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new LeaseTimeoutException(name, owner, maxWait, attempts);
+        } finally {
+            queue.remove(Long.valueOf(arrival));
+            if (queue.isEmpty()) {
+                waiting.remove(name);
             }
-            // Woken by a release; else at the holder's expiry or the bound, whichever comes first.
-            long untilExpiry = Duration.between(now(), rows.get(name).lease().expiresAt()).toNanos();
-            long waitNanos = Math.max(1_000_000, Math.min(left, untilExpiry));
-            wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
         }
     }
 

@@ -1,12 +1,15 @@
 package dev.holdfast.shop.job;
 
+import dev.holdfast.Holder;
 import dev.holdfast.lease.FencedUpdate;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseLostException;
 import dev.holdfast.lease.LeaseNotHeldException;
+import dev.holdfast.lease.LeaseTimeoutException;
 import dev.holdfast.lease.Leases;
 import dev.holdfast.shop.schema.ShopTableNames;
+import dev.holdfast.shop.waits.TimedOutWaits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -18,7 +21,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -41,15 +43,22 @@ public class NightlyReportJob {
      * What one attempt did.
      *
      * @param heldBy      the lease's owner: this instance if it ran, else the one that holds it (null if the
-     *                    lease was released again before it could be read)
+     *                    lease was free again when the refusal looked, or that is unknown)
      * @param heldSince   since when {@code heldBy} has had the lease (a run: when it started; null if unknown)
      * @param leaseLostAt when the run learned that its lease was lost (nothing was written); null if not
+     * @param holder      a skipped run: who held the lease (owner, since, until, token); null if it ran or unknown
      */
     public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant heldSince, Instant leaseLostAt,
-                          String brokenBy) {
+                          String brokenBy, Holder holder) {
 
-        static Outcome skipped(String heldBy, Instant heldSince) {
-            return new Outcome(false, 0, false, heldBy, heldSince, null, null);
+        public Outcome(boolean ran, long token, boolean written, String heldBy, Instant heldSince, Instant leaseLostAt,
+                       String brokenBy) {
+            this(ran, token, written, heldBy, heldSince, leaseLostAt, brokenBy, null);
+        }
+
+        static Outcome skipped(Holder holder) {
+            return new Outcome(false, 0, false, holder == null ? null : holder.owner(),
+                    holder == null ? null : holder.acquiredAt(), null, null, holder);
         }
     }
 
@@ -64,11 +73,13 @@ public class NightlyReportJob {
     private final String instanceId;
     private final FencedUpdate fence;
     private final AtomicLong skipped = new AtomicLong();
+    private final TimedOutWaits waits;
 
     public NightlyReportJob(Leases leases, DataSource dataSource, JobRunRepository runs, ShopTableNames tables,
                             Clock clock, @Value("${shop.job.lease-ttl:PT30S}") Duration ttl,
                             @Value("${shop.job.work:PT0S}") Duration work,
-                            @Value("${shop.instance-id:}") String instanceId) {
+                            @Value("${shop.instance-id:}") String instanceId, TimedOutWaits waits) {
+        this.waits = waits;
         this.leases = leases;
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
@@ -94,16 +105,21 @@ public class NightlyReportJob {
     /** One attempt: runs the job if this instance gets the lease, else skips. */
     public Outcome runOnce() {
         // tag::nightly-run[]
-        Optional<Lease> granted = leases.tryAcquire(JOB, instanceId, ttl);
-        if (granted.isEmpty()) {
+        Lease granted;
+        try {
+            granted = leases.acquire(JOB, instanceId, ttl, Duration.ZERO);   // one attempt, exclusive per call
+        } catch (LeaseTimeoutException held) {
             skipped.incrementAndGet();
-            Optional<Lease> holder = leases.find(JOB).filter(l -> !l.isReleased());
-            log.info("{}: skipped, the lease is held by {}", JOB, holder.map(Lease::owner).orElse("another run"));
-            return Outcome.skipped(holder.map(Lease::owner).orElse(null), holder.map(Lease::acquiredAt).orElse(null));
+            waits.lease(instanceId, held);   // the admin locks page lists who held it
+            log.info("{}: skipped, {}", JOB, held.getMessage());   // names the holder (owner, token, since, until)
+            return Outcome.skipped(held.holder().orElse(null));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Outcome.skipped(null);
         }
         Instant started = clock.instant();
-        long token = granted.get().token();
-        try (LeaseGuard guard = leases.keepAlive(granted.get(), ttl, lost -> log.warn("{}: lease lost", JOB, lost))) {
+        long token = granted.token();
+        try (LeaseGuard guard = leases.keepAlive(granted, ttl, lost -> log.warn("{}: lease lost", JOB, lost))) {
             String summary = report();
             pause(work); // the report's real work would take this long
             guard.checkValid();

@@ -1,5 +1,6 @@
 package dev.holdfast.shop.web;
 
+import dev.holdfast.Holder;
 import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.Leases;
@@ -7,6 +8,7 @@ import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.shop.job.JobResult;
 import dev.holdfast.shop.job.JobRunRepository;
 import dev.holdfast.shop.job.NightlyReportJob;
+import dev.holdfast.shop.waits.TimedOutWaits;
 import jakarta.persistence.EntityManager;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -21,7 +23,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Scenario 6: every live offline lock and lease, each with a button that breaks it; and scenario 5's
+ * Scenario 6: every live offline lock and lease, each with a button that breaks it, and the last lock
+ * waits that ran out with who blocked them ({@link TimedOutWaits}); and scenario 5's
  * leased job: its last result with the fencing token that wrote it, recent runs, "Run now". ADMIN only
  * (SecurityConfiguration), CSRF-protected like every POST. The operator view never shows lock ids.
  */
@@ -39,9 +42,11 @@ class AdminLocksController {
     private final EntityManager em;
     private final Texts texts;
     private final ViewSupport.Formats fmt;
+    private final TimedOutWaits waits;
 
     AdminLocksController(JdbcLockManager locks, Leases leases, NightlyReportJob job, JobRunRepository runs,
-                         EntityManager em, Texts texts, ViewSupport.Formats fmt) {
+                         EntityManager em, Texts texts, ViewSupport.Formats fmt, TimedOutWaits waits) {
+        this.waits = waits;
         this.texts = texts;
         this.fmt = fmt;
         this.locks = locks;
@@ -58,6 +63,7 @@ class AdminLocksController {
         model.addAttribute("cut", held.size() == MAX_SHOWN);
         List<Lease> live = leases.list();
         model.addAttribute("leases", live);
+        model.addAttribute("waits", waits.recent());
         model.addAttribute("jobResult", em.find(JobResult.class, NightlyReportJob.JOB));
         model.addAttribute("jobRuns", runs.findTop10ByJobOrderByIdDesc(NightlyReportJob.JOB));
         model.addAttribute("instanceId", job.instanceId());
@@ -91,12 +97,15 @@ class AdminLocksController {
         if (!outcome.ran()) {
             // Runs are exclusive per run, not per instance: a run of this very instance may hold the lease.
             Texts.Html since = new Texts.Html(fmt.clockHtml(outcome.heldSince()));
+            Holder h = outcome.holder();
+            String token = h == null || h.token() == null ? "" : String.valueOf(h.token());
+            Texts.Html until = new Texts.Html(h == null ? "" : fmt.clockHtml(h.expiresAt()));
             if (outcome.heldBy() == null) {
                 Notices.failure(redirect, texts.html("notice.job-not-run.unknown"));
             } else if (outcome.heldBy().equals(job.instanceId())) {
-                Notices.failure(redirect, texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since));
+                Notices.failure(redirect, texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since, token, until));
             } else {
-                Notices.failure(redirect, texts.html("notice.job-not-run", outcome.heldBy(), since));
+                Notices.failure(redirect, texts.html("notice.job-not-run", outcome.heldBy(), since, token, until));
             }
         } else if (outcome.leaseLostAt() != null) {
             Notices.failure(redirect, texts.html("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),

@@ -3,6 +3,8 @@ package dev.holdfast.shop.web;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.RowLockException;
 import dev.holdfast.shop.order.ChangeText;
+import dev.holdfast.shop.waits.TimedOutWaits;
+import dev.holdfast.spring.boot.RowLockTimeoutException;
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.OrderStateException;
@@ -29,10 +31,12 @@ class ShopExceptionHandler {
 
     private final OrderService orders;
     private final Texts texts;
+    private final TimedOutWaits waits;
 
-    ShopExceptionHandler(OrderService orders, Texts texts) {
+    ShopExceptionHandler(OrderService orders, Texts texts, TimedOutWaits waits) {
         this.orders = orders;
         this.texts = texts;
+        this.waits = waits;
     }
 
     @ExceptionHandler(StaleOrderException.class)
@@ -69,8 +73,23 @@ class ShopExceptionHandler {
                 ? texts.get("problem.busy.timeout", number, String.valueOf(t.bound().toMillis() / 1000.0))
                 : texts.get("problem.busy.deadlock", number);
         model.addAttribute("typed", typed(request, number));
+        if (e instanceof LockTimeoutException t) {
+            ViewSupport.CurrentUser user = ViewSupport.signedIn();
+            waits.rowLock(user == null ? "?" : user.name(), number, t);
+            // Who held the order (other sessions' users, addresses, statements): for admins only, never customers.
+            if (user != null && user.admin()) {
+                model.addAttribute("blockers", t.blockers());
+                model.addAttribute("blockedOrder", number);
+            }
+        }
         return problem(model, "busy", texts.get("problem.busy.title", number), texts.get("problem.busy.tail", why),
                 orderPage(request, number), texts.get("problem.busy.link", number));
+    }
+
+    /** The same through the starter's exception translation (a {@code CannotAcquireLockException}). */
+    @ExceptionHandler(RowLockTimeoutException.class)
+    String busyTranslated(RowLockTimeoutException e, HttpServletRequest request, HttpServletResponse response, Model model) {
+        return busy(e.getCause(), request, response, model);
     }
 
     @ExceptionHandler(OrderNotFoundException.class)

@@ -105,12 +105,16 @@ class JobNoticesBrowserTest {
             ZoneId zone = ZoneId.of(other == seoul ? "Asia/Seoul" : "UTC");
             String since = DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH).withZone(zone).format(held.acquiredAt());
             String notice = other.text("notice");
+            // The holder's token and expiry as the refusal read them (a renewal may move the expiry since).
+            String clock = "\\d\\d:\\d\\d:\\d\\d [A-Z]{3,4}";
             if (other == seoul) {
-                assertThat(notice).isEqualTo("야간 보고서를 실행하지 않았습니다. 이 인스턴스(" + instance + ")에서 " + since
-                        + "부터 다른 실행이 진행 중이며 리스를 갖고 있습니다. 그 실행은 계속되고, 이 요청으로는 아무것도 시작하지 않았습니다.");
+                assertThat(notice).matches(Pattern.quote("야간 보고서를 실행하지 않았습니다. 이 인스턴스(" + instance + ")에서 " + since
+                        + "부터 다른 실행이 진행 중이며 리스를 갖고 있습니다(토큰 " + held.token() + ", 갱신하지 않으면 ") + clock
+                        + Pattern.quote("까지). 그 실행은 계속되고, 이 요청으로는 아무것도 시작하지 않았습니다."));
             } else {
-                assertThat(notice).isEqualTo("The nightly report did not run: another run on this instance (" + instance
-                        + ") has been in progress since " + since + " and holds its lease. That run goes on; this request started nothing.");
+                assertThat(notice).matches(Pattern.quote("The nightly report did not run: another run on this instance (" + instance
+                        + ") has been in progress since " + since + " and holds its lease (token " + held.token() + ", until ")
+                        + clock + Pattern.quote(" unless renewed). That run goes on; this request started nothing."));
             }
             assertThat(other.text("instance-id")).isEqualTo(instance);
             assertThat(other.css("#notice time").getDomAttribute("datetime")).isEqualTo(held.acquiredAt().toString());

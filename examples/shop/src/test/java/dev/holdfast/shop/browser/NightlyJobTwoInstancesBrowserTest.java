@@ -70,7 +70,7 @@ class NightlyJobTwoInstancesBrowserTest {
         // the other server's "Run now" is refused, naming the server that runs the job
         kim.click("run-job");
         assertThat(kim.text("notice")).startsWith("The nightly report did not run here: another instance, "
-                + firstInstance + ", has been running it since ").endsWith(" and holds its lease.");
+                + firstInstance + ", has been running it since ").contains(" and holds its lease (token " + held.token() + ", until ");
         assertThat(second.bean(NightlyReportJob.class).skipped()).isEqualTo(1);
         kim.screenshot("scenario5-other-instance-refused");
 
