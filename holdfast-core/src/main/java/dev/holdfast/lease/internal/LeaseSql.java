@@ -195,14 +195,14 @@ public abstract class LeaseSql {
      */
     public String waitersSql(boolean byName, boolean after) {
         return "SELECT name, place, lease_owner, queued_at, wait_until FROM (SELECT name, ROW_NUMBER() OVER"
-                + " (PARTITION BY name ORDER BY " + queueOrder() + ") AS place, " + queueOwnerAndTime()
+                + " (PARTITION BY name ORDER BY " + arrivalOrder() + ") AS place, " + queueOwnerAndTime()
                 + ", wait_until FROM " + table + "_queue WHERE wait_until > " + dialect.clock()
                 + (byName ? " AND name = ?" : "") + ") q"
                 + (after ? " WHERE (name > ? OR (name = ? AND place > ?))" : "") + " ORDER BY name, place LIMIT ?";
     }
 
-    /** The queue's arrival order (H2, MariaDB: the time of queueing, then the waiter id). */
-    protected String queueOrder() {
+    /** The queue's arrival order, for ORDER BY (H2, MariaDB: the time of queueing, then the waiter id). */
+    protected String arrivalOrder() {
         return "queued_at, owner";
     }
 

@@ -458,7 +458,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
 
     /** The queue keeps a sequence, not a time, and the owner the grant will be made to. */
     @Override
-    protected String queueOrder() {
+    protected String arrivalOrder() {
         return "seq";
     }
 
