@@ -9,7 +9,6 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseEngine;
 import dev.holdfast.lease.internal.LeaseProbe;
-import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSettings;
 import dev.holdfast.lease.internal.LeaseTuning;
 import dev.holdfast.lease.internal.NotHeld;
@@ -39,22 +38,22 @@ import javax.sql.DataSource;
  * }
  * }</pre>
  *
- * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls
- * that queue while one is in flight); on PostgreSQL a release also hands the lease to the first
- * queued waiter in the same round trip; a refused release or renewal reads the row once more to say
- * why. Arguments are checked before any SQL runs: names and owners 1–{@value #MAX_NAME_LENGTH}
- * characters without control characters or unpaired surrogates, a TTL {@value #MIN_TTL_MILLIS} ms to
- * 366 days (microsecond precision), a wait bound 0 to 366 days; else {@link IllegalArgumentException}.
+ * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls that queue while
+ * one is in flight); on PostgreSQL a release also hands the lease to the first queued waiter in the same round trip;
+ * a refused release or renewal reads the row once more to say why. Arguments are checked before any SQL runs: names
+ * and owners 1–{@value #MAX_NAME_LENGTH} characters without control characters or unpaired surrogates, a TTL
+ * {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait bound 0 to 366 days; else
+ * {@link IllegalArgumentException}.
  *
- * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have
- * been granted (the commit can succeed after the connection broke), and a retry is refused until that
- * grant's TTL runs out. To take such a grant back at once, give each attempt an owner of its own and
- * retry with {@link #tryAcquireOrRenew} under that owner: it re-enters the grant if it was made.
+ * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have been granted (the
+ * commit can succeed after the connection broke), and a retry is refused until that grant's TTL runs out. To take
+ * such a grant back at once, give each attempt an owner of its own and retry with {@link #tryAcquireOrRenew} under
+ * that owner: it re-enters the grant if it was made.
  *
- * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit
- * or roll back with the caller's work); on PostgreSQL with READ COMMITTED connections (the default).
- * Thread-safe; keep one per table and close it at shutdown. After {@link #close()}, calls that need
- * its threads ({@link #acquire} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
+ * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit or roll back
+ * with the caller's work); on PostgreSQL with READ COMMITTED connections (the default). Thread-safe; keep one per
+ * table and close it at shutdown. After {@link #close()}, calls that need its threads ({@link #acquire} with a wait,
+ * {@link #keepAlive}) throw {@link IllegalStateException}.
  */
 public final class LeaseService implements Leases, LeaseRenewer {
 
@@ -68,9 +67,10 @@ public final class LeaseService implements Leases, LeaseRenewer {
     private final Batching batching;
     private final LeaseEngine engine;
 
-    private LeaseService(LeaseSettings settings, Batching batching) {
+    private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant) {
         this.batching = batching;
         this.engine = new LeaseEngine(settings);
+        GrantPath.tell(engine, onGrant);
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -87,6 +87,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private int cohortHandOffs;
         private Batching batching = Batching.OFF;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
+        private @Nullable GrantListener onGrant;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -109,9 +110,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * How releases commit (default {@link CommitDurability#RELAXED}: on PostgreSQL without waiting
-         * for the durable flush, inside their own statement's transaction). Acquires and renewals are
-         * always durable, so no fencing token can repeat after a crash.
+         * How releases commit (default {@link CommitDurability#RELAXED}: on PostgreSQL without waiting for the
+         * durable flush, inside their own statement's transaction). Acquires and renewals are always durable, so no
+         * fencing token can repeat after a crash.
          */
         public Builder durability(CommitDurability durability) {
             this.durability = Arguments.notNull(durability, "durability");
@@ -119,12 +120,11 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under
-         * one owner wait in memory, in arrival order, and a release passes the lease to the first of
-         * them without a statement, at most {@code max} times in a row; then the lease goes back to the
-         * database, where the first waiter of any instance takes it. Each holder still gets a greater
-         * fencing token (a grant's first hand-off reserves a block of {@code max} tokens, so
-         * {@link #find} shows the top of the block). Renew and release such a lease through this service.
+         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under one owner wait
+         * in memory, in arrival order, and a release passes the lease to the first of them without a statement, at most
+         * {@code max} times in a row; then the lease goes back to the database, where the first waiter of any instance
+         * takes it. Each holder still gets a greater fencing token (a grant's first hand-off reserves a block of
+         * {@code max} tokens, so {@link #find} shows the top of the block). Renew and release it through this service.
          *
          * @param max hand-offs in memory of one database grant, 0 (off) to 10,000
          */
@@ -142,6 +142,12 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /** Tells {@code listener} of each grant of the service, and how it reached its caller (see {@link GrantListener}). */
+        public Builder onGrant(GrantListener listener) {
+            this.onGrant = Arguments.notNull(listener, "listener");
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -152,7 +158,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), tuning), batching);
+                    batching.linger().toNanos(), tuning), batching, onGrant);
         }
     }
 
@@ -274,7 +280,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return call.get();
         } catch (NotHeld refused) {
-            throw notHeld(refused);
+            throw LeaseNotHeldException.of(refused);
         }
     }
 
@@ -283,16 +289,5 @@ public final class LeaseService implements Leases, LeaseRenewer {
             call.run();
             return true;
         });
-    }
-
-    private static LeaseNotHeldException notHeld(NotHeld refused) {
-        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
-        LeaseRow row = refused.current();
-        Lease current = row == null ? null : Lease.of(row);
-        if (current != null && refused.expired()) {
-            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
-        }
-        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
-                refused.brokenBy(), refused.brokenAt());
     }
 }
