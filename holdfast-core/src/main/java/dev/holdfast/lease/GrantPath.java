@@ -1,8 +1,6 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.lease.internal.Grants;
-import dev.holdfast.lease.internal.LeaseEngine;
-import org.jspecify.annotations.Nullable;
 
 /** How a grant reached the call that asked for it (see {@link LeaseService.Builder#onGrant}). */
 public enum GrantPath {
@@ -13,14 +11,7 @@ public enum GrantPath {
     /** A holder of the same service and owner passed it on in memory ({@link LeaseService.Builder#cohortHandOffs}). */
     PASSED_IN_MEMORY;
 
-    /** Tells {@code listener}, if any, of the grants of {@code engine}. */
-    static void tell(LeaseEngine engine, @Nullable GrantListener listener) {
-        if (listener != null) {
-            engine.onGrant((row, path) -> listener.granted(Lease.of(row), of(path)));
-        }
-    }
-
-    private static GrantPath of(Grants.Path path) {
+    static GrantPath of(Grants.Path path) {
         return switch (path) {
             case ACQUIRED, QUEUED_ATTEMPT -> OWN_STATEMENT;
             case HANDED_OFF -> HANDED_OFF;

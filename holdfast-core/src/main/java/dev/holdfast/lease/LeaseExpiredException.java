@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.NotHeld;
 /**
  * The caller's grant ran out (by database time) before it released or renewed it; another owner
  * may have taken the lease over since (then {@link #current()} shows that grant, with a greater
@@ -16,5 +18,17 @@ public class LeaseExpiredException extends LeaseNotHeldException {
      */
     public LeaseExpiredException(String name, String message, Lease current, Reason reason) {
         super(name, message, current, reason, null, null);
+    }
+
+    /** The exception that tells the caller of a refusal the internal package reported (here: no class cycle). */
+    static LeaseNotHeldException refusal(NotHeld refused) {
+        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
+        LeaseRow row = refused.current();
+        Lease current = row == null ? null : Lease.of(row);
+        if (current != null && refused.expired()) {
+            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
+        }
+        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
+                refused.brokenBy(), refused.brokenAt());
     }
 }

@@ -70,7 +70,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
     private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant) {
         this.batching = batching;
         this.engine = new LeaseEngine(settings);
-        GrantPath.tell(engine, onGrant);
+        if (onGrant != null) {
+            engine.onGrant((row, path) -> onGrant.granted(Lease.of(row), GrantPath.of(path)));
+        }
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -280,7 +282,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return call.get();
         } catch (NotHeld refused) {
-            throw LeaseNotHeldException.of(refused);
+            throw LeaseExpiredException.refusal(refused);
         }
     }
 

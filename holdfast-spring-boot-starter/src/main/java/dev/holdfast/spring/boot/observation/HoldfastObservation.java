@@ -1,15 +1,14 @@
 package dev.holdfast.spring.boot.observation;
 
 import io.micrometer.common.docs.KeyName;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
 
 /**
  * The observations Holdfast makes, with their names and keys. Every one has the low-cardinality keys
  * {@code holdfast.technique}, {@code holdfast.outcome} and {@code db.system} ({@code h2}, {@code postgresql},
  * {@code mariadb}), and the name of the lock only as the high-cardinality {@code holdfast.lock.name}. A timer from
- * Micrometer's meter handler adds {@code error} (the exception's simple name, or {@code none}).
+ * Micrometer's meter handler adds {@code error} (the exception's simple name, or {@code none}). Each has a
+ * {@code Default…ObservationConvention}, which a bean of its convention interface replaces.
  */
 public enum HoldfastObservation implements ObservationDocumentation {
 
@@ -18,14 +17,14 @@ public enum HoldfastObservation implements ObservationDocumentation {
      * given the locks), waiting included. Outcomes: {@code locked}, {@code absent} (no such row, or skipped),
      * {@code timeout} (the bound ran out, or no-wait found the row held), {@code deadlock}, {@code error}.
      */
-    PESSIMISTIC_LOCK("holdfast.pessimistic.lock", DefaultPessimisticLockObservationConvention.class,
+    PESSIMISTIC_LOCK("holdfast.pessimistic.lock",
             Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.TABLE, Keys.WAIT),
 
     /**
      * An offline lock taken ({@code LockManager.tryLock}, {@code reacquire}). Outcomes: {@code acquired},
      * {@code refused} (held by another, {@code AlreadyLockedException}), {@code error}.
      */
-    OFFLINE_LOCK("holdfast.offline.lock", DefaultOfflineLockObservationConvention.class,
+    OFFLINE_LOCK("holdfast.offline.lock",
             Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.LOCK_TYPE),
 
     /**
@@ -35,35 +34,27 @@ public enum HoldfastObservation implements ObservationDocumentation {
      * {@code handed_off} (a release handed it to the waiter, PostgreSQL), {@code passed_in_memory} (cohort
      * hand-off), or {@code none}.
      */
-    LEASE_ACQUIRE("holdfast.lease.acquire", DefaultLeaseObservationConvention.class,
+    LEASE_ACQUIRE("holdfast.lease.acquire",
             Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.GRANT),
 
     /**
      * A version conflict found (one per stale row of a {@code VersionConflictException}): an event, timed as zero.
      * Outcomes: {@code changed}, {@code deleted}.
      */
-    VERSION_CONFLICT("holdfast.version.conflict", DefaultVersionConflictObservationConvention.class,
+    VERSION_CONFLICT("holdfast.version.conflict",
             Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.ENTITY);
 
     private final String name;
-    private final Class<? extends ObservationConvention<? extends Observation.Context>> convention;
     private final KeyName[] lowCardinality;
 
-    HoldfastObservation(String name, Class<? extends ObservationConvention<? extends Observation.Context>> convention,
-                        KeyName... lowCardinality) {
+    HoldfastObservation(String name, KeyName... lowCardinality) {
         this.name = name;
-        this.convention = convention;
         this.lowCardinality = lowCardinality;
     }
 
     @Override
     public String getName() {
         return name;
-    }
-
-    @Override
-    public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-        return convention;
     }
 
     @Override

@@ -185,7 +185,7 @@ public final class ObservedLeases implements Leases {
     }
 
     private Observation start(HoldfastObservationContext context) {
-        return HoldfastObservation.LEASE_ACQUIRE.observation(convention, DEFAULT, () -> context, registry).start();
+        return Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
     }
 
     /** A grant the service's listener did not tell of (another implementation, a renewal) came by its own statement. */

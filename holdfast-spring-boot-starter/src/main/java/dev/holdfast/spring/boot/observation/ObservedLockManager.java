@@ -118,8 +118,7 @@ public final class ObservedLockManager implements LockManager {
         }
         HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.OFFLINE_LOCK,
                 operation, type + ":" + id, String.valueOf(type), database);
-        Observation observation = HoldfastObservation.OFFLINE_LOCK
-                .observation(convention, DEFAULT, () -> context, registry).start();
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
         try (Observation.Scope scope = observation.openScope()) {
             T result = call.get();
             context.outcome("acquired");

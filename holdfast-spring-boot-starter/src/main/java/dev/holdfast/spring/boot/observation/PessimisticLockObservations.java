@@ -56,8 +56,7 @@ public final class PessimisticLockObservations implements PessimisticLocks.Obser
         }
         HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.PESSIMISTIC_LOCK,
                 waitOf(wait), row.toString(), row.table().value(), database);
-        Observation observation = HoldfastObservation.PESSIMISTIC_LOCK
-                .observation(convention, DEFAULT, () -> context, registry).start();
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
         Observation.Scope scope = observation.openScope();
         return (waited, locked, failure) -> {
             context.outcome(outcome(locked, failure));

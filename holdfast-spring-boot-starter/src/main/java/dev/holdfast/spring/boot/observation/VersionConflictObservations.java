@@ -49,8 +49,7 @@ public final class VersionConflictObservations implements VersionConflictListene
             HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.VERSION_CONFLICT,
                     "check", row.entity() + ":" + row.id(), row.entity(), database);
             context.outcome(row.deleted() ? "deleted" : "changed");
-            Observation observation = HoldfastObservation.VERSION_CONFLICT
-                    .observation(convention, DEFAULT, () -> context, registry).start();
+            Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
             observation.error(conflict);
             observation.stop();
         }
