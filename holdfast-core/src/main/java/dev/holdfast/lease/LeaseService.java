@@ -24,9 +24,8 @@ import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
- * Distributed leases in a database table, with fencing tokens, a bounded blocking acquire and
- * keep-alive. Every expiry decision uses database time; the application's clock is never read
- * (waits are measured with {@link System#nanoTime()}).
+ * Distributed leases in a database table, with fencing tokens, a bounded blocking acquire and keep-alive. Every
+ * expiry decision uses database time; the application's clock is never read (waits use {@link System#nanoTime()}).
  *
  * <pre>{@code
  * new SchemaInstaller(dataSource).install(HoldfastTable.LEASES);   // once, or by Flyway
@@ -38,22 +37,22 @@ import javax.sql.DataSource;
  * }
  * }</pre>
  *
- * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls that queue
- * while one is in flight); on PostgreSQL a release also hands the lease to the first queued waiter in the same
- * round trip; a refused release or renewal reads the row once more to say why. Arguments are checked before
- * any SQL runs: names and owners 1–{@value #MAX_NAME_LENGTH} characters without control characters or unpaired
- * surrogates, a TTL {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait bound 0 to 366
- * days; else {@link IllegalArgumentException}.
+ * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls that queue while
+ * one is in flight); on PostgreSQL a release also hands the lease to the first queued waiter in the same round trip;
+ * a refused release or renewal reads the row once more to say why. Arguments are checked before any SQL runs: names
+ * and owners 1–{@value #MAX_NAME_LENGTH} characters without control characters or unpaired surrogates, a TTL
+ * {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait bound 0 to 366 days; else
+ * {@link IllegalArgumentException}.
  *
- * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have been
- * granted (the commit can succeed after the connection broke), and a retry is refused until that grant's TTL
- * runs out. To take such a grant back at once, give each attempt an owner of its own and retry with
- * {@link #tryAcquireOrRenew} under that owner: it re-enters the grant if it was made.
+ * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have been granted (the
+ * commit can succeed after the connection broke), and a retry is refused until that grant's TTL runs out. To take
+ * such a grant back at once, give each attempt an owner of its own and retry with {@link #tryAcquireOrRenew} under
+ * that owner: it re-enters the grant if it was made.
  *
- * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit or roll
- * back with the caller's work); on PostgreSQL with READ COMMITTED connections (the default). Thread-safe; keep
- * one per table and close it at shutdown. After {@link #close()}, calls that need its threads
- * ({@link #acquire} with a wait, {@link #keepAlive}) throw {@link IllegalStateException}.
+ * <p>Give the service a plain pool, not one bound to the caller's transaction (a lease must not commit or roll back
+ * with the caller's work); on PostgreSQL with READ COMMITTED connections (the default). Thread-safe; keep one per
+ * table and close it at shutdown. After {@link #close()}, calls that need its threads ({@link #acquire} with a wait,
+ * {@link #keepAlive}) throw {@link IllegalStateException}.
  */
 public final class LeaseService implements Leases, LeaseRenewer {
 
@@ -67,9 +66,10 @@ public final class LeaseService implements Leases, LeaseRenewer {
     private final Batching batching;
     private final LeaseEngine engine;
 
-    private LeaseService(LeaseSettings settings, Batching batching) {
+    private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant) {
         this.batching = batching;
         this.engine = new LeaseEngine(settings);
+        engine.onGrant(onGrant == null ? null : (row, path) -> onGrant.granted(Lease.of(row), GrantPath.of(path)));
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -87,6 +87,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private Batching batching = Batching.OFF;
         private Duration failoverGrace = Duration.ZERO;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
+        private @Nullable GrantListener onGrant;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -99,9 +100,8 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * The lease table, as installed by {@code SchemaInstaller.install(HoldfastTable.LEASES, table)}.
-         *
-         * @throws IllegalArgumentException if it is not a plain (optionally schema-qualified) identifier
+         * The lease table, as installed by {@code SchemaInstaller.install(HoldfastTable.LEASES, table)};
+         * {@link IllegalArgumentException} if it is not a plain (optionally schema-qualified) identifier.
          */
         public Builder table(String table) {
             this.table = SqlIdentifier.of(table).value();
@@ -109,9 +109,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * How releases commit (default {@link CommitDurability#RELAXED}: on PostgreSQL without waiting
-         * for the durable flush, inside their own statement's transaction). Acquires and renewals are
-         * always durable, so no fencing token can repeat after a crash.
+         * How releases commit (default {@link CommitDurability#RELAXED}: on PostgreSQL without waiting for the
+         * durable flush, inside their own statement's transaction). Acquires and renewals are always durable, so no
+         * fencing token can repeat after a crash.
          */
         public Builder durability(CommitDurability durability) {
             this.durability = Arguments.notNull(durability, "durability");
@@ -119,20 +119,16 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under one
-         * owner wait in memory, in arrival order, and a release passes the lease to the first of them without a
-         * statement, at most {@code max} times in a row; then the lease goes back to the database, where the
-         * first waiter of any instance takes it. Each holder still gets a greater fencing token (a grant's first
-         * hand-off reserves a block of {@code max} tokens, so {@link #find} shows the top of the block). Renew
-         * and release such a lease through this service.
+         * Cohort hand-off (default 0, off): the {@link #acquire} calls of this service for one name under one owner wait
+         * in memory, in arrival order, and a release passes the lease to the first of them without a statement, at most
+         * {@code max} times in a row; then the lease goes back to the database, where the first waiter of any instance
+         * takes it. Each holder still gets a greater fencing token (a grant's first hand-off reserves a block of
+         * {@code max} tokens, so {@link #find} shows the top of the block). Renew and release it through this service.
          *
          * @param max hand-offs in memory of one database grant, 0 (off) to 10,000
          */
         public Builder cohortHandOffs(int max) {
-            if (max < 0 || max > 10_000) {
-                throw new IllegalArgumentException("cohortHandOffs must be 0 to 10000, not " + max);
-            }
-            this.cohortHandOffs = max;
+            this.cohortHandOffs = LeaseArguments.cohortHandOffs(max);
             return this;
         }
 
@@ -143,15 +139,20 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * A grace after a PostgreSQL failover (default none), for asynchronous standbys: a promoted server
-         * grants nothing until {@code longestTtl} after its first grant statement, so no new holder overlaps
-         * a grant the old primary made and the standby never received. A longer TTL is then refused
-         * ({@link IllegalArgumentException}); give every service of the table the same bound. H2, MariaDB:
-         * only the bound applies.
+         * A grace after a PostgreSQL failover (default none), for asynchronous standbys: a promoted server grants
+         * nothing until {@code longestTtl} after its first grant statement, so no new holder overlaps a grant the old
+         * primary made and the standby never received. A longer TTL is then refused ({@link IllegalArgumentException});
+         * give every service of the table the same bound. H2, MariaDB: only the bound applies.
          */
         public Builder failoverGrace(Duration longestTtl) {
             LeaseArguments.ttlMicros(longestTtl);
             this.failoverGrace = longestTtl;
+            return this;
+        }
+
+        /** Tells {@code listener} of each grant of the service, and how it reached its caller (see {@link GrantListener}). */
+        public Builder onGrant(GrantListener listener) {
+            this.onGrant = Arguments.notNull(listener, "listener");
             return this;
         }
 
@@ -165,7 +166,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning), batching);
+                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning), batching, onGrant);
         }
     }
 
@@ -247,8 +248,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         Lease.checked(lease);
         engine.checkKeepAlive(ttl);
         long sent = System.nanoTime();
-        Lease renewed = renew(lease, ttl);
-        return LeaseGuard.start(this, engine.threads(), renewed, ttl, sent, onLost);
+        return LeaseGuard.start(this, engine.threads(), renew(lease, ttl), ttl, sent, onLost);
     }
 
     @Override

@@ -49,8 +49,8 @@ import javax.sql.DataSource;
 public final class PessimisticLocks {
 
     /**
-     * Told the outcome of every row lock attempt, for metrics or logs. Called on the locking thread
-     * after the attempt (and after the rollback of a failed one); an exception it throws is ignored.
+     * Told the outcome of every row lock attempt, for metrics, logs or tracing. Called on the locking
+     * thread after the attempt (and after the rollback of a failed one); an exception it throws is ignored.
      */
     @FunctionalInterface
     public interface Observer {
@@ -61,9 +61,37 @@ public final class PessimisticLocks {
          *                {@link DeadlockException} or {@link DatabaseException} about to be thrown
          */
         void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure);
+
+        /**
+         * Called on the locking thread just before a row is locked; the returned attempt is told how it
+         * ended, in place of {@link #lockEnded}, on the same thread. An observer that times the wait
+         * itself or opens a span around it overrides this. The default tells {@link #lockEnded}. An
+         * exception it throws is ignored (the lock then goes unobserved).
+         */
+        default Attempt lockStarting(RowRef row, LockWait wait) {
+            return (waited, locked, failure) -> lockEnded(row, wait, waited, locked, failure);
+        }
+
+        /** One lock attempt under way, as {@link #lockStarting} began it. */
+        @FunctionalInterface
+        interface Attempt {
+            /** As {@link Observer#lockEnded}, for the row and wait the attempt began with. */
+            void ended(Duration waited, boolean locked, @Nullable RuntimeException failure);
+        }
     }
 
-    private static final Observer NO_OBSERVER = (row, wait, waited, locked, failure) -> { };
+    private static final Observer.Attempt NO_ATTEMPT = (waited, locked, failure) -> { };
+
+    private static final Observer NO_OBSERVER = new Observer() {
+        @Override
+        public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+        }
+
+        @Override
+        public Attempt lockStarting(RowRef row, LockWait wait) {
+            return NO_ATTEMPT; // no allocation on the unobserved path
+        }
+    };
 
     private static final String NO_SOURCE = "no DataSource to observe the wait through: build the locks with"
             + " PessimisticLocks.of(DataSource) or call blockersFrom(dataSource)";
@@ -202,7 +230,7 @@ public final class PessimisticLocks {
                     rollback(connection, null);
                     LockTimeoutException timeout = new LockTimeoutException(row, wait, wait.bound(), null,
                             Blockers.unknown("the bound ran out before " + row + " was locked, without a wait"));
-                    observe(row, wait, Duration.ZERO, false, timeout);
+                    ended(starting(row, wait), Duration.ZERO, false, timeout);
                     throw timeout;
                 }
                 remaining = LockWait.atMost(Duration.ofMillis(leftMillis));
@@ -215,6 +243,7 @@ public final class PessimisticLocks {
     }
 
     private boolean lock(Connection connection, RowRef row, LockWait wait, LockWait reported) {
+        Observer.Attempt attempt = starting(row, reported);
         long start = System.nanoTime();
         BlockerWatcher.Watch watch = watcher.watch(connection, wait, start);
         boolean locked;
@@ -225,12 +254,16 @@ public final class PessimisticLocks {
             // Blockers first: they were observed while the transaction still waited.
             RuntimeException failure = failure(e, row, wait, reported, waited, watch);
             rollback(connection, e);
-            observe(row, reported, waited, false, failure);
+            ended(attempt, waited, false, failure);
             throw failure;
+        } catch (RuntimeException e) {
+            // not a database answer (e.g. a driver bug): the attempt still ends, so a span or scope closes
+            ended(attempt, Duration.ofNanos(System.nanoTime() - start), false, e);
+            throw e;
         } finally {
             watch.end();
         }
-        observe(row, reported, Duration.ofNanos(System.nanoTime() - start), locked, null);
+        ended(attempt, Duration.ofNanos(System.nanoTime() - start), locked, null);
         return locked;
     }
 
@@ -248,9 +281,17 @@ public final class PessimisticLocks {
         return new DatabaseException("locking " + row + " (transaction rolled back)", e);
     }
 
-    private void observe(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+    private Observer.Attempt starting(RowRef row, LockWait wait) {
         try {
-            observer.lockEnded(row, wait, waited, locked, failure);
+            return observer.lockStarting(row, wait);
+        } catch (RuntimeException ignored) {
+            return NO_ATTEMPT; // an observer must never change the outcome of a lock
+        }
+    }
+
+    private static void ended(Observer.Attempt attempt, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+        try {
+            attempt.ended(waited, locked, failure);
         } catch (RuntimeException ignored) {
             // an observer must never change the outcome of a lock
         }

@@ -55,6 +55,25 @@ public final class JpaLocks {
      * @throws IllegalStateException    if no transaction is active
      */
     public static <T> @Nullable T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait) {
+        return find(em, type, id, maxWait, null);
+    }
+
+    /**
+     * As {@link #findForUpdate(EntityManager, Class, Object, Duration)}, locking the row with {@code locks}: their
+     * {@link PessimisticLocks.Observer observer} is told of the lock (the Spring Boot starter's {@code PessimisticLocks}
+     * bean carries its metrics and observations), and its timeout names the blockers as {@code locks} do (the
+     * starter's observe them through the application's pool).
+     *
+     * @throws IllegalArgumentException also if {@code locks} are for another database than the session's; nothing
+     *                                  is locked then
+     */
+    public static <T> @Nullable T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait,
+                                                PessimisticLocks locks) {
+        return find(em, type, id, maxWait, Arguments.notNull(locks, "locks"));
+    }
+
+    private static <T> @Nullable T find(EntityManager em, Class<T> type, Object id, Duration maxWait,
+                                        @Nullable PessimisticLocks given) {
         Arguments.notNull(em, "em");
         Arguments.notNull(type, "type");
         LockWait wait = LockWait.atMost(maxWait);
@@ -62,7 +81,7 @@ public final class JpaLocks {
         RowRef row = rowOf(session, type, id);
         try {
             boolean found = session.doReturningWork(connection ->
-                    locks(session, connection).forUpdate(connection, row, wait));
+                    (given == null ? locks(session, connection) : sameDatabase(given, connection)).forUpdate(connection, row, wait));
             if (!found) {
                 return null;
             }
@@ -71,6 +90,14 @@ public final class JpaLocks {
             throw e;
         }
         return em.find(type, id, LockModeType.PESSIMISTIC_WRITE);
+    }
+
+    private static PessimisticLocks sameDatabase(PessimisticLocks locks, Connection connection) {
+        Dialect session = Dialect.detect(connection);
+        if (locks.dialect() != session) {
+            throw new IllegalArgumentException("the locks are for " + locks.dialect() + ", the session's database is " + session);
+        }
+        return locks;
     }
 
     /** Locks for the session's database, observing waits through its connection provider's DataSource if it has one. */

@@ -1,18 +1,26 @@
 package dev.holdfast.hibernate;
 
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.Blocker;
+import dev.holdfast.pessimistic.LockWait;
+import dev.holdfast.pessimistic.PessimisticLocks;
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -98,6 +106,50 @@ class JpaLocksTest {
             assertThatThrownBy(() -> JpaLocks.findForUpdate(em, String.class, 1L, BOUND))
                     .isInstanceOf(IllegalArgumentException.class);
         });
+        jpa.close();
+    }
+
+    /**
+     * Given the application's {@link PessimisticLocks}, a JPA lock is told to their observer (how the starter's
+     * metrics and observations see it): a lock, a missing row and a timeout; locks of another database are
+     * refused before anything is locked.
+     */
+    @DatabaseTest
+    void givenLocksTellTheirObserver(TestDatabase db) throws Exception {
+        Jpa jpa = seeded(db);
+        List<String> told = new CopyOnWriteArrayList<>();
+        PessimisticLocks locks = PessimisticLocks.of(db.dataSource()).observedBy(new PessimisticLocks.Observer() {
+            @Override
+            public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+                told.add("ended");
+            }
+
+            @Override
+            public Attempt lockStarting(RowRef row, LockWait wait) {
+                told.add("start " + row.table().value().toLowerCase(Locale.ROOT));
+                return (waited, locked, failure) -> told.add(failure != null ? failure.getClass().getSimpleName() : locked ? "locked" : "absent");
+            }
+        });
+        jpa.run(em -> {
+            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND, locks)).isNotNull();
+            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 99L, BOUND, locks)).isNull();
+        });
+        Connection holder = holdLock(db, jpa);
+        try (EntityManager em = jpa.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThatThrownBy(() -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND, locks))
+                    .isInstanceOf(LockTimeoutException.class);
+            em.getTransaction().rollback();
+        } finally {
+            release(holder);
+        }
+        String table = jpa.table("hf_order").toLowerCase(Locale.ROOT);
+        assertThat(told).containsExactly("start " + table, "locked", "start " + table, "absent",
+                "start " + table, "LockTimeoutException");
+
+        Dialect other = db.kind() == TestDatabase.Kind.H2 ? Dialect.POSTGRESQL : Dialect.H2;
+        jpa.run(em -> assertThatThrownBy(() -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND,
+                PessimisticLocks.of(other))).isInstanceOf(IllegalArgumentException.class));
         jpa.close();
     }
 

@@ -24,6 +24,7 @@ public final class Grants {
 
     private final @Nullable CohortHandOffs cohorts;
     private volatile @Nullable BiConsumer<LeaseRow, Path> observer;
+    private volatile @Nullable BiConsumer<LeaseRow, Path> listener;
 
     Grants(@Nullable CohortHandOffs cohorts) {
         this.cohorts = cohorts;
@@ -47,7 +48,20 @@ public final class Grants {
         this.observer = observer;
     }
 
+    /** The service's own listener (its builder's {@code onGrant}), told before a test's observer. */
+    void listen(@Nullable BiConsumer<LeaseRow, Path> listener) {
+        this.listener = listener;
+    }
+
     private LeaseRow observed(LeaseRow grant, Path path) {
+        BiConsumer<LeaseRow, Path> l = listener;
+        if (l != null) {
+            try {
+                l.accept(grant, path);
+            } catch (RuntimeException ignored) {
+                // a listener never changes the outcome of a grant
+            }
+        }
         BiConsumer<LeaseRow, Path> o = observer;
         if (o != null) {
             o.accept(grant, path);

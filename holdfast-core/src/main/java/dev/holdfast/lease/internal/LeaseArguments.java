@@ -65,4 +65,12 @@ public final class LeaseArguments {
         }
         return heldAtLeast.toNanos() / 1000;
     }
+
+    /** In-memory hand-offs of one grant: 0 (off) to 10,000. */
+    public static int cohortHandOffs(int max) {
+        if (max < 0 || max > 10_000) {
+            throw new IllegalArgumentException("cohortHandOffs must be 0 to 10000, not " + max);
+        }
+        return max;
+    }
 }

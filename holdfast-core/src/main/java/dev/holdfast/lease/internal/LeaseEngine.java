@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * What a lease service does, in this package's terms: it checks each call's arguments and gives the
@@ -150,6 +151,11 @@ public final class LeaseEngine implements AutoCloseable {
     /** The timer and background threads of this service's guards. */
     public LeaseThreads threads() {
         return parts.threads();
+    }
+
+    /** Tells {@code listener} of each grant, on the caller's thread, before it is returned; null for none. */
+    public void onGrant(@Nullable BiConsumer<LeaseRow, Grants.Path> listener) {
+        parts.grants().listen(listener);
     }
 
     /** Tests and benchmarks: what the parts counted. */

@@ -3,6 +3,7 @@ package dev.holdfast.spring.boot;
 import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.GrantListener;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockManager;
@@ -28,11 +29,11 @@ import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
- * or {@code holdfast.dialect}), {@link PessimisticLocks} (whose timeouts name their blockers, observed
+ * or {@code holdfast.dialect}), {@link PessimisticLocks} (observed by every {@link PessimisticLocks.Observer} bean; whose timeouts name their blockers, observed
  * through the pool: {@code holdfast.pessimistic.name-blockers}; {@code holdfast.application-name} names
  * the connections of a HikariCP pool), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
- * {@link LeaseService} ({@code holdfast.lease.*}) and their tables
+ * {@link LeaseService} ({@code holdfast.lease.*}; told of its grants by a {@link GrantListener} bean) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
  * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off.
  *
@@ -60,7 +61,7 @@ public class HoldfastAutoConfiguration {
         PessimisticLocks locks = properties.getPessimistic().isNameBlockers()
                 ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
                 : PessimisticLocks.of(dialect).withoutBlockers();
-        PessimisticLocks.Observer observer = observers.getIfUnique();
+        PessimisticLocks.Observer observer = Observers.all(observers.orderedStream().toList());
         return observer == null ? locks : locks.observedBy(observer);
     }
 
@@ -116,8 +117,11 @@ public class HoldfastAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
-        return LeaseService.builder(nonTransactional(dataSource))
+    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                      ObjectProvider<GrantListener> grantListener) {
+        LeaseService.Builder builder = LeaseService.builder(nonTransactional(dataSource));
+        grantListener.ifUnique(builder::onGrant);
+        return builder
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
                 .durability(properties.getLease().getDurability())

@@ -1,11 +1,14 @@
 package dev.holdfast.spring.boot.metrics;
 
 import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.Leases;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -37,16 +40,19 @@ public class HoldfastMetricsAutoConfiguration {
     @Primary
     @ConditionalOnSingleCandidate(JdbcLockManager.class)
     @ConditionalOnMissingBean(MeteredLockManager.class)
-    MeteredLockManager holdfastMeteredLockManager(JdbcLockManager lockManager, MeterRegistry registry) {
-        return new MeteredLockManager(lockManager, registry);
+    MeteredLockManager holdfastMeteredLockManager(JdbcLockManager lockManager, MeterRegistry registry,
+            @Qualifier("holdfastObservedLockManager") ObjectProvider<LockManager> observed) {
+        // with observations on, meter the observed lock manager: each call counted once and observed once
+        return new MeteredLockManager(observed.getIfAvailable(() -> lockManager), registry, lockManager);
     }
 
     @Bean
     @Primary
     @ConditionalOnSingleCandidate(LeaseService.class)
     @ConditionalOnMissingBean(MeteredLeases.class)
-    MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry) {
-        return new MeteredLeases(leases, registry);
+    MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry,
+            @Qualifier("holdfastObservedLeases") ObjectProvider<Leases> observed) {
+        return new MeteredLeases(observed.getIfAvailable(() -> leases), registry);
     }
 
     @Bean

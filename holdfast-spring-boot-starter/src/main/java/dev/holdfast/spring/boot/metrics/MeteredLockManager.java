@@ -55,13 +55,21 @@ public final class MeteredLockManager implements LockManager {
      *                 {@value #HELD} gauge is registered too
      */
     public MeteredLockManager(LockManager delegate, MeterRegistry registry) {
+        this(delegate, registry, delegate instanceof JdbcLockManager jdbc ? jdbc : null);
+    }
+
+    /**
+     * @param delegate the lock manager that does the work (e.g. a decorator of {@code store})
+     * @param store    whose table the {@value #HELD} gauge counts; null: no gauge
+     */
+    public MeteredLockManager(LockManager delegate, MeterRegistry registry, @Nullable JdbcLockManager store) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.registry = Arguments.notNull(registry, "registry");
         this.acquisitions = Counter.builder(ACQUISITIONS).description("Offline locks taken").register(registry);
         this.releases = Counter.builder(RELEASES).description("Offline locks released by their holder").register(registry);
         this.extensions = Counter.builder(EXTENSIONS).description("Offline lock expiries extended").register(registry);
-        if (delegate instanceof JdbcLockManager jdbc) {
-            Gauge.builder(HELD, jdbc, MeteredLockManager::countHeld)
+        if (store != null) {
+            Gauge.builder(HELD, store, MeteredLockManager::countHeld)
                     .description("Live offline locks (all servers; capped at " + HELD_CAP + ")")
                     .register(registry);
         }

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.format.FormatterRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -53,7 +54,9 @@ public class HoldfastWebAutoConfiguration {
     @ConditionalOnMissingBean
     VersionConflictExceptionHandler holdfastVersionConflictExceptionHandler(HoldfastProperties properties,
                                                                           ObjectProvider<VersionConflictListener> listener) {
-        return new VersionConflictExceptionHandler(properties.getWeb().getConflictView(), listener.getIfUnique());
+        List<VersionConflictListener> listeners = listener.orderedStream().toList();
+        return new VersionConflictExceptionHandler(properties.getWeb().getConflictView(), listeners.isEmpty() ? null
+                : conflict -> listeners.forEach(l -> l.onConflict(conflict)));
     }
 
     @Bean

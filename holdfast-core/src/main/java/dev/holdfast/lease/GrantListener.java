@@ -1,0 +1,12 @@
+package dev.holdfast.lease;
+
+/**
+ * Told of each grant a {@link LeaseService} makes, on the thread of the call that asked for it, just before the call
+ * returns it ({@link LeaseService.Builder#onGrant}): for observations and logs. Not told of renewals.
+ */
+@FunctionalInterface
+public interface GrantListener {
+
+    /** {@code lease} was granted by way of {@code path}. An exception thrown here is ignored. */
+    void granted(Lease lease, GrantPath path);
+}
