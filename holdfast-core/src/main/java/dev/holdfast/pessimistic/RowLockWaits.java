@@ -29,6 +29,10 @@ import javax.sql.DataSource;
  * (else their statements and blockers are hidden, and the blockers say so), MariaDB the
  * {@code PROCESS} privilege (else the call fails with {@link DatabaseException}), H2 an admin (else
  * the list is empty). Thread-safe.
+ *
+ * <p>MariaDB serves its two views from a cache that it refreshes only when nobody has read it for
+ * 0.1 s: a reading may be that old, and whoever reads more often than that (any client of the
+ * server) keeps it frozen. Do not poll this more than a few times a second.
  */
 public final class RowLockWaits {
 
