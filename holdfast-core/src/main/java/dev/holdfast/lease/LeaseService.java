@@ -9,7 +9,6 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseEngine;
 import dev.holdfast.lease.internal.LeaseProbe;
-import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSettings;
 import dev.holdfast.lease.internal.LeaseTuning;
 import dev.holdfast.lease.internal.NotHeld;
@@ -87,6 +86,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private int cohortHandOffs;
         private Batching batching = Batching.OFF;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
+        private @Nullable DataSource listenerDataSource;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -142,6 +142,17 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /**
+         * PostgreSQL: where the connection that listens for wake-ups ({@code LISTEN}) comes from, by default
+         * the service's data source. Behind a transaction-pooling PgBouncer, where {@code LISTEN} does not
+         * survive the transaction, give it a data source that reaches PostgreSQL directly (or through
+         * session pooling); it keeps one connection. Without one there, blocking waiters poll (logged once).
+         */
+        public Builder listenerDataSource(DataSource direct) {
+            this.listenerDataSource = Arguments.notNull(direct, "listenerDataSource");
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -152,7 +163,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), tuning), batching);
+                    batching.linger().toNanos(), tuning, listenerDataSource), batching);
         }
     }
 
@@ -274,7 +285,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return call.get();
         } catch (NotHeld refused) {
-            throw notHeld(refused);
+            throw LeaseNotHeldException.of(refused);
         }
     }
 
@@ -283,16 +294,5 @@ public final class LeaseService implements Leases, LeaseRenewer {
             call.run();
             return true;
         });
-    }
-
-    private static LeaseNotHeldException notHeld(NotHeld refused) {
-        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
-        LeaseRow row = refused.current();
-        Lease current = row == null ? null : Lease.of(row);
-        if (current != null && refused.expired()) {
-            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
-        }
-        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
-                refused.brokenBy(), refused.brokenAt());
     }
 }

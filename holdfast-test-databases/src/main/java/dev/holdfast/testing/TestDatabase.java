@@ -1,6 +1,7 @@
 package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -143,6 +144,7 @@ public final class TestDatabase {
     private final Entry entry;
     private final HikariDataSource shared;
     private final Scratch scratch = new Scratch();
+    private @Nullable HikariDataSource direct;
 
     TestDatabase(Entry entry, HikariDataSource shared) {
         this.entry = entry;
@@ -167,6 +169,23 @@ public final class TestDatabase {
     /** The pool shared by every test of this run (20 connections at most). */
     public DataSource dataSource() {
         return shared;
+    }
+
+    /**
+     * A data source that reaches the database with no pooler between: the shared pool, or for an
+     * entry through PgBouncer a pool of its own (10 connections) to the database's direct URL, closed
+     * when the test ends. For what must bypass a pooler, such as a lease listener's {@code LISTEN}.
+     */
+    public synchronized DataSource directDataSource() {
+        if (!entry.pooled()) {
+            return shared;
+        }
+        if (direct == null) {
+            Entry to = entry.kind().direct();
+            direct = scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                    10, CONNECTION_TIMEOUT);
+        }
+        return direct;
     }
 
     /** A connection from the shared pool; the caller closes it. */

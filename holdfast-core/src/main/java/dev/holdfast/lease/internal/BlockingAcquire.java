@@ -197,6 +197,16 @@ public final class BlockingAcquire {
         }
     }
 
+    /** Tests: whether the PostgreSQL listener listens now. */
+    boolean listening() {
+        return wakeUps != null && wakeUps.isListening();
+    }
+
+    /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */
+    boolean listenerBehindPooler() {
+        return wakeUps != null && wakeUps.isPooled();
+    }
+
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */
     long handOffsReceived() {
         return handOffsReceived.sum();
@@ -232,7 +242,7 @@ public final class BlockingAcquire {
             if (!last && calls.isRace(e)) {
                 return null;
             }
-            throw new DatabaseException("acquiring lease '" + name + "' for '" + owner + "'", e);
+            throw DatabaseException.of("acquiring lease '" + name + "' for '" + owner + "'", e);
         }
     }
 

@@ -85,7 +85,7 @@ final class BoundedBorrow {
 
     private static RuntimeException failure(@Nullable Throwable cause) {
         if (cause instanceof SQLException sql) {
-            return new DatabaseException("borrowing a connection", sql);
+            return DatabaseException.of("borrowing a connection", sql);
         }
         if (cause instanceof RuntimeException r) {
             return r;

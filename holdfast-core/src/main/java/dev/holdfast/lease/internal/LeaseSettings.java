@@ -3,6 +3,8 @@ package dev.holdfast.lease.internal;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import org.jspecify.annotations.Nullable;
+
 import javax.sql.DataSource;
 
 /**
@@ -12,9 +14,11 @@ import javax.sql.DataSource;
  * @param batching       whether concurrent calls commit together
  * @param lingerNanos    with batching: 0 to send a batch as soon as the last is done (concurrent), else
  *                       how long a lockstep batch waits for more calls
+ * @param listenerDataSource PostgreSQL: where the wake-ups' listener connects, null for {@code dataSource}
  */
 public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
-                            int cohortHandOffs, boolean batching, long lingerNanos, LeaseTuning tuning) {
+                            int cohortHandOffs, boolean batching, long lingerNanos, LeaseTuning tuning,
+                            @Nullable DataSource listenerDataSource) {
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

@@ -9,28 +9,36 @@ import java.time.Duration;
  * @param overlapAt       calls queued before another batch starts while one is in flight (0: the mode's default)
  * @param batchLoneCalls  whether a lone call too goes as a batch (of one) through the multi-row statements
  * @param polling         how often waiters poll
+ * @param notifyProbe     how long a PostgreSQL listener waits for its probe notification ({@link NotifyProbe})
  */
-public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling) {
+public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
+                          Duration notifyProbe) {
 
-    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT);
+    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT,
+            Duration.ofSeconds(2));
 
     public LeaseTuning batchesInFlight(int statements, int overlapAt) {
-        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling);
+        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, notifyProbe);
     }
 
     public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, notifyProbe);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()));
+                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()), notifyProbe);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()));
+                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()), notifyProbe);
+    }
+
+    /** How long a PostgreSQL listener waits for its probe notification before it polls for good. */
+    public LeaseTuning notifyProbe(Duration bound) {
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, bound);
     }
 }

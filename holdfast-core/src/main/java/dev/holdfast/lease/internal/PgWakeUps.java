@@ -47,14 +47,24 @@ public final class PgWakeUps implements AutoCloseable {
     /** The listener connection's backend pid while it listens, else null. */
     private volatile @Nullable Integer listenerPid;
     private volatile boolean closed;
+    /** Set once the probe found that notifications do not reach this connection while it idles. */
+    private volatile boolean pooled;
     private @Nullable Thread thread;
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    public PgWakeUps(DataSource dataSource, PgLeaseSql sql) {
+    /** How long the listener waits for its probe notification before it concludes that a pooler drops them. */
+    private final long probeMillis;
+
+    /**
+     * @param dataSource where the listener's connection comes from: the service's pool, or a direct
+     *                   one that bypasses a transaction-pooling PgBouncer
+     */
+    public PgWakeUps(DataSource dataSource, PgLeaseSql sql, long probeMillis) {
         this.dataSource = dataSource;
         this.table = sql.table;
         this.lockSql = sql.listenerLockSql();
+        this.probeMillis = probeMillis;
     }
 
     /**
@@ -65,7 +75,7 @@ public final class PgWakeUps implements AutoCloseable {
      */
     boolean start() {
         synchronized (this) {
-            if (closed) {
+            if (closed || pooled) {
                 return false;
             }
             if (thread == null) {
@@ -79,6 +89,11 @@ public final class PgWakeUps implements AutoCloseable {
 
     boolean isListening() {
         return listening;
+    }
+
+    /** Whether the probe found that a pooler (PgBouncer in transaction mode) keeps notifications from the listener. */
+    boolean isPooled() {
+        return pooled;
     }
 
     /**
@@ -159,7 +174,7 @@ public final class PgWakeUps implements AutoCloseable {
 
     private void run() {
         long backoffMillis = 50;
-        while (!closed) {
+        while (!closed && !pooled) {
             try (Connection c = dataSource.getConnection()) {
                 listen(c);
                 backoffMillis = 50;
@@ -174,7 +189,7 @@ public final class PgWakeUps implements AutoCloseable {
                 listening = false;
                 wakeAll();
             }
-            if (!closed) {
+            if (!closed && !pooled) {
                 try {
                     Thread.sleep(backoffMillis);
                 } catch (InterruptedException e) {
@@ -203,6 +218,15 @@ public final class PgWakeUps implements AutoCloseable {
             c.setAutoCommit(true);
         }
         try (Statement s = c.createStatement()) {
+            if (!NotifyProbe.deliveredWhileIdle(dataSource, s, pg, getNotifications, getParameter, probeMillis)) {
+                pooled = true; // for good: waiters poll, and new ones do not wait for a listener
+                LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups (table " + table + ") disabled: a notification"
+                        + " sent to this listener did not arrive within " + probeMillis + " ms, as behind PgBouncer in"
+                        + " transaction pooling mode, where LISTEN does not survive the transaction. Blocking lease"
+                        + " waiters poll instead. To have them woken, give the listener a direct connection:"
+                        + " LeaseService.builder(pool).listenerDataSource(directToPostgresql)");
+                return;
+            }
             boolean lockHeld = false;
             String listened = null;
             try {

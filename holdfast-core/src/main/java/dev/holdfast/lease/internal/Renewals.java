@@ -135,7 +135,7 @@ final class Renewals {
                 }
             }
         } catch (SQLException e) {
-            throw new DatabaseException("renewing lease '" + lease.name() + "'", e);
+            throw DatabaseException.of("renewing lease '" + lease.name() + "'", e);
         }
     }
 }
