@@ -15,6 +15,17 @@ public class DatabaseException extends HoldfastException {
                 + " [SQLState " + cause.getSQLState() + ", code " + cause.getErrorCode() + "]", cause);
     }
 
+    /**
+     * A {@code DatabaseException} for {@code cause}, or the more specific {@link PoolingModeException}
+     * when a pooler lost a prepared statement.
+     *
+     * @param what what Holdfast was doing, as in "acquiring lease 'report'"
+     */
+    public static DatabaseException of(String what, SQLException cause) {
+        return PoolingModeException.isLostPreparedStatement(cause) ? new PoolingModeException(what, cause)
+                : new DatabaseException(what, cause);
+    }
+
     /** The driver's exception. */
     public SQLException sqlException() {
         // Never null: the constructor takes the cause.

@@ -112,13 +112,13 @@ public final class SchemaInstaller {
             // in its catalog even with IF NOT EXISTS. The second attempt finds everything there.
             SqlErrorKind kind = dialect.classify(first);
             if (kind != SqlErrorKind.UNIQUE_VIOLATION && !"42P07".equals(first.getSQLState())) {
-                throw new DatabaseException("installing " + what, first);
+                throw DatabaseException.of("installing " + what, first);
             }
             try {
                 runOnce(statements);
             } catch (SQLException second) {
                 second.addSuppressed(first);
-                throw new DatabaseException("installing " + what, second);
+                throw DatabaseException.of("installing " + what, second);
             }
         }
     }

@@ -199,7 +199,7 @@ public final class VersionedTable {
                 throw new IllegalStateException("verifyUnchanged needs a transaction: the connection is in auto-commit mode");
             }
         } catch (SQLException e) {
-            throw new DatabaseException("reading the auto-commit mode", e);
+            throw DatabaseException.of("reading the auto-commit mode", e);
         }
         return check(connection, sql.verify(), key, expectedVersion);
     }
@@ -242,7 +242,7 @@ public final class VersionedTable {
         } catch (SQLException rollback) {
             e.addSuppressed(rollback);
         }
-        return new DatabaseException(what, e);
+        return DatabaseException.of(what, e);
     }
 
     private static void requireArguments(Connection connection, long version) {

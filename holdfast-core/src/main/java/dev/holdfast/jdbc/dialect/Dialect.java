@@ -209,7 +209,7 @@ public enum Dialect {
             // The clock function never returns SQL NULL.
             return Invariants.nonNull(readInstant(rs, 1), "the database clock returned NULL");
         } catch (SQLException e) {
-            throw new DatabaseException("reading the " + id + " clock", e);
+            throw DatabaseException.of("reading the " + id + " clock", e);
         }
     }
 
@@ -222,7 +222,7 @@ public enum Dialect {
         try {
             return fromProductName(connection.getMetaData().getDatabaseProductName());
         } catch (SQLException e) {
-            throw new DatabaseException("reading database metadata", e);
+            throw DatabaseException.of("reading database metadata", e);
         }
     }
 
@@ -232,7 +232,7 @@ public enum Dialect {
         try (Connection connection = dataSource.getConnection()) {
             return detect(connection);
         } catch (SQLException e) {
-            throw new DatabaseException("connecting to detect the dialect", e);
+            throw DatabaseException.of("connecting to detect the dialect", e);
         }
     }
 

@@ -42,7 +42,7 @@ public final class Jdbc {
         try (Connection c = dataSource.getConnection()) {
             return autocommit(c, work);
         } catch (SQLException e) {
-            throw new DatabaseException(what.get(), e);
+            throw DatabaseException.of(what.get(), e);
         }
     }
 
@@ -86,7 +86,7 @@ public final class Jdbc {
                 }
             }
         } catch (SQLException e) {
-            throw new DatabaseException(what, e);
+            throw DatabaseException.of(what, e);
         }
     }
 

@@ -49,7 +49,7 @@ public record Retry(Dialect dialect, Set<SqlErrorKind> kinds, int attempts, Runn
                 return Jdbc.autocommit(c, work);
             } catch (SQLException e) {
                 if (!kinds.contains(dialect.classify(e)) || attempt >= attempts) {
-                    throw new DatabaseException(what.get(), e);
+                    throw DatabaseException.of(what.get(), e);
                 }
                 onRetry.run();
             }

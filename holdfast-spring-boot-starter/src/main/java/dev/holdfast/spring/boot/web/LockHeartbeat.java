@@ -166,7 +166,7 @@ public class LockHeartbeat {
         try (Connection c = dataSource.getConnection()) {
             return store.dialect().now(c);
         } catch (SQLException e) {
-            throw new DatabaseException("reading the database time", e);
+            throw DatabaseException.of("reading the database time", e);
         }
     }
 
