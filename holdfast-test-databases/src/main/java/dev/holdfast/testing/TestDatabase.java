@@ -188,6 +188,17 @@ public final class TestDatabase {
         return direct;
     }
 
+    /**
+     * A new pool of its own with {@code maxSize} connections that reaches the database with no pooler
+     * between (the database's direct URL); closed when the test ends. Same as {@link #newPool} for an
+     * entry without a pooler.
+     */
+    public HikariDataSource newDirectPool(int maxSize) {
+        Entry to = entry.kind().direct();
+        return scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                maxSize, CONNECTION_TIMEOUT);
+    }
+
     /** A connection from the shared pool; the caller closes it. */
     public Connection connection() throws SQLException {
         return shared.getConnection();
