@@ -63,6 +63,7 @@ class PgBouncerTest {
 
             // 1. A bounded row lock, its transaction open while B waits for the one server connection
             PessimisticLocks locks = PessimisticLocks.of(server.a);
+            CompletableFuture<List<String>> b;
             try (Connection a = server.a.getConnection()) {
                 a.setAutoCommit(false);
                 locks.forUpdate(a, RowRef.of(orders, "id", 1), LockWait.atMost(Duration.ofSeconds(3)));
@@ -70,12 +71,12 @@ class PgBouncerTest {
                     s.execute("SET LOCAL synchronous_commit = off"); // as a relaxed commit does, the user's own
                 }
                 assertThat(settings(a).get(0)).as("A holds the one server connection").isEqualTo(defaults.get(0));
-                CompletableFuture<List<String>> b = CompletableFuture.supplyAsync(() -> settingsUnchecked(server.b));
+                b = CompletableFuture.supplyAsync(() -> settingsUnchecked(server.b));
                 await().atMost(Duration.ofSeconds(30)).until(server.bWaits::getAsBoolean);
                 assertThat(b).as("B waits for A's transaction").isNotDone();
                 a.commit();
-                assertThat(b.get(30, TimeUnit.SECONDS)).as("B after A's bounded lock").isEqualTo(defaults);
-            }
+            }   // through PgBouncer the commit frees the server connection; a pool's connection, the close
+            assertThat(b.get(30, TimeUnit.SECONDS)).as("B after A's bounded lock").isEqualTo(defaults);
 
             // 2. A bound that runs out: the error path restores too
             try (Connection blocker = db.directDataSource().getConnection()) {
