@@ -32,6 +32,11 @@ import javax.sql.DataSource;
  * holds an advisory lock that tells hand-offs it is alive ({@link PgLeaseSql#LISTENER_LOCK_KEY});
  * it gives the lock back and is {@code UNLISTEN}ed before it goes back to the pool, so no pooled
  * connection keeps a lock or collects notifications.
+ *
+ * <p>Before each connection listens, {@link NotifyProbe} checks that a notification reaches it while
+ * it idles; behind a transaction pooler none does, and the wake-ups end for good ({@link #isPooled()}),
+ * logged once, before any lock is taken: waiters poll. The connection may come from a data source of
+ * its own that bypasses the pooler ({@code LeaseService.Builder#listenerDataSource}).
  */
 public final class PgWakeUps implements AutoCloseable {
 
