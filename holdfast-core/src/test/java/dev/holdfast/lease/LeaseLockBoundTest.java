@@ -111,6 +111,8 @@ class LeaseLockBoundTest {
             long start = System.nanoTime();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(3), new AtomicReference<>());
             LeaseFixture.awaitQueued(db, table, 1);
+            // the listener settled: it listens (keeping a connection), or found a pooler and gave its back
+            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
             List<Connection> taken = exhaust(pool, 3);
             Throwable thrown;
             try {
@@ -140,6 +142,8 @@ class LeaseLockBoundTest {
             AtomicReference<Thread> thread = new AtomicReference<>();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(25), thread);
             LeaseFixture.awaitQueued(db, table, 1);
+            // the listener settled: it listens (keeping a connection), or found a pooler and gave its back
+            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
             List<Connection> taken = exhaust(pool, 3);
             // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
             await("the waiter waiting for a connection of the exhausted pool").atMost(LeaseFixture.AT_MOST)
