@@ -93,7 +93,8 @@ final class LeaseFixture {
      */
     static LeaseService.Builder builder(TestDatabase db, DataSource ds) {
         LeaseService.Builder builder = LeaseService.builder(ds);
-        return db.entry() == TestDatabase.Entry.PGBOUNCER ? builder.listenerDataSource(db.directDataSource()) : builder;
+        // a pool of its own per service, as each instance of an application would have
+        return db.entry() == TestDatabase.Entry.PGBOUNCER ? builder.listenerDataSource(db.newDirectPool(2)) : builder;
     }
 
     /** How long a test waits for something that takes milliseconds, on a saturated machine. */
