@@ -1,6 +1,5 @@
 package dev.holdfast;
 
-import dev.holdfast.internal.Invariants;
 import java.sql.SQLException;
 
 /**
@@ -15,20 +14,9 @@ public class DatabaseException extends HoldfastException {
                 + " [SQLState " + cause.getSQLState() + ", code " + cause.getErrorCode() + "]", cause);
     }
 
-    /**
-     * A {@code DatabaseException} for {@code cause}, or the more specific {@link PoolingModeException}
-     * when a pooler lost a prepared statement.
-     *
-     * @param what what Holdfast was doing, as in "acquiring lease 'report'"
-     */
-    public static DatabaseException of(String what, SQLException cause) {
-        return PoolingModeException.isLostPreparedStatement(cause) ? new PoolingModeException(what, cause)
-                : new DatabaseException(what, cause);
-    }
-
     /** The driver's exception. */
     public SQLException sqlException() {
-        // Never null: the constructor takes the cause.
-        return (SQLException) Invariants.nonNull(getCause(), "built with its SQLException");
+        // Never null: the constructor takes the cause (and dev.holdfast depends on no package of its own).
+        return (SQLException) java.util.Objects.requireNonNull(getCause(), "built with its SQLException");
     }
 }

@@ -14,31 +14,11 @@ import java.sql.SQLException;
 public class PoolingModeException extends DatabaseException {
 
     /** What the message says to change. */
-    static final String ADVICE = "a connection pooler in transaction mode (PgBouncer before 1.21) ran a server-side"
+    private static final String ADVICE = "a connection pooler in transaction mode (PgBouncer before 1.21) ran a server-side"
             + " prepared statement of pgjdbc on another server connection: add prepareThreshold=0 to the JDBC URL"
             + " (e.g. jdbc:postgresql://host:6432/db?prepareThreshold=0), or use session pooling";
 
     public PoolingModeException(String what, SQLException cause) {
         super(what + " (" + ADVICE + ")", cause);
-    }
-
-    /** Whether {@code e}, or an exception it chains or is caused by, is a prepared statement a pooler lost. */
-    static boolean isLostPreparedStatement(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s) {
-                for (SQLException n = s; n != null; n = n.getNextException()) {
-                    String state = n.getSQLState();
-                    String message = n.getMessage();
-                    if (("26000".equals(state) || "42P05".equals(state))
-                            && message != null && message.contains("prepared statement")) {
-                        return true;
-                    }
-                }
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
     }
 }

@@ -1,5 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.NotHeld;
+
 /**
  * The caller's grant ran out (by database time) before it released or renewed it; another owner
  * may have taken the lease over since (then {@link #current()} shows that grant, with a greater
@@ -16,5 +19,20 @@ public class LeaseExpiredException extends LeaseNotHeldException {
      */
     public LeaseExpiredException(String name, String message, Lease current, Reason reason) {
         super(name, message, current, reason, null, null);
+    }
+
+    /**
+     * The exception for a refusal the engine diagnosed: this one, or its superclass. Here, not in the
+     * superclass, so that no class of the package depends on a class that depends on it.
+     */
+    static LeaseNotHeldException of(NotHeld refused) {
+        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
+        LeaseRow row = refused.current();
+        Lease current = row == null ? null : Lease.of(row);
+        if (current != null && refused.expired()) {
+            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
+        }
+        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
+                refused.brokenBy(), refused.brokenAt());
     }
 }

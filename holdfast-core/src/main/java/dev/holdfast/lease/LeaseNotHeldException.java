@@ -1,7 +1,5 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.NotHeld;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
@@ -73,17 +71,5 @@ public class LeaseNotHeldException extends LeaseException {
     /** For {@link Reason#BROKEN}: when it was broken (database time). */
     public Optional<Instant> brokenAt() {
         return Optional.ofNullable(brokenAt);
-    }
-
-    /** The exception for a refusal the engine diagnosed. */
-    static LeaseNotHeldException of(NotHeld refused) {
-        Reason reason = Reason.valueOf(refused.why().name());
-        LeaseRow row = refused.current();
-        Lease current = row == null ? null : Lease.of(row);
-        if (current != null && refused.expired()) {
-            return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
-        }
-        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
-                refused.brokenBy(), refused.brokenAt());
     }
 }

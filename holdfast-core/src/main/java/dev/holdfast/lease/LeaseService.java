@@ -285,7 +285,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         try {
             return call.get();
         } catch (NotHeld refused) {
-            throw LeaseNotHeldException.of(refused);
+            throw LeaseExpiredException.of(refused);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
 import org.jspecify.annotations.Nullable;
@@ -242,7 +243,7 @@ public final class BlockingAcquire {
             if (!last && calls.isRace(e)) {
                 return null;
             }
-            throw DatabaseException.of("acquiring lease '" + name + "' for '" + owner + "'", e);
+            throw Failures.database("acquiring lease '" + name + "' for '" + owner + "'", e);
         }
     }
 
