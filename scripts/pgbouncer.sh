@@ -80,6 +80,8 @@ reserve_pool_size = 0
 ignore_startup_parameters = extra_float_digits,options
 server_reset_query = DISCARD ALL
 server_check_delay = 10
+; idle server connections close after 30 s: the later, direct tests of a build need PostgreSQL's connection slots
+server_idle_timeout = 30
 ; a client that waits for a server connection longer than this gets an error instead of hanging
 query_wait_timeout = 60
 EOF
