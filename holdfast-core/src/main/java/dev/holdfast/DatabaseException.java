@@ -1,6 +1,5 @@
 package dev.holdfast;
 
-import dev.holdfast.internal.Invariants;
 import java.sql.SQLException;
 
 /**
@@ -17,7 +16,7 @@ public class DatabaseException extends HoldfastException {
 
     /** The driver's exception. */
     public SQLException sqlException() {
-        // Never null: the constructor takes the cause.
-        return (SQLException) Invariants.nonNull(getCause(), "built with its SQLException");
+        // Never null: the constructor takes the cause (and dev.holdfast depends on no package of its own).
+        return (SQLException) java.util.Objects.requireNonNull(getCause(), "built with its SQLException");
     }
 }

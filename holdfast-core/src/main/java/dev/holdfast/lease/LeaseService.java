@@ -88,6 +88,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private Duration failoverGrace = Duration.ZERO;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
         private @Nullable GrantListener onGrant;
+        private @Nullable DataSource listenerDataSource;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -156,6 +157,17 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /**
+         * PostgreSQL: where the connection that listens for wake-ups ({@code LISTEN}) comes from, by default
+         * the service's data source. Behind a transaction-pooling PgBouncer, where {@code LISTEN} does not
+         * survive the transaction, give it a data source that reaches PostgreSQL directly (or through
+         * session pooling); it keeps one connection. Without one there, blocking waiters poll (logged once).
+         */
+        public Builder listenerDataSource(DataSource direct) {
+            this.listenerDataSource = Arguments.notNull(direct, "listenerDataSource");
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -166,7 +178,8 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning), batching, onGrant);
+                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource), batching,
+                    onGrant);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.holdfast.optimistic;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.internal.Keys;
 import dev.holdfast.pessimistic.RowRef;
@@ -199,7 +200,7 @@ public final class VersionedTable {
                 throw new IllegalStateException("verifyUnchanged needs a transaction: the connection is in auto-commit mode");
             }
         } catch (SQLException e) {
-            throw new DatabaseException("reading the auto-commit mode", e);
+            throw Failures.database("reading the auto-commit mode", e);
         }
         return check(connection, sql.verify(), key, expectedVersion);
     }
@@ -242,7 +243,7 @@ public final class VersionedTable {
         } catch (SQLException rollback) {
             e.addSuppressed(rollback);
         }
-        return new DatabaseException(what, e);
+        return Failures.database(what, e);
     }
 
     private static void requireArguments(Connection connection, long version) {

@@ -55,6 +55,14 @@ abstract class BlockerSql {
     /** The query; its one parameter is the waiting session's id (a number). */
     abstract String sql();
 
+    /**
+     * Counts the sessions with the id bound as its parameter, or null where the driver's id is the
+     * server's for sure. Through a pooler (PgBouncer) pgjdbc learns a process id of the pooler's own.
+     */
+    @Nullable String sessionCountSql() {
+        return null;
+    }
+
     /** How long to wait before reading again when the session was not seen waiting. */
     long rereadMillis() {
         return 20;
@@ -113,6 +121,11 @@ abstract class BlockerSql {
     static final class PostgreSql extends BlockerSql {
         PostgreSql() {
             super(Dialect.POSTGRESQL);
+        }
+
+        @Override
+        String sessionCountSql() {
+            return "SELECT count(*) FROM pg_stat_activity WHERE pid = CAST(? AS integer)";
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.holdfast.pessimistic;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -219,7 +220,7 @@ public final class PessimisticLocks {
             ordered = LockOrder.sort(dialect, rows, LockOrder.resolver(dialect, connection));
         } catch (SQLException e) {
             rollback(connection, e);
-            throw new DatabaseException("reading the current schema to order " + rows + " (transaction rolled back)", e);
+            throw Failures.database("reading the current schema to order " + rows + " (transaction rolled back)", e);
         }
         List<RowRef> locked = new ArrayList<>(ordered.size());
         for (RowRef row : ordered) {
@@ -278,7 +279,7 @@ public final class PessimisticLocks {
         if (kind == SqlErrorKind.DEADLOCK) {
             return new DeadlockException(row, waited, e);
         }
-        return new DatabaseException("locking " + row + " (transaction rolled back)", e);
+        return Failures.database("locking " + row + " (transaction rolled back)", e);
     }
 
     private Observer.Attempt starting(RowRef row, LockWait wait) {
@@ -322,7 +323,7 @@ public final class PessimisticLocks {
                 throw new IllegalStateException("A row lock needs a transaction: the connection is in auto-commit mode");
             }
         } catch (SQLException e) {
-            throw new DatabaseException("reading the auto-commit mode", e);
+            throw Failures.database("reading the auto-commit mode", e);
         }
     }
 }

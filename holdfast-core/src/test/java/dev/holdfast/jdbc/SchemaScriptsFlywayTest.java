@@ -19,7 +19,7 @@ class SchemaScriptsFlywayTest {
         String history = db.newTableName("fw_history");
         MigrateResult result = Flyway.configure()
                 .dataSource(db.dataSource())
-                .locations("classpath:dev/holdfast/schema/" + db.id())
+                .locations("classpath:dev/holdfast/schema/" + db.kind().id())
                 .placeholders(Map.of(HoldfastTable.OFFLINE_LOCKS.placeholder(), locks,
                         HoldfastTable.LEASES.placeholder(), leases))
                 .table(history)

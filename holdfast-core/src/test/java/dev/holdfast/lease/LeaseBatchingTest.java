@@ -339,7 +339,7 @@ public class LeaseBatchingTest {
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
              // No safety poll during the test: on PostgreSQL the waiter takes the lease only from the hand-off.
-             LeaseService elsewhere = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+             LeaseService elsewhere = LeaseFixture.builder(db, db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
             Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();

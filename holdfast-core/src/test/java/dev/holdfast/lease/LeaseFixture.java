@@ -3,6 +3,7 @@ package dev.holdfast.lease;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.testing.TestDatabase;
 
 import java.lang.reflect.InvocationTargetException;
@@ -62,6 +63,38 @@ final class LeaseFixture {
 
     static LeaseService service(DataSource ds, String table) {
         return LeaseService.builder(ds).table(table).build();
+    }
+
+    /**
+     * The pool a test's listener connects from, whose connections (and pids) the test watches:
+     * through PgBouncer in transaction mode a direct pool, which {@link #withListenerPool} gives the
+     * listener alone; elsewhere the service's own pool.
+     */
+    static HikariDataSource listenerPool(TestDatabase db, int maxSize) {
+        return db.entry() == TestDatabase.Entry.PGBOUNCER ? db.newDirectPool(maxSize) : db.newPool(maxSize);
+    }
+
+    /** A builder whose listener connects from {@code listenerPool} ({@link #listenerPool}). */
+    static LeaseService.Builder withListenerPool(TestDatabase db, DataSource listenerPool) {
+        return db.entry() == TestDatabase.Entry.PGBOUNCER
+                ? LeaseService.builder(db.newPool(2)).listenerDataSource(listenerPool)
+                : LeaseService.builder(listenerPool);
+    }
+
+    /** {@link #builder}'s service on {@code table}. */
+    static LeaseService service(TestDatabase db, DataSource ds, String table) {
+        return builder(db, ds).table(table).build();
+    }
+
+    /**
+     * A builder on {@code ds} configured as the README says for where the test runs: through PgBouncer
+     * in transaction mode, the listener gets a direct connection ({@code listenerDataSource}), as
+     * {@code LISTEN} does not survive the pooler; elsewhere nothing is added.
+     */
+    static LeaseService.Builder builder(TestDatabase db, DataSource ds) {
+        LeaseService.Builder builder = LeaseService.builder(ds);
+        // a pool of its own per service, as each instance of an application would have
+        return db.entry() == TestDatabase.Entry.PGBOUNCER ? builder.listenerDataSource(db.newDirectPool(2)) : builder;
     }
 
     /** How long a test waits for something that takes milliseconds, on a saturated machine. */

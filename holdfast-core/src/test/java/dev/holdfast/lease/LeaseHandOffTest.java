@@ -39,8 +39,8 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void theReleaseCommitsTheWaitersGrantAndTheWaiterRunsNoStatementToTakeIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -70,8 +70,8 @@ class LeaseHandOffTest {
         List<String> prepared = new CopyOnWriteArrayList<>();
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
-        try (LeaseService a = LeaseService.builder(recording).table(table).build();
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.builder(db, recording).table(table).build();
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
@@ -127,8 +127,8 @@ class LeaseHandOffTest {
         List<String> prepared = new CopyOnWriteArrayList<>();
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
-        try (LeaseService a = LeaseService.builder(recording).table(table).build();
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.builder(db, recording).table(table).build();
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -188,8 +188,8 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aForceReleaseHandsTheLeaseToTheFirstWaiter(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -320,7 +320,7 @@ class LeaseHandOffTest {
     void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
-        try (LeaseService b = LeaseFixture.service(db.newPool(2), table);
+        try (LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
              Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
@@ -393,8 +393,8 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(2);
         int listener;
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -421,10 +421,10 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aListenerStartsOnceATransactionThatCheckedItsPidEnds(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        HikariDataSource pool = db.newPool(2);
+        HikariDataSource pool = LeaseFixture.listenerPool(db, 2);
         List<Integer> pids = pidsOfBoth(pool);
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.withListenerPool(db, pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
              Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
@@ -451,12 +451,12 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aListenerThatWaitsForItsLockEndsWithItsService(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        HikariDataSource pool = db.newPool(2);
+        HikariDataSource pool = LeaseFixture.listenerPool(db, 2);
         List<Integer> pids = pidsOfBoth(pool);
         try (Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
-            try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-                 LeaseService b = LeaseService.builder(pool).table(table).build()) {
+            try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+                 LeaseService b = LeaseFixture.withListenerPool(db, pool).table(table).build()) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofMillis(300));
                 assertThat(waiting).failsWithin(Duration.ofSeconds(10))

@@ -152,7 +152,7 @@ class LeaseStressTest {
         for (int i = 0; i < servers; i++) {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseService.builder(pool).table(table).cohortHandOffs(cohortHandOffs)
+            services.add(LeaseFixture.builder(db, pool).table(table).cohortHandOffs(cohortHandOffs)
                     .batching(batching == Batched.OFF ? Batching.OFF : batching == Batched.ON ? Batching.CONCURRENT
                             : Batching.lockstep(Duration.ofNanos(300_000)))
                     .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL))

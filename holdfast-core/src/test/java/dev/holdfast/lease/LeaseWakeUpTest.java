@@ -52,8 +52,8 @@ class LeaseWakeUpTest {
             for (String releasing : spellings) {
                 for (String waiting : spellings) {
                     String pair = releasing + " releases to " + waiting;
-                    try (LeaseService a = LeaseService.builder(releasingPool).table(releasing).build();
-                         LeaseService b = LeaseService.builder(waitingPool).table(waiting)
+                    try (LeaseService a = LeaseFixture.builder(db, releasingPool).table(releasing).build();
+                         LeaseService b = LeaseFixture.builder(db, waitingPool).table(waiting)
                                  .tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
                         Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                         CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
@@ -79,8 +79,8 @@ class LeaseWakeUpTest {
     void aNameOutsideTheBmpIsWokenByTheRelease(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         String name = "job-\uD83D\uDE00"; // job-😀
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, name, "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table); // queued with its listener: the release hands it the lease
@@ -104,8 +104,8 @@ class LeaseWakeUpTest {
         CountDownLatch releaseIsBlocked = new CountDownLatch(1);
         AtomicBoolean first = new AtomicBoolean(true);
         DataSource heldBack = commitHeldBack(db.newPool(3), first, attemptWaitsToCommit, releaseIsBlocked);
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(heldBack).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, heldBack).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS)).as("b's failing attempt ran").isTrue();
@@ -161,8 +161,8 @@ class LeaseWakeUpTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aSameOwnerWaiterGivingUpDoesNotCostTheOtherItsWakeUp(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "x", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);

@@ -32,7 +32,7 @@ public final class VersionedRows {
     }
 
     public static Dialect dialect(TestDatabase db) {
-        return Dialect.fromProductName(db.id());
+        return Dialect.fromProductName(db.kind().id());
     }
 
     /** A whole row as text, to show that a refused operation changed nothing. */

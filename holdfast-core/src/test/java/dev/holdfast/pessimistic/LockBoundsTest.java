@@ -289,7 +289,8 @@ class LockBoundsTest {
             run(reader, "UPDATE " + table + " SET val = 1 WHERE id = 2");
             String alter = "ALTER TABLE " + table + " ADD COLUMN extra INT";
             switch (db.kind()) {
-                case POSTGRESQL -> run(alterer, "SET lock_timeout = '20s'");
+                // transaction-local: through PgBouncer a session setting would stay on a server connection
+                case POSTGRESQL -> alter = "SET LOCAL lock_timeout = '20s'; " + alter;
                 case MARIADB -> alter = "SET STATEMENT lock_wait_timeout = 20 FOR " + alter;
                 case H2 -> run(alterer, "SET LOCK_TIMEOUT 20000");
             }

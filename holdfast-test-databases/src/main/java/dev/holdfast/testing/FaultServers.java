@@ -33,16 +33,23 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
                 ? EnumSet.of(TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB)
                 : EnumSet.copyOf(Arrays.asList(only));
         wanted.remove(TestDatabase.Kind.H2);
+        // Fault servers are reached directly: an entry through a pooler selects none.
         return DatabaseMatrix.selected(context).stream()
-                .filter(wanted::contains)
-                .map(kind -> invocation(kind, context));
+                .filter(entry -> entry == entry.kind().direct() && wanted.contains(entry.kind()))
+                .map(entry -> invocation(entry.kind(), context));
+    }
+
+    /** A test for databases that no selected entry reaches runs nowhere, which is no error. */
+    @Override
+    public boolean mayReturnZeroTestTemplateInvocationContexts(ExtensionContext context) {
+        return true;
     }
 
     private TestTemplateInvocationContext invocation(TestDatabase.Kind kind, ExtensionContext context) {
         boolean ci = DatabaseMatrix.onCi(context);
         Server server = context.getRoot().getStore(NAMESPACE)
                 .computeIfAbsent(kind, k -> new Server(k, name -> DatabaseMatrix.setting(context, name), ci), Server.class);
-        return new MatrixInvocation<>(kind, context, FaultDatabase.class, server.unreachable, ci,
+        return new MatrixInvocation<>(kind.id(), context, FaultDatabase.class, server.unreachable, ci,
                 "CI=true: the fault servers must run; start them with scripts/fault-servers.sh up",
                 new MatrixInvocation.Lifecycle<>() {
                     private @Nullable FileChannel lockChannel;

@@ -43,9 +43,9 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
      * @param unreachable why the server could not be reached when the run began, or null
      * @param ciHint      what to do about an unreachable server, said when {@code CI=true} fails the test
      */
-    MatrixInvocation(TestDatabase.Kind kind, ExtensionContext context, Class<D> type, @Nullable String unreachable, boolean ci,
+    MatrixInvocation(String id, ExtensionContext context, Class<D> type, @Nullable String unreachable, boolean ci,
                      String ciHint, Lifecycle<D> lifecycle) {
-        this.displayName = "[" + kind.id() + "] " + context.getRequiredTestMethod().getName();
+        this.displayName = "[" + id + "] " + context.getRequiredTestMethod().getName();
         this.type = type;
         this.unreachable = unreachable;
         this.ci = ci;

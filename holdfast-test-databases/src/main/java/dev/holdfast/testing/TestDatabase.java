@@ -1,6 +1,7 @@
 package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,28 +16,97 @@ import javax.sql.DataSource;
  */
 public final class TestDatabase {
 
-    /** The databases of the matrix, with where to find them. */
+    /** The database systems of the matrix, with where to find each one directly. */
     public enum Kind {
         /** In-process; {@code HOLDFAST_H2_URL} (default an in-memory database). */
-        H2("jdbc:h2:mem:holdfast-test;DB_CLOSE_DELAY=-1", "sa", ""),
+        H2,
         /** {@code HOLDFAST_POSTGRESQL_URL}, {@code _USER}, {@code _PASSWORD}. */
-        POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),
+        POSTGRESQL,
         /** {@code HOLDFAST_MARIADB_URL}, {@code _USER}, {@code _PASSWORD}. */
-        MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root", "");
+        MARIADB;
 
+        /** Lower-case name, as in display names: {@code h2}, {@code postgresql}, {@code mariadb}. */
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The entry that reaches this database directly. */
+        public Entry direct() {
+            return Entry.valueOf(name());
+        }
+
+        public String url() {
+            return direct().url();
+        }
+
+        public String user() {
+            return direct().user();
+        }
+
+        public String password() {
+            return direct().password();
+        }
+
+        /** A new pool for this database, for benchmarks and tools; the caller closes it. */
+        public HikariDataSource newPool(String poolName, int maxSize) {
+            return direct().newPool(poolName, maxSize);
+        }
+
+        /** {@code HOLDFAST_<KIND>_<suffix>} from {@code source}, else the default. */
+        String setting(String suffix, String fallback, java.util.function.UnaryOperator<String> source) {
+            return direct().setting(suffix, fallback, source);
+        }
+    }
+
+    /**
+     * The entries of the matrix: a database and the way to it. {@code HOLDFAST_TEST_DATABASES} lists
+     * entries ({@link #id()}s, default {@code h2,postgresql,mariadb}); {@code @DatabaseTest(only = ...)}
+     * names database {@link Kind}s, so a PostgreSQL test runs through every PostgreSQL entry.
+     */
+    public enum Entry {
+        /** {@code HOLDFAST_H2_URL}. */
+        H2(Kind.H2, "jdbc:h2:mem:holdfast-test;DB_CLOSE_DELAY=-1", "sa", ""),
+        /** {@code HOLDFAST_POSTGRESQL_URL}, {@code _USER}, {@code _PASSWORD}. */
+        POSTGRESQL(Kind.POSTGRESQL, "jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),
+        /** {@code HOLDFAST_MARIADB_URL}, {@code _USER}, {@code _PASSWORD}. */
+        MARIADB(Kind.MARIADB, "jdbc:mariadb://127.0.0.1:3306/test", "root", ""),
+        /**
+         * PostgreSQL through PgBouncer in transaction pooling mode ({@code scripts/pgbouncer.sh up}):
+         * {@code HOLDFAST_PGBOUNCER_URL}, {@code _USER}, {@code _PASSWORD}. {@code prepareThreshold=0}:
+         * PgBouncer before 1.21 cannot keep pgjdbc's named server-side statements in this mode.
+         */
+        PGBOUNCER(Kind.POSTGRESQL, "jdbc:postgresql://127.0.0.1:6432/test?prepareThreshold=0", "postgres", ""),
+        /**
+         * PostgreSQL through PgBouncer in session pooling mode: {@code HOLDFAST_PGBOUNCER_SESSION_URL},
+         * {@code _USER}, {@code _PASSWORD}.
+         */
+        PGBOUNCER_SESSION(Kind.POSTGRESQL, "jdbc:postgresql://127.0.0.1:6432/test_session", "postgres", "");
+
+        private final Kind kind;
         private final String defaultUrl;
         private final String defaultUser;
         private final String defaultPassword;
 
-        Kind(String defaultUrl, String defaultUser, String defaultPassword) {
+        Entry(Kind kind, String defaultUrl, String defaultUser, String defaultPassword) {
+            this.kind = kind;
             this.defaultUrl = defaultUrl;
             this.defaultUser = defaultUser;
             this.defaultPassword = defaultPassword;
         }
 
-        /** Lower-case name, as in display names: {@code h2}, {@code postgresql}, {@code mariadb}. */
+        /** The database behind this entry. */
+        public Kind kind() {
+            return kind;
+        }
+
+        /** Lower-case name, as in display names and {@code HOLDFAST_TEST_DATABASES}: {@code pgbouncer}, ... */
         public String id() {
             return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** Whether a pooler stands between the client and the server. */
+        public boolean pooled() {
+            return this == PGBOUNCER || this == PGBOUNCER_SESSION;
         }
 
         public String url() {
@@ -51,42 +121,82 @@ public final class TestDatabase {
             return setting("PASSWORD", defaultPassword, System::getenv);
         }
 
-        /** A new pool for this database, for benchmarks and tools; the caller closes it. */
+        /** A new pool for this entry, for benchmarks and tools; the caller closes it. */
         public HikariDataSource newPool(String poolName, int maxSize) {
             return pool(url(), user(), password(), poolName, maxSize);
         }
 
-        /** {@code HOLDFAST_<KIND>_<suffix>} from {@code source}, else the default. */
+        /** {@code HOLDFAST_<ENTRY>_<suffix>} from {@code source}, else the default. */
         String setting(String suffix, String fallback, java.util.function.UnaryOperator<String> source) {
             String value = source.apply("HOLDFAST_" + name() + "_" + suffix);
             return value == null ? fallback : value;
+        }
+
+        /** What to do about this entry's server when it cannot be reached. */
+        String startHint() {
+            return pooled() ? "Start PgBouncer with scripts/pgbouncer.sh up (apt-get install -y pgbouncer first)." : "";
         }
     }
 
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(10);
 
-    private final Kind kind;
+    private final Entry entry;
     private final HikariDataSource shared;
     private final Scratch scratch = new Scratch();
+    private @Nullable HikariDataSource direct;
 
-    TestDatabase(Kind kind, HikariDataSource shared) {
-        this.kind = kind;
+    TestDatabase(Entry entry, HikariDataSource shared) {
+        this.entry = entry;
         this.shared = shared;
     }
 
+    /** The database system (PostgreSQL also through PgBouncer). */
     public Kind kind() {
-        return kind;
+        return entry.kind();
     }
 
-    /** Same as {@code kind().id()}. */
+    /** The entry of the matrix: the database and the way to it. */
+    public Entry entry() {
+        return entry;
+    }
+
+    /** Same as {@code entry().id()}, as in display names: {@code postgresql}, {@code pgbouncer}, ... */
     public String id() {
-        return kind.id();
+        return entry.id();
     }
 
     /** The pool shared by every test of this run (20 connections at most). */
     public DataSource dataSource() {
         return shared;
+    }
+
+    /**
+     * A data source that reaches the database with no pooler between: the shared pool, or for an
+     * entry through PgBouncer a pool of its own (10 connections) to the database's direct URL, closed
+     * when the test ends. For what must bypass a pooler, such as a lease listener's {@code LISTEN}.
+     */
+    public synchronized DataSource directDataSource() {
+        if (!entry.pooled()) {
+            return shared;
+        }
+        if (direct == null) {
+            Entry to = entry.kind().direct();
+            direct = scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                    10, CONNECTION_TIMEOUT);
+        }
+        return direct;
+    }
+
+    /**
+     * A new pool of its own with {@code maxSize} connections that reaches the database with no pooler
+     * between (the database's direct URL); closed when the test ends. Same as {@link #newPool} for an
+     * entry without a pooler.
+     */
+    public HikariDataSource newDirectPool(int maxSize) {
+        Entry to = entry.kind().direct();
+        return scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                maxSize, CONNECTION_TIMEOUT);
     }
 
     /** A connection from the shared pool; the caller closes it. */
@@ -144,6 +254,6 @@ public final class TestDatabase {
 
     @Override
     public String toString() {
-        return kind.id();
+        return entry.id();
     }
 }

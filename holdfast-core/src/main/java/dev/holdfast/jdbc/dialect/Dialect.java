@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc.dialect;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Invariants;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
@@ -209,7 +210,7 @@ public enum Dialect {
             // The clock function never returns SQL NULL.
             return Invariants.nonNull(readInstant(rs, 1), "the database clock returned NULL");
         } catch (SQLException e) {
-            throw new DatabaseException("reading the " + id + " clock", e);
+            throw Failures.database("reading the " + id + " clock", e);
         }
     }
 
@@ -222,7 +223,7 @@ public enum Dialect {
         try {
             return fromProductName(connection.getMetaData().getDatabaseProductName());
         } catch (SQLException e) {
-            throw new DatabaseException("reading database metadata", e);
+            throw Failures.database("reading database metadata", e);
         }
     }
 
@@ -232,7 +233,7 @@ public enum Dialect {
         try (Connection connection = dataSource.getConnection()) {
             return detect(connection);
         } catch (SQLException e) {
-            throw new DatabaseException("connecting to detect the dialect", e);
+            throw Failures.database("connecting to detect the dialect", e);
         }
     }
 

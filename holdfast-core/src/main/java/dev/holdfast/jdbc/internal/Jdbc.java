@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 
 import java.sql.Connection;
@@ -42,7 +43,7 @@ public final class Jdbc {
         try (Connection c = dataSource.getConnection()) {
             return autocommit(c, work);
         } catch (SQLException e) {
-            throw new DatabaseException(what.get(), e);
+            throw Failures.database(what.get(), e);
         }
     }
 
@@ -86,7 +87,7 @@ public final class Jdbc {
                 }
             }
         } catch (SQLException e) {
-            throw new DatabaseException(what, e);
+            throw Failures.database(what, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.holdfast.jdbc.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
@@ -49,7 +50,7 @@ public record Retry(Dialect dialect, Set<SqlErrorKind> kinds, int attempts, Runn
                 return Jdbc.autocommit(c, work);
             } catch (SQLException e) {
                 if (!kinds.contains(dialect.classify(e)) || attempt >= attempts) {
-                    throw new DatabaseException(what.get(), e);
+                    throw Failures.database(what.get(), e);
                 }
                 onRetry.run();
             }

@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
 import org.jspecify.annotations.Nullable;
@@ -247,6 +248,16 @@ public final class BlockingAcquire {
         return new WaitTimedOut(attempts, seen);
     }
 
+    /** Tests: whether the PostgreSQL listener listens now. */
+    boolean listening() {
+        return wakeUps != null && wakeUps.isListening();
+    }
+
+    /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */
+    boolean listenerBehindPooler() {
+        return wakeUps != null && wakeUps.isPooled();
+    }
+
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */
     long handOffsReceived() {
         return handOffsReceived.sum();
@@ -282,7 +293,7 @@ public final class BlockingAcquire {
             if (!last && calls.isRace(e)) {
                 return null;
             }
-            throw new DatabaseException("acquiring lease '" + name + "' for '" + owner + "'", e);
+            throw Failures.database("acquiring lease '" + name + "' for '" + owner + "'", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import org.jspecify.annotations.Nullable;
 
@@ -85,7 +86,7 @@ final class BoundedBorrow {
 
     private static RuntimeException failure(@Nullable Throwable cause) {
         if (cause instanceof SQLException sql) {
-            return new DatabaseException("borrowing a connection", sql);
+            return Failures.database("borrowing a connection", sql);
         }
         if (cause instanceof RuntimeException r) {
             return r;

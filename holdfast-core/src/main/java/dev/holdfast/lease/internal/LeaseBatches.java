@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.internal.Retry;
@@ -163,7 +164,7 @@ public final class LeaseBatches {
             granted = races.autocommit(dataSource, null, () -> "acquiring " + batch.size() + " leases",
                     c -> jdbc.acquireAll(c, batch));
         } catch (DatabaseException e) {
-            return batch.stream().map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(new DatabaseException(
+            return batch.stream().map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(Failures.database(
                     "acquiring lease '" + a.name() + "' for '" + a.owner() + "' (in a batch of " + batch.size() + ")",
                     e.sqlException()))).toList();
         }
@@ -203,14 +204,14 @@ public final class LeaseBatches {
                 return rows.keySet();
             });
         } catch (DatabaseException e) {
-            return batch.stream().map(r -> Batcher.Outcome.<Boolean>failed(new DatabaseException(
+            return batch.stream().map(r -> Batcher.Outcome.<Boolean>failed(Failures.database(
                     releasing(r) + " (in a batch of " + batch.size() + ")", e.sqlException()))).toList();
         }
         List<Batcher.Outcome<Boolean>> outcomes = new ArrayList<>();
         for (LeaseJdbc.Release r : batch) {
             SQLException failed = handOffFailures.get(r.name());
             outcomes.add(failed != null
-                    ? Batcher.Outcome.failed(new DatabaseException(releasing(r) + ", then handing it to its first waiter", failed))
+                    ? Batcher.Outcome.failed(Failures.database(releasing(r) + ", then handing it to its first waiter", failed))
                     : Batcher.Outcome.of(released.contains(r.name())));
         }
         return outcomes;

@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * The parts of one lease service, wired from its settings: who runs statements, who waits,
@@ -18,7 +19,9 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         LeaseSql sql = LeaseSqls.forSettings(s);
         LeaseJdbc jdbc = new LeaseJdbc(sql);
         LeaseCalls calls = new LeaseCalls(s.dataSource(), s.dialect(), jdbc);
-        PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(s.dataSource(), pg) : null;
+        DataSource direct = s.listenerDataSource();
+        DataSource listener = direct != null ? direct : s.dataSource();
+        PgWakeUps wakeUps = sql instanceof PgLeaseSql pg ? new PgWakeUps(listener, pg, s.tuning().notifyProbe().toMillis()) : null;
         LeaseThreads threads = new LeaseThreads(s.table());
         // Cohorts and batches give leases back through the releases, which route through them: set
         // below, before this returns, so before any call can give a lease back.

@@ -24,6 +24,16 @@ public final class LeaseProbe {
         return blocking.handOffsReceived();
     }
 
+    /** Whether this service's PostgreSQL listener listens now (false elsewhere, and until a waiting call starts it). */
+    public boolean listening() {
+        return blocking.listening();
+    }
+
+    /** Whether the listener found that a pooler keeps notifications from it (PgBouncer in transaction mode): waiters poll. */
+    public boolean listenerBehindPooler() {
+        return blocking.listenerBehindPooler();
+    }
+
     /** How many times this service passed a lease on in memory. */
     public long cohortHandOffs() {
         return cohorts == null ? 0 : cohorts.handOffs();

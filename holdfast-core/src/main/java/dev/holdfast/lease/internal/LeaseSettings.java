@@ -3,6 +3,8 @@ package dev.holdfast.lease.internal;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.dialect.Dialect;
 
+import org.jspecify.annotations.Nullable;
+
 import javax.sql.DataSource;
 
 /**
@@ -14,10 +16,11 @@ import javax.sql.DataSource;
  *                       how long a lockstep batch waits for more calls
  * @param failoverGraceMicros the longest TTL, and on PostgreSQL the grace after a promotion in which
  *                       nothing is granted; 0 for neither
+ * @param listenerDataSource PostgreSQL: where the wake-ups' listener connects, null for {@code dataSource}
  */
 public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
                             int cohortHandOffs, boolean batching, long lingerNanos, long failoverGraceMicros,
-                            LeaseTuning tuning) {
+                            LeaseTuning tuning, @Nullable DataSource listenerDataSource) {
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

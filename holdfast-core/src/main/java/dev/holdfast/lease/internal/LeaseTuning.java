@@ -11,11 +11,13 @@ import java.time.Duration;
  * @param polling         how often waiters poll
  * @param timeline        PostgreSQL: the WAL timeline the statements take as the server's (0: the server's own), so that
  *                        tests can act out a promotion on a server that was never promoted
+ * @param notifyProbe     how long a PostgreSQL listener waits for its probe notification ({@link NotifyProbe})
  */
 public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
-                          int timeline) {
+                          int timeline, Duration notifyProbe) {
 
-    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0);
+    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0,
+            Duration.ofSeconds(2));
 
     public LeaseTuning {
         if (timeline < 0) {
@@ -24,27 +26,33 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     }
 
     public LeaseTuning batchesInFlight(int statements, int overlapAt) {
-        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline);
+        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline, notifyProbe);
     }
 
     public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()), timeline);
+                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()), timeline, notifyProbe);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()), timeline);
+                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()),
+                timeline, notifyProbe);
     }
 
     /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
     public LeaseTuning timeline(int timeline) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe);
+    }
+
+    /** How long a PostgreSQL listener waits for its probe notification before it polls for good. */
+    public LeaseTuning notifyProbe(Duration bound) {
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound);
     }
 }

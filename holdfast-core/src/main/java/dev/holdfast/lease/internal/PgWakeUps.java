@@ -32,6 +32,11 @@ import javax.sql.DataSource;
  * holds an advisory lock that tells hand-offs it is alive ({@link PgLeaseSql#LISTENER_LOCK_KEY});
  * it gives the lock back and is {@code UNLISTEN}ed before it goes back to the pool, so no pooled
  * connection keeps a lock or collects notifications.
+ *
+ * <p>Before each connection listens, {@link NotifyProbe} checks that a notification reaches it while
+ * it idles; behind a transaction pooler none does, and the wake-ups end for good ({@link #isPooled()}),
+ * logged once, before any lock is taken: waiters poll. The connection may come from a data source of
+ * its own that bypasses the pooler ({@code LeaseService.Builder#listenerDataSource}).
  */
 public final class PgWakeUps implements AutoCloseable {
 
@@ -47,14 +52,24 @@ public final class PgWakeUps implements AutoCloseable {
     /** The listener connection's backend pid while it listens, else null. */
     private volatile @Nullable Integer listenerPid;
     private volatile boolean closed;
+    /** Set once the probe found that notifications do not reach this connection while it idles. */
+    private volatile boolean pooled;
     private @Nullable Thread thread;
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
 
-    public PgWakeUps(DataSource dataSource, PgLeaseSql sql) {
+    /** How long the listener waits for its probe notification before it concludes that a pooler drops them. */
+    private final long probeMillis;
+
+    /**
+     * @param dataSource where the listener's connection comes from: the service's pool, or a direct
+     *                   one that bypasses a transaction-pooling PgBouncer
+     */
+    public PgWakeUps(DataSource dataSource, PgLeaseSql sql, long probeMillis) {
         this.dataSource = dataSource;
         this.table = sql.table;
         this.lockSql = sql.listenerLockSql();
+        this.probeMillis = probeMillis;
     }
 
     /**
@@ -65,7 +80,7 @@ public final class PgWakeUps implements AutoCloseable {
      */
     boolean start() {
         synchronized (this) {
-            if (closed) {
+            if (closed || pooled) {
                 return false;
             }
             if (thread == null) {
@@ -79,6 +94,11 @@ public final class PgWakeUps implements AutoCloseable {
 
     boolean isListening() {
         return listening;
+    }
+
+    /** Whether the probe found that a pooler (PgBouncer in transaction mode) keeps notifications from the listener. */
+    boolean isPooled() {
+        return pooled;
     }
 
     /**
@@ -159,7 +179,7 @@ public final class PgWakeUps implements AutoCloseable {
 
     private void run() {
         long backoffMillis = 50;
-        while (!closed) {
+        while (!closed && !pooled) {
             try (Connection c = dataSource.getConnection()) {
                 listen(c);
                 backoffMillis = 50;
@@ -174,7 +194,7 @@ public final class PgWakeUps implements AutoCloseable {
                 listening = false;
                 wakeAll();
             }
-            if (!closed) {
+            if (!closed && !pooled) {
                 try {
                     Thread.sleep(backoffMillis);
                 } catch (InterruptedException e) {
@@ -203,6 +223,15 @@ public final class PgWakeUps implements AutoCloseable {
             c.setAutoCommit(true);
         }
         try (Statement s = c.createStatement()) {
+            if (!NotifyProbe.deliveredWhileIdle(dataSource, s, pg, getNotifications, getParameter, probeMillis)) {
+                pooled = true; // for good: waiters poll, and new ones do not wait for a listener
+                LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups (table " + table + ") disabled: a notification"
+                        + " sent to this listener did not arrive within " + probeMillis + " ms, as behind PgBouncer in"
+                        + " transaction pooling mode, where LISTEN does not survive the transaction. Blocking lease"
+                        + " waiters poll instead. To have them woken, give the listener a direct connection:"
+                        + " LeaseService.builder(pool).listenerDataSource(directToPostgresql)");
+                return;
+            }
             boolean lockHeld = false;
             String listened = null;
             try {

@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
 import org.jspecify.annotations.Nullable;
@@ -135,7 +136,7 @@ final class Renewals {
                 }
             }
         } catch (SQLException e) {
-            throw new DatabaseException("renewing lease '" + lease.name() + "'", e);
+            throw Failures.database("renewing lease '" + lease.name() + "'", e);
         }
     }
 }

@@ -18,7 +18,7 @@ class DialectTest {
 
     @DatabaseTest
     void detectsTheDialectFromMetadata(TestDatabase db) {
-        assertThat(Dialect.detect(db.dataSource()).id()).isEqualTo(db.id());
+        assertThat(Dialect.detect(db.dataSource()).id()).isEqualTo(db.kind().id());
     }
 
     @DatabaseTest

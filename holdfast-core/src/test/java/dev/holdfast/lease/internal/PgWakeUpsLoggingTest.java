@@ -40,7 +40,7 @@ class PgWakeUpsLoggingTest {
         };
         logger.addHandler(capture);
         UnreachableDataSource unreachable = new UnreachableDataSource();
-        PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"));
+        PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"), 2000);
         try {
             assertThat(wakeUps.start()).isTrue();
             await("three failed attempts to listen (50, 100, 200 ms backoff)").atMost(Duration.ofSeconds(30))

@@ -39,7 +39,7 @@ class OrderServiceDatabaseTest {
     void aStaleVersionIsRefusedAndChangesNothing(TestDatabase db) {
         ShopOnDatabase shop = ShopOnDatabase.on(db);
         assertThat(shop.context.getBean(javax.sql.DataSource.class)).extracting(dev.holdfast.jdbc.dialect.Dialect::detect)
-                .extracting(dev.holdfast.jdbc.dialect.Dialect::id).isEqualTo(db.id());
+                .extracting(dev.holdfast.jdbc.dialect.Dialect::id).isEqualTo(db.kind().id());
         String order = shop.newOrder("alice");
         shop.service.changeShippingInfo("alice", order, 0, address("2 Second Street"));
 

@@ -1,5 +1,6 @@
 package dev.holdfast.spring.boot.web;
 
+import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.pessimistic.offline.HeldLock;
@@ -166,7 +167,7 @@ public class LockHeartbeat {
         try (Connection c = dataSource.getConnection()) {
             return store.dialect().now(c);
         } catch (SQLException e) {
-            throw new DatabaseException("reading the database time", e);
+            throw Failures.database("reading the database time", e);
         }
     }
 
