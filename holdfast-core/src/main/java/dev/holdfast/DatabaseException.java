@@ -16,7 +16,10 @@ public class DatabaseException extends HoldfastException {
 
     /** The driver's exception. */
     public SQLException sqlException() {
-        // Never null: the constructor takes the cause (and dev.holdfast depends on no package of its own).
-        return (SQLException) java.util.Objects.requireNonNull(getCause(), "built with its SQLException");
+        // The constructor takes the cause, and initCause cannot replace it: this never throws.
+        if (getCause() instanceof SQLException cause) {
+            return cause;
+        }
+        throw new IllegalStateException("A DatabaseException without its SQLException");
     }
 }
