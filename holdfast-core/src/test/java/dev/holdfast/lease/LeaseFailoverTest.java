@@ -118,11 +118,7 @@ class LeaseFailoverTest {
     @ValueSource(strings = {"sync", "async"})
     void fencedStressAcrossFailover(String mode) throws Exception {
         PgReplicaPair.script("up", mode);
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
-             Statement s = c.createStatement()) {
-            s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
-            s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
-        }
+        createAppRole();
         TestDatabase.Kind store = TestDatabase.Kind.POSTGRESQL;
         String table = "lease_failover";
         String resource = "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
@@ -286,16 +282,7 @@ class LeaseFailoverTest {
                 }
             }
         }
-        long tokenDisorder = 0;
-        for (String name : NAMES) {
-            List<Grant> inTime = all.stream().filter(g -> g.name().equals(name))
-                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token)).toList();
-            for (int i = 1; i < inTime.size(); i++) {
-                if (inTime.get(i).token() <= inTime.get(i - 1).token()) {
-                    tokenDisorder++;
-                }
-            }
-        }
+        long tokenDisorder = tokenDisorder(all, NAMES);
         List<Grant[]> overlapsOfKept = overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
         long overlapsOfLost = overlaps.size() - overlapsOfKept.size();
 
@@ -332,6 +319,30 @@ class LeaseFailoverTest {
                 .isGreaterThan(maxOld);
     }
 
+    /** The workers' role on a fresh pair: it may create the lease table, and is no superuser. */
+    static void createAppRole() throws SQLException {
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
+            s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
+        }
+    }
+
+    /** Token order: a name's grants, in database-time order across the failover, must strictly increase in token. */
+    static long tokenDisorder(List<Grant> all, String[] names) {
+        long disorder = 0;
+        for (String name : names) {
+            List<Grant> inTime = all.stream().filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token)).toList();
+            for (int i = 1; i < inTime.size(); i++) {
+                if (inTime.get(i).token() <= inTime.get(i - 1).token()) {
+                    disorder++;
+                }
+            }
+        }
+        return disorder;
+    }
+
     /** Sessions on the (new) primary that listen for this table's wake-ups: one per service that waited. */
     private static long listenersOnPrimary(String table) throws SQLException {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
@@ -346,7 +357,7 @@ class LeaseFailoverTest {
     }
 
     /** The tokens the standby holds once it has replayed all it received from the stopped primary. */
-    private static Map<String, Long> replayedTokens(String table) throws Exception {
+    static Map<String, Long> replayedTokens(String table) throws Exception {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.standbyUrl(), "postgres", "");
              Statement s = c.createStatement()) {
             LeaseFixture.holdsWithin(Duration.ofSeconds(10), Duration.ofMillis(10), () -> {

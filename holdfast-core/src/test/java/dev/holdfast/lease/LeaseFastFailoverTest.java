@@ -4,6 +4,8 @@ import dev.holdfast.DatabaseException;
 import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.LeaseFailoverTest.Grant;
+import dev.holdfast.lease.LeaseFailoverTest.Write;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.TestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
@@ -64,11 +66,6 @@ class LeaseFastFailoverTest {
     private static final long RUN_BEFORE_MILLIS = 3_000;
     private static final long CUT_MILLIS = 1_500;
     private static final long NEW_TIMELINE = 1L << PgLeaseSql.TIMELINE_SHIFT;
-    private static final String APP_ROLE = "holdfast_app";
-
-    record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos)
-            implements FencedWork.Seen {
-    }
 
     @AfterAll
     static void removePair() {
@@ -81,11 +78,7 @@ class LeaseFastFailoverTest {
     @ValueSource(booleans = {false, true})
     void aFailoverFasterThanTheTtl(boolean grace) throws Exception {
         PgReplicaPair.script("up", "async");
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
-             Statement s = c.createStatement()) {
-            s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
-            s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
-        }
+        LeaseFailoverTest.createAppRole();
         String table = "lease_fast_failover";
         String resource = "fast_failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
@@ -126,7 +119,7 @@ class LeaseFastFailoverTest {
         AtomicLong pauses = new AtomicLong();
         Queue<Grant> grants = new ConcurrentLinkedQueue<>();
         Queue<Grant> unreleased = new ConcurrentLinkedQueue<>();
-        Queue<FencedWorkWrite> accepted = new ConcurrentLinkedQueue<>();
+        Queue<Write> accepted = new ConcurrentLinkedQueue<>();
         Queue<String> unexpected = new ConcurrentLinkedQueue<>();
         Map<String, java.util.concurrent.atomic.AtomicReference<Grant>> live = new HashMap<>();
         for (String name : NAMES) {
@@ -169,7 +162,7 @@ class LeaseFastFailoverTest {
                     try (Connection c = resources.getConnection()) {
                         FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
                         if (outcome.accepted()) {
-                            accepted.add(new FencedWorkWrite(name, lease.token(), outcome.written()));
+                            accepted.add(new Write(name, lease.token(), outcome.written()));
                         } else {
                             refusedWrites.incrementAndGet();
                         }
@@ -195,7 +188,7 @@ class LeaseFastFailoverTest {
         Thread.sleep(CUT_MILLIS); // a stretch of grants the standby never gets
         long stopNanos = System.nanoTime();
         PgReplicaPair.script("stop-primary");
-        Map<String, Long> survived = replayedTokens(table);
+        Map<String, Long> survived = LeaseFailoverTest.replayedTokens(table);
         PgReplicaPair.script("promote");
         long promotedNanos = System.nanoTime();
         Instant promotedAt = databaseNow();
@@ -229,24 +222,15 @@ class LeaseFastFailoverTest {
 
         long staleAccepted = 0;
         for (String name : NAMES) {
-            List<FencedWorkWrite> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(FencedWorkWrite::value)).toList();
+            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value)).toList();
             for (int i = 1; i < writes.size(); i++) {
                 if (writes.get(i).token() < writes.get(i - 1).token()) {
                     staleAccepted++;
                 }
             }
         }
-        long tokenDisorder = 0;
-        for (String name : NAMES) {
-            List<Grant> inTime = all.stream().filter(g -> g.name().equals(name))
-                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token)).toList();
-            for (int i = 1; i < inTime.size(); i++) {
-                if (inTime.get(i).token() <= inTime.get(i - 1).token()) {
-                    tokenDisorder++;
-                }
-            }
-        }
+        long tokenDisorder = LeaseFailoverTest.tokenDisorder(all, NAMES);
         List<Grant[]> keptOverlaps = liveOverlaps.stream().filter(p -> !lost.contains(p[0])).toList();
 
         System.out.printf("[fast failover, grace %s] grants %d before / %d after; lost %d, of them unreleased %d;"
@@ -277,9 +261,6 @@ class LeaseFastFailoverTest {
         }
     }
 
-    record FencedWorkWrite(String name, long token, long value) {
-    }
-
     private static Instant databaseNow() throws SQLException {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
              Statement s = c.createStatement();
@@ -296,26 +277,6 @@ class LeaseFastFailoverTest {
                      + table + "_timelines WHERE timeline = (SELECT " + PgLeaseSql.TIMELINE + ")")) {
             assertThat(rs.next()).as("the new timeline's start is recorded").isTrue();
             return Instant.EPOCH.plus(rs.getLong(1), ChronoUnit.MICROS);
-        }
-    }
-
-    /** The tokens the standby holds once it has replayed all it received from the stopped primary. */
-    private static Map<String, Long> replayedTokens(String table) throws Exception {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.standbyUrl(), "postgres", "");
-             Statement s = c.createStatement()) {
-            LeaseFixture.holdsWithin(Duration.ofSeconds(10), Duration.ofMillis(10), () -> {
-                try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()")) {
-                    rs.next();
-                    return rs.getBoolean(1);
-                }
-            });
-            Map<String, Long> tokens = new HashMap<>();
-            try (ResultSet rs = s.executeQuery("SELECT name, token FROM " + table)) {
-                while (rs.next()) {
-                    tokens.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            return tokens;
         }
     }
 }
