@@ -256,6 +256,11 @@ public final class LeaseInterleaved {
      * and the CPU the machine and this JVM spent meanwhile, in nanoseconds (NaN where not measurable).
      */
     public static double[] block(Pair pair, int threads, long millis) throws Exception {
+        return block(pair, threads, millis, "bench-pair-");
+    }
+
+    /** As {@link #block(Pair, int, long)}, the threads named {@code threadPrefix} and their number. */
+    static double[] block(Pair pair, int threads, long millis, String threadPrefix) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong done = new AtomicLong();
         AtomicLong failures = new AtomicLong();
@@ -278,7 +283,7 @@ public final class LeaseInterleaved {
                     pair.finish(thread);
                     finished.countDown();
                 }
-            }));
+            }, threadPrefix + t));
         }
         long busyBefore = MachineCpu.busyNanos();
         long clientBefore = MachineCpu.processNanos();
@@ -321,13 +326,18 @@ public final class LeaseInterleaved {
     }
 
     public static void createDesignTable(DataSource ds, TestDatabase.Kind kind) throws SQLException {
+        createDesignTable(ds, kind, DESIGN_TABLE);
+    }
+
+    /** The one-statement design's {@code table} (dropped and created). */
+    static void createDesignTable(DataSource ds, TestDatabase.Kind kind, String table) throws SQLException {
         String time = switch (kind) {
             case POSTGRESQL -> "TIMESTAMPTZ";
             case MARIADB -> "DATETIME(6)";
             case H2 -> "TIMESTAMP(6) WITH TIME ZONE";
         };
-        LeasePeers.execute(ds, "DROP TABLE IF EXISTS " + DESIGN_TABLE,
-                "CREATE TABLE " + DESIGN_TABLE + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL,"
+        LeasePeers.execute(ds, "DROP TABLE IF EXISTS " + table,
+                "CREATE TABLE " + table + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL,"
                         + " token BIGINT NOT NULL, acquired_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)");
     }
 
@@ -396,7 +406,7 @@ public final class LeaseInterleaved {
 
     /** Two single-row updates, each its own commit; with {@code fastSecond}, the second skips the flush (PostgreSQL). */
     private static void limitPair(DataSource ds, int t, boolean fastSecond) throws SQLException {
-        String update = "UPDATE " + LeasePeers.LIMIT_TABLE + " SET v = v + 1 WHERE id = ?";
+        String update = limitUpdate(LeasePeers.LIMIT_TABLE);
         try (Connection c = ds.getConnection();
              PreparedStatement durable = c.prepareStatement(update);
              PreparedStatement second = fastSecond
@@ -407,6 +417,11 @@ public final class LeaseInterleaved {
             second.setInt(1, t * 2 + 1);
             second.execute();
         }
+    }
+
+    /** The limit's single-row update of counter {@code id} in {@code table}: one commit in auto-commit. */
+    static String limitUpdate(String table) {
+        return "UPDATE " + table + " SET v = v + 1 WHERE id = ?";
     }
 
     private static void write(String database, int threads, int rounds, long blockMillis, Map<String, List<Double>> rates,

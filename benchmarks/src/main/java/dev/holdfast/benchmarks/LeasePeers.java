@@ -46,13 +46,18 @@ final class LeasePeers {
 
     /** ShedLock's table, as in its README, for the given database. */
     static JdbcTemplateLockProvider shedLock(DataSource ds, TestDatabase.Kind kind) throws SQLException {
+        return shedLock(ds, kind, SHEDLOCK_TABLE);
+    }
+
+    /** ShedLock on its own {@code table} (dropped and created as in its README). */
+    static JdbcTemplateLockProvider shedLock(DataSource ds, TestDatabase.Kind kind, String table) throws SQLException {
         String time = kind == TestDatabase.Kind.MARIADB ? "TIMESTAMP(3)" : "TIMESTAMP";
-        execute(ds, "DROP TABLE IF EXISTS " + SHEDLOCK_TABLE,
-                "CREATE TABLE " + SHEDLOCK_TABLE + " (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL,"
+        execute(ds, "DROP TABLE IF EXISTS " + table,
+                "CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL,"
                         + " locked_at " + time + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
         return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
                 .withJdbcTemplate(new JdbcTemplate(ds))
-                .withTableName(SHEDLOCK_TABLE)
+                .withTableName(table)
                 .usingDbTime()
                 .build());
     }
@@ -167,10 +172,14 @@ final class LeasePeers {
     }
 
     static void createLimitTable(DataSource ds, int rows) throws SQLException {
-        execute(ds, "DROP TABLE IF EXISTS " + LIMIT_TABLE,
-                "CREATE TABLE " + LIMIT_TABLE + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
+        createLimitTable(ds, rows, LIMIT_TABLE);
+    }
+
+    /** The limit's {@code table} of {@code rows} counters (dropped and created). */
+    static void createLimitTable(DataSource ds, int rows, String table) throws SQLException {
+        execute(ds, "DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO " + LIMIT_TABLE + " (id, v) VALUES (?, 0)")) {
+                "INSERT INTO " + table + " (id, v) VALUES (?, 0)")) {
             for (int i = 0; i < rows; i++) {
                 ps.setInt(1, i);
                 ps.executeUpdate();
