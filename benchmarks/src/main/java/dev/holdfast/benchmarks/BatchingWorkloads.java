@@ -111,7 +111,7 @@ public final class BatchingWorkloads {
 
     /** One implementation of a cell. */
     private record Impl(String label, String what, LeaseInterleaved.Pair pair, LeaseHandoff.Counting counting,
-                        LeaseService service) {
+                        LeaseService service, HikariDataSource pool) {
     }
 
     /** One implementation's figures in a cell. */
@@ -119,8 +119,11 @@ public final class BatchingWorkloads {
                   double callsPerStatement) {
     }
 
-    /** A cell's figures: {@code load} is the 1-minute load average before and after. */
-    record Cell(String database, int threads, double holdMillis, List<Result> results, double[] load) {
+    /**
+     * A cell's figures: {@code load} is the 1-minute load average before and after, {@code busy} the share
+     * of the machine's CPU time that was busy (all processes) while the cell ran.
+     */
+    record Cell(String database, int threads, double holdMillis, List<Result> results, double[] load, double busy) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -202,6 +205,8 @@ public final class BatchingWorkloads {
         List<HikariDataSource> pools = new ArrayList<>();
         List<Impl> impls = new ArrayList<>();
         double loadBefore = loadAverage();
+        long busyBefore = MachineCpu.busyNanos();
+        long start = System.nanoTime();
         try {
             for (BuilderVariants.Variant v : variants) {
                 HikariDataSource pool = kind.newPool("wl-" + v.label(), threads + 2);
@@ -214,17 +219,20 @@ public final class BatchingWorkloads {
                     Lease lease = service.tryAcquire(label + "-" + t, "wl-" + label + "-" + t, TTL).orElseThrow();
                     hold(holdNanos);
                     service.release(lease);
-                }, counting, service));
+                }, counting, service, pool));
             }
             for (String peer : o.peers) {
                 HikariDataSource pool = kind.newPool("wl-" + peer, threads);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
                 DataSource ds = counting.wrap(pool);
-                impls.add(new Impl(peer, peer, peer(peer, kind, ds, holdNanos), counting, null));
+                impls.add(new Impl(peer, peer, peer(peer, kind, ds, holdNanos), counting, null, pool));
             }
-            return new Cell(kind.id(), threads, holdMillis, measure(impls, threads, o, index),
-                    new double[] {loadBefore, loadAverage()});
+            List<Result> results = measure(impls, threads, o, index);
+            double busy = (MachineCpu.busyNanos() - busyBefore)
+                    / ((double) (System.nanoTime() - start) * Runtime.getRuntime().availableProcessors());
+            return new Cell(kind.id(), threads, holdMillis, results, new double[] {loadBefore, loadAverage()},
+                    busyBefore < 0 ? Double.NaN : busy);
         } finally {
             impls.stream().filter(i -> i.service() != null).forEach(i -> i.service().close());
             pools.forEach(HikariDataSource::close);
@@ -293,7 +301,9 @@ public final class BatchingWorkloads {
                 long executes = impl.counting().statements.get();
                 long batched = impl.service() == null ? 0 : BuilderVariants.probe(impl.service(), "batchedCalls");
                 long multiRow = impl.service() == null ? 0 : BuilderVariants.probe(impl.service(), "multiRowStatements");
+                open(impl.pool(), threads);
                 double[] block = LeaseInterleaved.block(impl.pair(), threads, o.blockMillis, "wl-" + impl.label() + "-");
+                impl.pool().getHikariPoolMXBean().softEvictConnections();
                 if (round < 0) {
                     continue;
                 }
@@ -328,6 +338,24 @@ public final class BatchingWorkloads {
         return results;
     }
 
+    /**
+     * Opens {@code n} connections of {@code pool} before its block, untimed; after the block they are
+     * evicted, so that only one implementation's connections are open at a time (16 threads of six
+     * pools would take all of PostgreSQL's default 100, which this machine's other users share).
+     */
+    private static void open(HikariDataSource pool, int n) throws SQLException {
+        List<Connection> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                open.add(pool.getConnection());
+            }
+        } finally {
+            for (Connection c : open) {
+                c.close();
+            }
+        }
+    }
+
     /** The 1-minute load average, or NaN off Linux. */
     static double loadAverage() {
         try {
@@ -355,8 +383,8 @@ public final class BatchingWorkloads {
             for (int c = 0; c < cells.size(); c++) {
                 Cell cell = cells.get(c);
                 s.append(String.format(Locale.ROOT, "    {\"database\": \"%s\", \"threads\": %d, \"holdMillis\": %s,"
-                        + " \"loadBefore\": %s, \"loadAfter\": %s, \"results\": [\n", cell.database(), cell.threads(),
-                        cell.holdMillis(), num(cell.load()[0]), num(cell.load()[1])));
+                        + " \"loadBefore\": %s, \"loadAfter\": %s, \"cpuBusy\": %s, \"results\": [\n", cell.database(),
+                        cell.threads(), cell.holdMillis(), num(cell.load()[0]), num(cell.load()[1]), num(cell.busy())));
                 for (int r = 0; r < cell.results().size(); r++) {
                     Result x = cell.results().get(r);
                     StringBuilder ratios = new StringBuilder();
@@ -381,9 +409,9 @@ public final class BatchingWorkloads {
                 StringBuilder ratios = new StringBuilder();
                 x.ratios().forEach((k, v) -> ratios.append(String.format(Locale.ROOT, " × %s %.2f", k, v)));
                 System.out.printf(Locale.ROOT, "%s %2d threads hold %4s ms %-13s %8.0f pairs/s%s; %.2f round trips per"
-                                + " pair, %.2f calls per statement (load %.2f → %.2f)%n", cell.database(), cell.threads(),
+                                + " pair, %.2f calls per statement (load %.2f → %.2f, CPU %.0f %% busy)%n", cell.database(), cell.threads(),
                         fmt(cell.holdMillis()), x.label(), Interleaved.median(x.rates()), ratios, x.roundTripsPerPair(),
-                        x.callsPerStatement(), cell.load()[0], cell.load()[1]);
+                        x.callsPerStatement(), cell.load()[0], cell.load()[1], cell.busy() * 100);
             }
         }
 
@@ -395,15 +423,16 @@ public final class BatchingWorkloads {
                     database = cell.database();
                     s.append(String.format(Locale.ROOT, "%n%s, %d rounds of %d ms blocks, medians (ratios: medians of"
                             + " per-round ratios)%n%n| threads | hold ms | implementation | pairs/s | × unbatched |"
-                            + " × ShedLock | × limit | × one-statement | round trips / pair | calls / statement | load |%n"
+                            + " × ShedLock | × limit | × one-statement | round trips / pair | calls / statement | load, CPU busy |%n"
                             + "|---|---|---|---|---|---|---|---|---|---|---|%n", database, o.rounds, o.blockMillis));
                 }
                 for (Result x : cell.results()) {
-                    s.append(String.format(Locale.ROOT, "| %d | %s | %s | %.0f | %s | %s | %s | %s | %.2f | %s | %.1f → %.1f |%n",
+                    s.append(String.format(Locale.ROOT, "| %d | %s | %s | %.0f | %s | %s | %s | %s | %.2f | %s | %.1f → %.1f, %.0f %% |%n",
                             cell.threads(), fmt(cell.holdMillis()), x.label(), Interleaved.median(x.rates()),
                             ratio(x, "unbatched"), ratio(x, "shedLock"), ratio(x, "limit"), ratio(x, "oneStatement"),
                             x.roundTripsPerPair(), Double.isNaN(x.callsPerStatement()) ? "–"
-                                    : String.format(Locale.ROOT, "%.2f", x.callsPerStatement()), cell.load()[0], cell.load()[1]));
+                                    : String.format(Locale.ROOT, "%.2f", x.callsPerStatement()), cell.load()[0], cell.load()[1],
+                            cell.busy() * 100));
                 }
             }
             if (!chaos.isEmpty()) {
