@@ -204,7 +204,7 @@ public final class BatchingWorkloads {
         long holdNanos = Math.round(holdMillis * 1e6);
         List<HikariDataSource> pools = new ArrayList<>();
         List<Impl> impls = new ArrayList<>();
-        double loadBefore = loadAverage();
+        double loadBefore = MachineCpu.loadAverage();
         long busyBefore = MachineCpu.busyNanos();
         long start = System.nanoTime();
         try {
@@ -231,7 +231,7 @@ public final class BatchingWorkloads {
             List<Result> results = measure(impls, threads, o, index);
             double busy = (MachineCpu.busyNanos() - busyBefore)
                     / ((double) (System.nanoTime() - start) * Runtime.getRuntime().availableProcessors());
-            return new Cell(kind.id(), threads, holdMillis, results, new double[] {loadBefore, loadAverage()},
+            return new Cell(kind.id(), threads, holdMillis, results, new double[] {loadBefore, MachineCpu.loadAverage()},
                     busyBefore < 0 ? Double.NaN : busy);
         } finally {
             impls.stream().filter(i -> i.service() != null).forEach(i -> i.service().close());
@@ -356,15 +356,6 @@ public final class BatchingWorkloads {
         }
     }
 
-    /** The 1-minute load average, or NaN off Linux. */
-    static double loadAverage() {
-        try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split("\\s+")[0]);
-        } catch (Exception e) {
-            return Double.NaN;
-        }
-    }
-
     /** JSON and markdown of what has been measured so far. */
     private record Report(Options o, List<Cell> cells, List<LeaseChaos.Result> chaos) {
 
@@ -452,7 +443,7 @@ public final class BatchingWorkloads {
         return millis == Math.rint(millis) ? String.valueOf((long) millis) : String.valueOf(millis);
     }
 
-    static String num(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
+    private static String num(double v) {
+        return Interleaved.jsonNumber(v);
     }
 }

@@ -76,6 +76,11 @@ public final class Interleaved {
         Files.writeString(out, json);
     }
 
+    /** {@code v} with three decimals, or {@code null} where JSON has no number for it. */
+    static String jsonNumber(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
     static double median(List<Double> values) {
         double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;

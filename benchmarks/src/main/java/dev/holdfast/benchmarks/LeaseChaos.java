@@ -91,8 +91,8 @@ final class LeaseChaos {
                             + " \"releaseMaxMs\": %s, \"loadBefore\": %s, \"loadAfter\": %s}",
                     database, variant, batching, seconds, grants, timeouts, pauses, releaseFailures, expiredWhileReleasing,
                     refusedClaims, refusedWrites, staleAccepted, lostOrDuplicated, tokenDisorder,
-                    BatchingWorkloads.num(releaseMillis[0]), BatchingWorkloads.num(releaseMillis[1]),
-                    BatchingWorkloads.num(releaseMillis[2]), BatchingWorkloads.num(load[0]), BatchingWorkloads.num(load[1]));
+                    Interleaved.jsonNumber(releaseMillis[0]), Interleaved.jsonNumber(releaseMillis[1]),
+                    Interleaved.jsonNumber(releaseMillis[2]), Interleaved.jsonNumber(load[0]), Interleaved.jsonNumber(load[1]));
         }
     }
 
@@ -100,7 +100,7 @@ final class LeaseChaos {
     }
 
     static Result run(TestDatabase.Kind kind, BuilderVariants.Variant variant, Duration length) throws Exception {
-        double loadBefore = BatchingWorkloads.loadAverage();
+        double loadBefore = MachineCpu.loadAverage();
         try (HikariDataSource pool = kind.newPool("wl-chaos-" + variant.label(), 2 * WORKERS + 2)) {
             LeasePeers.execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue",
                     "DROP TABLE IF EXISTS " + RESOURCE,
@@ -209,7 +209,7 @@ final class LeaseChaos {
             return new Result(kind.id(), variant.label(), BuilderVariants.batchingOf(service), seconds, grants.get(),
                     timeouts.get(), pauses.get(), releaseFailures.get(), expiredWhileReleasing.get(), refusedClaims.get(),
                     refusedWrites.get(), checked[0], checked[1], checked[2], percentiles(releaseNanos),
-                    new double[] {loadBefore, BatchingWorkloads.loadAverage()});
+                    new double[] {loadBefore, MachineCpu.loadAverage()});
         }
     }
 

@@ -33,6 +33,15 @@ final class MachineCpu {
         }
     }
 
+    /** The 1-minute load average, or NaN off Linux. */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     /** CPU time of this JVM since it started, or -1 where the platform does not tell. */
     static long processNanos() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
