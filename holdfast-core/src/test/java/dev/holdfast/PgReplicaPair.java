@@ -38,17 +38,26 @@ public final class PgReplicaPair {
 
     /** Whether {@code scripts/pg-replica.sh} is there to run (from the module or from the repository root). */
     public static boolean scriptPresent() {
-        return Files.isExecutable(scriptPath());
+        return Files.isExecutable(scriptPath("pg-replica.sh"));
     }
 
-    private static Path scriptPath() {
-        Path script = Path.of("..", "scripts", "pg-replica.sh").toAbsolutePath().normalize();
-        return Files.isExecutable(script) ? script : Path.of("scripts", "pg-replica.sh").toAbsolutePath();
+    /** {@code scripts/<name>}, from the module or from the repository root. */
+    public static Path scriptPath(String name) {
+        Path script = Path.of("..", "scripts", name).toAbsolutePath().normalize();
+        return Files.isExecutable(script) ? script : Path.of("scripts", name).toAbsolutePath();
     }
 
     /** Runs {@code scripts/pg-replica.sh args} and returns its output; fails on CI, skips elsewhere, if the pair cannot be had. */
     public static String script(String... args) {
-        List<String> command = new ArrayList<>(List.of(scriptPath().toString()));
+        return runScript("pg-replica.sh", "PostgreSQL replica pair", args);
+    }
+
+    /**
+     * Runs {@code scripts/<name> args} and returns its output; if it fails, the test fails on CI and is
+     * skipped elsewhere, with a message that names {@code servers} and quotes the script's output.
+     */
+    public static String runScript(String name, String servers, String... args) {
+        List<String> command = new ArrayList<>(List.of(scriptPath(name).toString()));
         command.addAll(List.of(args));
         String output;
         int exit;
@@ -64,7 +73,7 @@ public final class PgReplicaPair {
             throw new IllegalStateException(e);
         }
         if (exit != 0) {
-            String message = "PostgreSQL replica pair unavailable: " + command + " exited " + exit + ": " + output.strip();
+            String message = servers + " unavailable: " + command + " exited " + exit + ": " + output.strip();
             if (onCi()) {
                 fail(message);
             }

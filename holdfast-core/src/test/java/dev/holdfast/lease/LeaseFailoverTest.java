@@ -83,7 +83,7 @@ class LeaseFailoverTest {
     private static final long RUN_AFTER_MILLIS = 5_000;
     private static final long CUT_MILLIS = 1_000;
     /** The workers' role: no superuser, no monitoring role; it owns the lease table. */
-    private static final String APP_ROLE = "holdfast_app";
+    static final String APP_ROLE = "holdfast_app";
     private static final long NEW_TIMELINE = 1L << PgLeaseSql.TIMELINE_SHIFT;
 
     record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos)
