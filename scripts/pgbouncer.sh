@@ -5,6 +5,8 @@
 #   test          pool_mode=transaction, pool_size 20   (HOLDFAST_PGBOUNCER_URL)
 #   test_session  pool_mode=session,     pool_size 40   (HOLDFAST_PGBOUNCER_SESSION_URL)
 #   test_single   pool_mode=transaction, pool_size 1    (two clients take turns on one server connection)
+#   test_all      pool_mode=transaction, pool_size 20   (holdfast-ha-tests' pass of every core test: server
+#                                                        connections of its own, apart from the other modules')
 #
 #   scripts/pgbouncer.sh up       start (fast if running); fails, never hangs, if it cannot
 #   scripts/pgbouncer.sh down     stop it and delete its directory
@@ -62,6 +64,7 @@ write_config() {
 test = host=127.0.0.1 port=$UPSTREAM_PORT dbname=test pool_mode=transaction pool_size=20
 test_session = host=127.0.0.1 port=$UPSTREAM_PORT dbname=test pool_mode=session pool_size=40
 test_single = host=127.0.0.1 port=$UPSTREAM_PORT dbname=test pool_mode=transaction pool_size=1
+test_all = host=127.0.0.1 port=$UPSTREAM_PORT dbname=test pool_mode=transaction pool_size=20
 
 [pgbouncer]
 listen_addr = 127.0.0.1

@@ -14,7 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public final class Golden {
 
-    private static final Path DIR = Path.of("src/test/resources/statements");
+    /** The core's folder, also when its tests run from another module's folder (holdfast-ha-tests runs its test jar). */
+    private static final Path DIR = Files.isDirectory(Path.of("src/test/resources/statements"))
+            ? Path.of("src/test/resources/statements")
+            : Path.of("..", "holdfast-core", "src", "test", "resources", "statements");
 
     private Golden() {
     }
