@@ -31,13 +31,15 @@ import java.time.Duration;
  * concurrent commits. It pays off with many concurrent callers on a slow-flushing database and can
  * lose elsewhere; measure with your workload.
  *
- * <p><b>Lockstep.</b> As concurrent, and acquires and releases share one statement in flight; a
- * batch that could start waits, at most the linger after the last batch ended, for the threads that
- * batch answered to come back with their next call, so that threads that take and release leases in
- * a loop go together, acquires in one statement and releases in the next. Only a thread that came
- * back within the linger the last time the same kind answered it is waited for; a thread alone
- * never waits for itself. A call may wait up to the linger for a thread that does not come back this
+ * <p><b>Lockstep.</b> As concurrent, with one acquire statement in flight; an acquire batch that could
+ * start waits, at most the linger after the last one ended, for the threads that batch answered to come
+ * back with their next acquire, so that threads that take and release leases in a loop go together.
+ * Only a thread that came back within the linger the last time is waited for; a thread alone never
+ * waits for itself. An acquire may wait up to the linger for a thread that does not come back this
  * time: keep the linger well below the time threads hold their leases.
+ *
+ * <p>In every mode a release never lingers and never waits for an acquire: it waits at most for the
+ * release statements in flight, then goes in the next.
  */
 public final class Batching {
 
