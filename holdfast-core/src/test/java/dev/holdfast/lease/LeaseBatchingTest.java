@@ -257,6 +257,39 @@ public class LeaseBatchingTest {
         }
     }
 
+    /**
+     * Issue 31, item 5: {@link LeaseService#batchingStats()} counts exactly, per kind, the calls and the
+     * statements they took: a call alone is one call in one statement; three calls queued behind it, one.
+     */
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void batchingStatsCountCallsAndStatementsOfEachKind(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
+            assertThat(leases.batchingStats()).isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+            Batch acquires = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+                    List.of(() -> leases.tryAcquire("a", "me", LONG), () -> leases.tryAcquire("b", "me", LONG),
+                            () -> leases.tryAcquire("c", "me", LONG)));
+            BatchingStats afterAcquires = leases.batchingStats();
+            assertThat(afterAcquires).isEqualTo(new BatchingStats(4, 2, 0, 0, 0, 0));
+            assertThat(afterAcquires.acquireCallsPerStatement()).isEqualTo(2.0);
+            assertThat(afterAcquires.releaseCallsPerStatement()).as("none sent").isZero();
+
+            List<Lease> held = acquires.outcomes().stream().map(LeaseBatchingTest::granted).toList();
+            Lease first = leases.find("first").orElseThrow();
+            inOneBatch(leases, gate, () -> leases.release(first),
+                    held.stream().<Callable<Object>>map(l -> () -> release(leases, l)).toList());
+            assertThat(leases.tryAcquire("alone", "me", LONG)).isPresent();
+            BatchingStats stats = leases.batchingStats();
+            assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0, 0));
+            assertThat(stats.acquireCallsPerStatement()).isEqualTo(5.0 / 3);
+        }
+        try (LeaseService off = LeaseService.builder(db.dataSource()).table(table).build()) {
+            off.release(off.tryAcquire("unbatched", "me", LONG).orElseThrow());
+            assertThat(off.batchingStats()).as("batching off: nothing counted").isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+        }
+    }
+
     @Test
     void lockstepRefusesABadLingerAndABadBatchingChangesNothing() {
         LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2)

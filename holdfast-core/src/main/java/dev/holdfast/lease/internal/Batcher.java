@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -215,6 +216,8 @@ public final class Batcher<Q, R> {
     /** With a batch in flight, another may start only once this many calls are queued. */
     private final int overlapAt;
     private final int maxSize;
+    /** Nanos calls of this batcher waited only for the linger, summed. */
+    private final LongAdder lingered = new LongAdder();
 
     /**
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
@@ -273,7 +276,8 @@ public final class Batcher<Q, R> {
                 call.woken = false;
                 lock.unlock();
                 locked = false;
-                long deadline = System.nanoTime() + linger;
+                long parked = System.nanoTime();
+                long deadline = parked + linger;
                 while (!call.settled && !call.woken) {
                     if (linger > 0) {
                         long left = deadline - System.nanoTime();
@@ -287,6 +291,9 @@ public final class Batcher<Q, R> {
                     if (Thread.interrupted()) {
                         interrupted = true; // kept aside, else every later park would end at once
                     }
+                }
+                if (linger > 0) {
+                    lingered.add(System.nanoTime() - parked);
                 }
                 if (call.settled) {
                     break; // its outcome is all it needs: no lock, so the calls of a batch leave at once
@@ -306,6 +313,11 @@ public final class Batcher<Q, R> {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Nanos calls waited only for the linger, summed over the calls. */
+    public long lingeredNanos() {
+        return lingered.sum();
     }
 
     /** Calls queued for a batch, not yet in one. */

@@ -66,6 +66,9 @@ public final class LeaseBatches {
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
+    /** Per kind (0 acquire, 1 release): calls, and the statements they took (lone calls included). */
+    private final LongAdder[] kindCalls = {new LongAdder(), new LongAdder()};
+    private final LongAdder[] kindStatements = {new LongAdder(), new LongAdder()};
 
     /**
      * The batches {@code settings} ask for, or null: batching off, or a database without multi-row
@@ -123,10 +126,11 @@ public final class LeaseBatches {
         this.races = races;
         this.fastRelease = fastRelease;
         this.acquires = new Batcher<>(new Batcher.Slots(lingerNanos), LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
-                overlapAt, MAX_ROWS, batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch));
+                overlapAt, MAX_ROWS, counted(0,
+                        batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
         this.releases = new Batcher<>(new Batcher.Slots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
-                releasesInFlight, releasesOverlapAt, MAX_ROWS,
-                batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch));
+                releasesInFlight, releasesOverlapAt, MAX_ROWS, counted(1,
+                        batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 
     /** The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). */
@@ -145,6 +149,21 @@ public final class LeaseBatches {
         } catch (RuntimeException e) {
             return List.of(Batcher.Outcome.failed(e));
         }
+    }
+
+    /** {@code runner}, counting each batch as a statement of {@code kind} (0 acquire, 1 release). */
+    private <Q, R> Batcher.Runner<Q, R> counted(int kind, Batcher.Runner<Q, R> runner) {
+        return batch -> {
+            kindCalls[kind].add(batch.size());
+            kindStatements[kind].increment();
+            return runner.run(batch);
+        };
+    }
+
+    /** Acquire calls, acquire statements, release calls, release statements, nanos of linger. */
+    long[] counts() {
+        return new long[] {kindCalls[0].sum(), kindStatements[0].sum(), kindCalls[1].sum(), kindStatements[1].sum(),
+                acquires.lingeredNanos() + releases.lingeredNanos()};
     }
 
     /** Tests: calls queued for a batch of either kind. */

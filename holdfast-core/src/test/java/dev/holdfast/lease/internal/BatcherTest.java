@@ -294,7 +294,12 @@ class BatcherTest {
             assertThat(gone.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(gone.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(gone));
+            assertThat(batcher.lingeredNanos()).as("nobody lingered yet").isZero();
+            long before = System.nanoTime();
             assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).as("given up after 1 s").isEqualTo("done b1");
+            long took = System.nanoTime() - before;
+            assertThat(batcher.lingeredNanos()).as("b1 lingered until the second after a1's batch ran out, counted")
+                    .isPositive().isLessThanOrEqualTo(took);
         }
         assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1"));
     }
