@@ -226,7 +226,7 @@ public class LeaseBatchingTest {
     void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatementWhateverTheLinger(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
-        for (Batching batching : List.of(Batching.lockstep(Duration.ofSeconds(1)), Batching.CONCURRENT)) {
+        for (Batching batching : List.of(Batching.lockstep(Duration.ofSeconds(1)), Batching.ADAPTIVE, Batching.CONCURRENT)) {
             try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate)).table(table)
                     .batching(batching).tune(t -> t.batchLoneCalls(true)).build()) {
                 List<Lease> mine = new ArrayList<>();

@@ -100,8 +100,19 @@ public final class Batcher<Q, R> {
      * threads that came back within the linger the last time this kind answered them are waited for:
      * a thread that works between its calls (holds its lease a while before it releases it) delays
      * nobody, and one that acquires again as soon as it has released is waited for after its release.
+     *
+     * <p>Adaptive ({@link #adaptive()}): no fixed linger. A thread is waited for only if it came back
+     * in time the last time (within the window), and the window is never more than half the
+     * statements' measured time (a thread that comes back later goes in the next statement at no more
+     * cost) nor an eighth of the time threads take from one call to their next (so lingering costs a
+     * cycle at most an eighth). A wait that ends with a thread not back stops all waiting, for a number
+     * of batches that doubles with each such wait (up to 64) and halves with each wait that paid.
      */
     public static final class Slots {
+        /** Member index of calls answered outside these slots ({@link Batcher#answeredElsewhere}). */
+        static final int ELSEWHERE = -2;
+        private static final int MAX_QUIET_BATCHES = 64;
+
         final ReentrantLock lock = new ReentrantLock();
         private final List<Batcher<?, ?>> members = new ArrayList<>();
         /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
@@ -109,7 +120,14 @@ public final class Batcher<Q, R> {
         /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
         private final Map<Thread, Returns> returns = new WeakHashMap<>();
         private final long lingerNanos;
+        private final boolean adaptive;
         private int inFlight;
+        /** Adaptive: moving averages of a statement's time and of a thread's time from one call to its next; 0: none yet. */
+        private long statementNanos;
+        private long cycleNanos;
+        /** Adaptive: batches left to start before anyone is waited for again, and that number after the next wait lost. */
+        private int quietBatches;
+        private int backOff = 1;
 
         /** Slots of one batcher: no linger. */
         Slots() {
@@ -118,10 +136,24 @@ public final class Batcher<Q, R> {
 
         /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
         public Slots(long lingerNanos) {
+            this(lingerNanos, false);
+        }
+
+        private Slots(long lingerNanos, boolean adaptive) {
             if (lingerNanos < 0) {
                 throw new IllegalArgumentException("linger must not be negative");
             }
             this.lingerNanos = lingerNanos;
+            this.adaptive = adaptive;
+        }
+
+        /** Slots that wait for threads only as long as their measured return makes it pay (see the class). */
+        public static Slots adaptive() {
+            return new Slots(0, true);
+        }
+
+        private boolean lingers() {
+            return adaptive || lingerNanos > 0;
         }
 
         /**
@@ -129,15 +161,19 @@ public final class Batcher<Q, R> {
          * noted. True if that ends the wait sooner (it was waited for longest, or last): the waiting
          * calls must work out their linger anew. Holds the lock.
          */
-        boolean arrived(Thread thread) {
-            if (lingerNanos == 0) {
+        boolean arrived(Thread thread, long now) {
+            if (!lingers()) {
                 return false;
             }
-            Returns r = returns.get(thread);
-            if (r != null && r.answeredBy >= 0) {
-                r.tookNanos[r.answeredBy] = System.nanoTime() - r.answeredAt;
+            Returns r = returns.computeIfAbsent(thread, t -> new Returns());
+            if (r.answeredBy != -1) {
+                r.took(r.answeredBy, now - r.answeredAt);
                 r.answeredBy = -1;
             }
+            if (adaptive && r.arrivedAt != 0) {
+                cycleNanos = average(cycleNanos, now - r.arrivedAt);
+            }
+            r.arrivedAt = now;
             Long until = expected.remove(thread);
             if (until == null) {
                 return false;
@@ -151,30 +187,88 @@ public final class Batcher<Q, R> {
         }
 
         /**
-         * A batch of member {@code by} answered {@code thread}: it is waited for if it came back within
-         * the linger the last time that member answered it. Holds the lock.
+         * A batch of member {@code by} (or {@link #ELSEWHERE}) answered {@code thread}: it is waited for
+         * if it came back within the window the last time {@code by} answered it. Holds the lock.
          */
         void answered(Thread thread, int by, long now) {
             Returns r = returns.computeIfAbsent(thread, t -> new Returns());
             r.answeredAt = now;
             r.answeredBy = by;
-            if (by >= r.tookNanos.length) { // a batcher that joined the slots after this thread's first call
-                int known = r.tookNanos.length;
-                r.tookNanos = Arrays.copyOf(r.tookNanos, members.size());
-                Arrays.fill(r.tookNanos, known, r.tookNanos.length, -1);
+            long took = r.took(by);
+            long window = adaptive ? window() : lingerNanos;
+            if (took >= 0 && took < window) {
+                expected.put(thread, now + window);
             }
-            long took = r.tookNanos[by];
-            if (took >= 0 && took < lingerNanos) {
-                expected.put(thread, now + lingerNanos);
+        }
+
+        /** Adaptive: how long after its batch a thread may be waited for now; 0: nobody is. */
+        long window() {
+            if (quietBatches > 0 || statementNanos == 0) {
+                return 0;
             }
+            return cycleNanos == 0 ? statementNanos / 2 : Math.min(statementNanos / 2, cycleNanos / 8);
+        }
+
+        /** Adaptive: a statement of these slots took {@code nanos}. Holds the lock. */
+        void ran(long nanos) {
+            if (adaptive) {
+                statementNanos = average(statementNanos, nanos);
+            }
+        }
+
+        /** A batch starts. Holds the lock. */
+        void started() {
+            if (quietBatches > 0) {
+                quietBatches--;
+            }
+        }
+
+        /**
+         * Adaptive: a call lingered and {@code paid} (woken by an arrival or a batch) or not (its wait
+         * ran out with a thread not back): then nobody is waited for during the next batches. Holds the lock.
+         */
+        void lingered(boolean paid) {
+            if (!adaptive) {
+                return;
+            }
+            if (paid) {
+                backOff = Math.max(1, backOff / 2);
+            } else if (quietBatches == 0) { // calls that gave up at the same time count once
+                quietBatches = backOff + 1; // + the batch of the call that gave up, which starts now
+                backOff = Math.min(MAX_QUIET_BATCHES, backOff * 2);
+                expected.clear();
+            }
+        }
+
+        private static long average(long average, long sample) {
+            return average == 0 ? sample : average + (sample - average) / 8;
         }
 
         /** When a thread was last answered, by which member (-1: it has come back since), and how long it took to come back after each. */
         private static final class Returns {
             long answeredAt;
             int answeredBy = -1;
-            /** -1: not yet known (not waited for). */
+            long arrivedAt;
+            /** Per member, then elsewhere; -1: not yet known (not waited for). */
             long[] tookNanos = new long[0];
+            long elsewhereNanos = -1;
+
+            long took(int by) {
+                return by == ELSEWHERE ? elsewhereNanos : by < tookNanos.length ? tookNanos[by] : -1;
+            }
+
+            void took(int by, long nanos) {
+                if (by == ELSEWHERE) {
+                    elsewhereNanos = nanos;
+                    return;
+                }
+                if (by >= tookNanos.length) { // a batcher that joined the slots after this thread's first call
+                    int known = tookNanos.length;
+                    tookNanos = Arrays.copyOf(tookNanos, by + 1);
+                    Arrays.fill(tookNanos, known, tookNanos.length, -1);
+                }
+                tookNanos[by] = nanos;
+            }
         }
 
         /** Tests: the threads waited for now, and until when. */
@@ -262,7 +356,7 @@ public final class Batcher<Q, R> {
         try {
             Call<Q, R> call = new Call<>(request);
             queue.addLast(call);
-            if (slots.arrived(call.thread) && !(mayStart(call) && slots.lingerLeft() == 0)) {
+            if (slots.arrived(call.thread, System.nanoTime()) && !(mayStart(call) && slots.lingerLeft() == 0)) {
                 wakeNext(); // a lingering batch may start now, or wait less (unless this call starts it)
             }
             while (!call.settled) {
@@ -300,6 +394,9 @@ public final class Batcher<Q, R> {
                 }
                 lock.lock();
                 locked = true;
+                if (linger > 0) {
+                    slots.lingered(call.woken);
+                }
             }
             if (call.error != null) {
                 throw call.error;
@@ -312,6 +409,22 @@ public final class Batcher<Q, R> {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * A call of this thread was answered elsewhere (a release, in batches of its own): its next call
+     * here is waited for if it came as soon after the last such answer.
+     */
+    public void answeredElsewhere() {
+        if (!slots.lingers()) {
+            return;
+        }
+        lock.lock();
+        try {
+            slots.answered(Thread.currentThread(), Slots.ELSEWHERE, System.nanoTime());
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -353,6 +466,7 @@ public final class Batcher<Q, R> {
         batch.forEach(c -> c.queued = false);
         keysInFlight.addAll(keys);
         slots.inFlight++;
+        slots.started();
         wakeNext();
         return batch;
     }
@@ -367,6 +481,7 @@ public final class Batcher<Q, R> {
         Throwable thrown = null;
         lock.unlock();
         boolean interrupted = Thread.interrupted();
+        long started = System.nanoTime();
         try {
             outcomes = runner.run(batch.stream().map(c -> c.request).toList());
             if (outcomes == null || outcomes.size() != batch.size() || outcomes.stream().anyMatch(Objects::isNull)) {
@@ -380,6 +495,7 @@ public final class Batcher<Q, R> {
             }
             lock.lock();
             slots.inFlight--;
+            slots.ran(System.nanoTime() - started);
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -395,7 +511,7 @@ public final class Batcher<Q, R> {
                 c.settled = true;
                 c.wake();
             }
-            if (slots.lingerNanos > 0) { // after every call is settled: bookkeeping must not strand them
+            if (slots.lingers()) { // after every call is settled: bookkeeping must not strand them
                 long now = System.nanoTime();
                 batch.forEach(c -> slots.answered(c.thread, member, now));
             }

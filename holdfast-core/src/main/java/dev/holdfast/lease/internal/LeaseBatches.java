@@ -82,7 +82,7 @@ public final class LeaseBatches {
             return null;
         }
         boolean alone = !settings.tuning().batchLoneCalls();
-        long linger = settings.lingerNanos();
+        long linger = settings.lingerNanos(); // ADAPTIVE (negative) or a fixed linger
         LeaseTuning tuning = settings.tuning();
         // In lockstep one acquire statement in flight, unless tuned otherwise; releases as concurrent.
         int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : linger > 0 ? 1 : MAX_IN_FLIGHT;
@@ -113,7 +113,8 @@ public final class LeaseBatches {
      * @param overlapAt   calls queued before another acquire statement starts while one is in flight
      * @param releasesInFlight release statements at once
      * @param releasesOverlapAt the same for releases
-     * @param lingerNanos 0, or an acquire batch waits this long at most for the threads the last one answered
+     * @param lingerNanos 0, or an acquire batch waits this long at most for the threads the last one answered;
+     *                    {@link LeaseSettings#ADAPTIVE}: as long as it pays ({@link Batcher.Slots#adaptive()})
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
@@ -125,7 +126,8 @@ public final class LeaseBatches {
         this.jdbc = jdbc;
         this.races = races;
         this.fastRelease = fastRelease;
-        this.acquires = new Batcher<>(new Batcher.Slots(lingerNanos), LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
+        Batcher.Slots slots = lingerNanos == LeaseSettings.ADAPTIVE ? Batcher.Slots.adaptive() : new Batcher.Slots(lingerNanos);
+        this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
         this.releases = new Batcher<>(new Batcher.Slots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
@@ -140,7 +142,9 @@ public final class LeaseBatches {
 
     /** Releases the grant with {@code token}; false if it is not held. */
     public boolean release(String name, String owner, long token) {
-        return releases.submit(new LeaseJdbc.Release(name, owner, token));
+        boolean released = releases.submit(new LeaseJdbc.Release(name, owner, token));
+        acquires.answeredElsewhere(); // a thread that acquires again at once is waited for (when acquires linger)
+        return released;
     }
 
     private static <Q, R> List<Batcher.Outcome<R>> one(Q call, Function<Q, R> run) {
