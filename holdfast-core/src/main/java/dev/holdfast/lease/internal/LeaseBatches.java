@@ -114,7 +114,7 @@ public final class LeaseBatches {
      * @param releasesInFlight release statements at once
      * @param releasesOverlapAt the same for releases
      * @param lingerNanos 0, or an acquire batch waits this long at most for the threads the last one answered;
-     *                    {@link LeaseSettings#ADAPTIVE}: as long as it pays ({@link Batcher.Slots#adaptive()})
+     *                    {@link LeaseSettings#ADAPTIVE}: as long as it pays ({@link BatchSlots#adaptive()})
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
@@ -126,11 +126,11 @@ public final class LeaseBatches {
         this.jdbc = jdbc;
         this.races = races;
         this.fastRelease = fastRelease;
-        Batcher.Slots slots = lingerNanos == LeaseSettings.ADAPTIVE ? Batcher.Slots.adaptive() : new Batcher.Slots(lingerNanos);
+        BatchSlots slots = lingerNanos == LeaseSettings.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots(lingerNanos);
         this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
-        this.releases = new Batcher<>(new Batcher.Slots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
+        this.releases = new Batcher<>(new BatchSlots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
                 releasesInFlight, releasesOverlapAt, MAX_ROWS, counted(1,
                         batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }

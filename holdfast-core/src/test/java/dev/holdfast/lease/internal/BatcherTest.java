@@ -247,14 +247,14 @@ class BatcherTest {
         }
     }
 
-    private static Batcher<String, String> member(Batcher.Slots slots, Runner runner) {
+    private static Batcher<String, String> member(BatchSlots slots, Runner runner) {
         return new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 1, 1, 64, runner);
     }
 
     @Test
     void inLockstepACallWaitsForTheThreadTheLastBatchAnsweredAndGoesWithItsNextCall() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker(); Worker two = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("a thread not yet known").isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).as("came back within the linger").isEqualTo("done a1");
@@ -276,7 +276,7 @@ class BatcherTest {
     @Test
     void inLockstepAThreadAloneNeverWaitsForItself() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.MINUTES.toNanos(5)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.MINUTES.toNanos(5)), runner);
         try (Worker one = new Worker()) {
             for (String key : List.of("a", "b", "c")) {
                 assertThat(one.submit(batcher, key).get(10, TimeUnit.SECONDS)).as("far within the 5 min linger").isEqualTo("done " + key);
@@ -288,7 +288,7 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatDoesNotComeBackIsWaitedForNoLongerThanTheLinger() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker gone = new Worker(); Worker two = new Worker()) {
             assertThat(gone.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
@@ -307,7 +307,7 @@ class BatcherTest {
     @Test
     void inLockstepAnInterruptedWaitingCallStillWaitsAndKeepsItsInterrupt() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
@@ -323,7 +323,7 @@ class BatcherTest {
     @Test
     void inLockstepTheArrivalThatEndsTheWaitRunsTheBatchItselfWithoutWakingTheWaitingCall() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker(); Worker two = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
@@ -341,7 +341,7 @@ class BatcherTest {
     @Test
     void inLockstepOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
         long linger = TimeUnit.SECONDS.toNanos(30);
-        Batcher.Slots slots = new Batcher.Slots(linger);
+        BatchSlots slots = new BatchSlots(linger);
         member(slots, new Runner());
         Thread one = new Thread(() -> { });
         Thread two = new Thread(() -> { });
@@ -369,7 +369,7 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
@@ -383,7 +383,7 @@ class BatcherTest {
 
     @Test
     void inLockstepEachKindLearnsHowSoonAThreadComesBackAfterIt() throws Exception {
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(500));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(500));
         Batcher<String, String> acquire = member(slots, new Runner());
         Batcher<String, String> release = member(slots, new Runner());
         try (Worker one = new Worker()) {
@@ -403,13 +403,13 @@ class BatcherTest {
         return worker.thread.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
     }
 
-    private static Map<Thread, Long> expected(Batcher.Slots slots) {
+    private static Map<Thread, Long> expected(BatchSlots slots) {
         return slots.expected();
     }
 
     @Test
     void inLockstepTheArrivalOfTheThreadWaitedForWakesACallOfTheOtherKind() throws Exception {
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.SECONDS.toNanos(30));
+        BatchSlots slots = new BatchSlots(TimeUnit.SECONDS.toNanos(30));
         Runner acquires = new Runner();
         Batcher<String, String> acquire = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, acquires);
         Batcher<String, String> release = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, new Runner());
@@ -437,7 +437,7 @@ class BatcherTest {
     void batchersSharingSlotsShareTheStatementsInFlight() throws Exception {
         Runner acquires = new Runner();
         Runner releases = new Runner();
-        Batcher.Slots slots = new Batcher.Slots();
+        BatchSlots slots = new BatchSlots();
         Batcher<String, String> acquire = member(slots, acquires);
         Batcher<String, String> release = member(slots, releases);
         CompletableFuture<Object> running = acquires.startHeld(acquire, "x");
@@ -459,7 +459,7 @@ class BatcherTest {
      */
     @Test
     void adaptivelyAThreadIsWaitedForOnlyIfItCameBackWithinAFractionOfTheStatementAndCycleTimes() {
-        Batcher.Slots slots = Batcher.Slots.adaptive();
+        BatchSlots slots = BatchSlots.adaptive();
         member(slots, new Runner());
         Thread quick = new Thread(() -> { });
         Thread late = new Thread(() -> { });
@@ -471,19 +471,19 @@ class BatcherTest {
             slots.ran(10 * ms);
             assertThat(slots.window()).as("half a statement").isEqualTo(5 * ms);
             for (Thread t : List.of(quick, late)) {
-                slots.answered(t, Batcher.Slots.ELSEWHERE, now);
+                slots.answered(t, BatchSlots.ELSEWHERE, now);
             }
             assertThat(slots.expected()).as("how soon they come back is not known yet").isEmpty();
             slots.arrived(quick, now + ms);        // 1 ms after its release: within the 5 ms
             slots.arrived(late, now + 6 * ms);     // 6 ms: later than the window
-            slots.answered(quick, Batcher.Slots.ELSEWHERE, now + 10 * ms);
-            slots.answered(late, Batcher.Slots.ELSEWHERE, now + 10 * ms);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now + 10 * ms);
+            slots.answered(late, BatchSlots.ELSEWHERE, now + 10 * ms);
             assertThat(slots.expected()).as("only the thread that came back in time").containsOnlyKeys(quick)
                     .containsEntry(quick, now + 15 * ms);
 
             slots.arrived(quick, now + 11 * ms); // its cycle: 10 ms from one arrival to the next
             assertThat(slots.window()).as("an eighth of the 10 ms cycle is less than half the statement").isEqualTo(10 * ms / 8);
-            slots.answered(quick, Batcher.Slots.ELSEWHERE, now + 20 * ms);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now + 20 * ms);
             assertThat(slots.expected()).as("came back 1 ms after: within 1.25 ms").containsEntry(quick, now + 20 * ms + 10 * ms / 8);
         } finally {
             slots.lock.unlock();
@@ -496,7 +496,7 @@ class BatcherTest {
      */
     @Test
     void adaptivelyAWaitThatDidNotPayStopsWaitingForBatchesThatDoubleAndHalve() {
-        Batcher.Slots slots = Batcher.Slots.adaptive();
+        BatchSlots slots = BatchSlots.adaptive();
         member(slots, new Runner());
         Thread quick = new Thread(() -> { });
         long ms = TimeUnit.MILLISECONDS.toNanos(1);
@@ -504,9 +504,9 @@ class BatcherTest {
         try {
             long now = System.nanoTime();
             slots.ran(10 * ms);
-            slots.answered(quick, Batcher.Slots.ELSEWHERE, now);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now);
             slots.arrived(quick, now);
-            slots.answered(quick, Batcher.Slots.ELSEWHERE, now);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now);
             assertThat(slots.expected()).containsOnlyKeys(quick);
 
             List<Integer> quiet = new ArrayList<>();
@@ -524,7 +524,7 @@ class BatcherTest {
     }
 
     /** A wait ran out; how many batches after the one it starts go without waiting. Holds the lock. */
-    private static int batchesWithoutWaitingAfterALoss(Batcher.Slots slots) {
+    private static int batchesWithoutWaitingAfterALoss(BatchSlots slots) {
         slots.lingered(false);
         slots.lingered(false); // a second call that gave up at the same time: counted once
         assertThat(slots.window()).isZero();
@@ -545,7 +545,7 @@ class BatcherTest {
     @Test
     void adaptivelyACallWaitsForAThreadBackFromItsReleaseAndStopsWaitingWhenItDoesNotCome() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = Batcher.Slots.adaptive();
+        BatchSlots slots = BatchSlots.adaptive();
         Batcher<String, String> batcher = member(slots, runner);
         measured(slots, TimeUnit.SECONDS.toNanos(60)); // a window of 30 s: nothing below depends on timing
         try (Worker one = new Worker(); Worker two = new Worker()) {
@@ -566,7 +566,7 @@ class BatcherTest {
         }
 
         Runner second = new Runner();
-        Batcher.Slots shortWindow = Batcher.Slots.adaptive();
+        BatchSlots shortWindow = BatchSlots.adaptive();
         Batcher<String, String> lonely = member(shortWindow, second);
         measured(shortWindow, TimeUnit.SECONDS.toNanos(2)); // a window of about 1 s
         try (Worker gone = new Worker(); Worker two = new Worker()) {
@@ -587,7 +587,7 @@ class BatcherTest {
     }
 
     /** Slots that measured statements of {@code nanos}. */
-    private static void measured(Batcher.Slots slots, long nanos) {
+    private static void measured(BatchSlots slots, long nanos) {
         slots.lock.lock();
         try {
             slots.ran(nanos);
@@ -598,7 +598,7 @@ class BatcherTest {
 
     @Test
     void aNegativeLingerIsRefused() {
-        assertThatThrownBy(() -> new Batcher.Slots(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BatchSlots(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
