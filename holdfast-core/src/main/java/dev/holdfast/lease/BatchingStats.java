@@ -8,7 +8,8 @@ import dev.holdfast.lease.internal.LeaseProbe;
  * off (and on H2, where it always is) and cohort hand-off is off.
  *
  * <p>How to read it: {@link #acquireCallsPerStatement()} (or releases') of 1.0 means batching never engaged
- * (every call went alone); 8.0 means eight calls shared each commit on average. {@link #lingerNanos()} is
+ * (every call went alone: no concurrent calls, or {@link Batching#ADAPTIVE} measured calls alone as faster);
+ * 8.0 means eight calls shared each commit on average. {@link #lingerNanos()} is
  * the time calls waited only for threads expected to come back, summed over calls: 0 where no batch ever
  * lingered. {@link #cohortHandOffs()} 0 while {@code acquire} callers wait means cohort hand-off passed
  * nothing on in memory, for example because each thread acquires under an owner of its own.

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The lock and the running batches of one batcher, or of several that share them (lockstep): then
  * a batch of one kind counts against the statements in flight of all, and with a linger a batch
@@ -38,6 +40,9 @@ public final class BatchSlots {
     private final Map<Thread, Returns> returns = new WeakHashMap<>();
     private final long lingerNanos;
     private final boolean adaptive;
+    /** Adaptive: whether calls go in batches or alone, measured by the acquire slots ({@code measures}), followed by the releases'. */
+    final @Nullable BatchPace pace;
+    final boolean measures;
     int inFlight;
     /** Adaptive: moving averages of a statement's time and of a thread's time from one call to its next; 0: none yet. */
     private long statementNanos;
@@ -53,20 +58,35 @@ public final class BatchSlots {
 
     /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
     public BatchSlots(long lingerNanos) {
-        this(lingerNanos, false);
+        this(lingerNanos, false, null, false);
     }
 
-    private BatchSlots(long lingerNanos, boolean adaptive) {
+    private BatchSlots(long lingerNanos, boolean adaptive, @Nullable BatchPace pace, boolean measures) {
         if (lingerNanos < 0) {
             throw new IllegalArgumentException("linger must not be negative");
         }
         this.lingerNanos = lingerNanos;
         this.adaptive = adaptive;
+        this.pace = pace;
+        this.measures = measures;
     }
 
-    /** Slots that wait for threads only as long as their measured return makes it pay (see the class). */
+    /**
+     * Slots that wait for threads only as long as their measured return makes it pay, and batch at all
+     * only while that is measured faster than sending each call alone ({@link BatchPace}).
+     */
     public static BatchSlots adaptive() {
-        return new BatchSlots(0, true);
+        return new BatchSlots(0, true, new BatchPace(), true);
+    }
+
+    /** Slots of their own (no linger) whose calls go alone or in batches as these slots measured. */
+    public BatchSlots following() {
+        return new BatchSlots(0, false, pace, false);
+    }
+
+    /** Whether calls go alone now rather than in batches. */
+    boolean alone() {
+        return pace != null && pace.alone();
     }
 
     boolean lingers() {
@@ -112,7 +132,7 @@ public final class BatchSlots {
         r.answeredAt = now;
         r.answeredBy = by;
         long took = r.took(by);
-        long window = adaptive ? window() : lingerNanos;
+        long window = alone() ? 0 : adaptive ? window() : lingerNanos;
         if (took >= 0 && took < window) {
             expected.put(thread, now + window);
         }
@@ -200,7 +220,7 @@ public final class BatchSlots {
 
     /** Nanos left to wait for the threads still expected (forgetting those given up); 0 if none. Holds the lock. */
     long lingerLeft() {
-        if (expected.isEmpty()) {
+        if (expected.isEmpty() || alone()) {
             return 0;
         }
         long now = System.nanoTime();

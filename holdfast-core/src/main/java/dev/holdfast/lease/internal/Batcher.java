@@ -88,6 +88,9 @@ public final class Batcher<Q, R> {
         }
     }
 
+    /** Statements in flight at most while calls go alone: as without batching, the pool is the bound. */
+    static final int ALONE_IN_FLIGHT = 1024;
+
     private final BatchSlots slots;
     /** This batcher's place among the members of its slots. */
     private final int member;
@@ -287,7 +290,12 @@ public final class Batcher<Q, R> {
             }
             lock.lock();
             slots.inFlight--;
-            slots.ran(System.nanoTime() - started);
+            long ended = System.nanoTime();
+            slots.ran(ended - started);
+            BatchPace pace = slots.pace;
+            if (slots.measures && pace != null && pace.completed(batch.size(), ended)) {
+                wakeNext(); // calls queued for a batch may go alone now
+            }
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -312,8 +320,9 @@ public final class Batcher<Q, R> {
 
     /** Whether queued {@code call} may start a batch now, lingering aside. Holds the lock. */
     private boolean mayStart(Call<Q, R> call) {
-        return (slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt)
-                && !keysInFlight.contains(key.apply(call.request));
+        boolean free = slots.alone() ? slots.inFlight < ALONE_IN_FLIGHT
+                : slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt;
+        return free && !keysInFlight.contains(key.apply(call.request));
     }
 
     /** Wakes, in each batcher of the slots, the first queued call that may start a batch now. Holds the lock. */

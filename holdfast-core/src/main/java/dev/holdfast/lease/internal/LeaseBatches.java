@@ -130,7 +130,7 @@ public final class LeaseBatches {
         this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
-        this.releases = new Batcher<>(new BatchSlots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
+        this.releases = new Batcher<>(slots.following(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
                 releasesInFlight, releasesOverlapAt, MAX_ROWS, counted(1,
                         batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }

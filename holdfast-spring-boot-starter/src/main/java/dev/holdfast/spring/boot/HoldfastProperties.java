@@ -124,8 +124,8 @@ public class HoldfastProperties {
         private int cohortHandOffs;
 
         /**
-         * Batched commits: {@code off} (the default); {@code adaptive}: as concurrent, and an acquire
-         * batch waits for threads coming back only while that pays; {@code concurrent}: concurrent
+         * Batched commits: {@code off} (the default); {@code adaptive}: as concurrent while measured
+         * faster than calls alone, an acquire batch waiting for threads only while that pays; {@code concurrent}: concurrent
          * {@code tryAcquire} and {@code release} calls of this instance share multi-row statements, one
          * commit each; {@code lockstep} (deprecated expert override): as concurrent, and an acquire
          * batch waits up to {@code lockstep-linger} for the threads the last batch answered.
@@ -144,7 +144,7 @@ public class HoldfastProperties {
         public enum BatchingMode {
             /** Every call a statement of its own. */
             OFF,
-            /** Concurrent, and an acquire batch waits for threads coming back only while that pays. */
+            /** Concurrent while measured faster than calls alone; an acquire batch waits for threads only while that pays. */
             ADAPTIVE,
             /** Calls queued while a statement of their kind is in flight go together in the next. */
             CONCURRENT,
