@@ -1,5 +1,6 @@
 package dev.holdfast.benchmarks;
 
+import dev.holdfast.lease.internal.BatchSlots;
 import dev.holdfast.lease.internal.Batcher;
 import dev.holdfast.benchmarks.LeaseInterleaved;
 import dev.holdfast.benchmarks.LeaseInterleaved.Pair;
@@ -28,7 +29,7 @@ public final class BatcherCoordination {
             LockSupport.parkNanos(statementNanos);
             return batch.stream().map(q -> Batcher.Outcome.of(true)).toList();
         };
-        Batcher.Slots slots = new Batcher.Slots(300_000);
+        BatchSlots slots = new BatchSlots(300_000);
         Batcher<String, Boolean> acquires = new Batcher<>(slots, q -> q, String::compareTo, 1, 1, 64, runner);
         Batcher<String, Boolean> releases = new Batcher<>(slots, q -> q, String::compareTo, 1, 1, 64, runner);
         Pair batcher = (t, i) -> {

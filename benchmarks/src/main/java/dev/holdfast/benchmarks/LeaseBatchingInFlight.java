@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * per-block rates, the share of calls that went in multi-row statements and their mean size. Usage:
  * {@code java -cp benchmarks.jar dev.holdfast.benchmarks.LeaseBatchingInFlight <db> <threads> <rounds>
  * <blockMillis> off,4/4,s1/1@300}: {@code N/M} is N statements of a kind in flight, another starting
- * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs.
+ * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs; {@code adaptive},
+ * {@code Batching.ADAPTIVE}.
  */
 public final class LeaseBatchingInFlight {
     /** System property {@code hold.micros}: how long each thread holds a lease before it releases it (default 0). */
@@ -47,7 +48,9 @@ public final class LeaseBatchingInFlight {
                 HikariDataSource pool = kind.newPool("probe-" + config, threads);
                 pools.add(pool);
                 LeaseService.Builder b = LeaseService.builder(pool).table(table);
-                if (!config.equals("off")) {
+                if (config.equals("adaptive")) {
+                    b.batching(Batching.ADAPTIVE);
+                } else if (!config.equals("off")) {
                     // N/M, or sN/M@lingerMicros: in lockstep, acquires and releases sharing the N statements
                     String[] lockstep = config.startsWith("s") ? config.substring(1).split("@") : null;
                     if (lockstep != null && lockstep.length != 2) {

@@ -48,6 +48,7 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastBatched}: the same with {@code batching(Batching.CONCURRENT)}: concurrent calls share multi-row statements;</li>
+ *   <li>{@code holdfastAdaptive}: the same with {@code batching(Batching.ADAPTIVE)};</li>
  *   <li>{@code holdfastLingering}: {@code batching(Batching.lockstep(0.3 ms))}: acquires and releases share one statement in flight,
  *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
  *   <li>{@code holdfastLingering@<micros>}: the same with that linger;</li>
@@ -93,7 +94,7 @@ public final class LeaseInterleaved {
         }
     }
 
-    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastLingering",
+    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastLingering",
             "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "batchesAlone", "limit", "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
@@ -130,14 +131,17 @@ public final class LeaseInterleaved {
                 long lingerMicros = implementation.startsWith("holdfastLingering@")
                         ? Long.parseLong(implementation.substring("holdfastLingering@".length())) : 300;
                 pairs.put(implementation, switch (implementation.replaceFirst("@.*", "")) {
-                    case "holdfast", "holdfastBatched", "holdfastDurableRelease", "holdfastLingering" -> {
+                    case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease", "holdfastLingering" -> {
                         boolean lockstep = implementation.startsWith("holdfastLingering");
                         LeaseService leases = LeaseService.builder(ds).table(TABLE)
                                 .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE
                                         : CommitDurability.RELAXED)
                                 .batching(lockstep ? Batching.lockstep(Duration.ofNanos(lingerMicros * 1000))
-                                        : implementation.equals("holdfastBatched") ? Batching.CONCURRENT : Batching.OFF)
+                                        : implementation.equals("holdfastBatched") ? Batching.CONCURRENT
+                                        : implementation.equals("holdfastAdaptive") ? Batching.ADAPTIVE : Batching.OFF)
                                 .build();
+                        closers.add(() -> System.out.printf("%s %d threads %s: %s%n", database, threads, implementation,
+                                leases.batchingStats()));
                         yield (t, i) -> {
                             Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
                             leases.release(lease);

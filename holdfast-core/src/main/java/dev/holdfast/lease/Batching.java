@@ -1,14 +1,16 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.lease.internal.LeaseSettings;
 
 import java.time.Duration;
 
 /**
  * Whether a {@link LeaseService} commits concurrent calls together ({@link LeaseService.Builder#batching}).
- * One of {@link #OFF} (the default), {@link #CONCURRENT} or {@link #lockstep(Duration)}. Batching
- * applies on PostgreSQL and MariaDB; on H2 (embedded, where a statement costs no round trip) every
- * mode runs as {@link #OFF}.
+ * One of {@link #OFF} (the default), {@link #ADAPTIVE}, {@link #CONCURRENT} or, as an expert override,
+ * {@link #lockstep(Duration)}. Batching applies on PostgreSQL and MariaDB; on H2 (embedded, where a
+ * statement costs no round trip) every mode runs as {@link #OFF}. {@link LeaseService#batchingStats()}
+ * says whether it engaged.
  *
  * <p><b>Concurrent.</b> Concurrent {@code tryAcquire} calls of one service go to the database as one
  * multi-row acquire, and concurrent {@code release(lease)} calls as one multi-row release, each one
@@ -31,13 +33,26 @@ import java.time.Duration;
  * concurrent commits. It pays off with many concurrent callers on a slow-flushing database and can
  * lose elsewhere; measure with your workload.
  *
- * <p><b>Lockstep.</b> As concurrent, and acquires and releases share one statement in flight; a
- * batch that could start waits, at most the linger after the last batch ended, for the threads that
- * batch answered to come back with their next call, so that threads that take and release leases in
- * a loop go together, acquires in one statement and releases in the next. Only a thread that came
- * back within the linger the last time the same kind answered it is waited for; a thread alone
- * never waits for itself. A call may wait up to the linger for a thread that does not come back this
+ * <p><b>Adaptive.</b> As concurrent while batching is measured to pay: short epochs (64 acquires) of
+ * batching and of sending each call alone, as without batching, alternate in 16 pairs; the faster
+ * (batching only if at least 2 % faster) then runs 128 epochs, and the comparison runs again. While
+ * batching, an acquire batch that could start waits for threads expected back with their next
+ * acquire, only as long as their measured return makes it pay: a thread is waited for only if it came
+ * back within the window the last time (a thread that holds its lease a while, or was late once, is
+ * not), the window is at most half the measured time of an acquire statement and an eighth of the
+ * time threads take from one acquire to their next, and a wait that ran out with a thread not back
+ * stops all waiting for a number of batches (doubling with each such wait, up to 64). There is no
+ * linger to set.
+ *
+ * <p><b>Lockstep</b> (deprecated, an expert override: prefer {@link #ADAPTIVE}). As concurrent, with
+ * one acquire statement in flight; an acquire batch that could start waits, at most the fixed linger
+ * after the last one ended, for the threads that batch answered to come back with their next acquire.
+ * Only a thread that came back within the linger the last time is waited for; a thread alone never
+ * waits for itself. An acquire may wait up to the linger for a thread that does not come back this
  * time: keep the linger well below the time threads hold their leases.
+ *
+ * <p>In every mode a release never lingers and never waits for an acquire: it waits at most for the
+ * release statements in flight, then goes in the next.
  */
 public final class Batching {
 
@@ -45,6 +60,8 @@ public final class Batching {
     public static final Batching OFF = new Batching("OFF", -1);
     /** Calls that queue while a statement of their kind is in flight go together in the next. */
     public static final Batching CONCURRENT = new Batching("CONCURRENT", 0);
+    /** As {@link #CONCURRENT} while measured faster than calls alone; acquire batches wait for threads only while that pays. */
+    public static final Batching ADAPTIVE = new Batching("ADAPTIVE", 0);
 
     private static final Duration MAX_LINGER = Duration.ofSeconds(1);
 
@@ -62,7 +79,10 @@ public final class Batching {
      *
      * @param linger more than 0, at most 1 s
      * @throws IllegalArgumentException if {@code linger} is null, not positive or longer than 1 s
+     * @deprecated an expert override, kept for workloads measured to gain from a fixed linger; use
+     *             {@link #ADAPTIVE}, which waits only while it pays
      */
+    @Deprecated
     public static Batching lockstep(Duration linger) {
         Arguments.notNull(linger, "linger");
         if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {
@@ -81,9 +101,9 @@ public final class Batching {
         return Duration.ofNanos(Math.max(0, lingerNanos));
     }
 
-    /** Lockstep's linger in nanoseconds, 0 otherwise. */
+    /** The service's setting: lockstep's linger in nanoseconds, {@link LeaseSettings#ADAPTIVE}, or 0. */
     long lingerNanos() {
-        return Math.max(0, lingerNanos);
+        return mode.equals("ADAPTIVE") ? LeaseSettings.ADAPTIVE : Math.max(0, lingerNanos);
     }
 
     @Override
@@ -96,7 +116,7 @@ public final class Batching {
         return mode.hashCode() * 31 + Long.hashCode(lingerNanos);
     }
 
-    /** {@code OFF}, {@code CONCURRENT} or {@code LOCKSTEP(PT0.0003S)}. */
+    /** {@code OFF}, {@code ADAPTIVE}, {@code CONCURRENT} or {@code LOCKSTEP(PT0.0003S)}. */
     @Override
     public String toString() {
         return lingerNanos > 0 ? mode + "(" + linger() + ")" : mode;

@@ -37,12 +37,11 @@ import javax.sql.DataSource;
  * }
  * }</pre>
  *
- * <p>Each call is one statement ({@link #tryAcquire} with {@link Builder#batching}: one for the calls that queue while
- * one is in flight); on PostgreSQL a release also hands the lease to the first queued waiter in the same round trip;
- * a refused release or renewal reads the row once more to say why. Arguments are checked before any SQL runs: names
- * and owners 1–{@value #MAX_NAME_LENGTH} characters without control characters or unpaired surrogates, a TTL
- * {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait bound 0 to 366 days; else
- * {@link IllegalArgumentException}.
+ * <p>Each call is one statement (or shares one: {@link Builder#batching}); on PostgreSQL a release also hands the lease
+ * to the first queued waiter in the same round trip; a refused release or renewal reads the row once more to say why.
+ * Arguments are checked before any SQL runs: names and owners 1–{@value #MAX_NAME_LENGTH} characters without control
+ * characters or unpaired surrogates, a TTL {@value #MIN_TTL_MILLIS} ms to 366 days (microsecond precision), a wait
+ * bound 0 to 366 days; else {@link IllegalArgumentException}.
  *
  * <p>A database failure raises {@link DatabaseException}; an acquire that failed so may still have been granted (the
  * commit can succeed after the connection broke), and a retry is refused until that grant's TTL runs out. To take
@@ -178,8 +177,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.linger().toNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource), batching,
-                    onGrant);
+                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource), batching, onGrant);
         }
     }
 
@@ -290,6 +288,11 @@ public final class LeaseService implements Leases, LeaseRenewer {
         engine.close();
     }
 
+    /** What batching and cohort hand-off did since this service was built; all zero where both are off. */
+    public BatchingStats batchingStats() {
+        return BatchingStats.of(engine.probe());
+    }
+
     /** Internal, for Holdfast's tests and benchmarks: what this service's parts counted; may change in any release. */
     public LeaseProbe probe() {
         return engine.probe();
@@ -304,9 +307,6 @@ public final class LeaseService implements Leases, LeaseRenewer {
     }
 
     private static void reported(Runnable call) {
-        reported(() -> {
-            call.run();
-            return true;
-        });
+        reported(() -> { call.run(); return true; });
     }
 }

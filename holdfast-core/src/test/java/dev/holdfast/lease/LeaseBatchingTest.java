@@ -216,28 +216,77 @@ public class LeaseBatchingTest {
     }
 
     /**
-     * In lockstep, as configured through the public builder alone: a release waits for the acquire in
-     * flight (one statement in flight for both kinds; batching alone sends it at once, its kind having
-     * none in flight), then each call gets its own outcome.
+     * Issue 31, item 4: a release never waits for a batch longer than a statement. An acquire is stuck in
+     * its statement (the gate holds it, as a row lock elsewhere would), with a linger far longer than the
+     * test and the releasing thread known to come back at once (so an acquire batch would wait for it);
+     * releases of the same service still go to the database and complete while the acquire is stuck, and
+     * a release that finds another in flight goes in the very next statement.
      */
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
-    void inLockstepAReleaseWaitsForTheAcquireInFlightAndEachCallGetsItsOutcome(TestDatabase db) throws Exception {
+    void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatementWhateverTheLinger(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
-        try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(4), gate)).table(table)
-                .batching(Batching.lockstep(Duration.ofMillis(1))).build()) {
-            Lease mine = leases.tryAcquire("mine", "me", LONG).orElseThrow();
+        for (Batching batching : List.of(Batching.lockstep(Duration.ofSeconds(1)), Batching.ADAPTIVE, Batching.CONCURRENT)) {
+            try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate)).table(table)
+                    .batching(batching).tune(t -> t.batchLoneCalls(true)).build()) {
+                List<Lease> mine = new ArrayList<>();
+                for (int i = 0; i < 3; i++) { // one thread back at once each time: waited for, in lockstep
+                    mine.add(leases.tryAcquire("mine-" + i, "me", LONG).orElseThrow());
+                }
+                CountDownLatch entered = new CountDownLatch(1);
+                CountDownLatch open = new CountDownLatch(1);
+                gate.arm(entered, open);
+                CompletableFuture<Object> stuck = onItsOwnThread(() -> leases.tryAcquire("slow", "me", LONG));
+                assertThat(entered.await(10, TimeUnit.SECONDS)).as("the acquire's statement started").isTrue();
 
-            Batch batch = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(), List.of(
-                    () -> release(leases, mine),
-                    () -> leases.tryAcquire("second", "me", LONG)));
+                assertThat(release(leases, mine.get(0))).as(batching + ": released while the acquire is stuck").isEqualTo("released");
+                List<CompletableFuture<Object>> together = List.of(onItsOwnThread(() -> release(leases, mine.get(1))),
+                        onItsOwnThread(() -> release(leases, mine.get(2))));
+                for (CompletableFuture<Object> release : together) {
+                    assertThat(release.get(20, TimeUnit.SECONDS)).isEqualTo("released");
+                }
+                assertThat(stuck).as(batching + ": the acquire is still in its statement").isNotDone();
+                for (Lease released : mine) {
+                    Lease row = leases.find(released.name()).orElseThrow();
+                    assertThat(row.expiresAt()).as("released in the database").isEqualTo(row.acquiredAt());
+                }
+                open.countDown();
+                assertThat(granted(stuck.get(20, TimeUnit.SECONDS)).name()).isEqualTo("slow");
+                leases.release(leases.find("slow").orElseThrow());
+            }
+        }
+    }
 
-            assertThat(batch.outcomes().get(0)).isEqualTo("released");
-            Lease second = granted(batch.outcomes().get(1));
-            assertThat(leases.find("second")).contains(second);
-            Lease released = leases.find("mine").orElseThrow();
-            assertThat(released.expiresAt()).as("released").isEqualTo(released.acquiredAt());
-            assertThat(batch.statements()).as("one statement each, after the acquire in flight").hasSize(2);
+    /**
+     * Issue 31, item 5: {@link LeaseService#batchingStats()} counts exactly, per kind, the calls and the
+     * statements they took: a call alone is one call in one statement; three calls queued behind it, one.
+     */
+    @DatabaseTest(only = {POSTGRESQL, MARIADB})
+    void batchingStatsCountCallsAndStatementsOfEachKind(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Gate gate = new Gate();
+        try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
+            assertThat(leases.batchingStats()).isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+            Batch acquires = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+                    List.of(() -> leases.tryAcquire("a", "me", LONG), () -> leases.tryAcquire("b", "me", LONG),
+                            () -> leases.tryAcquire("c", "me", LONG)));
+            BatchingStats afterAcquires = leases.batchingStats();
+            assertThat(afterAcquires).isEqualTo(new BatchingStats(4, 2, 0, 0, 0, 0));
+            assertThat(afterAcquires.acquireCallsPerStatement()).isEqualTo(2.0);
+            assertThat(afterAcquires.releaseCallsPerStatement()).as("none sent").isZero();
+
+            List<Lease> held = acquires.outcomes().stream().map(LeaseBatchingTest::granted).toList();
+            Lease first = leases.find("first").orElseThrow();
+            inOneBatch(leases, gate, () -> leases.release(first),
+                    held.stream().<Callable<Object>>map(l -> () -> release(leases, l)).toList());
+            assertThat(leases.tryAcquire("alone", "me", LONG)).isPresent();
+            BatchingStats stats = leases.batchingStats();
+            assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0, 0));
+            assertThat(stats.acquireCallsPerStatement()).isEqualTo(5.0 / 3);
+        }
+        try (LeaseService off = LeaseService.builder(db.dataSource()).table(table).build()) {
+            off.release(off.tryAcquire("unbatched", "me", LONG).orElseThrow());
+            assertThat(off.batchingStats()).as("batching off: nothing counted").isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
         }
     }
 

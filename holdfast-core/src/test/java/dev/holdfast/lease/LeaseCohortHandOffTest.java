@@ -86,6 +86,8 @@ class LeaseCohortHandOffTest {
             assertThat(prepared).as("statements of a hand-off from the block").isEmpty();
             assertThat(next.token()).isEqualTo(held.token() + 2);
             assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
+            assertThat(leases.batchingStats()).as("batching off: only the cohort's hand-offs")
+                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 2));
 
             // Its holder renews and releases it through the service, which maps it to the grant.
             Lease renewed = leases.renew(next, Duration.ofSeconds(40));

@@ -115,7 +115,13 @@ class LeaseStressTest {
         run(db, 4, 0, Batched.EVERY_CALL, EIGHT_NAMES);
     }
 
-    private enum Batched { OFF, ON, EVERY_CALL }
+    /** The same with adaptive batching (acquire batches waiting for workers back from their release only while it pays). */
+    @DatabaseTest
+    void fourServersWithAdaptiveBatchingOverEightNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
+        run(db, 4, 0, Batched.ADAPTIVE_EVERY_CALL, EIGHT_NAMES);
+    }
+
+    private enum Batched { OFF, ON, EVERY_CALL, ADAPTIVE_EVERY_CALL }
 
     private void run(TestDatabase db, int servers, int cohortHandOffs, boolean batching) throws Exception {
         run(db, servers, cohortHandOffs, batching ? Batched.ON : Batched.OFF, NAMES);
@@ -154,8 +160,9 @@ class LeaseStressTest {
             pools.add(pool);
             services.add(LeaseFixture.builder(db, pool).table(table).cohortHandOffs(cohortHandOffs)
                     .batching(batching == Batched.OFF ? Batching.OFF : batching == Batched.ON ? Batching.CONCURRENT
+                            : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE
                             : Batching.lockstep(Duration.ofNanos(300_000)))
-                    .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL))
+                    .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL))
                     .tune(t -> t.batchesInFlight(4, 4)) // in lockstep too: four statements in flight, not lockstep's one
                     .build());
             services.get(i).probe().observeGrants((lease, path) -> PATH.set(path));
@@ -286,7 +293,7 @@ class LeaseStressTest {
         if (cohortHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
         }
-        if (batching == Batched.EVERY_CALL && db.kind() != TestDatabase.Kind.H2) {
+        if ((batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL) && db.kind() != TestDatabase.Kind.H2) {
             assertThat(multiRow).as("statements sent through the multi-row batches").isPositive();
         }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {

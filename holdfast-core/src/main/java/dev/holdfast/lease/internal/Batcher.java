@@ -6,14 +6,11 @@ import org.jspecify.annotations.Nullable;
 import java.util.Objects;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -30,7 +27,7 @@ import java.util.function.Function;
  * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
  * each other.
  *
- * <p>Batchers of several kinds may share their {@link Slots}: in lockstep, with a linger, a batch
+ * <p>Batchers of several kinds may share their {@link BatchSlots}: in lockstep, with a linger, a batch
  * waits for the threads the last batch answered that came back within the linger the last time (each
  * thread's acquire, then its release, go in one statement with the others'). A thread alone never
  * waits for itself, and nobody waits longer than the linger after a batch ended.
@@ -91,117 +88,10 @@ public final class Batcher<Q, R> {
         }
     }
 
-    /**
-     * The lock and the running batches of one batcher, or of several that share them (lockstep): then
-     * a batch of one kind counts against the statements in flight of all, and with a linger a batch
-     * that could start waits, at most that long after the last batch ended, for the threads that batch
-     * answered to come back with their next call, so that they go together in one statement. Only
-     * threads that came back within the linger the last time this kind answered them are waited for:
-     * a thread that works between its calls (holds its lease a while before it releases it) delays
-     * nobody, and one that acquires again as soon as it has released is waited for after its release.
-     */
-    public static final class Slots {
-        final ReentrantLock lock = new ReentrantLock();
-        private final List<Batcher<?, ?>> members = new ArrayList<>();
-        /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
-        private final Map<Thread, Long> expected = new HashMap<>();
-        /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
-        private final Map<Thread, Returns> returns = new WeakHashMap<>();
-        private final long lingerNanos;
-        private int inFlight;
+    /** Statements in flight at most while calls go alone: as without batching, the pool is the bound. */
+    static final int ALONE_IN_FLIGHT = 1024;
 
-        /** Slots of one batcher: no linger. */
-        Slots() {
-            this(0);
-        }
-
-        /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
-        public Slots(long lingerNanos) {
-            if (lingerNanos < 0) {
-                throw new IllegalArgumentException("linger must not be negative");
-            }
-            this.lingerNanos = lingerNanos;
-        }
-
-        /**
-         * A call of {@code thread} arrived: it is waited for no more, and its time to come back is
-         * noted. True if that ends the wait sooner (it was waited for longest, or last): the waiting
-         * calls must work out their linger anew. Holds the lock.
-         */
-        boolean arrived(Thread thread) {
-            if (lingerNanos == 0) {
-                return false;
-            }
-            Returns r = returns.get(thread);
-            if (r != null && r.answeredBy >= 0) {
-                r.tookNanos[r.answeredBy] = System.nanoTime() - r.answeredAt;
-                r.answeredBy = -1;
-            }
-            Long until = expected.remove(thread);
-            if (until == null) {
-                return false;
-            }
-            for (long other : expected.values()) {
-                if (other >= until) {
-                    return false; // the wait ends no sooner: waking the waiting calls would only cost a switch
-                }
-            }
-            return true;
-        }
-
-        /**
-         * A batch of member {@code by} answered {@code thread}: it is waited for if it came back within
-         * the linger the last time that member answered it. Holds the lock.
-         */
-        void answered(Thread thread, int by, long now) {
-            Returns r = returns.computeIfAbsent(thread, t -> new Returns());
-            r.answeredAt = now;
-            r.answeredBy = by;
-            if (by >= r.tookNanos.length) { // a batcher that joined the slots after this thread's first call
-                int known = r.tookNanos.length;
-                r.tookNanos = Arrays.copyOf(r.tookNanos, members.size());
-                Arrays.fill(r.tookNanos, known, r.tookNanos.length, -1);
-            }
-            long took = r.tookNanos[by];
-            if (took >= 0 && took < lingerNanos) {
-                expected.put(thread, now + lingerNanos);
-            }
-        }
-
-        /** When a thread was last answered, by which member (-1: it has come back since), and how long it took to come back after each. */
-        private static final class Returns {
-            long answeredAt;
-            int answeredBy = -1;
-            /** -1: not yet known (not waited for). */
-            long[] tookNanos = new long[0];
-        }
-
-        /** Tests: the threads waited for now, and until when. */
-        Map<Thread, Long> expected() {
-            lock.lock();
-            try {
-                return Map.copyOf(expected);
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** Nanos left to wait for the threads still expected (forgetting those given up); 0 if none. Holds the lock. */
-        long lingerLeft() {
-            if (expected.isEmpty()) {
-                return 0;
-            }
-            long now = System.nanoTime();
-            expected.values().removeIf(until -> until - now <= 0);
-            long left = 0;
-            for (long until : expected.values()) {
-                left = Math.max(left, until - now);
-            }
-            return left;
-        }
-    }
-
-    private final Slots slots;
+    private final BatchSlots slots;
     /** This batcher's place among the members of its slots. */
     private final int member;
     private final ReentrantLock lock;
@@ -215,6 +105,8 @@ public final class Batcher<Q, R> {
     /** With a batch in flight, another may start only once this many calls are queued. */
     private final int overlapAt;
     private final int maxSize;
+    /** Nanos calls of this batcher waited only for the linger, summed. */
+    private final LongAdder lingered = new LongAdder();
 
     /**
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
@@ -222,11 +114,11 @@ public final class Batcher<Q, R> {
      */
     public Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
-        this(new Slots(), key, order, maxInFlight, overlapAt, maxSize, runner);
+        this(new BatchSlots(), key, order, maxInFlight, overlapAt, maxSize, runner);
     }
 
     /** A batcher whose batches count against {@code slots}, which other batchers may share. */
-    public Batcher(Slots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+    public Batcher(BatchSlots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
             throw new IllegalArgumentException("maxInFlight, overlapAt and maxSize must be at least 1");
@@ -242,7 +134,7 @@ public final class Batcher<Q, R> {
         slots.lock.lock();
         try {
             this.member = slots.members.size();
-            slots.members.add(this);
+            slots.members.add(this::wakeFirst);
         } finally {
             slots.lock.unlock();
         }
@@ -259,7 +151,7 @@ public final class Batcher<Q, R> {
         try {
             Call<Q, R> call = new Call<>(request);
             queue.addLast(call);
-            if (slots.arrived(call.thread) && !(mayStart(call) && slots.lingerLeft() == 0)) {
+            if (slots.arrived(call.thread, System.nanoTime()) && !(mayStart(call) && slots.lingerLeft() == 0)) {
                 wakeNext(); // a lingering batch may start now, or wait less (unless this call starts it)
             }
             while (!call.settled) {
@@ -273,7 +165,8 @@ public final class Batcher<Q, R> {
                 call.woken = false;
                 lock.unlock();
                 locked = false;
-                long deadline = System.nanoTime() + linger;
+                long parked = System.nanoTime();
+                long deadline = parked + linger;
                 while (!call.settled && !call.woken) {
                     if (linger > 0) {
                         long left = deadline - System.nanoTime();
@@ -288,11 +181,17 @@ public final class Batcher<Q, R> {
                         interrupted = true; // kept aside, else every later park would end at once
                     }
                 }
+                if (linger > 0) {
+                    lingered.add(System.nanoTime() - parked);
+                }
                 if (call.settled) {
                     break; // its outcome is all it needs: no lock, so the calls of a batch leave at once
                 }
                 lock.lock();
                 locked = true;
+                if (linger > 0) {
+                    slots.lingered(call.woken);
+                }
             }
             if (call.error != null) {
                 throw call.error;
@@ -306,6 +205,27 @@ public final class Batcher<Q, R> {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * A call of this thread was answered elsewhere (a release, in batches of its own): its next call
+     * here is waited for if it came as soon after the last such answer.
+     */
+    public void answeredElsewhere() {
+        if (!slots.lingers()) {
+            return;
+        }
+        lock.lock();
+        try {
+            slots.answered(Thread.currentThread(), BatchSlots.ELSEWHERE, System.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Nanos calls waited only for the linger, summed over the calls. */
+    public long lingeredNanos() {
+        return lingered.sum();
     }
 
     /** Calls queued for a batch, not yet in one. */
@@ -341,6 +261,7 @@ public final class Batcher<Q, R> {
         batch.forEach(c -> c.queued = false);
         keysInFlight.addAll(keys);
         slots.inFlight++;
+        slots.started();
         wakeNext();
         return batch;
     }
@@ -355,6 +276,7 @@ public final class Batcher<Q, R> {
         Throwable thrown = null;
         lock.unlock();
         boolean interrupted = Thread.interrupted();
+        long started = System.nanoTime();
         try {
             outcomes = runner.run(batch.stream().map(c -> c.request).toList());
             if (outcomes == null || outcomes.size() != batch.size() || outcomes.stream().anyMatch(Objects::isNull)) {
@@ -368,6 +290,12 @@ public final class Batcher<Q, R> {
             }
             lock.lock();
             slots.inFlight--;
+            long ended = System.nanoTime();
+            slots.ran(ended - started);
+            BatchPace pace = slots.pace;
+            if (slots.measures && pace != null && pace.completed(batch.size(), ended)) {
+                wakeNext(); // calls queued for a batch may go alone now
+            }
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -383,7 +311,7 @@ public final class Batcher<Q, R> {
                 c.settled = true;
                 c.wake();
             }
-            if (slots.lingerNanos > 0) { // after every call is settled: bookkeeping must not strand them
+            if (slots.lingers()) { // after every call is settled: bookkeeping must not strand them
                 long now = System.nanoTime();
                 batch.forEach(c -> slots.answered(c.thread, member, now));
             }
@@ -392,14 +320,15 @@ public final class Batcher<Q, R> {
 
     /** Whether queued {@code call} may start a batch now, lingering aside. Holds the lock. */
     private boolean mayStart(Call<Q, R> call) {
-        return (slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt)
-                && !keysInFlight.contains(key.apply(call.request));
+        boolean free = slots.alone() ? slots.inFlight < ALONE_IN_FLIGHT
+                : slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt;
+        return free && !keysInFlight.contains(key.apply(call.request));
     }
 
     /** Wakes, in each batcher of the slots, the first queued call that may start a batch now. Holds the lock. */
     private void wakeNext() {
-        for (Batcher<?, ?> member : slots.members) {
-            member.wakeFirst();
+        for (Runnable member : slots.members) {
+            member.run();
         }
     }
 

@@ -66,6 +66,9 @@ public final class LeaseBatches {
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
+    /** Per kind (0 acquire, 1 release): calls, and the statements they took (lone calls included). */
+    private final LongAdder[] kindCalls = {new LongAdder(), new LongAdder()};
+    private final LongAdder[] kindStatements = {new LongAdder(), new LongAdder()};
 
     /**
      * The batches {@code settings} ask for, or null: batching off, or a database without multi-row
@@ -79,48 +82,57 @@ public final class LeaseBatches {
             return null;
         }
         boolean alone = !settings.tuning().batchLoneCalls();
-        long linger = settings.lingerNanos();
-        // In lockstep one statement in flight, shared by both kinds, unless tuned otherwise.
-        int inFlight = settings.tuning().batchesInFlight() > 0 ? settings.tuning().batchesInFlight()
-                : linger > 0 ? 1 : MAX_IN_FLIGHT;
-        int overlapAt = settings.tuning().overlapAt() > 0 ? settings.tuning().overlapAt() : linger > 0 ? 1 : OVERLAP_AT;
+        long linger = settings.lingerNanos(); // ADAPTIVE (negative) or a fixed linger
+        LeaseTuning tuning = settings.tuning();
+        // In lockstep one acquire statement in flight, unless tuned otherwise; releases as concurrent.
+        int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : linger > 0 ? 1 : MAX_IN_FLIGHT;
+        int overlapAt = tuning.overlapAt() > 0 ? tuning.overlapAt() : linger > 0 ? 1 : OVERLAP_AT;
         return new LeaseBatches(settings.dataSource(), jdbc, calls.races(), settings.relaxedReleases(),
-                inFlight, overlapAt, linger,
+                inFlight, overlapAt, tuning.batchesInFlight() > 0 ? inFlight : MAX_IN_FLIGHT,
+                tuning.overlapAt() > 0 ? overlapAt : OVERLAP_AT, linger,
                 alone ? a -> calls.acquire(a.name(), a.owner(), a.ttlMicros(), false) : null,
                 alone ? lone : null);
     }
 
-    /**
-     * @param maxInFlight statements of each kind at once
-     * @param overlapAt   calls queued before another statement starts while one is in flight
-     * @param lockstepLingerNanos 0, or acquires and releases share {@code maxInFlight} and a batch
-     *                    waits this long at most for the threads the last batch answered
-     * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
-     * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
-     */
     /**
      * For benchmarks: batches in lockstep, one statement of each kind in flight, lone calls batched
      * too, with nothing of a service around them (no validation, cohorts or wake-ups).
      */
     public static LeaseBatches lockstepAlone(DataSource dataSource, Dialect dialect, String table, long lingerNanos) {
         LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
-        return new LeaseBatches(dataSource, jdbc, new LeaseCalls(dataSource, dialect, jdbc).races(), true, 1, 1,
+        return new LeaseBatches(dataSource, jdbc, new LeaseCalls(dataSource, dialect, jdbc).races(), true, 1, 1, 1, 1,
                 lingerNanos, null, null);
     }
 
+    /**
+     * Releases never share the acquires' slots nor linger: a release waits at most for the release
+     * statements in flight, never for an acquire (that may wait for a row lock) nor for threads to come
+     * back, so that no lease outlives its release by more than a statement (issue 31, item 4).
+     *
+     * @param maxInFlight acquire statements at once
+     * @param overlapAt   calls queued before another acquire statement starts while one is in flight
+     * @param releasesInFlight release statements at once
+     * @param releasesOverlapAt the same for releases
+     * @param lingerNanos 0, or an acquire batch waits this long at most for the threads the last one answered;
+     *                    {@link LeaseSettings#ADAPTIVE}: as long as it pays ({@link BatchSlots#adaptive()})
+     * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
+     * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
+     */
     LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
-                 long lockstepLingerNanos, @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single,
+                 int releasesInFlight, int releasesOverlapAt, long lingerNanos,
+                 @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single,
                  @Nullable Function<LeaseJdbc.Release, Boolean> lone) {
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.races = races;
         this.fastRelease = fastRelease;
-        Batcher.Slots slots = new Batcher.Slots(lockstepLingerNanos);
-        this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight, overlapAt, MAX_ROWS,
-                batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch));
-        this.releases = new Batcher<>(lockstepLingerNanos > 0 ? slots : new Batcher.Slots(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
-                maxInFlight, overlapAt, MAX_ROWS,
-                batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch));
+        BatchSlots slots = lingerNanos == LeaseSettings.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots(lingerNanos);
+        this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
+                overlapAt, MAX_ROWS, counted(0,
+                        batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
+        this.releases = new Batcher<>(slots.following(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
+                releasesInFlight, releasesOverlapAt, MAX_ROWS, counted(1,
+                        batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 
     /** The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). */
@@ -130,7 +142,9 @@ public final class LeaseBatches {
 
     /** Releases the grant with {@code token}; false if it is not held. */
     public boolean release(String name, String owner, long token) {
-        return releases.submit(new LeaseJdbc.Release(name, owner, token));
+        boolean released = releases.submit(new LeaseJdbc.Release(name, owner, token));
+        acquires.answeredElsewhere(); // a thread that acquires again at once is waited for (when acquires linger)
+        return released;
     }
 
     private static <Q, R> List<Batcher.Outcome<R>> one(Q call, Function<Q, R> run) {
@@ -139,6 +153,21 @@ public final class LeaseBatches {
         } catch (RuntimeException e) {
             return List.of(Batcher.Outcome.failed(e));
         }
+    }
+
+    /** {@code runner}, counting each batch as a statement of {@code kind} (0 acquire, 1 release). */
+    private <Q, R> Batcher.Runner<Q, R> counted(int kind, Batcher.Runner<Q, R> runner) {
+        return batch -> {
+            kindCalls[kind].add(batch.size());
+            kindStatements[kind].increment();
+            return runner.run(batch);
+        };
+    }
+
+    /** Acquire calls, acquire statements, release calls, release statements, nanos of linger. */
+    long[] counts() {
+        return new long[] {kindCalls[0].sum(), kindStatements[0].sum(), kindCalls[1].sum(), kindStatements[1].sum(),
+                acquires.lingeredNanos() + releases.lingeredNanos()};
     }
 
     /** Tests: calls queued for a batch of either kind. */

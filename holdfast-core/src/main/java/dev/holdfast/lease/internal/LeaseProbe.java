@@ -59,6 +59,14 @@ public final class LeaseProbe {
         return batches == null ? 0 : batches.multiRowStatements();
     }
 
+    /**
+     * What the batches counted: acquire calls, acquire statements, release calls, release statements and
+     * nanoseconds of linger; all 0 without batches.
+     */
+    public long[] batchCounts() {
+        return batches == null ? new long[5] : batches.counts();
+    }
+
     /** How many of this service's calls are queued for a batch. */
     public int queuedForBatches() {
         return batches == null ? 0 : batches.queued();

@@ -12,8 +12,9 @@ import javax.sql.DataSource;
  *
  * @param cohortHandOffs in-memory hand-offs of one database grant at most, 0 for off
  * @param batching       whether concurrent calls commit together
- * @param lingerNanos    with batching: 0 to send a batch as soon as the last is done (concurrent), else
- *                       how long a lockstep batch waits for more calls
+ * @param lingerNanos    with batching: 0 to send a batch as soon as the last is done (concurrent),
+ *                       {@link #ADAPTIVE} to wait as long as it pays, else how long a lockstep batch waits
+ *                       for more calls
  * @param failoverGraceMicros the longest TTL, and on PostgreSQL the grace after a promotion in which
  *                       nothing is granted; 0 for neither
  * @param listenerDataSource PostgreSQL: where the wake-ups' listener connects, null for {@code dataSource}
@@ -21,6 +22,9 @@ import javax.sql.DataSource;
 public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
                             int cohortHandOffs, boolean batching, long lingerNanos, long failoverGraceMicros,
                             LeaseTuning tuning, @Nullable DataSource listenerDataSource) {
+
+    /** {@code lingerNanos} of adaptive batching. */
+    public static final long ADAPTIVE = -1;
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

@@ -247,14 +247,14 @@ class BatcherTest {
         }
     }
 
-    private static Batcher<String, String> member(Batcher.Slots slots, Runner runner) {
+    private static Batcher<String, String> member(BatchSlots slots, Runner runner) {
         return new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 1, 1, 64, runner);
     }
 
     @Test
     void inLockstepACallWaitsForTheThreadTheLastBatchAnsweredAndGoesWithItsNextCall() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker(); Worker two = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("a thread not yet known").isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).as("came back within the linger").isEqualTo("done a1");
@@ -276,7 +276,7 @@ class BatcherTest {
     @Test
     void inLockstepAThreadAloneNeverWaitsForItself() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.MINUTES.toNanos(5)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.MINUTES.toNanos(5)), runner);
         try (Worker one = new Worker()) {
             for (String key : List.of("a", "b", "c")) {
                 assertThat(one.submit(batcher, key).get(10, TimeUnit.SECONDS)).as("far within the 5 min linger").isEqualTo("done " + key);
@@ -288,13 +288,18 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatDoesNotComeBackIsWaitedForNoLongerThanTheLinger() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker gone = new Worker(); Worker two = new Worker()) {
             assertThat(gone.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(gone.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(gone));
+            assertThat(batcher.lingeredNanos()).as("nobody lingered yet").isZero();
+            long before = System.nanoTime();
             assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).as("given up after 1 s").isEqualTo("done b1");
+            long took = System.nanoTime() - before;
+            assertThat(batcher.lingeredNanos()).as("b1 lingered until the second after a1's batch ran out, counted")
+                    .isPositive().isLessThanOrEqualTo(took);
         }
         assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1"));
     }
@@ -302,7 +307,7 @@ class BatcherTest {
     @Test
     void inLockstepAnInterruptedWaitingCallStillWaitsAndKeepsItsInterrupt() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
@@ -318,7 +323,7 @@ class BatcherTest {
     @Test
     void inLockstepTheArrivalThatEndsTheWaitRunsTheBatchItselfWithoutWakingTheWaitingCall() throws Exception {
         Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new Batcher.Slots(TimeUnit.SECONDS.toNanos(30)), runner);
+        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
         try (Worker one = new Worker(); Worker two = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
@@ -336,7 +341,7 @@ class BatcherTest {
     @Test
     void inLockstepOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
         long linger = TimeUnit.SECONDS.toNanos(30);
-        Batcher.Slots slots = new Batcher.Slots(linger);
+        BatchSlots slots = new BatchSlots(linger);
         member(slots, new Runner());
         Thread one = new Thread(() -> { });
         Thread two = new Thread(() -> { });
@@ -346,15 +351,15 @@ class BatcherTest {
             long now = System.nanoTime();
             for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
                 slots.answered(t, 0, now);
-                slots.arrived(t);
+                slots.arrived(t, now);
                 slots.answered(t, 0, now);
             }
-            assertThat(slots.arrived(one)).as("two and three are waited for as long").isFalse();
+            assertThat(slots.arrived(one, now)).as("two and three are waited for as long").isFalse();
             slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
-            assertThat(slots.arrived(two)).as("one is waited for longer").isFalse();
-            assertThat(slots.arrived(one)).as("the longest wait ends: three's ends sooner").isTrue();
-            assertThat(slots.arrived(three)).as("the last one waited for").isTrue();
-            assertThat(slots.arrived(three)).as("not waited for").isFalse();
+            assertThat(slots.arrived(two, now)).as("one is waited for longer").isFalse();
+            assertThat(slots.arrived(one, now)).as("the longest wait ends: three's ends sooner").isTrue();
+            assertThat(slots.arrived(three, now)).as("the last one waited for").isTrue();
+            assertThat(slots.arrived(three, now)).as("not waited for").isFalse();
             assertThat(slots.lingerLeft()).isZero();
         } finally {
             slots.lock.unlock();
@@ -364,7 +369,7 @@ class BatcherTest {
     @Test
     void inLockstepAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
         Runner runner = new Runner();
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(1000));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker one = new Worker()) {
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
@@ -378,7 +383,7 @@ class BatcherTest {
 
     @Test
     void inLockstepEachKindLearnsHowSoonAThreadComesBackAfterIt() throws Exception {
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.MILLISECONDS.toNanos(500));
+        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(500));
         Batcher<String, String> acquire = member(slots, new Runner());
         Batcher<String, String> release = member(slots, new Runner());
         try (Worker one = new Worker()) {
@@ -398,13 +403,13 @@ class BatcherTest {
         return worker.thread.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
     }
 
-    private static Map<Thread, Long> expected(Batcher.Slots slots) {
+    private static Map<Thread, Long> expected(BatchSlots slots) {
         return slots.expected();
     }
 
     @Test
     void inLockstepTheArrivalOfTheThreadWaitedForWakesACallOfTheOtherKind() throws Exception {
-        Batcher.Slots slots = new Batcher.Slots(TimeUnit.SECONDS.toNanos(30));
+        BatchSlots slots = new BatchSlots(TimeUnit.SECONDS.toNanos(30));
         Runner acquires = new Runner();
         Batcher<String, String> acquire = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, acquires);
         Batcher<String, String> release = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, new Runner());
@@ -432,7 +437,7 @@ class BatcherTest {
     void batchersSharingSlotsShareTheStatementsInFlight() throws Exception {
         Runner acquires = new Runner();
         Runner releases = new Runner();
-        Batcher.Slots slots = new Batcher.Slots();
+        BatchSlots slots = new BatchSlots();
         Batcher<String, String> acquire = member(slots, acquires);
         Batcher<String, String> release = member(slots, releases);
         CompletableFuture<Object> running = acquires.startHeld(acquire, "x");
@@ -448,9 +453,152 @@ class BatcherTest {
         }
     }
 
+    /**
+     * Adaptive: a thread is waited for only if it came back within the window the last time, and the
+     * window is half the measured statement time, or an eighth of the threads' measured cycle if shorter.
+     */
+    @Test
+    void adaptivelyAThreadIsWaitedForOnlyIfItCameBackWithinAFractionOfTheStatementAndCycleTimes() {
+        BatchSlots slots = BatchSlots.adaptive();
+        member(slots, new Runner());
+        Thread quick = new Thread(() -> { });
+        Thread late = new Thread(() -> { });
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        slots.lock.lock();
+        try {
+            long now = System.nanoTime();
+            assertThat(slots.window()).as("no statement measured yet: nobody is waited for").isZero();
+            slots.ran(10 * ms);
+            assertThat(slots.window()).as("half a statement").isEqualTo(5 * ms);
+            for (Thread t : List.of(quick, late)) {
+                slots.answered(t, BatchSlots.ELSEWHERE, now);
+            }
+            assertThat(slots.expected()).as("how soon they come back is not known yet").isEmpty();
+            slots.arrived(quick, now + ms);        // 1 ms after its release: within the 5 ms
+            slots.arrived(late, now + 6 * ms);     // 6 ms: later than the window
+            slots.answered(quick, BatchSlots.ELSEWHERE, now + 10 * ms);
+            slots.answered(late, BatchSlots.ELSEWHERE, now + 10 * ms);
+            assertThat(slots.expected()).as("only the thread that came back in time").containsOnlyKeys(quick)
+                    .containsEntry(quick, now + 15 * ms);
+
+            slots.arrived(quick, now + 11 * ms); // its cycle: 10 ms from one arrival to the next
+            assertThat(slots.window()).as("an eighth of the 10 ms cycle is less than half the statement").isEqualTo(10 * ms / 8);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now + 20 * ms);
+            assertThat(slots.expected()).as("came back 1 ms after: within 1.25 ms").containsEntry(quick, now + 20 * ms + 10 * ms / 8);
+        } finally {
+            slots.lock.unlock();
+        }
+    }
+
+    /**
+     * Adaptive: a wait that did not pay stops all waiting at once and for a number of batches after the
+     * one that gave up, doubling with each such wait up to 64, halving with each wait that paid.
+     */
+    @Test
+    void adaptivelyAWaitThatDidNotPayStopsWaitingForBatchesThatDoubleAndHalve() {
+        BatchSlots slots = BatchSlots.adaptive();
+        member(slots, new Runner());
+        Thread quick = new Thread(() -> { });
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        slots.lock.lock();
+        try {
+            long now = System.nanoTime();
+            slots.ran(10 * ms);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now);
+            slots.arrived(quick, now);
+            slots.answered(quick, BatchSlots.ELSEWHERE, now);
+            assertThat(slots.expected()).containsOnlyKeys(quick);
+
+            List<Integer> quiet = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                quiet.add(batchesWithoutWaitingAfterALoss(slots));
+                assertThat(slots.expected()).as("given up at once").isEmpty();
+            }
+            assertThat(quiet).containsExactly(1, 2, 4, 8, 16, 32, 64, 64);
+            slots.lingered(true);
+            assertThat(batchesWithoutWaitingAfterALoss(slots)).as("a wait that paid halved it").isEqualTo(32);
+            assertThat(slots.window()).isEqualTo(5 * ms);
+        } finally {
+            slots.lock.unlock();
+        }
+    }
+
+    /** A wait ran out; how many batches after the one it starts go without waiting. Holds the lock. */
+    private static int batchesWithoutWaitingAfterALoss(BatchSlots slots) {
+        slots.lingered(false);
+        slots.lingered(false); // a second call that gave up at the same time: counted once
+        assertThat(slots.window()).isZero();
+        slots.started();       // the batch of the call that gave up
+        int batches = 0;
+        while (slots.window() == 0 && batches < 1000) {
+            slots.started();
+            batches++;
+        }
+        return batches;
+    }
+
+    /**
+     * Adaptive, end to end: a call waits for the thread whose release (answered elsewhere) came back at
+     * once before, and goes with that thread's next acquire in one statement; when the thread does not
+     * come back, the call waits at most the window, and the next batch does not wait at all.
+     */
+    @Test
+    void adaptivelyACallWaitsForAThreadBackFromItsReleaseAndStopsWaitingWhenItDoesNotCome() throws Exception {
+        Runner runner = new Runner();
+        BatchSlots slots = BatchSlots.adaptive();
+        Batcher<String, String> batcher = member(slots, runner);
+        measured(slots, TimeUnit.SECONDS.toNanos(60)); // a window of 30 s: nothing below depends on timing
+        try (Worker one = new Worker(); Worker two = new Worker()) {
+            Thread first = threadOf(one);
+            one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("came back at once").isEqualTo("done a0");
+            one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(expected(slots)).as("waited for after its release").containsOnlyKeys(first);
+
+            Thread other = threadOf(two);
+            CompletableFuture<String> waiting = two.submit(batcher, "b1");
+            awaitQueued(batcher, 1, "b1 queued");
+            awaitParked(other, batcher, "b1 waits for the thread back from its release");
+            CompletableFuture<String> next = one.submit(batcher, "c1");
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
+            assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(runner.batches).as("the two calls in one statement").last().isEqualTo(List.of("b1", "c1"));
+        }
+
+        Runner second = new Runner();
+        BatchSlots shortWindow = BatchSlots.adaptive();
+        Batcher<String, String> lonely = member(shortWindow, second);
+        measured(shortWindow, TimeUnit.SECONDS.toNanos(2)); // a window of about 1 s
+        try (Worker gone = new Worker(); Worker two = new Worker()) {
+            gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(gone.submit(lonely, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
+            gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(expected(shortWindow)).containsOnlyKeys(threadOf(gone));
+
+            assertThat(two.submit(lonely, "b1").get(10, TimeUnit.SECONDS)).as("given up at the window's end").isEqualTo("done b1");
+            long lingered = lonely.lingeredNanos();
+            assertThat(lingered).isPositive();
+            gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(expected(shortWindow)).as("after a wait that did not pay: nobody is waited for").isEmpty();
+            assertThat(two.submit(lonely, "b2").get(10, TimeUnit.SECONDS)).isEqualTo("done b2");
+            assertThat(lonely.lingeredNanos()).as("the next batch did not wait").isEqualTo(lingered);
+            assertThat(second.batches).containsExactly(List.of("a0"), List.of("b1"), List.of("b2"));
+        }
+    }
+
+    /** Slots that measured statements of {@code nanos}. */
+    private static void measured(BatchSlots slots, long nanos) {
+        slots.lock.lock();
+        try {
+            slots.ran(nanos);
+        } finally {
+            slots.lock.unlock();
+        }
+    }
+
     @Test
     void aNegativeLingerIsRefused() {
-        assertThatThrownBy(() -> new Batcher.Slots(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BatchSlots(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -124,10 +124,12 @@ public class HoldfastProperties {
         private int cohortHandOffs;
 
         /**
-         * Batched commits: {@code off} (the default); {@code concurrent}: concurrent {@code tryAcquire}
-         * and {@code release} calls of this instance share multi-row statements, one commit each;
-         * {@code lockstep}: as concurrent, and a batch waits up to {@code lockstep-linger} for the
-         * threads the last batch answered. PostgreSQL and MariaDB; ignored on H2.
+         * Batched commits: {@code off} (the default); {@code adaptive}: as concurrent while measured
+         * faster than calls alone, an acquire batch waiting for threads only while that pays; {@code concurrent}: concurrent
+         * {@code tryAcquire} and {@code release} calls of this instance share multi-row statements, one
+         * commit each; {@code lockstep} (deprecated expert override): as concurrent, and an acquire
+         * batch waits up to {@code lockstep-linger} for the threads the last batch answered.
+         * PostgreSQL and MariaDB; ignored on H2.
          */
         private BatchingMode batching = BatchingMode.OFF;
 
@@ -142,9 +144,11 @@ public class HoldfastProperties {
         public enum BatchingMode {
             /** Every call a statement of its own. */
             OFF,
+            /** Concurrent while measured faster than calls alone; an acquire batch waits for threads only while that pays. */
+            ADAPTIVE,
             /** Calls queued while a statement of their kind is in flight go together in the next. */
             CONCURRENT,
-            /** Concurrent, and a batch waits {@code lockstep-linger} for the threads the last one answered. */
+            /** Deprecated expert override: concurrent, and a batch waits {@code lockstep-linger} for the threads the last one answered. */
             LOCKSTEP
         }
 
@@ -200,10 +204,16 @@ public class HoldfastProperties {
             }
             return switch (batching) {
                 case OFF -> dev.holdfast.lease.Batching.OFF;
+                case ADAPTIVE -> dev.holdfast.lease.Batching.ADAPTIVE;
                 case CONCURRENT -> dev.holdfast.lease.Batching.CONCURRENT;
-                case LOCKSTEP -> dev.holdfast.lease.Batching.lockstep(lockstepLinger == null ? Duration.ofMillis(1) : lockstepLinger);
+                case LOCKSTEP -> lockstep(lockstepLinger == null ? Duration.ofMillis(1) : lockstepLinger);
             };
         }
+    }
+
+    @SuppressWarnings("deprecation") // the property keeps the expert override
+    private static dev.holdfast.lease.Batching lockstep(Duration linger) {
+        return dev.holdfast.lease.Batching.lockstep(linger);
     }
 
     /** Settings under {@code holdfast.jdbc.*}. */

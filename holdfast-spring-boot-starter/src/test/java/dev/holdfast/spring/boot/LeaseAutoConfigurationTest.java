@@ -5,6 +5,7 @@ import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
+import dev.holdfast.spring.boot.metrics.LeaseBatchingMetrics;
 import dev.holdfast.spring.boot.metrics.MeteredLeases;
 import dev.holdfast.spring.boot.metrics.VersionConflictCounter;
 import dev.holdfast.testing.DatabaseTest;
@@ -182,6 +183,63 @@ class LeaseAutoConfigurationTest {
                         assertThat(next.get(10, TimeUnit.SECONDS)).isPresent();
                     });
         }
+    }
+
+    /**
+     * {@link LeaseBatchingMetrics}: the meters of batching and cohort hand-off exist from the start and
+     * count what the service did: each batched call and its statement per kind, each lease passed on in memory.
+     */
+    @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
+    void batchingAndCohortMetersExistAndMove(TestDatabase db) throws Exception {
+        String leasesTable = db.newTableName("hf_sb_leases");
+        db.dropAfterTest(leasesTable + "_queue");
+        try (HikariDataSource pool = db.newPool(4)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> pool)
+                    .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
+                            "holdfast.lease.batching=concurrent", "holdfast.lease.cohort-hand-offs=4")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        MeterRegistry registry = context.getBean(MeterRegistry.class);
+                        LeaseService leases = context.getBean(LeaseService.class);
+                        for (String kind : java.util.List.of("acquire", "release")) {
+                            assertThat(functionCount(registry, LeaseBatchingMetrics.CALLS, "kind", kind)).isZero();
+                            assertThat(functionCount(registry, LeaseBatchingMetrics.STATEMENTS, "kind", kind)).isZero();
+                        }
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.LINGER)).isZero();
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.COHORT_HANDOFFS)).isZero();
+
+                        leases.release(leases.tryAcquire("a", "srv", Duration.ofMinutes(1)).orElseThrow());
+                        Lease held = leases.tryAcquire("job", "srv", Duration.ofMinutes(1)).orElseThrow();
+                        var waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return leases.acquire("job", "srv", Duration.ofMinutes(1), Duration.ofSeconds(30));
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+                        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                                .until(() -> leases.probe().cohortWaiters("job", "srv") == 1);
+                        leases.release(held);
+                        leases.release(waiter.get(10, TimeUnit.SECONDS));
+
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.CALLS, "kind", "acquire")).isEqualTo(2);
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.STATEMENTS, "kind", "acquire")).isEqualTo(2);
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.CALLS, "kind", "release"))
+                                .as("'a', and 'job' once the cohort passed it on").isEqualTo(2);
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.STATEMENTS, "kind", "release")).isEqualTo(2);
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.COHORT_HANDOFFS)).isEqualTo(1);
+                        assertThat(functionCount(registry, LeaseBatchingMetrics.LINGER)).as("concurrent: no linger").isZero();
+                    });
+        }
+    }
+
+    private static double functionCount(MeterRegistry r, String name, String... tags) {
+        var counter = r.find(name).tags(tags).functionCounter();
+        assertThat(counter).as(name + " registered").isNotNull();
+        return counter.count();
     }
 
     /**

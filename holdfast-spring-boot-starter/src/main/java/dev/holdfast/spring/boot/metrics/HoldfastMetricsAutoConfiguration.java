@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Primary;
  * {@link JdbcLockManager} (the {@code @Primary} {@link LockManager}; inject {@code JdbcLockManager}
  * for the operator calls), {@link PessimisticLockMetrics} observing {@link PessimisticLocks},
  * {@link MeteredLeases} around the {@link LeaseService} (the {@code @Primary} {@link dev.holdfast.lease.Leases}),
- * and the {@link VersionConflictCounter}.
+ * {@link LeaseBatchingMetrics} of that service's batching and cohort hand-off, and the {@link VersionConflictCounter}.
  * {@code holdfast.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class, afterName = {
@@ -53,6 +53,15 @@ public class HoldfastMetricsAutoConfiguration {
     MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry,
             @Qualifier("holdfastObservedLeases") ObjectProvider<Leases> observed) {
         return new MeteredLeases(observed.getIfAvailable(() -> leases), registry);
+    }
+
+    @Bean
+    @ConditionalOnSingleCandidate(LeaseService.class)
+    @ConditionalOnMissingBean
+    LeaseBatchingMetrics holdfastLeaseBatchingMetrics(LeaseService leases, MeterRegistry registry) {
+        LeaseBatchingMetrics metrics = new LeaseBatchingMetrics(leases);
+        metrics.bindTo(registry); // also bound where Boot binds MeterBinder beans: registering a meter again keeps the first
+        return metrics;
     }
 
     @Bean

@@ -1,0 +1,17 @@
+package dev.holdfast.lease;
+
+import javax.sql.DataSource;
+
+/**
+ * Every rule of the lease contract holds with adaptive batching ({@link Batching#ADAPTIVE}), each call
+ * sent through the multi-row statements even when alone (a batch of one), so that every rule is checked
+ * on them. On H2 batching is off by design: the suite checks that nothing differs.
+ */
+class LeaseContractAdaptiveTest extends LeaseContractTest {
+
+    @Override
+    LeaseService service(DataSource dataSource, String table) {
+        return LeaseService.builder(dataSource).table(table).batching(Batching.ADAPTIVE)
+                .tune(t -> t.batchLoneCalls(true)).build();
+    }
+}
