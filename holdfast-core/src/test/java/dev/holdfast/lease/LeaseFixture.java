@@ -149,6 +149,24 @@ final class LeaseFixture {
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") >= 1);
     }
 
+    /**
+     * Starts the PostgreSQL listener of {@code leases} and waits until it listens: one blocking call for
+     * {@code heldName} (held by someone else) that gives up at once.
+     */
+    static void startListener(LeaseService leases, String heldName) {
+        try {
+            leases.acquire(heldName, "listener-start", Duration.ofSeconds(1), Duration.ofMillis(1));
+            throw new AssertionError(heldName + " was free: the listener is started by a call that waits");
+        } catch (LeaseTimeoutException expected) {
+            // the wait started the listener
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        await("the listener listening").atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> leases.probe().listening());
+    }
+
     /** Calls {@link LeaseService#acquire} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
     static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
         CompletableFuture<Lease> result = new CompletableFuture<>();

@@ -56,6 +56,10 @@ class LeaseWakeUpTest {
                          LeaseService b = LeaseFixture.builder(db, waitingPool).table(waiting)
                                  .tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
                         Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+                        // b's listener listens before its waiter starts, so that the waiter sleeps on the
+                        // notification (a waiter that starts first polls until then, and would find the
+                        // handed lease by its own attempt, whatever the channel)
+                        LeaseFixture.startListener(b, "job");
                         CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
                         LeaseFixture.awaitListenedEntry(db, table);
                         long released = System.nanoTime();
