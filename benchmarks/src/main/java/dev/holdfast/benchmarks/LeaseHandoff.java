@@ -158,7 +158,7 @@ public final class LeaseHandoff {
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"},
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"springIntegration", "mariadb"}, {"holdfast", "h2"},
                 {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
                 {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
                 {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},

@@ -36,14 +36,22 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos()), timeline, notifyProbe);
+                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
+                        polling.pollingEntryMicros()), timeline, notifyProbe);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos()),
-                timeline, notifyProbe);
+                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
+                        polling.pollingEntryMicros()), timeline, notifyProbe);
+    }
+
+    /** How long a polling waiter's queue entry lives unless refreshed (H2, MariaDB; MariaDB waiters look twice in it). */
+    public LeaseTuning pollingQueueEntry(Duration lifetime) {
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
+                new BlockingAcquire.Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
+                        lifetime.toNanos() / 1000), timeline, notifyProbe);
     }
 
     /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
