@@ -219,6 +219,9 @@ public final class BlockingAcquire {
                 notifier.unregister(key, wakeUp);
             } else if (viaQueue) {
                 pollers.remove(name, wakeUp);
+                if (bells != null) {
+                    bells.refused(name, wakeUp); // a bell passed to this call goes on to the next sleeper
+                }
             }
         }
     }

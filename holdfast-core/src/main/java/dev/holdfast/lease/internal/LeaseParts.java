@@ -35,7 +35,7 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         LeaseBatches batches = LeaseBatches.of(s, sql, jdbc, calls,
                 r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
-        MariaDbWakeUps bells = sql instanceof MariaDbLeaseSql maria
+        MariaDbWakeUps bells = sql instanceof MariaDbLeaseSql maria && s.tuning().bells()
                 ? new MariaDbWakeUps(s.dataSource(), maria, pollers, threads, s.tuning().polling().safetyPollNanos()) : null;
         Grants grants = new Grants(cohorts);
         BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, bells, threads, pollers,

@@ -35,6 +35,12 @@ final class LocalPollers {
         }
     }
 
+    /** The oldest polling waiter of {@code name}, or null. */
+    PgWakeUps.@Nullable Waiter oldest(String name) {
+        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
+        return deque == null ? null : deque.peekFirst();
+    }
+
     /** Asks every waiter of {@code name} (every name if null) to decide again how long to wait, without looking now. */
     void nudge(@Nullable String name) {
         for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {

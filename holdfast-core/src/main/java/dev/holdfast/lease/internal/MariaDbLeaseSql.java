@@ -190,10 +190,10 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** Whether some session holds the bell (binds its bell name): its connection id, or null. */
     static final String BELL_HELD = "SELECT IS_USED_LOCK(?)";
     /**
-     * Sleeps until the bell is given back, at most a bound number of seconds (binds bell name, seconds,
-     * bell name): 1 if it was (the lock, taken, is given back in the same statement), 0 if not.
+     * Sleeps until the bell is given back, at most a bound number of seconds (binds bell name, seconds),
+     * and takes it: 1 if taken. Sleepers are given it one at a time, in the order they began to sleep.
      */
-    static final String BELL_SLEEP = "SELECT IF(GET_LOCK(?, ?) = 1, RELEASE_LOCK(?), 0)";
+    static final String BELL_SLEEP = "SELECT GET_LOCK(?, ?)";
     /** Gives back every user-level lock of the session, before its connection goes back to the pool. */
     static final String BELL_RELEASE_ALL = "SELECT RELEASE_ALL_LOCKS()";
 

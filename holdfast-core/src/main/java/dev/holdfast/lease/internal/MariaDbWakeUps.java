@@ -25,10 +25,13 @@ import javax.sql.DataSource;
  *   <li>a <em>bell</em> ({@link MariaDbLeaseSql#bellName}): while the service holds a lease one of its
  *       waiting calls was granted, the connection holds that name's user-level lock; the release gives it
  *       back right after its statement, and it is given back at the latest when the lease's TTL ends;</li>
- *   <li>a <em>sleep</em>: while it holds no bell, the connection sleeps on the bell of the name of the
- *       service's oldest waiting call, if another session holds it; when it is given back, the oldest
- *       waiter of that name looks again. One connection sleeps on one name: the waiters of other names
- *       poll as before.</li>
+ *   <li>a <em>sleep</em>: while it holds no bell, the connection sleeps in {@code GET_LOCK} on the bell of
+ *       the name of the service's oldest waiting call, if another session holds it. The bell given back
+ *       goes to one sleeper at a time, which keeps it while its oldest waiter of that name looks: granted,
+ *       the bell is already that grant's; refused (another waiter is first in the queue), it passes the
+ *       bell on to the next sleeper. Sleepers queue for the bell in the order their waiters queue for the
+ *       lease (each re-queues on both after its turn), so one look per release is the rule. One
+ *       connection sleeps on one name: the waiters of other names poll as before.</li>
  * </ul>
  * A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
  * connection sleeps on still looks every safety poll (a lease that expires, or is force-released,
@@ -51,6 +54,10 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     /** Bells this service wants held, by lease name (guarded by this). */
     private final Map<String, Bell> wanted = new HashMap<>();
+    /** Bells the connection holds while a rung waiter looks, by lease name (guarded by this). */
+    private final Map<String, Pass> passing = new HashMap<>();
+    /** How long a rung waiter may take to look before the bell passes on anyway. */
+    private static final long PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
     private boolean closed;
@@ -59,7 +66,13 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** The name the connection sleeps on now (its bell was held when the sleep began), or null. */
     private volatile @Nullable String sleepingOn;
 
-    // The thread's own state.
+    /**
+     * Held by whoever uses the connection: the thread, or a releasing caller that gives its bell back
+     * itself when the connection is free (one thread hop less on the way to the waiters).
+     */
+    private final java.util.concurrent.locks.ReentrantLock wire = new java.util.concurrent.locks.ReentrantLock();
+
+    // Guarded by wire.
     private @Nullable Connection connection;
     private final Set<String> held = new HashSet<>();
     private long idleSince;
@@ -68,12 +81,18 @@ final class MariaDbWakeUps implements AutoCloseable {
     private volatile long notBefore;
     /** When the thread may ask the pool for a connection again, after it had none to spare. */
     private long spareNotBefore;
-    private long noSpareBackoff = TimeUnit.SECONDS.toNanos(1);
+    private long noSpareBackoff = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Whether the pool once lent a connection besides this one: it has room for it, no need to ask again. */
+    private boolean spareSeen;
     private boolean outageReported;
     private boolean noSpareReported;
 
     /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
     private record Bell(long token, long untilNanos) {
+    }
+
+    /** A bell given to this service's rung {@code waiter}: it passes on unless that waiter is granted first. */
+    private record Pass(PgWakeUps.Waiter waiter, long untilNanos) {
     }
 
     MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
@@ -85,26 +104,64 @@ final class MariaDbWakeUps implements AutoCloseable {
         this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
 
-    /** A waiting call of {@code name} was refused: sleep on its bell now if it is the oldest's. */
-    synchronized void refused(String name) {
-        if (name.equals(pollers.oldestName())) {
-            notBefore = System.nanoTime();
+    /**
+     * A waiting call of {@code name} was refused (or left without a grant): pass the bell on if it was
+     * rung with it, and sleep on the bell now if it is the oldest's.
+     */
+    void refused(String name, PgWakeUps.Waiter waiter) {
+        boolean passOn;
+        synchronized (this) {
+            Pass pass = passing.get(name);
+            passOn = pass != null && pass.waiter() == waiter;
+            if (passOn) {
+                passing.remove(name);
+            }
+            if (name.equals(pollers.oldestName())) {
+                notBefore = System.nanoTime();
+            }
         }
-        poke();
+        if (passOn) {
+            giveBackNow(name);
+        }
+        synchronized (this) {
+            poke();
+        }
     }
 
-    /** A waiting call was granted {@code name}: hold its bell until the release. */
+    /** A waiting call was granted {@code name}: hold its bell until the release (it may hold it already, passed on to it). */
     synchronized void granted(String name, long token, long ttlMicros) {
         wanted.put(name, new Bell(token, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(ttlMicros)));
+        passing.remove(name);
         poke();
     }
 
     /** The grant of {@code name} with {@code token} (any, if null) ended here: give its bell back. */
-    synchronized void released(String name, @Nullable Long token) {
-        Bell bell = wanted.get(name);
-        if (bell != null && (token == null || token >= bell.token())) {
+    void released(String name, @Nullable Long token) {
+        synchronized (this) {
+            Bell bell = wanted.get(name);
+            if (bell == null || (token != null && token < bell.token())) {
+                return;
+            }
             wanted.remove(name);
+        }
+        giveBackNow(name);
+        synchronized (this) {
             poke();
+        }
+    }
+
+    /** Gives the bell of {@code name} back on the caller's thread if the connection is free; else the thread will. */
+    private void giveBackNow(String name) {
+        if (wire.tryLock()) {
+            try {
+                if (held.remove(name)) {
+                    run(MariaDbLeaseSql.BELL_RELEASE, sql.bellName(name));
+                }
+            } catch (SQLException | RuntimeException e) {
+                held.add(name); // the thread tries again, or finds the connection broken
+            } finally {
+                wire.unlock();
+            }
         }
     }
 
@@ -121,7 +178,7 @@ final class MariaDbWakeUps implements AutoCloseable {
      */
     boolean await(String name, PgWakeUps.Waiter waiter, long pollNanos, long safetyNanos, long deadline)
             throws InterruptedException {
-        refused(name);
+        refused(name, waiter);
         long start = System.nanoTime();
         while (true) {
             long until = start + (sleepsOn(name) ? Math.max(pollNanos, safetyNanos) : pollNanos);
@@ -205,44 +262,24 @@ final class MariaDbWakeUps implements AutoCloseable {
                 }
                 long now = System.nanoTime();
                 wanted.values().removeIf(b -> now - b.untilNanos() >= 0);
+                passing.values().removeIf(p -> now - p.untilNanos() >= 0);
                 want = new HashMap<>(wanted);
+                for (String name : passing.keySet()) {
+                    want.putIfAbsent(name, new Bell(Long.MAX_VALUE, 0)); // kept while its waiter looks
+                }
                 target = pollers.oldestName();
                 changed = false;
             }
-            for (Iterator<String> it = held.iterator(); it.hasNext();) {
-                String name = it.next();
-                if (!want.containsKey(name)) {
-                    run(MariaDbLeaseSql.BELL_RELEASE, sql.bellName(name));
-                    it.remove();
-                }
+            wire.lock();
+            long wait;
+            try {
+                wait = step(want, target);
+            } finally {
+                wire.unlock();
             }
-            boolean retry = false;
-            for (String name : want.keySet()) {
-                if (!held.contains(name)) {
-                    Connection c = connection();
-                    if (c == null) {
-                        break;
-                    }
-                    if (run(MariaDbLeaseSql.BELL_TAKE, sql.bellName(name)) == 1) {
-                        held.add(name);
-                    } else {
-                        retry = true; // a sleeper passes it on, or the last holder's release is on its way
-                    }
-                }
-            }
-            long now = System.nanoTime();
-            if (want.isEmpty() && held.isEmpty() && target != null && now - notBefore >= 0 && connection() != null) {
-                sleep(target);
+            if (wait < 0) {
                 continue;
             }
-            setSleepingOn(null);
-            if (held.isEmpty() && target == null && want.isEmpty() && connection != null
-                    && now - idleSince >= IDLE_NANOS) {
-                giveBack();
-            }
-            long wait = retry ? TimeUnit.MILLISECONDS.toNanos(1)
-                    : target != null && want.isEmpty() ? Math.max((spareNotBefore - notBefore > 0 ? spareNotBefore : notBefore) - now, 100_000)
-                    : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
             synchronized (this) {
                 if (!changed && !closed) {
                     try {
@@ -253,6 +290,44 @@ final class MariaDbWakeUps implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** One round on the connection: the bells, then a sleep (-1: look again at once) or how long to wait. */
+    private long step(Map<String, Bell> want, @Nullable String target) throws SQLException {
+        for (Iterator<String> it = held.iterator(); it.hasNext();) {
+            String name = it.next();
+            if (!want.containsKey(name)) {
+                run(MariaDbLeaseSql.BELL_RELEASE, sql.bellName(name));
+                it.remove();
+            }
+        }
+        boolean retry = false;
+        for (String name : want.keySet()) {
+            if (!held.contains(name)) {
+                Connection c = connection();
+                if (c == null) {
+                    break;
+                }
+                if (run(MariaDbLeaseSql.BELL_TAKE, sql.bellName(name)) == 1) {
+                    held.add(name);
+                } else {
+                    retry = true; // a sleeper passes it on, or the last holder's release is on its way
+                }
+            }
+        }
+        long now = System.nanoTime();
+        if (want.isEmpty() && held.isEmpty() && target != null && now - notBefore >= 0 && connection() != null) {
+            sleep(target);
+            return -1;
+        }
+        setSleepingOn(null);
+        if (held.isEmpty() && target == null && want.isEmpty() && connection != null
+                && now - idleSince >= IDLE_NANOS) {
+            giveBack();
+        }
+        return retry ? TimeUnit.MILLISECONDS.toNanos(1)
+                : target != null && want.isEmpty() ? Math.max((spareNotBefore - notBefore > 0 ? spareNotBefore : notBefore) - now, 100_000)
+                : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
     }
 
     /** One look at {@code name}'s bell, and a sleep on it if another session holds it. */
@@ -281,21 +356,35 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
         recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
         setSleepingOn(name);
-        long rung;
+        long taken;
         try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_SLEEP)) {
             ps.setString(1, bell);
             ps.setDouble(2, sleepNanos / 1e9);
-            ps.setString(3, bell);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                rung = rs.getLong(1);
+                taken = rs.getLong(1);
             }
         }
-        if (rung == 1) {
-            setSleepingOn(null);
-            pollers.wakeOldest(name);
-        }
         idleSince = System.nanoTime();
+        if (taken != 1) {
+            return; // slept the whole bound: look again
+        }
+        held.add(name);
+        setSleepingOn(null);
+        PgWakeUps.Waiter oldest = pollers.oldest(name);
+        if (oldest == null) {
+            held.remove(name); // nobody here waits any more: on to the next sleeper
+            run(MariaDbLeaseSql.BELL_RELEASE, bell);
+            return;
+        }
+        synchronized (this) {
+            passing.put(name, new Pass(oldest, System.nanoTime() + PASS_NANOS));
+        }
+        // Look again only after this turn (a refusal brings it forward).
+        notBefore = System.nanoTime() + MAX_RECHECK_NANOS;
+        recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
+        oldest.rung.set(true);
+        oldest.signal.release();
     }
 
     /** Sets what the connection sleeps on; the waiters of the name it no longer covers decide their wait again. */
@@ -333,8 +422,9 @@ final class MariaDbWakeUps implements AutoCloseable {
     }
 
     /**
-     * The wake-up connection, borrowed if need be, or null while the pool has none to spare: it must
-     * lend one more at once (within 50 ms), or the service's own statements would wait for this one.
+     * The wake-up connection, borrowed if need be, or null while the pool has none to spare: until it
+     * once lent one more at once (within 50 ms), the service's own statements might wait for this one.
+     * Asked again after 0.1 s, then twice as long each time up to 30 s.
      */
     private @Nullable Connection connection() throws SQLException {
         if (connection != null) {
@@ -348,12 +438,12 @@ final class MariaDbWakeUps implements AutoCloseable {
         Connection spare;
         try {
             c = borrow.borrow(now + TimeUnit.SECONDS.toNanos(1));
-            spare = c == null ? null : borrow.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+            spare = c == null || spareSeen ? c : borrow.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        if (spare != null) {
+        if (spare != null && spare != c) {
             spare.close();
         }
         if (c == null || spare == null) {
@@ -370,7 +460,7 @@ final class MariaDbWakeUps implements AutoCloseable {
             return null;
         }
         noSpareReported = false;
-        noSpareBackoff = TimeUnit.SECONDS.toNanos(1);
+        spareSeen = true;
         c.setAutoCommit(true);
         connection = c;
         idleSince = System.nanoTime();
@@ -395,6 +485,7 @@ final class MariaDbWakeUps implements AutoCloseable {
     private void discard() {
         setSleepingOn(null);
         pollers.nudge(null);
+        wire.lock();
         try {
             giveBack();
         } catch (SQLException | RuntimeException e) {
@@ -409,6 +500,8 @@ final class MariaDbWakeUps implements AutoCloseable {
                 }
                 BoundedBorrow.closeQuietly(c);
             }
+        } finally {
+            wire.unlock();
         }
     }
 
