@@ -49,7 +49,7 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     private final MariaDbLeaseSql sql;
     private final LocalPollers pollers;
-    private final BoundedBorrow borrow;
+    private final SpareConnections spares;
     private final long sleepNanos;
 
     /** Bells this service wants held, by lease name (guarded by this). */
@@ -79,13 +79,7 @@ final class MariaDbWakeUps implements AutoCloseable {
     private long recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
     /** When the thread may look at the oldest waiter's bell again (brought forward by a refusal). */
     private volatile long notBefore;
-    /** When the thread may ask the pool for a connection again, after it had none to spare. */
-    private long spareNotBefore;
-    private long noSpareBackoff = TimeUnit.MILLISECONDS.toNanos(100);
-    /** Whether the pool once lent a connection besides this one: it has room for it, no need to ask again. */
-    private boolean spareSeen;
     private boolean outageReported;
-    private boolean noSpareReported;
 
     /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
     private record Bell(long token, long untilNanos) {
@@ -98,9 +92,8 @@ final class MariaDbWakeUps implements AutoCloseable {
     MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
         this.sql = sql;
         this.pollers = pollers;
-        this.borrow = new BoundedBorrow(dataSource, threads);
+        this.spares = new SpareConnections(dataSource, threads, sql.table);
         this.notBefore = System.nanoTime();
-        this.spareNotBefore = notBefore;
         this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
 
@@ -326,7 +319,7 @@ final class MariaDbWakeUps implements AutoCloseable {
             giveBack();
         }
         return retry ? TimeUnit.MILLISECONDS.toNanos(1)
-                : target != null && want.isEmpty() ? Math.max((spareNotBefore - notBefore > 0 ? spareNotBefore : notBefore) - now, 100_000)
+                : target != null && want.isEmpty() ? Math.max((spares.notBefore() - notBefore > 0 ? spares.notBefore() : notBefore) - now, 100_000)
                 : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
     }
 
@@ -421,50 +414,13 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /**
-     * The wake-up connection, borrowed if need be, or null while the pool has none to spare: until it
-     * once lent one more at once (within 50 ms), the service's own statements might wait for this one.
-     * Asked again after 0.1 s, then twice as long each time up to 30 s.
-     */
+    /** The wake-up connection, borrowed if need be ({@link SpareConnections}), or null while the pool has none to spare. */
     private @Nullable Connection connection() throws SQLException {
-        if (connection != null) {
-            return connection;
+        if (connection == null) {
+            connection = spares.borrow();
+            idleSince = System.nanoTime();
         }
-        long now = System.nanoTime();
-        if (now - spareNotBefore < 0) {
-            return null;
-        }
-        Connection c;
-        Connection spare;
-        try {
-            c = borrow.borrow(now + TimeUnit.SECONDS.toNanos(1));
-            spare = c == null || spareSeen ? c : borrow.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-        if (spare != null && spare != c) {
-            spare.close();
-        }
-        if (c == null || spare == null) {
-            if (c != null) {
-                c.close();
-            }
-            if (!noSpareReported) {
-                LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + sql.table + ") wait for the pool to"
-                        + " lend a connection besides the service's own: blocking lease waiters poll meanwhile");
-            }
-            noSpareReported = true;
-            spareNotBefore = System.nanoTime() + noSpareBackoff;
-            noSpareBackoff = Math.min(TimeUnit.SECONDS.toNanos(30), noSpareBackoff * 2);
-            return null;
-        }
-        noSpareReported = false;
-        spareSeen = true;
-        c.setAutoCommit(true);
-        connection = c;
-        idleSince = System.nanoTime();
-        return c;
+        return connection;
     }
 
     /** Gives every lock back and the connection to the pool. */
