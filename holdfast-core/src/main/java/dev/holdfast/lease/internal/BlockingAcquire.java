@@ -198,10 +198,12 @@ public final class BlockingAcquire {
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     // A release through this service wakes its oldest polling waiter at once.
-                    // MariaDB: a release elsewhere too, while the wake-up connection sleeps on this name.
+                    // MariaDB: a release elsewhere too, while the wake-up connection sleeps on this name; then it
+                    // still looks every ten longest polls (50 ms): a lost wake-up costs no more.
                     boolean woken = bells != null && viaQueue
                             ? bells.await(name, wakeUp, Math.min(remaining, sleep),
-                                    Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2), deadline)
+                                    Math.min(Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
+                                            polling.maxQueuedPollNanos() * 10), deadline)
                             : wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
                     backoff = woken ? polling.minPollNanos()

@@ -34,7 +34,7 @@ import javax.sql.DataSource;
  *       connection sleeps on one name: the waiters of other names poll as before.</li>
  * </ul>
  * A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
- * connection sleeps on still looks every safety poll (a lease that expires, or is force-released,
+ * connection sleeps on still looks every 50 ms (a lease that expires, or is force-released,
  * rings no bell), and every other waiter polls as before. While the connection is down (or the pool
  * has none to spare beside it), waiters poll; the outage is logged once. No user-level lock goes back
  * to the pool: the connection gives back all its locks before it returns, or is aborted.
