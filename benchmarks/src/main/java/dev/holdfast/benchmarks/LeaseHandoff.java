@@ -158,7 +158,7 @@ public final class LeaseHandoff {
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfast", "h2"},
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"holdfast", "h2"},
                 {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
                 {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
                 {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},
@@ -344,10 +344,12 @@ public final class LeaseHandoff {
                     case "springIntegrationOneInstance", "redissonOneInstance" -> instances.add(lock(sharedLock, () -> {
                         // the shared registry or client closes with the run
                     }));
-                    case "holdfast", "holdfastDurableRelease" -> {
+                    case "holdfast", "holdfastDurableRelease", "holdfastPolling" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
+                        // holdfastPolling: MariaDB waiters poll, as before release-woken waiters (the yardstick)
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                                .durability(implementation.equals("holdfast") ? CommitDurability.RELAXED : CommitDurability.DURABLE).build();
+                                .tune(t -> t.bells(!implementation.equals("holdfastPolling")))
+                                .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE : CommitDurability.RELAXED).build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();
                             pool.close();

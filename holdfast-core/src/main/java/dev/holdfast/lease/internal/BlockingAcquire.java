@@ -47,15 +47,22 @@ public final class BlockingAcquire {
     private static final long MAX_GIVE_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final SecureRandom WAITER_IDS = new SecureRandom();
 
-    /** How often waiters poll: the defaults above, or a test's. */
-    record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos) {
-        static final Polling DEFAULT = new Polling(SAFETY_POLL_NANOS, MIN_BACKOFF_NANOS, MAX_QUEUED_POLL_NANOS);
+    /**
+     * How often waiters poll: the defaults above, or a test's; and how long a polling waiter's queue
+     * entry lives ({@link #QUEUE_ENTRY_MICROS}): a MariaDB waiter woken by a release's bell looks at
+     * least twice per entry lifetime, as no listener tells a release that it is alive.
+     */
+    record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos, long pollingEntryMicros) {
+        static final Polling DEFAULT = new Polling(SAFETY_POLL_NANOS, MIN_BACKOFF_NANOS, MAX_QUEUED_POLL_NANOS,
+                QUEUE_ENTRY_MICROS);
     }
 
     private final LeaseCalls calls;
     private final LeaseJdbc jdbc;
     private final TimeoutLook look;
     private final @Nullable PgWakeUps wakeUps;
+    /** MariaDB: a release elsewhere wakes this service's oldest waiter of a name; null elsewhere. */
+    private final @Nullable MariaDbWakeUps bells;
     private final LeaseThreads threads;
     private final BoundedBorrow borrow;
     private final LocalPollers pollers;
@@ -65,12 +72,14 @@ public final class BlockingAcquire {
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
 
-    BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, TimeoutLook look, @Nullable PgWakeUps wakeUps, LeaseThreads threads,
-                    LocalPollers pollers, @Nullable CohortHandOffs cohorts, Grants grants, Polling polling) {
+    BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, TimeoutLook look, @Nullable PgWakeUps wakeUps,
+                    @Nullable MariaDbWakeUps bells, LeaseThreads threads, LocalPollers pollers,
+                    @Nullable CohortHandOffs cohorts, Grants grants, Polling polling) {
         this.calls = calls;
         this.jdbc = jdbc;
         this.look = look;
         this.wakeUps = wakeUps;
+        this.bells = bells;
         this.threads = threads;
         this.borrow = new BoundedBorrow(calls.dataSource(), threads);
         this.pollers = pollers;
@@ -122,7 +131,8 @@ public final class BlockingAcquire {
         // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
         // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
-        long queueMicros = notifier != null ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4) : QUEUE_ENTRY_MICROS;
+        long queueMicros = notifier != null ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4)
+                : polling.pollingEntryMicros();
         boolean queued = false;
         boolean left = false; // the timeout path left the queue already
         int attempts = 0;
@@ -160,6 +170,9 @@ public final class BlockingAcquire {
                     races = 0;
                 }
                 if (granted.isPresent()) {
+                    if (bells != null && viaQueue) {
+                        bells.granted(name, granted.get().token(), micros); // its release wakes the other services
+                    }
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }
                 queued = viaQueue;
@@ -185,7 +198,13 @@ public final class BlockingAcquire {
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     // A release through this service wakes its oldest polling waiter at once.
-                    boolean woken = wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
+                    // MariaDB: a release elsewhere too, while the wake-up connection sleeps on this name; then it
+                    // still looks every ten longest polls (50 ms): a lost wake-up costs no more.
+                    boolean woken = bells != null && viaQueue
+                            ? bells.await(name, wakeUp, Math.min(remaining, sleep),
+                                    Math.min(Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
+                                            polling.maxQueuedPollNanos() * 10), deadline)
+                            : wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
                     backoff = woken ? polling.minPollNanos()
                             : Math.min(viaQueue ? polling.maxQueuedPollNanos() : MAX_BACKOFF_NANOS, backoff * 2);
@@ -202,6 +221,9 @@ public final class BlockingAcquire {
                 notifier.unregister(key, wakeUp);
             } else if (viaQueue) {
                 pollers.remove(name, wakeUp);
+                if (bells != null) {
+                    bells.refused(name, wakeUp); // a bell passed to this call goes on to the next sleeper
+                }
             }
         }
     }
@@ -251,6 +273,16 @@ public final class BlockingAcquire {
     /** Tests: whether the PostgreSQL listener listens now. */
     boolean listening() {
         return wakeUps != null && wakeUps.isListening();
+    }
+
+    /** Tests: whether the MariaDB wake-up connection sleeps on {@code name}'s bell. */
+    boolean wakeUpSleepsOn(String name) {
+        return bells != null && bells.sleepsOn(name);
+    }
+
+    /** Tests: the MariaDB bell of {@code name}, or null elsewhere. */
+    @Nullable String bellName(String name) {
+        return bells == null ? null : bells.bellName(name);
     }
 
     /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */

@@ -142,6 +142,10 @@ public final class LeaseEngine implements AutoCloseable {
     private boolean breakLease(String name, @Nullable String by) {
         boolean released = parts.calls().call("force-releasing", name, c -> parts.jdbc().forceRelease(c, name, by));
         closeCohort(name, null);
+        MariaDbWakeUps bells = parts.bells();
+        if (bells != null) {
+            bells.released(name, null); // if this service held it
+        }
         if (released) {
             parts.pollers().wakeOldest(name);
         }
@@ -174,6 +178,10 @@ public final class LeaseEngine implements AutoCloseable {
         PgWakeUps wakeUps = parts.wakeUps();
         if (wakeUps != null) {
             wakeUps.close();
+        }
+        MariaDbWakeUps bells = parts.bells();
+        if (bells != null) {
+            bells.close(); // before the threads: it borrows through them
         }
         parts.threads().close();
     }

@@ -34,6 +34,16 @@ public final class LeaseProbe {
         return blocking.listenerBehindPooler();
     }
 
+    /** MariaDB: whether the wake-up connection sleeps on {@code name}'s bell, held by another session. */
+    public boolean wakeUpSleepsOn(String name) {
+        return blocking.wakeUpSleepsOn(name);
+    }
+
+    /** MariaDB: the user-level lock ("bell") a release of {@code name} gives back; null elsewhere. */
+    public @Nullable String bellName(String name) {
+        return blocking.bellName(name);
+    }
+
     /** How many times this service passed a lease on in memory. */
     public long cohortHandOffs() {
         return cohorts == null ? 0 : cohorts.handOffs();

@@ -1,5 +1,8 @@
 package dev.holdfast.lease.internal;
 
+import org.jspecify.annotations.Nullable;
+
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
@@ -27,7 +30,37 @@ final class LocalPollers {
         ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
         PgWakeUps.Waiter oldest = deque == null ? null : deque.peekFirst();
         if (oldest != null) {
+            oldest.rung.set(true);
             oldest.signal.release();
         }
+    }
+
+    /** The oldest polling waiter of {@code name}, or null. */
+    PgWakeUps.@Nullable Waiter oldest(String name) {
+        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
+        return deque == null ? null : deque.peekFirst();
+    }
+
+    /** Asks every waiter of {@code name} (every name if null) to decide again how long to wait, without looking now. */
+    void nudge(@Nullable String name) {
+        for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {
+            if (name == null || name.equals(e.getKey())) {
+                e.getValue().forEach(w -> w.signal.release());
+            }
+        }
+    }
+
+    /** The name the oldest polling waiter waits for, or null if none waits. */
+    @Nullable String oldestName() {
+        String oldest = null;
+        long since = 0;
+        for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {
+            PgWakeUps.Waiter first = e.getValue().peekFirst();
+            if (first != null && (oldest == null || first.since - since < 0)) {
+                oldest = e.getKey();
+                since = first.since;
+            }
+        }
+        return oldest;
     }
 }

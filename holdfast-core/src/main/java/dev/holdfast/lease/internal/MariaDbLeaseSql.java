@@ -178,6 +178,41 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         return false;
     }
 
+    /*
+     * Wake-ups (MariaDbWakeUps): a user-level lock per lease name, a "bell", that the service holding a
+     * lease it took by waiting keeps on its wake-up connection, and that other services sleep on.
+     */
+
+    /** Takes the bell of a name (binds its {@link #bellName}); 1 if taken. Waits 2 ms for a sleeper passing it on. */
+    static final String BELL_TAKE = "SELECT GET_LOCK(?, 0.002)";
+    /** Gives the bell of a name back (binds its bell name): wakes whoever sleeps on it. */
+    static final String BELL_RELEASE = "SELECT RELEASE_LOCK(?)";
+    /** Whether some session holds the bell (binds its bell name): its connection id, or null. */
+    static final String BELL_HELD = "SELECT IS_USED_LOCK(?)";
+    /**
+     * Sleeps until the bell is given back, at most a bound number of seconds (binds bell name, seconds),
+     * and takes it: 1 if taken. Sleepers are given it one at a time, in the order they began to sleep.
+     */
+    static final String BELL_SLEEP = "SELECT GET_LOCK(?, ?)";
+    /** Gives back every user-level lock of the session, before its connection goes back to the pool. */
+    static final String BELL_RELEASE_ALL = "SELECT RELEASE_ALL_LOCKS()";
+
+    /**
+     * The bell of lease {@code name}: {@code holdfast_} and 40 characters of a SHA-256 of the table (its
+     * last part, unquoted, lower case) and the name, within MariaDB's 64 characters whatever the
+     * name's length. Two tables or names that meet in it only wake each other's waiters needlessly.
+     */
+    String bellName(String name) {
+        String t = table.substring(table.lastIndexOf('.') + 1).replace("`", "").toLowerCase(java.util.Locale.ROOT);
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest((t + '\0' + name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "holdfast_" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(hash).substring(0, 40);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
     @Override
     protected String queueOwnerAndTime() {
         return "CAST(NULL AS CHAR) AS lease_owner, queued_at";

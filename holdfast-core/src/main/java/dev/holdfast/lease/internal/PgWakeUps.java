@@ -112,6 +112,10 @@ public final class PgWakeUps implements AutoCloseable {
     /** One blocked {@code lock} call: woken by {@link #signal}, and handed a grant if a release made one for it. */
     static final class Waiter {
         final Semaphore signal = new Semaphore(0);
+        /** Set by a wake-up that says "look again now"; a bare {@link #signal} only asks to re-decide the wait. */
+        final java.util.concurrent.atomic.AtomicBoolean rung = new java.util.concurrent.atomic.AtomicBoolean();
+        /** When the call began waiting: the oldest polling waiter's name is the one MariaDB wake-ups sleep on. */
+        final long since = System.nanoTime();
         private volatile @Nullable Handed handed;
 
         /** The grant a release handed to this waiter, or null. */

@@ -1,0 +1,68 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What MariaDB wake-ups rely on in {@code GET_LOCK}, re-verified on the server the tests run against:
+ * a sleeper is given the lock when its holder gives it back or its session ends; sleepers are given
+ * it one at a time, in the order they began to sleep; a fractional timeout is honoured; and
+ * {@code RELEASE_ALL_LOCKS()} gives back every lock of the session, however often it was taken.
+ */
+class LeaseMariaDbLockFactsTest {
+
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void sleepersAreGivenTheLockOneAtATimeInTheOrderTheyBeganToSleep(TestDatabase db) throws Exception {
+        String lock = db.newTableName("facts_lock");
+        try (Connection holder = LeaseFixture.unpooled(db); Connection first = LeaseFixture.unpooled(db);
+             Connection second = LeaseFixture.unpooled(db)) {
+            assertThat(value(holder, "SELECT GET_LOCK(?, 0)", lock)).isEqualTo(1);
+            assertThat(value(first, "SELECT GET_LOCK(?, 0.2)", lock)).as("a fraction of a second, then 0").isZero();
+            CompletableFuture<Long> firstSleeps = CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock));
+            awaitSleepers(db, lock, 1);
+            CompletableFuture<Long> secondSleeps = CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock));
+            awaitSleepers(db, lock, 2);
+            assertThat(value(holder, "SELECT RELEASE_LOCK(?)", lock)).isEqualTo(1);
+            assertThat(firstSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+            awaitSleepers(db, lock, 1);
+            assertThat(secondSleeps).as("the second sleeps on while the first holds it").isNotDone();
+            first.close(); // its session ends: the lock goes to the next sleeper
+            assertThat(secondSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(value(second, "SELECT GET_LOCK(?, 0)", lock)).as("taken again: counted").isEqualTo(1);
+            assertThat(value(second, "SELECT RELEASE_ALL_LOCKS()", lock)).as("both counts").isEqualTo(2);
+            assertThat(value(holder, "SELECT IS_USED_LOCK(?) IS NULL", lock)).isEqualTo(1);
+        }
+    }
+
+    private static void awaitSleepers(TestDatabase db, String lock, int sleepers) {
+        await(sleepers + " sessions sleeping on " + lock).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                        "SELECT GET_LOCK('" + lock + "', 60)") == sleepers);
+    }
+
+    /** The one value of {@code sql}, with {@code lock} bound if it has a parameter. */
+    private static long value(Connection c, String sql, String lock) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            if (sql.contains("?")) {
+                ps.setString(1, lock);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
