@@ -224,6 +224,11 @@ down() {
       for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     fi
   done
+  # the runuser wrappers left (one stopped by a stall would never exit by itself)
+  for p in $(pgrep -f "runuser -u $RUN_AS -- sh -c echo .* >'$DIR/" || true); do
+    kill -CONT "$p" 2>/dev/null || true
+    kill -KILL "$p" 2>/dev/null || true
+  done
   p=$(pid_of etcd)
   if [ -n "$p" ]; then
     kill -TERM "$p" 2>/dev/null || true
@@ -275,6 +280,9 @@ stall() {
   sleep "$seconds"
   # shellcheck disable=SC2086
   kill -CONT $pids 2>/dev/null || true
+  # runuser, Patroni's parent, stopped itself when its child stopped (as su does): it must go on too, or it
+  # never reaps Patroni after it exits
+  kill -CONT "$(ps -o ppid= -p "$(pid_of "$l")" | tr -d ' ')" 2>/dev/null || true
   log "resumed $l"
 }
 
