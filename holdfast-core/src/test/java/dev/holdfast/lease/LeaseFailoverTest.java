@@ -25,15 +25,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,72 +146,7 @@ class LeaseFailoverTest {
             pools.add(pool);
             services.add(LeaseService.builder(pool).table(table).build());
         }
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong typedErrors = new AtomicLong();
-        AtomicLong otherErrors = new AtomicLong();
-        AtomicLong pauses = new AtomicLong();
-        AtomicLong refused = new AtomicLong();
-        AtomicLong lostReleases = new AtomicLong();
-        Queue<Grant> grants = new ConcurrentLinkedQueue<>();
-        Queue<Write> accepted = new ConcurrentLinkedQueue<>();
-        Queue<String> unexpected = new ConcurrentLinkedQueue<>();
-        Map<String, java.util.concurrent.atomic.AtomicReference<Grant>> live = Map.of(
-                NAMES[0], new java.util.concurrent.atomic.AtomicReference<>(),
-                NAMES[1], new java.util.concurrent.atomic.AtomicReference<>());
-        Queue<Grant[]> overlaps = new ConcurrentLinkedQueue<>();
-
-        ExecutorService executor = Executors.newFixedThreadPool(WORKERS);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int w = 0; w < WORKERS; w++) {
-            int worker = w;
-            futures.add(executor.submit(() -> {
-                LeaseService leases = services.get(worker);
-                String owner = "worker-" + worker;
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                while (!stop.get()) {
-                    String name = NAMES[random.nextInt(NAMES.length)];
-                    Lease lease;
-                    try {
-                        Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(2));
-                        if (granted.isEmpty()) {
-                            continue;
-                        }
-                        lease = granted.get();
-                    } catch (LeaseTimeoutException e) {
-                        continue;
-                    } catch (DatabaseException e) {
-                        typedErrors.incrementAndGet();
-                        Thread.sleep(20); // backs off while the database is away, as an application would
-                        continue;
-                    }
-                    Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
-                    grants.add(mine);
-                    List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
-                    if (!overlap.isEmpty()) {
-                        overlaps.add(new Grant[] {overlap.get(0), overlap.get(1)});
-                    }
-                    try (Connection c = resources.getConnection()) {
-                        FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
-                        if (outcome.accepted()) {
-                            accepted.add(new Write(name, lease.token(), outcome.written()));
-                        } else {
-                            refused.incrementAndGet();
-                        }
-                    } catch (SQLException e) {
-                        unexpected.add("resource store: " + e);
-                    }
-                    live.get(name).compareAndSet(mine, null);
-                    try {
-                        leases.release(lease);
-                    } catch (LeaseNotHeldException e) { // includes LeaseExpiredException
-                        lostReleases.incrementAndGet();
-                    } catch (DatabaseException e) {
-                        typedErrors.incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
+        FailoverWorkers workers = new FailoverWorkers(services, NAMES, TTL, work, resources, 0);
 
         Thread.sleep(RUN_BEFORE_MILLIS); // the workers run a while on the old primary
         if (mode.equals("async")) {
@@ -241,50 +169,22 @@ class LeaseFailoverTest {
             return listening.get() >= WORKERS / 2;
         });
         long listeners = listening.get();
-        stop.set(true);
-        for (Future<?> f : futures) {
-            try {
-                f.get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                otherErrors.incrementAndGet();
-                unexpected.add("worker failed: " + e.getCause());
-            }
-        }
-        executor.shutdownNow();
+        workers.stop();
 
         // Lost grants: of the old timeline, above what the standby had when the primary stopped.
-        List<Grant> all = new ArrayList<>(grants);
+        List<Grant> all = new ArrayList<>(workers.grants);
         List<Grant> lost = all.stream()
                 .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L)).toList();
         long before = all.stream().filter(g -> g.token() < NEW_TIMELINE).count();
         long after = all.size() - before;
         long firstNewNanos = all.stream().filter(g -> g.token() >= NEW_TIMELINE).mapToLong(Grant::seenNanos).min().orElse(-1);
 
-        long staleAccepted = 0;
-        long lostOrDuplicated = 0;
-        for (String name : NAMES) {
-            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(Write::value)).toList();
-            for (int i = 0; i < writes.size(); i++) {
-                if (writes.get(i).value() != i + 1) {
-                    lostOrDuplicated++;
-                }
-                if (i > 0 && writes.get(i).token() < writes.get(i - 1).token()) {
-                    staleAccepted++;
-                }
-            }
-            try (Connection c = resources.getConnection();
-                 PreparedStatement ps = c.prepareStatement("SELECT val FROM " + resource + " WHERE name = ?")) {
-                ps.setString(1, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    assertThat(rs.getLong(1)).as("resource counter of " + name).isEqualTo(writes.size());
-                }
-            }
-        }
+        FailoverWorkers.Writes writes = workers.checkWrites(resources, resource);
+        long staleAccepted = writes.staleAccepted();
+        long lostOrDuplicated = writes.lostOrDuplicated();
         long tokenDisorder = tokenDisorder(all, NAMES);
-        List<Grant[]> overlapsOfKept = overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
-        long overlapsOfLost = overlaps.size() - overlapsOfKept.size();
+        List<Grant[]> overlapsOfKept = workers.overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
+        long overlapsOfLost = workers.overlaps.size() - overlapsOfKept.size();
 
         Map<String, Long> perName = new HashMap<>();
         all.forEach(g -> perName.merge(g.name(), 1L, Long::sum));
@@ -295,14 +195,14 @@ class LeaseFailoverTest {
                         + " stale writes accepted %d; lost/duplicated updates %d; token order violations %d;"
                         + " two live holders %d; standby had tokens %s; %d LISTEN sessions on the new primary%n",
                 mode, before, after, perName, ms(stoppedNanos - stopNanos), ms(promotedNanos - stoppedNanos),
-                firstNewNanos < 0 ? -1 : ms(firstNewNanos - stopNanos), typedErrors.get(), lostReleases.get(),
-                pauses.get(), accepted.size(), refused.get(), lost.size(), overlapsOfLost, staleAccepted,
+                firstNewNanos < 0 ? -1 : ms(firstNewNanos - stopNanos), workers.typedErrorCount(), workers.lostReleases.get(),
+                workers.pauses.get(), workers.accepted.size(), workers.refused.get(), lost.size(), overlapsOfLost, staleAccepted,
                 lostOrDuplicated, tokenDisorder, overlapsOfKept.size(), survived, listeners);
 
-        assertThat(unexpected).as("unexpected failures").isEmpty();
+        assertThat(workers.unexpected).as("unexpected failures").isEmpty();
         assertThat(before).as("grants before the failover").isPositive();
         assertThat(after).as("grants on the new primary, without restarting anything").isPositive();
-        assertThat(pauses.get()).as("sections paused past the TTL").isPositive();
+        assertThat(workers.pauses.get()).as("sections paused past the TTL").isPositive();
         assertThat(listeners).as("waiters' LISTEN connections re-subscribed on the new primary").isEqualTo(WORKERS / 2);
         assertThat(staleAccepted).as("stale writes accepted").isZero();
         assertThat(lostOrDuplicated).as("lost or duplicated resource updates").isZero();

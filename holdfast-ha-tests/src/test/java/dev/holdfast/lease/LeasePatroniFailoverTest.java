@@ -1,7 +1,6 @@
 package dev.holdfast.lease;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.PatroniCluster;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
@@ -18,21 +17,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -154,75 +143,12 @@ class LeasePatroniFailoverTest {
             LeaseService.Builder builder = LeaseService.builder(pool).table(table);
             services.add((sync ? builder : builder.failoverGrace(TTL)).build());
         }
-        AtomicBoolean stop = new AtomicBoolean();
-        Map<String, AtomicLong> typedErrors = new ConcurrentHashMap<>();
-        AtomicLong pauses = new AtomicLong();
-        AtomicLong refused = new AtomicLong();
-        AtomicLong lostReleases = new AtomicLong();
-        Queue<LeaseFailoverTest.Grant> grants = new ConcurrentLinkedQueue<>();
-        Queue<LeaseFailoverTest.Write> accepted = new ConcurrentLinkedQueue<>();
-        Queue<String> unexpected = new ConcurrentLinkedQueue<>();
-        Map<String, AtomicReference<LeaseFailoverTest.Grant>> live = Map.of(
-                NAMES[0], new AtomicReference<>(), NAMES[1], new AtomicReference<>());
-        Queue<LeaseFailoverTest.Grant[]> overlaps = new ConcurrentLinkedQueue<>();
-
-        ExecutorService executor = Executors.newFixedThreadPool(WORKERS + 1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int w = 0; w < WORKERS; w++) {
-            int worker = w;
-            futures.add(executor.submit(() -> {
-                LeaseService leases = services.get(worker);
-                String owner = "worker-" + worker;
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                while (!stop.get()) {
-                    String name = NAMES[random.nextInt(NAMES.length)];
-                    Lease lease;
-                    try {
-                        Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(2));
-                        if (granted.isEmpty()) {
-                            continue;
-                        }
-                        lease = granted.get();
-                    } catch (LeaseTimeoutException e) {
-                        continue;
-                    } catch (DatabaseException e) {
-                        typedErrors.computeIfAbsent(e.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
-                        Thread.sleep(20); // backs off while the database is away, as an application would
-                        continue;
-                    }
-                    LeaseFailoverTest.Grant mine = new LeaseFailoverTest.Grant(name, owner, lease.token(),
-                            lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
-                    grants.add(mine);
-                    List<LeaseFailoverTest.Grant> overlap = FencedWork.overlap(live.get(name), mine);
-                    if (!overlap.isEmpty()) {
-                        overlaps.add(new LeaseFailoverTest.Grant[] {overlap.get(0), overlap.get(1)});
-                    }
-                    try (Connection c = resources.getConnection()) {
-                        FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
-                        if (outcome.accepted()) {
-                            accepted.add(new LeaseFailoverTest.Write(name, lease.token(), outcome.written()));
-                        } else {
-                            refused.incrementAndGet();
-                        }
-                    } catch (SQLException e) {
-                        unexpected.add("resource store: " + e);
-                    }
-                    live.get(name).compareAndSet(mine, null);
-                    try {
-                        leases.release(lease);
-                    } catch (LeaseNotHeldException e) { // includes LeaseExpiredException
-                        lostReleases.incrementAndGet();
-                    } catch (DatabaseException e) {
-                        typedErrors.computeIfAbsent(e.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
+        FailoverWorkers workers = new FailoverWorkers(services, NAMES, TTL, work, resources, 1);
+        Queue<LeaseFailoverTest.Grant> grants = workers.grants;
         HikariDataSource offlinePool = LeaseFailoverTest.pool(PatroniCluster.url(), 2, "patroni-offline");
         pools.add(offlinePool);
         OfflineWork offline = new OfflineWork(offlinePool, "locks_patroni");
-        futures.add(executor.submit(() -> offline.run(stop)));
+        workers.submit(() -> offline.run(workers.stopping()));
 
         Thread.sleep(WARM_UP_MILLIS); // the workers run a while before the first fault
         List<FaultFigures> figures = new ArrayList<>();
@@ -241,44 +167,20 @@ class LeasePatroniFailoverTest {
             figures.add(outage(fault, start, healed, grants));
             Thread.sleep(AFTER_FAULT_MILLIS);
         }
-        stop.set(true);
-        for (Future<?> f : futures) {
-            try {
-                f.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                unexpected.add("worker failed: " + e.getCause());
-            }
-        }
-        executor.shutdownNow();
+        workers.stop();
 
         List<LeaseFailoverTest.Grant> all = new ArrayList<>(grants);
         List<LeaseFailoverTest.Grant> lost = deposedGrants(all);
         List<LeaseFailoverTest.Grant> kept = all.stream().filter(g -> !lost.contains(g)).toList();
-        long staleAccepted = 0;
-        long lostOrDuplicated = 0;
-        for (String name : NAMES) {
-            List<LeaseFailoverTest.Write> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(LeaseFailoverTest.Write::value)).toList();
-            for (int i = 0; i < writes.size(); i++) {
-                if (writes.get(i).value() != i + 1) {
-                    lostOrDuplicated++;
-                }
-                if (i > 0 && writes.get(i).token() < writes.get(i - 1).token()) {
-                    staleAccepted++;
-                }
-            }
-            try (Connection c = resources.getConnection()) {
-                assertThat(FencedWork.counter(c, resource, name)).as("resource counter of " + name).isEqualTo(writes.size());
-            }
-        }
+        FailoverWorkers.Writes writes = workers.checkWrites(resources, resource);
+        long staleAccepted = writes.staleAccepted();
+        long lostOrDuplicated = writes.lostOrDuplicated();
         long disorderOfKept = LeaseFailoverTest.tokenDisorder(kept, NAMES);
         long disorderOfAll = LeaseFailoverTest.tokenDisorder(all, NAMES);
-        List<LeaseFailoverTest.Grant[]> overlapsOfKept = overlaps.stream()
+        List<LeaseFailoverTest.Grant[]> overlapsOfKept = workers.overlaps.stream()
                 .filter(p -> !lost.contains(p[0]) && !lost.contains(p[1])).toList();
         OfflineWork.Check offlineCheck = offline.check();
 
-        Map<String, Long> errors = new LinkedHashMap<>();
-        typedErrors.forEach((k, v) -> errors.put(k, v.get()));
         StringBuilder perFault = new StringBuilder();
         for (FaultFigures f : figures) {
             perFault.append(String.format("%n  %-15s cluster healthy again after %5d ms; no grant for %5d ms, grants"
@@ -290,14 +192,14 @@ class LeasePatroniFailoverTest {
                         + " lost grants (made by a deposed primary) %d, overlaps they caused %d, token order breaks they"
                         + " caused %d; stale writes accepted %d; lost/duplicated updates %d; token order violations %d;"
                         + " two live holders %d; offline DURABLE: %s%n",
-                mode, all.size(), all.stream().mapToLong(g -> timeline(g.token())).distinct().count(), perFault, errors,
-                lostReleases.get(), pauses.get(), accepted.size(), refused.get(), lost.size(),
-                overlaps.size() - overlapsOfKept.size(), disorderOfAll - disorderOfKept, staleAccepted, lostOrDuplicated,
-                disorderOfKept, overlapsOfKept.size(), offlineCheck);
+                mode, all.size(), all.stream().mapToLong(g -> timeline(g.token())).distinct().count(), perFault,
+                workers.typedErrors(), workers.lostReleases.get(), workers.pauses.get(), workers.accepted.size(),
+                workers.refused.get(), lost.size(), workers.overlaps.size() - overlapsOfKept.size(),
+                disorderOfAll - disorderOfKept, staleAccepted, lostOrDuplicated, disorderOfKept, overlapsOfKept.size(), offlineCheck);
 
-        assertThat(unexpected).as("unexpected failures").isEmpty();
+        assertThat(workers.unexpected).as("unexpected failures").isEmpty();
         assertThat(figures).hasSize(FAULTS.size());
-        assertThat(pauses.get()).as("sections paused past the TTL").isPositive();
+        assertThat(workers.pauses.get()).as("sections paused past the TTL").isPositive();
         assertThat(staleAccepted).as("stale writes accepted").isZero();
         assertThat(lostOrDuplicated).as("lost or duplicated resource updates").isZero();
         assertThat(disorderOfKept).as("token order violations").isZero();
