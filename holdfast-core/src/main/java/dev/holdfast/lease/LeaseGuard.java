@@ -232,9 +232,7 @@ public final class LeaseGuard implements AutoCloseable {
                     lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), renewed.get().expiresAt());
                     validUntil = sent + ttlNanos;
                     lastFailure = null;
-                    // The next renewal must also end before the new deadline, which counts from
-                    // when this one was sent: a slow renewal leaves less than the full ttl.
-                    scheduleRenewal(Math.min(ttlNanos / 3, (validUntil - System.nanoTime()) / 2));
+                    scheduleRenewal(nextRenewalDelay(ttlNanos, validUntil - System.nanoTime()));
                     scheduleDeadline();
                 }
             }
@@ -320,6 +318,16 @@ public final class LeaseGuard implements AutoCloseable {
                 tell.run(); // the service is closed: nothing else runs on this thread any more
             }
         }
+    }
+
+    /**
+     * When to renew after a successful renewal that leaves {@code leftNanos} until the new deadline:
+     * a third of the ttl, or half the time left if that is sooner. The deadline counts from when the
+     * renewal was sent, so a slow renewal leaves less than the full ttl, and the next one must also
+     * end before it.
+     */
+    static long nextRenewalDelay(long ttlNanos, long leftNanos) {
+        return Math.max(0, Math.min(ttlNanos / 3, leftNanos / 2));
     }
 
     private String message(String why) {

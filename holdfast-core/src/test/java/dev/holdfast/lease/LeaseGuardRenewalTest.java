@@ -123,11 +123,27 @@ class LeaseGuardRenewalTest {
     }
 
     /**
-     * Finding 10: a slow but successful renewal (0.6 TTL) followed by a normal one (0.11 TTL) is
-     * not a loss. The deadline counts from when the slow one was sent, so the next renewal must
-     * start within the time left, not a full ttl/3 after the slow one ended (that ends after the
-     * deadline: 1/3 + 0.6 + 1/3 + 0.11 > 1 + 1/3, by 0.04 TTL). Started within the time left, it
-     * ends 0.09 TTL (0.7 s) before the deadline: enough for a loaded machine's scheduling delays.
+     * Finding 10, the policy: after a renewal, the next one comes a third of the TTL later, or after
+     * half the time left to the new deadline if that is sooner. The deadline counts from when the
+     * renewal was sent, so after a slow one (0.6 TTL) a full third would start the next one 0.27 TTL
+     * before the deadline, and a next one of 0.3 TTL would end after it.
+     */
+    @org.junit.jupiter.api.Test
+    void theNextRenewalComesWithinHalfTheTimeLeft() {
+        long ttl = 9_000;
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, ttl)).as("a quick renewal: a third of the ttl").isEqualTo(3_000);
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, 6_000)).as("two thirds left: still a third").isEqualTo(3_000);
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, 3_600)).as("after a slow one (0.6 ttl): half the time left")
+                .isEqualTo(1_800);
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, 0)).isZero();
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, -5)).as("never a negative delay").isZero();
+    }
+
+    /**
+     * Finding 10, end to end: a slow but successful renewal (0.6 TTL) followed by a quick one is not
+     * a loss, and the work is not interrupted. (Which delay the guard picks is
+     * {@link #theNextRenewalComesWithinHalfTheTimeLeft}'s; here the next renewal has 0.2 TTL, 1.6 s,
+     * to spare, so that a loaded machine's scheduling delays cannot fail the test.)
      */
     @DatabaseTest
     void aSlowSuccessfulRenewalDoesNotCostTheNextOne(TestDatabase db) throws Exception {
@@ -140,7 +156,7 @@ class LeaseGuardRenewalTest {
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
             try (LeaseGuard guard = leases.keepAlive(lease, ttl, told::set)) {
                 renewals.delaysMillis.add(4800L); // the renewal after ttl/3 takes 0.6 ttl
-                renewals.delaysMillis.add(880L);  // the next one 0.11 ttl
+                renewals.delaysMillis.add(0L);    // the next one is quick
                 workFor(12_000);
                 assertThat(renewals.delaysMillis).as("both renewals ran").isEmpty();
                 assertThat(told.get()).isNull();
