@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -43,6 +44,8 @@ public final class BatchSlots {
     /** Adaptive: whether calls go in batches or alone, measured by the acquire slots ({@code measures}), followed by the releases'. */
     final @Nullable BatchPace pace;
     final boolean measures;
+    /** Calls that ran alone outside any batcher, counted for the pace in epochs. */
+    private final AtomicLong ranAlone = new AtomicLong();
     int inFlight;
     /** Adaptive: moving averages of a statement's time and of a thread's time from one call to its next; 0: none yet. */
     private long statementNanos;
@@ -87,6 +90,14 @@ public final class BatchSlots {
     /** Whether calls go alone now rather than in batches. */
     boolean alone() {
         return pace != null && pace.alone();
+    }
+
+    /**
+     * A call of these slots ran alone, outside any batcher: true for every {@link BatchPace#EPOCH_CALLS}th
+     * such call of slots that measure, which then counts that many for the pace (under the lock).
+     */
+    boolean countAlone() {
+        return measures && pace != null && ranAlone.incrementAndGet() % BatchPace.EPOCH_CALLS == 0;
     }
 
     boolean lingers() {

@@ -208,6 +208,35 @@ public final class Batcher<Q, R> {
     }
 
     /**
+     * Whether calls go alone now ({@link BatchSlots#alone()}): a caller may then run its call itself,
+     * on its own thread and without this batcher's lock, as without batching, and report it
+     * ({@link #ranAlone()}). A call of a key in a running batch may so run beside it, as two calls of
+     * one key do without batching.
+     */
+    public boolean alone() {
+        return slots.alone();
+    }
+
+    /**
+     * A call ran alone, outside the queue: it counts for the pace, which takes the lock only once
+     * an epoch of such calls.
+     */
+    public void ranAlone() {
+        if (!slots.countAlone()) {
+            return;
+        }
+        lock.lock();
+        try {
+            BatchPace pace = slots.pace;
+            if (pace != null && pace.completed(BatchPace.EPOCH_CALLS, System.nanoTime())) {
+                wakeNext();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * A call of this thread was answered elsewhere (a release, in batches of its own): its next call
      * here is waited for if it came as soon after the last such answer.
      */

@@ -64,6 +64,10 @@ public final class LeaseBatches {
     private final boolean fastRelease;
     private final Batcher<LeaseJdbc.Acquire, Optional<LeaseRow>> acquires;
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
+    /** A lone acquire and a lone release as the service runs them unbatched; null: as batches of one. */
+    private final @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single;
+    private final BatchSlots acquireSlots;
+    private final @Nullable Function<LeaseJdbc.Release, Boolean> lone;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
     /** Per kind (0 acquire, 1 release): calls, and the statements they took (lone calls included). */
@@ -126,7 +130,10 @@ public final class LeaseBatches {
         this.jdbc = jdbc;
         this.races = races;
         this.fastRelease = fastRelease;
+        this.single = single;
+        this.lone = lone;
         BatchSlots slots = lingerNanos == LeaseSettings.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots(lingerNanos);
+        this.acquireSlots = slots;
         this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
@@ -135,16 +142,42 @@ public final class LeaseBatches {
                         batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 
-    /** The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). */
+    /**
+     * The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). While adaptive batching
+     * sends calls alone, the call runs on this thread as without batching, past the batcher's lock.
+     */
     public Optional<LeaseRow> acquire(String name, String owner, long ttlMicros) {
-        return acquires.submit(new LeaseJdbc.Acquire(name, owner, ttlMicros));
+        LeaseJdbc.Acquire call = new LeaseJdbc.Acquire(name, owner, ttlMicros);
+        if (single != null && acquires.alone()) {
+            try {
+                return single.apply(call);
+            } finally {
+                countedAlone(0);
+                acquires.ranAlone();
+            }
+        }
+        return acquires.submit(call);
     }
 
-    /** Releases the grant with {@code token}; false if it is not held. */
+    /** Releases the grant with {@code token}; false if it is not held. Alone as {@link #acquire}. */
     public boolean release(String name, String owner, long token) {
-        boolean released = releases.submit(new LeaseJdbc.Release(name, owner, token));
+        LeaseJdbc.Release call = new LeaseJdbc.Release(name, owner, token);
+        if (lone != null && releases.alone()) {
+            try {
+                return lone.apply(call);
+            } finally {
+                countedAlone(1);
+            }
+        }
+        boolean released = releases.submit(call);
         acquires.answeredElsewhere(); // a thread that acquires again at once is waited for (when acquires linger)
         return released;
+    }
+
+    /** A call of {@code kind} (0 acquire, 1 release) went alone, past the batchers: one call, one statement. */
+    private void countedAlone(int kind) {
+        kindCalls[kind].increment();
+        kindStatements[kind].increment();
     }
 
     private static <Q, R> List<Batcher.Outcome<R>> one(Q call, Function<Q, R> run) {
@@ -168,6 +201,11 @@ public final class LeaseBatches {
     long[] counts() {
         return new long[] {kindCalls[0].sum(), kindStatements[0].sum(), kindCalls[1].sum(), kindStatements[1].sum(),
                 acquires.lingeredNanos() + releases.lingeredNanos()};
+    }
+
+    /** Tests: the acquires' slots, whose pace says whether calls go alone. */
+    BatchSlots acquireSlots() {
+        return acquireSlots;
     }
 
     /** Tests: calls queued for a batch of either kind. */

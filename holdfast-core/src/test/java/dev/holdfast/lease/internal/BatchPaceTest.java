@@ -23,32 +23,76 @@ class BatchPaceTest {
             List<Boolean> modes = new ArrayList<>();
             pace.completed(0, now); // starts the first epoch's clock
             for (int e = 0; e < epochs; e++) {
-                boolean alone = pace.alone();
-                modes.add(alone);
-                now += (long) (BatchPace.EPOCH_CALLS / (alone ? alonePerMs : batchedPerMs) * 1_000_000);
-                pace.completed(BatchPace.EPOCH_CALLS, now);
+                modes.add(epoch(batchedPerMs, alonePerMs));
             }
             return modes;
+        }
+
+        /** Runs epochs until a comparison has ended (the hold begins); returns the mode of each. */
+        List<Boolean> compare(double batchedPerMs, double alonePerMs) {
+            List<Boolean> modes = new ArrayList<>();
+            pace.completed(0, now);
+            do {
+                modes.add(epoch(batchedPerMs, alonePerMs));
+            } while (pace.comparing());
+            return modes;
+        }
+
+        private boolean epoch(double batchedPerMs, double alonePerMs) {
+            boolean alone = pace.alone();
+            now += (long) (BatchPace.EPOCH_CALLS / (alone ? alonePerMs : batchedPerMs) * 1_000_000);
+            pace.completed(BatchPace.EPOCH_CALLS, now);
+            return alone;
         }
     }
 
     @Test
     void itComparesBothModesInPairsOfAlternatingOrderThenHoldsTheFasterThenComparesAgain() {
         Clock clock = new Clock();
-        List<Boolean> comparing = clock.run(2 * BatchPace.PAIRS, 10, 5);
+        List<Boolean> comparing = clock.compare(5.5, 5); // batching 10 % faster: not decisive, all pairs run
+        assertThat(comparing).hasSize(2 * BatchPace.PAIRS);
         assertThat(comparing.subList(0, 8)).as("pairs: batched first, then alone first")
                 .containsExactly(false, true, true, false, false, true, true, false);
         assertThat(comparing.stream().filter(a -> a)).as("half the epochs alone").hasSize(BatchPace.PAIRS);
+        assertThat(clock.pace.lastMedian()).isCloseTo(5 / 5.5, within(1e-3));
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 5.5, 5)).as("batching, faster, is held").containsOnly(false);
+        assertThat(clock.run(2, 5.5, 5)).as("then compared again").containsExactly(false, true);
+    }
+
+    @Test
+    void aComparisonWhosePairsAllAgreeByMoreThanATenthEndsEarly() {
+        Clock clock = new Clock();
+        assertThat(clock.compare(10, 5)).as("batching twice as fast in each of four pairs")
+                .hasSize(2 * BatchPace.EARLY_PAIRS);
+        assertThat(clock.pace.alone()).isFalse();
         assertThat(clock.pace.lastMedian()).isCloseTo(0.5, within(1e-9));
-        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 10, 5)).as("batching, twice as fast, is held").containsOnly(false);
-        assertThat(clock.run(2, 10, 5)).as("then compared again").containsExactly(false, true);
+        assertThat(new Clock().compare(2.5, 5)).as("alone twice as fast").hasSize(2 * BatchPace.EARLY_PAIRS);
+    }
+
+    @Test
+    void eachComparisonThatChoosesAsTheLastDoublesTheHoldUpToTheMaximumAndAChangeResetsIt() {
+        Clock clock = new Clock();
+        clock.compare(2.5, 5);
+        List<Integer> holds = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            holds.add(clock.pace.holdEpochs());
+            assertThat(clock.run(clock.pace.holdEpochs(), 2.5, 5)).as("alone, held").containsOnly(true);
+            clock.compare(2.5, 5);
+        }
+        int h = BatchPace.HOLD_EPOCHS;
+        assertThat(holds).containsExactly(h, 2 * h, 4 * h, 8 * h, 16 * h, 16 * h, 16 * h);
+        assertThat(BatchPace.MAX_HOLD_EPOCHS).isEqualTo(16 * h);
+        clock.run(clock.pace.holdEpochs(), 2.5, 5);
+        clock.compare(10, 5);
+        assertThat(clock.pace.alone()).as("batching became faster").isFalse();
+        assertThat(clock.pace.holdEpochs()).as("a changed choice is held the shortest").isEqualTo(h);
     }
 
     @Test
     void callsGoAloneWhenBatchingIsNotFasterByTwoPercent() {
-        for (double batched : new double[] {5, 5.05}) {  // slower, and a 1 % gain within the noise
+        for (double batched : new double[] {5, 5.05, 4}) {  // as fast, a 1 % gain within the noise, slower
             Clock clock = new Clock();
-            clock.run(2 * BatchPace.PAIRS, batched, 5.0 * (batched == 5 ? 1.2 : 1));
+            clock.compare(batched, 5);
             assertThat(clock.pace.alone()).as("batching at " + batched).isTrue();
             assertThat(clock.run(BatchPace.HOLD_EPOCHS, batched, 5)).containsOnly(true);
         }
@@ -57,9 +101,10 @@ class BatchPaceTest {
     @Test
     void aChangeOfWorkloadIsFollowedAtTheNextComparison() {
         Clock clock = new Clock();
-        clock.run(2 * BatchPace.PAIRS + BatchPace.HOLD_EPOCHS, 10, 5);
+        clock.compare(10, 5);
+        clock.run(BatchPace.HOLD_EPOCHS, 10, 5);
         assertThat(clock.pace.alone()).isFalse();
-        clock.run(2 * BatchPace.PAIRS, 4, 5);
+        clock.compare(4, 5);
         assertThat(clock.pace.alone()).as("batching became slower").isTrue();
         assertThat(clock.pace.lastMedian()).isCloseTo(1.25, within(1e-9));
     }
