@@ -64,9 +64,9 @@ public final class LeaseBatches {
     private final boolean fastRelease;
     private final Batcher<LeaseJdbc.Acquire, Optional<LeaseRow>> acquires;
     private final Batcher<LeaseJdbc.Release, Boolean> releases;
+    private final BatchSlots acquireSlots;
     /** A lone acquire and a lone release as the service runs them unbatched; null: as batches of one. */
     private final @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single;
-    private final BatchSlots acquireSlots;
     private final @Nullable Function<LeaseJdbc.Release, Boolean> lone;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
