@@ -221,7 +221,7 @@ class LeaseFailoverTest {
 
     /** The workers' role on a fresh pair: it may create the lease table, and is no superuser. */
     static void createAppRole() throws SQLException {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
              Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
             s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
@@ -245,7 +245,7 @@ class LeaseFailoverTest {
 
     /** Sessions on the (new) primary that listen for this table's wake-ups: one per service that waited. */
     private static long listenersOnPrimary(String table) throws SQLException {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE state = 'idle' AND query = 'LISTEN ' || "
                      + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid"))) {

@@ -2,6 +2,7 @@ package dev.holdfast.lease;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.PatroniCluster;
+import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.lease.internal.PgLeaseSql;
@@ -234,7 +235,8 @@ class LeasePatroniFailoverTest {
 
     /** The workers' role on the fresh cluster: it may create tables, and is no superuser. */
     private static void createAppRole() throws SQLException {
-        try (Connection c = DriverManager.getConnection(PatroniCluster.url(), "postgres", "postgres");
+        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PatroniCluster.url()), "postgres",
+                "postgres");
              Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + LeaseFailoverTest.APP_ROLE + " LOGIN");
             s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + LeaseFailoverTest.APP_ROLE);

@@ -155,7 +155,7 @@ class OfflineLockFailoverTest {
 
     private static HikariDataSource pool() {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(PgReplicaPair.url());
+        config.setJdbcUrl(PgReplicaPair.withoutHostCache(PgReplicaPair.url())); // the pair is new: no roles remembered
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(2);
