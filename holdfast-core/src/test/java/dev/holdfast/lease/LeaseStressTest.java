@@ -59,7 +59,7 @@ class LeaseStressTest {
      * on two busy cores, so they run to the budget (or on to {@link #MIN_GRANTS}). For a longer run:
      * {@code -Dholdfast.stress.seconds=120}.
      */
-    private static final Duration BUDGET = Duration.ofSeconds(Long.getLong("holdfast.stress.seconds", 20));
+    private static final Duration BUDGET = Duration.ofSeconds(Long.getLong("holdfast.stress.seconds", 15));
     /** A run that has not reached {@link #MIN_GRANTS} at its budget goes on until it does, at most this long. */
     private static final Duration CAP = BUDGET.multipliedBy(3);
     private static final Duration TTL = Duration.ofMillis(100);
