@@ -127,6 +127,80 @@ class LeaseFailoverGraceTest {
         }
     }
 
+    /**
+     * A release's hand-off locks its waiter's queue row, which the waiter's own statement may hold:
+     * a hand-off that began in the grace and waited past its end for that row is stamped when it was
+     * made, after the wait (not when its statement began), and lasts its whole TTL from then. Seen in
+     * {@link LeaseFastFailoverTest} on a loaded machine: a grant stamped 0.2 s inside the grace. Here
+     * a test transaction holds the queue row of a waiter (a listener connection of the test's own)
+     * across the end of the grace.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aHandOffThatWaitedForItsWaiterPastTheGraceIsStampedWhenItWasMade(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Duration grace = Duration.ofSeconds(3);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (LeaseService before = LeaseFixture.service(db.dataSource(), table);
+             LeaseService after = LeaseService.builder(db.dataSource()).table(table).failoverGrace(grace)
+                     .tune(t -> t.timeline(2)).build();
+             java.sql.Connection listener = db.directDataSource().getConnection();
+             java.sql.Connection blocker = db.directDataSource().getConnection()) {
+            Lease held = before.tryAcquire("job", "a", Duration.ofMinutes(1)).orElseThrow();
+            assertThat(after.tryAcquire("other", "x", TTL)).as("the first statement on the new timeline").isEmpty();
+            Instant end = firstSeen(db, table).plus(grace);
+            // A waiter "b" whose listener connection is alive (it holds the listener lock, as a service's does).
+            long pid;
+            try (java.sql.Statement s = listener.createStatement()) {
+                java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid(), pg_advisory_lock("
+                        + PgLeaseSql.LISTENER_LOCK_KEY + ", pg_backend_pid())");
+                rs.next();
+                pid = rs.getLong(1);
+            }
+            db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
+                    + " VALUES ('job', 'b', clock_timestamp() + interval '1 minute', 'b', " + TTL.toNanos() / 1000 + ", " + pid + ")");
+            db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
+            blocker.setAutoCommit(false);
+            try (java.sql.Statement s = blocker.createStatement()) {
+                s.executeQuery("SELECT 1 FROM " + table + "_queue WHERE name = 'job' FOR UPDATE").close();
+            }
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> !databaseNow(db).isBefore(end.minusSeconds(2)));
+
+            Future<?> release = executor.submit(() -> {
+                after.release(held);
+                return null;
+            });
+            String handOffWaits = "SELECT (extract(epoch FROM query_start) * 1000000)::bigint FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF q%'"
+                    + " AND query LIKE '%" + table + "_queue%'";
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.queryLong("SELECT count(*) FROM (" + handOffWaits + ") w") == 1);
+            Instant handOffBegan = Instant.EPOCH.plus(db.queryLong(handOffWaits), java.time.temporal.ChronoUnit.MICROS);
+            assertThat(handOffBegan).as("the hand-off began in the grace").isBefore(end);
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> databaseNow(db).isAfter(end.plusMillis(200)));
+            blocker.rollback();
+            release.get(20, TimeUnit.SECONDS);
+
+            long acquired = db.queryLong("SELECT (extract(epoch FROM acquired_at) * 1000000)::bigint FROM " + table
+                    + " WHERE name = 'job' AND owner = 'b' AND handed_to = 'b'");
+            long expires = db.queryLong("SELECT (extract(epoch FROM expires_at) * 1000000)::bigint FROM " + table
+                    + " WHERE name = 'job'");
+            Instant acquiredAt = Instant.EPOCH.plus(acquired, java.time.temporal.ChronoUnit.MICROS);
+            assertThat(acquiredAt).as("stamped after the wait, when the grace was over")
+                    .isAfter(end.plusMillis(200));
+            assertThat(expires - acquired).as("the whole TTL from then").isEqualTo(TTL.toNanos() / 1000);
+            assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isGreaterThanOrEqualTo(TIMELINE_2);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private static Instant databaseNow(TestDatabase db) throws Exception {
+        return Instant.EPOCH.plus(db.queryLong("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint"),
+                java.time.temporal.ChronoUnit.MICROS);
+    }
+
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void manyCallersOnANewTimelineRecordItOnceAndNeverDeadlock(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);

@@ -65,10 +65,18 @@ final class PgFailoverGrace {
 
     /** " AND " the condition that the grace is over (or there is none); "" without grace. */
     String andOver() {
+        return andOverAt("clock_timestamp()");
+    }
+
+    /**
+     * " AND " the condition that the grace is over at {@code time} (or there is none), for a grant
+     * stamped {@code time}; "" without grace.
+     */
+    String andOverAt(String time) {
         if (graceMicros == 0) {
             return "";
         }
         return " AND (" + timeline + " = 1 OR EXISTS (SELECT 1 FROM " + timelines + " o WHERE o.timeline = " + timeline
-                + " AND o.first_seen <= clock_timestamp() - " + graceMicros + " * interval '1 microsecond'))";
+                + " AND o.first_seen <= " + time + " - " + graceMicros + " * interval '1 microsecond'))";
     }
 }

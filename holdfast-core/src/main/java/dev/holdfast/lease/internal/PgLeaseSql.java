@@ -356,13 +356,17 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         return "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t" + gate + "),"
                 + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
                 + " WHERE q.name = ? AND q.wait_until > n.t ORDER BY q.seq LIMIT 1 FOR UPDATE OF q),"
+                // The grant's time is taken after h has locked its waiter's queue row, which may wait for
+                // that waiter's own statement: a time from before that wait would stamp the grant earlier
+                // than it was made (before a grace that was over only when it was made) and shorten it.
+                + " k AS (SELECT clock_timestamp() AS t FROM h),"
                 + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + firstToken + "),"
-                + " acquired_at = n.t, expires_at = n.t + h.ttl_micros * interval '1 microsecond',"
+                + " acquired_at = k.t, expires_at = k.t + h.ttl_micros * interval '1 microsecond',"
                 + " handed_to = h.owner, broken_by = NULL, broken_at = NULL,"
                 // Nobody left behind the waiter: the row stops saying that someone waits.
                 + " waiters_until = CASE WHEN EXISTS (SELECT 1 FROM " + queue + " o WHERE o.name = h.name"
-                + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n"
-                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL" + grace.andOver()
+                + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n, k"
+                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL" + grace.andOverAt("k.t")
                 + " AND " + listenerAlive("h.listener")
                 + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
                 + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"
