@@ -1,8 +1,14 @@
 package dev.holdfast;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +23,37 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class PgReplicaPair {
 
+    private static final Path LOCK_FILE = Path.of(System.getProperty("java.io.tmpdir"), "holdfast-replica-pair.lock");
+
     private PgReplicaPair() {
+    }
+
+    /**
+     * {@code @ExtendWith(PgReplicaPair.Exclusive.class)}: the class has the pair to itself, under a
+     * machine-wide lock (test classes run in parallel forks, and each brings the pair up and fails it
+     * over). Taken before the class's {@code @BeforeAll} methods, given back after its {@code @AfterAll} ones.
+     */
+    public static final class Exclusive implements BeforeAllCallback, AfterAllCallback {
+        private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(Exclusive.class);
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws IOException {
+            FileChannel channel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                context.getStore(NAMESPACE).put("lock", channel.lock());
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws IOException {
+            FileLock lock = context.getStore(NAMESPACE).remove("lock", FileLock.class);
+            if (lock != null) {
+                lock.channel().close(); // closing the channel gives the lock back
+            }
+        }
     }
 
     /** The multi-host URL that reaches whichever server of the pair is primary ({@code HOLDFAST_REPLICA_URL}). */

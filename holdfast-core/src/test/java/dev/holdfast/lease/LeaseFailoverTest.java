@@ -8,6 +8,7 @@ import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.testing.TestDatabase;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -67,6 +68,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the new primary would hand those very tokens out again: (2) would count duplicates, and a lost
  * grant's holder and a new holder with equal tokens would both pass the fence.
  */
+@ExtendWith(PgReplicaPair.Exclusive.class)
 class LeaseFailoverTest {
 
     private static final int WORKERS = 16;

@@ -9,6 +9,7 @@ import dev.holdfast.lease.LeaseFailoverTest.Write;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.TestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -58,6 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link LeaseFailoverTest} checks: no stale write accepted, token order, no two live holders among
  * grants the new primary knew of.
  */
+@ExtendWith(PgReplicaPair.Exclusive.class)
 class LeaseFastFailoverTest {
 
     private static final int WORKERS = 16;

@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code checkLock} (the edit is refused, nobody is authorized twice); a lost release as the old
  * owner's lock still live until it expires.
  */
+@ExtendWith(PgReplicaPair.Exclusive.class)
 class OfflineLockFailoverTest {
 
     private static final int LOCKS = 41; // odd: the last operation is an acquire, so a lost tail is never ambiguous
