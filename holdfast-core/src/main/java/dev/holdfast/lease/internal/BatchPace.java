@@ -6,14 +6,20 @@ import java.util.Arrays;
  * Adaptive batching: whether batches pay here and now, measured. Epochs of {@value #EPOCH_CALLS}
  * completed acquire calls alternate between batching and sending each call alone (as without
  * batching), in pairs whose order alternates, so that a load that drifts weighs on both modes alike.
- * After {@value #PAIRS} pairs, or after {@value #EARLY_PAIRS} if every pair so far found the same mode
- * faster by more than a tenth, the mode with the better median rate is held (batching only if at
+ * After {@value #PAIRS} pairs, or earlier when every pair so far found the same mode faster by a clear
+ * margin (after {@value #STRONG_PAIRS} pairs by more than a quarter, after {@value #EARLY_PAIRS} by more
+ * than a tenth), the mode with the better median rate is held (batching only if at
  * least 2 % faster: the rates are noisy, and alone is what no batching does); then the comparison
  * runs again, so a change of workload is followed. The hold is {@value #HOLD_EPOCHS} epochs, doubled
  * after each comparison that chose what the one before it chose, up to {@value #MAX_HOLD_EPOCHS}:
  * in a steady workload, the cost of comparing (running the slower mode for half its epochs) falls to
  * a fraction of a percent, where the first comparisons cost up to a fifth of the difference between
  * the modes.
+ *
+ * <p>An epoch that took more than {@value #STRADDLED} times as long as the last one of its mode counts
+ * for nothing and runs again: calls paused within it (the service was idle a while), and its rate says
+ * nothing of the mode; with the rates of a busy service, one such epoch made a comparison run all its
+ * pairs. Its time becomes the mode's reference, so a workload that really slowed down loses one epoch.
  *
  * <p>Changed under the acquire slots' lock; {@link #alone()} may be read without it.
  */
@@ -24,6 +30,11 @@ final class BatchPace {
     /** Pairs after which a comparison whose pairs all agree, each by more than {@link #DECISIVE}, ends. */
     static final int EARLY_PAIRS = 4;
     static final double DECISIVE = 0.10;
+    /** Pairs after which a comparison whose pairs all agree, each by more than {@link #STRONG}, ends. */
+    static final int STRONG_PAIRS = 2;
+    static final double STRONG = 0.25;
+    /** An epoch this many times as long as the last of its mode straddled a pause: it is run again. */
+    static final int STRADDLED = 8;
     static final int HOLD_EPOCHS = 8 * PAIRS;
     static final int MAX_HOLD_EPOCHS = 16 * HOLD_EPOCHS;
     /** Batching is chosen only if the median of alone's rate over batching's is below this. */
@@ -40,6 +51,8 @@ final class BatchPace {
     private double lastMedian = Double.NaN;
     /** Epochs of the current hold: longer after each comparison that chose as the one before. */
     private int holdEpochs = HOLD_EPOCHS;
+    /** The time of the last epoch of each mode (0 batching, 1 alone), 0 before the first. */
+    private final long[] lastEpochNanos = new long[2];
 
     /** Whether calls go alone now rather than in batches. */
     boolean alone() {
@@ -60,9 +73,16 @@ final class BatchPace {
         if (epochCalls < EPOCH_CALLS) {
             return false;
         }
-        double rate = epochCalls / (double) Math.max(1, now - epochStart);
+        long took = Math.max(1, now - epochStart);
+        double rate = epochCalls / (double) took;
         epochCalls = 0;
         epochStart = now;
+        int mode = alone ? 1 : 0;
+        boolean straddled = lastEpochNanos[mode] > 0 && took > STRADDLED * lastEpochNanos[mode];
+        lastEpochNanos[mode] = took;
+        if (straddled) {
+            return false; // the same epoch again
+        }
         boolean was = alone;
         if (!comparing) {
             if (++epoch >= holdEpochs) {
@@ -94,16 +114,20 @@ final class BatchPace {
         return alone != was;
     }
 
-    /** Whether the first {@code pairs} pairs all found the same mode faster, each by more than {@link #DECISIVE}. */
+    /**
+     * Whether the first {@code pairs} pairs all found the same mode faster, each by more than
+     * {@link #STRONG} (from {@value #STRONG_PAIRS} pairs) or {@link #DECISIVE} (from {@value #EARLY_PAIRS}).
+     */
     private boolean decisive(int pairs) {
-        if (pairs < EARLY_PAIRS) {
-            return false;
-        }
+        return pairs >= STRONG_PAIRS && agree(pairs, STRONG) || pairs >= EARLY_PAIRS && agree(pairs, DECISIVE);
+    }
+
+    private boolean agree(int pairs, double margin) {
         boolean aloneFaster = true;
         boolean batchingFaster = true;
         for (int i = 0; i < pairs; i++) {
-            aloneFaster &= ratios[i] > 1 + DECISIVE;
-            batchingFaster &= ratios[i] < 1 - DECISIVE;
+            aloneFaster &= ratios[i] > 1 + margin;
+            batchingFaster &= ratios[i] < 1 - margin;
         }
         return aloneFaster || batchingFaster;
     }

@@ -44,8 +44,10 @@ public final class BatchSlots {
     /** Adaptive: whether calls go in batches or alone, measured by the acquire slots ({@code measures}), followed by the releases'. */
     final @Nullable BatchPace pace;
     final boolean measures;
-    /** Calls that ran alone outside any batcher, counted for the pace in epochs. */
+    /** Calls that ran alone outside any batcher. */
     private final AtomicLong ranAlone = new AtomicLong();
+    /** Of those, the ones the pace has counted (written under the lock). */
+    private volatile long countedAlone;
     int inFlight;
     /** Adaptive: moving averages of a statement's time and of a thread's time from one call to its next; 0: none yet. */
     private long statementNanos;
@@ -93,11 +95,25 @@ public final class BatchSlots {
     }
 
     /**
-     * A call of these slots ran alone, outside any batcher: true for every {@link BatchPace#EPOCH_CALLS}th
-     * such call of slots that measure, which then counts that many for the pace (under the lock).
+     * A call of these slots ran alone, outside any batcher: true if the pace is to count the calls it
+     * has not counted yet ({@link #uncountedAlone()}, under the lock): an epoch's worth, or any once
+     * calls no longer go alone, so that a call in flight when the mode changed counts for the epoch
+     * it ended in, as a batch's calls do. Only slots that measure.
      */
     boolean countAlone() {
-        return measures && pace != null && ranAlone.incrementAndGet() % BatchPace.EPOCH_CALLS == 0;
+        if (!measures || pace == null) {
+            return false;
+        }
+        long ran = ranAlone.incrementAndGet();
+        return ran - countedAlone >= BatchPace.EPOCH_CALLS || !pace.alone();
+    }
+
+    /** The calls that ran alone and were not counted yet, counted now. Holds the lock. */
+    int uncountedAlone() {
+        long ran = ranAlone.get();
+        long uncounted = ran - countedAlone;
+        countedAlone = ran;
+        return (int) uncounted;
     }
 
     boolean lingers() {

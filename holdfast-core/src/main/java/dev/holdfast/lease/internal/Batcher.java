@@ -219,7 +219,7 @@ public final class Batcher<Q, R> {
 
     /**
      * A call ran alone, outside the queue: it counts for the pace, which takes the lock only once
-     * an epoch of such calls.
+     * an epoch of such calls (and for each call that ends after calls stopped going alone).
      */
     public void ranAlone() {
         if (!slots.countAlone()) {
@@ -228,7 +228,8 @@ public final class Batcher<Q, R> {
         lock.lock();
         try {
             BatchPace pace = slots.pace;
-            if (pace != null && pace.completed(BatchPace.EPOCH_CALLS, System.nanoTime())) {
+            int calls = slots.uncountedAlone();
+            if (pace != null && calls > 0 && pace.completed(calls, System.nanoTime())) {
                 wakeNext();
             }
         } finally {

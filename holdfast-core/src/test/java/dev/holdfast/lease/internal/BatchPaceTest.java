@@ -38,9 +38,13 @@ class BatchPaceTest {
             return modes;
         }
 
+        /** Calls pause this long within the next epoch (the service idle a while). */
+        long pause;
+
         private boolean epoch(double batchedPerMs, double alonePerMs) {
             boolean alone = pace.alone();
-            now += (long) (BatchPace.EPOCH_CALLS / (alone ? alonePerMs : batchedPerMs) * 1_000_000);
+            now += pause + (long) (BatchPace.EPOCH_CALLS / (alone ? alonePerMs : batchedPerMs) * 1_000_000);
+            pause = 0;
             pace.completed(BatchPace.EPOCH_CALLS, now);
             return alone;
         }
@@ -60,13 +64,42 @@ class BatchPaceTest {
     }
 
     @Test
-    void aComparisonWhosePairsAllAgreeByMoreThanATenthEndsEarly() {
+    void aComparisonWhosePairsAllAgreeByAClearMarginEndsEarly() {
         Clock clock = new Clock();
-        assertThat(clock.compare(10, 5)).as("batching twice as fast in each of four pairs")
-                .hasSize(2 * BatchPace.EARLY_PAIRS);
+        assertThat(clock.compare(10, 5)).as("batching twice as fast in each of two pairs")
+                .hasSize(2 * BatchPace.STRONG_PAIRS);
         assertThat(clock.pace.alone()).isFalse();
         assertThat(clock.pace.lastMedian()).isCloseTo(0.5, within(1e-9));
-        assertThat(new Clock().compare(2.5, 5)).as("alone twice as fast").hasSize(2 * BatchPace.EARLY_PAIRS);
+        assertThat(new Clock().compare(2.5, 5)).as("alone twice as fast").hasSize(2 * BatchPace.STRONG_PAIRS);
+        Clock tenth = new Clock();
+        assertThat(tenth.compare(5.75, 5)).as("batching 15 % faster in each of four pairs")
+                .hasSize(2 * BatchPace.EARLY_PAIRS);
+        assertThat(tenth.pace.alone()).isFalse();
+        assertThat(new Clock().compare(5, 5.75)).as("alone 15 % faster").hasSize(2 * BatchPace.EARLY_PAIRS);
+    }
+
+    @Test
+    void anEpochInWhichCallsPausedCountsForNothingAndRunsAgain() {
+        Clock clock = new Clock();
+        List<Boolean> modes = new ArrayList<>(clock.run(2, 2.5, 5)); // a first pair: batching, then alone
+        clock.pause = 1_000_000_000; // the service is idle for a second in the next epoch (the second pair's first, alone)
+        modes.addAll(clock.compare(2.5, 5));
+        assertThat(modes).as("the paused epoch runs again, and the comparison still ends after two pairs")
+                .containsExactly(false, true, true, true, false);
+        assertThat(clock.pace.alone()).isTrue();
+        assertThat(clock.pace.lastMedian()).as("the pause left out").isCloseTo(2.0, within(1e-9));
+    }
+
+    @Test
+    void aWorkloadThatReallySlowedDownLosesOneEpochPerMode() {
+        Clock clock = new Clock();
+        clock.compare(10, 5);
+        clock.run(BatchPace.HOLD_EPOCHS, 10, 5); // batching held; then a new comparison, 10 and 40 times slower
+        List<Boolean> modes = clock.compare(0.25, 0.5);
+        assertThat(modes).as("one epoch of each mode again, as their references are set anew, then two pairs")
+                .hasSize(2 * BatchPace.STRONG_PAIRS + 2);
+        assertThat(clock.pace.alone()).isTrue();
+        assertThat(clock.pace.lastMedian()).isCloseTo(2.0, within(1e-9));
     }
 
     @Test
@@ -107,6 +140,38 @@ class BatchPaceTest {
         clock.compare(4, 5);
         assertThat(clock.pace.alone()).as("batching became slower").isTrue();
         assertThat(clock.pace.lastMedian()).isCloseTo(1.25, within(1e-9));
+    }
+
+    @Test
+    void callsThatRanAloneAreCountedExactlyAndAStragglerCountsForTheEpochItEndedIn() {
+        BatchSlots slots = BatchSlots.adaptive();
+        BatchPace pace = slots.pace;
+        assertThat(pace).isNotNull();
+        long now = 1;
+        pace.completed(0, now);
+        while (!pace.alone()) { // a comparison that finds calls alone twice as fast
+            now += pace.alone() ? 1_000_000 : 2_000_000;
+            pace.completed(BatchPace.EPOCH_CALLS, now);
+        }
+        for (int i = 1; i < BatchPace.EPOCH_CALLS; i++) {
+            assertThat(slots.countAlone()).as("call " + i + " of an epoch").isFalse();
+        }
+        assertThat(slots.countAlone()).as("an epoch's worth").isTrue();
+        assertThat(slots.uncountedAlone()).isEqualTo(BatchPace.EPOCH_CALLS);
+        while (pace.alone()) { // the hold ends and the next comparison starts with a batching epoch
+            now += 1_000_000;
+            pace.completed(BatchPace.EPOCH_CALLS, now);
+        }
+        assertThat(slots.countAlone()).as("a call in flight when batching began: counted at once").isTrue();
+        assertThat(slots.uncountedAlone()).isEqualTo(1);
+        now += 2_000_000;
+        pace.completed(BatchPace.EPOCH_CALLS, now); // the batching epoch ends: alone again
+        assertThat(pace.alone()).isTrue();
+        for (int i = 1; i < BatchPace.EPOCH_CALLS; i++) {
+            assertThat(slots.countAlone()).as("call " + i + " of the next alone epoch").isFalse();
+        }
+        assertThat(slots.countAlone()).isTrue();
+        assertThat(slots.uncountedAlone()).as("a whole epoch, not shortened by the straggler").isEqualTo(BatchPace.EPOCH_CALLS);
     }
 
     @Test
