@@ -7,7 +7,7 @@ import java.time.Duration;
 
 /**
  * Whether a {@link LeaseService} commits concurrent calls together ({@link LeaseService.Builder#batching}).
- * One of {@link #OFF} (the default), {@link #ADAPTIVE}, {@link #CONCURRENT} or, as an expert override,
+ * One of {@link #ADAPTIVE} (the default), {@link #OFF}, {@link #CONCURRENT} or, as an expert override,
  * {@link #lockstep(Duration)}. Batching applies on PostgreSQL and MariaDB; on H2 (embedded, where a
  * statement costs no round trip) every mode runs as {@link #OFF}. {@link LeaseService#batchingStats()}
  * says whether it engaged.
@@ -34,8 +34,9 @@ import java.time.Duration;
  * lose elsewhere; measure with your workload.
  *
  * <p><b>Adaptive.</b> As concurrent while batching is measured to pay: short epochs (64 acquires) of
- * batching and of sending each call alone, as without batching, alternate in 16 pairs (4 when each
- * of the first 4 finds the same mode faster by more than a tenth); the faster (batching only if at
+ * batching and of sending each call alone, as without batching, alternate in 16 pairs (2 when both
+ * find the same mode faster by more than a quarter, 4 when each of the first 4 finds it faster by more
+ * than a tenth; an epoch in which calls paused is run again); the faster (batching only if at
  * least 2 % faster) then runs 128 epochs, twice as many after each comparison that chose as the one
  * before (up to 2,048), and the comparison runs again. A call sent alone goes straight to the database
  * on its own thread, as without batching. While

@@ -83,7 +83,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private String table = HoldfastTable.LEASES.defaultName();
         private CommitDurability durability = CommitDurability.RELAXED;
         private int cohortHandOffs;
-        private Batching batching = Batching.OFF;
+        private Batching batching = Batching.ADAPTIVE;
         private Duration failoverGrace = Duration.ZERO;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
         private @Nullable GrantListener onGrant;
@@ -132,7 +132,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
-        /** Whether concurrent calls commit together (default {@link Batching#OFF}); see {@link Batching}. */
+        /** Whether concurrent calls commit together (default {@link Batching#ADAPTIVE}); see {@link Batching}. */
         public Builder batching(Batching batching) {
             this.batching = Arguments.notNull(batching, "batching");
             return this;

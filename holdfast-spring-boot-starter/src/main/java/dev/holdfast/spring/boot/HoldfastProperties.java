@@ -124,14 +124,15 @@ public class HoldfastProperties {
         private int cohortHandOffs;
 
         /**
-         * Batched commits: {@code off} (the default); {@code adaptive}: as concurrent while measured
-         * faster than calls alone, an acquire batch waiting for threads only while that pays; {@code concurrent}: concurrent
+         * Batched commits: {@code adaptive} (the default): as concurrent while measured faster than
+         * calls alone, an acquire batch waiting for threads only while that pays; {@code off}: every
+         * call a statement of its own; {@code concurrent}: concurrent
          * {@code tryAcquire} and {@code release} calls of this instance share multi-row statements, one
          * commit each; {@code lockstep} (deprecated expert override): as concurrent, and an acquire
          * batch waits up to {@code lockstep-linger} for the threads the last batch answered.
          * PostgreSQL and MariaDB; ignored on H2.
          */
-        private BatchingMode batching = BatchingMode.OFF;
+        private BatchingMode batching = BatchingMode.ADAPTIVE;
 
         /**
          * With {@code batching: lockstep}, how long a batch waits for the threads the last batch
