@@ -1,14 +1,12 @@
 package dev.holdfast;
 
+import dev.holdfast.testing.MachineLock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +21,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class PgReplicaPair {
 
-    private static final Path LOCK_FILE = Path.of(System.getProperty("java.io.tmpdir"), "holdfast-replica-pair.lock");
-
     private PgReplicaPair() {
     }
 
@@ -38,20 +34,14 @@ public final class PgReplicaPair {
 
         @Override
         public void beforeAll(ExtensionContext context) throws IOException {
-            FileChannel channel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            try {
-                context.getStore(NAMESPACE).put("lock", channel.lock());
-            } catch (IOException | RuntimeException e) {
-                channel.close();
-                throw e;
-            }
+            context.getStore(NAMESPACE).put("lock", MachineLock.take("replica-pair"));
         }
 
         @Override
         public void afterAll(ExtensionContext context) throws IOException {
-            FileLock lock = context.getStore(NAMESPACE).remove("lock", FileLock.class);
+            MachineLock lock = context.getStore(NAMESPACE).remove("lock", MachineLock.class);
             if (lock != null) {
-                lock.channel().close(); // closing the channel gives the lock back
+                lock.close();
             }
         }
     }

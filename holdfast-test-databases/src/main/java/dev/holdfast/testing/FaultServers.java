@@ -6,10 +6,6 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -19,7 +15,6 @@ import java.util.stream.Stream;
 final class FaultServers implements TestTemplateInvocationContextProvider {
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(FaultServers.class);
-    private static final Path LOCK_FILE = Path.of(System.getProperty("java.io.tmpdir"), "holdfast-fault-servers.lock");
 
     @Override
     public boolean supportsTestTemplate(ExtensionContext context) {
@@ -52,15 +47,13 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
         return new MatrixInvocation<>(kind.id(), context, FaultDatabase.class, server.unreachable, ci,
                 "CI=true: the fault servers must run; start them with scripts/fault-servers.sh up",
                 new MatrixInvocation.Lifecycle<>() {
-                    private @Nullable FileChannel lockChannel;
-                    private @Nullable FileLock lock;
+                    private @Nullable MachineLock lock;
 
                     /** Under a machine-wide lock: one fault test at a time restarts or stalls a server. */
                     @Override
                     public FaultDatabase open() throws Exception {
-                        lockChannel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                        lock = MachineLock.take("fault-servers");
                         try {
-                            lock = lockChannel.lock();
                             FaultDatabase database = new FaultDatabase(kind, server.url, server.user, server.password);
                             database.awaitReachable();
                             return database;
@@ -81,18 +74,10 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
                     }
 
                     private void unlock() throws IOException {
-                        FileLock held = lock;
-                        FileChannel channel = lockChannel;
+                        MachineLock held = lock;
                         lock = null;
-                        lockChannel = null;
-                        try {
-                            if (held != null) {
-                                held.release();
-                            }
-                        } finally {
-                            if (channel != null) {
-                                channel.close();
-                            }
+                        if (held != null) {
+                            held.close();
                         }
                     }
                 });
