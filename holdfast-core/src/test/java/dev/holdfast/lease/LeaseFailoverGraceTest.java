@@ -3,9 +3,14 @@ package dev.holdfast.lease;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
+import com.zaxxer.hikari.HikariDataSource;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -37,9 +42,16 @@ class LeaseFailoverGraceTest {
     }
 
     private static Instant firstSeen(TestDatabase db, String table) throws Exception {
-        long micros = db.queryLong("SELECT (extract(epoch FROM first_seen) * 1000000)::bigint FROM " + table
-                + "_timelines WHERE timeline = 2");
-        return Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS);
+        return instant(db.queryLong("SELECT (extract(epoch FROM first_seen) * 1000000)::bigint FROM " + table
+                + "_timelines WHERE timeline = 2"));
+    }
+
+    private static Instant databaseNow(TestDatabase db) throws Exception {
+        return instant(db.queryLong("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint"));
+    }
+
+    private static Instant instant(long epochMicros) {
+        return Instant.EPOCH.plus(epochMicros, ChronoUnit.MICROS);
     }
 
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
@@ -143,16 +155,18 @@ class LeaseFailoverGraceTest {
         try (LeaseService before = LeaseFixture.service(db.dataSource(), table);
              LeaseService after = LeaseService.builder(db.dataSource()).table(table).failoverGrace(grace)
                      .tune(t -> t.timeline(2)).build();
-             java.sql.Connection listener = db.directDataSource().getConnection();
-             java.sql.Connection blocker = db.directDataSource().getConnection()) {
+             // Connections of the test's own pool: the listener's session lock ends with its connection.
+             HikariDataSource own = db.newDirectPool(2);
+             Connection listener = own.getConnection();
+             Connection blocker = own.getConnection()) {
             Lease held = before.tryAcquire("job", "a", Duration.ofMinutes(1)).orElseThrow();
             assertThat(after.tryAcquire("other", "x", TTL)).as("the first statement on the new timeline").isEmpty();
             Instant end = firstSeen(db, table).plus(grace);
             // A waiter "b" whose listener connection is alive (it holds the listener lock, as a service's does).
             long pid;
-            try (java.sql.Statement s = listener.createStatement()) {
-                java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid(), pg_advisory_lock("
-                        + PgLeaseSql.LISTENER_LOCK_KEY + ", pg_backend_pid())");
+            try (Statement s = listener.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT pg_backend_pid(), pg_advisory_lock("
+                         + PgLeaseSql.LISTENER_LOCK_KEY + ", pg_backend_pid())")) {
                 rs.next();
                 pid = rs.getLong(1);
             }
@@ -160,7 +174,7 @@ class LeaseFailoverGraceTest {
                     + " VALUES ('job', 'b', clock_timestamp() + interval '1 minute', 'b', " + TTL.toNanos() / 1000 + ", " + pid + ")");
             db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
             blocker.setAutoCommit(false);
-            try (java.sql.Statement s = blocker.createStatement()) {
+            try (Statement s = blocker.createStatement()) {
                 s.executeQuery("SELECT 1 FROM " + table + "_queue WHERE name = 'job' FOR UPDATE").close();
             }
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
@@ -175,7 +189,7 @@ class LeaseFailoverGraceTest {
                     + " AND query LIKE '%" + table + "_queue%'";
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
                     .until(() -> db.queryLong("SELECT count(*) FROM (" + handOffWaits + ") w") == 1);
-            Instant handOffBegan = Instant.EPOCH.plus(db.queryLong(handOffWaits), java.time.temporal.ChronoUnit.MICROS);
+            Instant handOffBegan = instant(db.queryLong(handOffWaits));
             assertThat(handOffBegan).as("the hand-off began in the grace").isBefore(end);
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
                     .until(() -> databaseNow(db).isAfter(end.plusMillis(200)));
@@ -186,7 +200,7 @@ class LeaseFailoverGraceTest {
                     + " WHERE name = 'job' AND owner = 'b' AND handed_to = 'b'");
             long expires = db.queryLong("SELECT (extract(epoch FROM expires_at) * 1000000)::bigint FROM " + table
                     + " WHERE name = 'job'");
-            Instant acquiredAt = Instant.EPOCH.plus(acquired, java.time.temporal.ChronoUnit.MICROS);
+            Instant acquiredAt = instant(acquired);
             assertThat(acquiredAt).as("stamped after the wait, when the grace was over")
                     .isAfter(end.plusMillis(200));
             assertThat(expires - acquired).as("the whole TTL from then").isEqualTo(TTL.toNanos() / 1000);
@@ -194,11 +208,6 @@ class LeaseFailoverGraceTest {
         } finally {
             executor.shutdownNow();
         }
-    }
-
-    private static Instant databaseNow(TestDatabase db) throws Exception {
-        return Instant.EPOCH.plus(db.queryLong("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint"),
-                java.time.temporal.ChronoUnit.MICROS);
     }
 
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
