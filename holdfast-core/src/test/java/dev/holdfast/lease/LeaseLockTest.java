@@ -250,6 +250,67 @@ class LeaseLockTest {
     }
 
     /**
+     * A polling waiter (H2, MariaDB) refreshes its queue entry once a quarter of the entry's life has
+     * passed, not at every look (each refresh is a commit: with MariaDB's 50 ms looks, 40 of them per
+     * entry lifetime were most of a hand-off's flushes): its entry never lapses, it keeps its place
+     * over many lifetimes, and a waiter that came later is still granted after it.
+     */
+    @DatabaseTest(only = {TestDatabase.Kind.H2, TestDatabase.Kind.MARIADB})
+    void aPollingWaiterRefreshesItsEntryOncePerQuarterLifeAndKeepsItsPlace(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        Duration life = Duration.ofMillis(400);
+        Duration poll = Duration.ofMillis(5); // 20 looks per quarter of the entry's life
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table)
+                     .tune(t -> t.queuedPoll(poll, poll).safetyPoll(poll).pollingQueueEntry(life)).build();
+             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
+            LeaseFixture.awaitQueued(db, table, 1);
+            boolean h2 = db.kind() == TestDatabase.Kind.H2;
+            String epoch = h2 ? "TIMESTAMP '2000-01-01 00:00:00'" : "'2000-01-01 00:00:00'";
+            String micros = h2 ? "DATEDIFF(MICROSECOND, " + epoch + ", %s)" : "TIMESTAMPDIFF(MICROSECOND, " + epoch + ", %s)";
+            String now = h2 ? "HOLDFAST_CLOCK_TIMESTAMP()" : "UTC_TIMESTAMP(6)";
+            String read = "SELECT " + micros.formatted("queued_at") + ", " + micros.formatted("wait_until") + ", "
+                    + micros.formatted(now) + " FROM " + table + "_queue";
+            long queuedAt = db.queryLong("SELECT " + micros.formatted("queued_at") + " FROM " + table + "_queue");
+            java.util.TreeSet<Long> refreshes = new java.util.TreeSet<>();
+            java.util.List<String> lapsed = new java.util.ArrayList<>();
+            // Five refreshes: at least four quarters, one whole lifetime and more, of looks every 5 ms.
+            org.awaitility.Awaitility.await("five refreshes of the waiter's entry").atMost(Duration.ofSeconds(20))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).until(() -> {
+                        try (Connection r = db.connection(); PreparedStatement ps = r.prepareStatement(read);
+                             ResultSet rs = ps.executeQuery()) {
+                            assertThat(rs.next()).as("the waiter's entry is there").isTrue();
+                            assertThat(rs.getLong(1)).as("its place in the queue").isEqualTo(queuedAt);
+                            if (rs.getLong(2) <= rs.getLong(3)) {
+                                lapsed.add("lapsed at " + rs.getLong(3));
+                            }
+                            refreshes.add(rs.getLong(2));
+                        }
+                        return refreshes.size() >= 5;
+                    });
+            assertThat(lapsed).as("the entry never lapsed").isEmpty();
+            Long previous = null;
+            for (long until : refreshes) {
+                if (previous != null) {
+                    // A quarter of the life is 100 ms between the sends; allow for the database's own delays.
+                    assertThat(until - previous).as("time between two refreshes, µs").isGreaterThanOrEqualTo(50_000);
+                }
+                previous = until;
+            }
+            CompletableFuture<Lease> later = LeaseFixture.lockAsync(c, "job", "c", LONG, Duration.ofSeconds(30));
+            LeaseFixture.awaitQueued(db, table, 2);
+            a.release(held);
+            Lease got = first.get(20, TimeUnit.SECONDS);
+            assertThat(got.owner()).as("the first waiter kept its place").isEqualTo("b");
+            assertThat(later).isNotDone();
+            b.release(got);
+            c.release(later.get(20, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
      * A polling waiter (H2, MariaDB) is woken at once by a release through its own service, not at its
      * next poll (here a minute away); a release through another service does not wake it.
      */

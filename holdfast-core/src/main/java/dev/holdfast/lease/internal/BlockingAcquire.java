@@ -134,6 +134,7 @@ public final class BlockingAcquire {
         long queueMicros = notifier != null ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4)
                 : polling.pollingEntryMicros();
         boolean queued = false;
+        long refreshedAt = 0; // when the attempt that last joined or refreshed the queue entry was sent
         boolean left = false; // the timeout path left the queue already
         int attempts = 0;
         int races = 0;
@@ -146,8 +147,12 @@ public final class BlockingAcquire {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
                 // Releases hand the lease only to a waiter whose notification a live listener will deliver.
                 Integer listener = notifier != null ? notifier.listenerPid() : null;
+                // A polling waiter refreshes its entry once a quarter of its life has passed, not at every
+                // look: a MariaDB waiter woken by bells looks every 50 ms, and each refresh is a commit to flush.
+                long attemptSent = System.nanoTime();
+                boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4;
                 LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
-                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, listener)
+                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, refresh, listener)
                         : c -> jdbc.acquire(c, name, owner, micros, false);
                 Optional<LeaseRow> granted;
                 if (waitNanos == 0) {
@@ -174,6 +179,9 @@ public final class BlockingAcquire {
                         bells.granted(name, granted.get().token(), micros); // its release wakes the other services
                     }
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
+                }
+                if (viaQueue && refresh) {
+                    refreshedAt = attemptSent; // the entry lives queueMicros from a moment after this
                 }
                 queued = viaQueue;
                 LeaseRow handed = handed(wakeUp, name, owner);
