@@ -135,6 +135,99 @@ class LeaseMariaDbWakeUpTest {
     }
 
     /**
+     * A granted waiter leaves the queue on its wake-up connection after its grant returned, and
+     * always before its bell wakes the next service: a waiter that releases at once, while leaving
+     * the queue takes 200 ms, never has its entry in the way of the next, whose first look after the
+     * bell is then granted (otherwise it would wait for its next poll, ten minutes away); the next
+     * service's connection never holds the bell while the entry is there.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterThatReleasesAtOnceHasLeftTheQueueBeforeItsBellRings(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        String leave = "DELETE FROM " + table + "_queue";
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = polledRarely(db, delaying(db.newPool(2), leave, Duration.ofMillis(200)), table);
+             LeaseService c = polledRarely(db, db.newPool(2), table)) {
+            String bell = a.probe().bellName("job");
+            List<String> violations = new CopyOnWriteArrayList<>();
+            for (int round = 0; round < 3; round++) {
+                Lease held = a.acquire("job", "a", LONG, LONG);
+                awaitBell(db, bell, true);
+                long aConnection = db.queryLong("SELECT IS_USED_LOCK(?)", bell);
+                CompletableFuture<Lease> first = new CompletableFuture<>();
+                Thread releasingAtOnce = new Thread(() -> {
+                    try {
+                        Lease got = b.acquire("job", "b", LONG, POLL);
+                        long entries = db.queryLong("SELECT COUNT(*) FROM " + table + "_queue");
+                        b.release(got); // at once, while its entry is still being left
+                        if (entries != 2) {
+                            violations.add("the grant waited for its entry to be left: " + entries + " entries");
+                        }
+                        first.complete(got);
+                    } catch (Throwable e) {
+                        first.completeExceptionally(e);
+                    }
+                }, "test-lock-b");
+                releasingAtOnce.start();
+                LeaseFixture.awaitQueued(db, table, 1);
+                await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+                long bConnection = awaitSleeper(db, bell);
+                CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
+                LeaseFixture.awaitQueued(db, table, 2);
+                await("c's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(5)).until(() -> c.probe().wakeUpSleepsOn("job"));
+                a.release(held);
+                int n = round;
+                await("c granted").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(2)).until(() -> {
+                    long holder = db.queryLong("SELECT COALESCE(IS_USED_LOCK(?), 0)", bell);
+                    long entries = db.queryLong("SELECT COUNT(*) FROM " + table + "_queue");
+                    if (holder != 0 && holder != aConnection && holder != bConnection && entries == 2) {
+                        violations.add("round " + n + ": connection " + holder + " holds the bell beside b's entry");
+                    }
+                    return second.isDone();
+                });
+                Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                Lease toC = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                assertThat(toB.token()).isEqualTo(held.token() + 1);
+                assertThat(toC.token()).isEqualTo(toB.token() + 1);
+                c.release(toC);
+                LeaseFixture.awaitQueued(db, table, 0);
+            }
+            assertThat(violations).isEmpty();
+        }
+    }
+
+    /**
+     * The wake-up connection cannot leave a granted waiter's entry (its statements fail): the grant
+     * is the caller's all the same, and the entry is left on a pooled connection once statements work
+     * again, long before it would have lapsed (in thirty minutes).
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void anEntryTheWakeUpConnectionCannotLeaveIsLeftOnAPooledConnection(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        AtomicBoolean failing = new AtomicBoolean(true);
+        AtomicInteger failures = new AtomicInteger();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = polledRarely(db, failing(db.newPool(3), "DELETE FROM " + table + "_queue", failing, failures),
+                     table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitQueued(db, table, 1);
+            await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+            a.release(held);
+            Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.token()).as("granted while its entry cannot be left").isEqualTo(held.token() + 1);
+            await("attempts to leave the entry").atMost(LeaseFixture.AT_MOST).until(() -> failures.get() >= 3);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("b's entry, not left").isOne();
+            failing.set(false);
+            LeaseFixture.awaitQueued(db, table, 0);
+            b.release(got);
+        }
+    }
+
+    /**
      * Pools of one and two connections: the wake-up connection never takes the one a statement needs
      * (a pool of one has none to spare, and its waiters poll), and no bell is left behind.
      */
@@ -258,6 +351,31 @@ class LeaseMariaDbWakeUpTest {
 
     /** A pool whose user-level lock statements fail (as on a connection the server dropped) while {@code failing}. */
     private static DataSource failingLockStatements(DataSource pool, AtomicBoolean failing, AtomicInteger failures) {
+        return failing(pool, "_LOCK", failing, failures);
+    }
+
+    /** A pool whose statements containing {@code text} fail (as on a connection the server dropped) while {@code failing}. */
+    private static DataSource failing(DataSource pool, String text, AtomicBoolean failing, AtomicInteger failures) {
+        return beforePreparing(pool, text, () -> {
+            if (failing.get()) {
+                failures.incrementAndGet();
+                throw new SQLException("connection reset (test)", "08S01");
+            }
+        });
+    }
+
+    /** A pool whose statements containing {@code text} are prepared only after {@code delay}: slow statements, injected. */
+    private static DataSource delaying(DataSource pool, String text, Duration delay) {
+        return beforePreparing(pool, text, () -> Thread.sleep(delay.toMillis()));
+    }
+
+    /** Something done before a statement is prepared. */
+    private interface Injected {
+        void run() throws Exception;
+    }
+
+    /** A pool whose connections run {@code injected} before preparing a statement that contains {@code text}. */
+    private static DataSource beforePreparing(DataSource pool, String text, Injected injected) {
         return (DataSource) Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(pool, method, args);
@@ -266,10 +384,8 @@ class LeaseMariaDbWakeUpTest {
                     }
                     return Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class},
                             (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && failing.get() && a[0] instanceof String sql
-                                        && sql.contains("_LOCK")) {
-                                    failures.incrementAndGet();
-                                    throw new SQLException("connection reset (test)", "08S01");
+                                if (m.getName().equals("prepareStatement") && a[0] instanceof String sql && sql.contains(text)) {
+                                    injected.run();
                                 }
                                 return invoke(c, m, a);
                             });

@@ -86,6 +86,9 @@ public final class BlockingAcquire {
         this.cohorts = cohorts;
         this.grants = grants;
         this.polling = polling;
+        if (bells != null) {
+            bells.leaveFailuresTo((name, waiter, lapsesAt) -> giveUpLater(name, waiter, lapsesAt, 0));
+        }
     }
 
     /**
@@ -151,8 +154,11 @@ public final class BlockingAcquire {
                 // look: a MariaDB waiter woken by bells looks every 50 ms, and each refresh is a commit to flush.
                 long attemptSent = System.nanoTime();
                 boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4;
+                // MariaDB: a granted waiter leaves the queue on the wake-up connection, after the grant returns.
+                boolean leaveLater = bells != null && joined && bells.connected();
                 LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
-                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, refresh, listener)
+                        ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, refresh,
+                                !leaveLater, listener)
                         : c -> jdbc.acquire(c, name, owner, micros, false);
                 Optional<LeaseRow> granted;
                 if (waitNanos == 0) {
@@ -175,8 +181,9 @@ public final class BlockingAcquire {
                     races = 0;
                 }
                 if (granted.isPresent()) {
-                    if (bells != null && viaQueue) {
-                        bells.granted(name, granted.get().token(), micros); // its release wakes the other services
+                    if (bells != null && viaQueue) { // its release wakes the other services
+                        bells.granted(name, granted.get().token(), micros, leaveLater && waiter != null
+                                ? new MariaDbWakeUps.Leave(name, waiter, refreshedAt + queueMicros * 1000) : null);
                     }
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }

@@ -70,19 +70,21 @@ public final class LeaseJdbc {
      */
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, @Nullable Integer listener) throws SQLException {
-        return acquireOrQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined, true, listener);
+        return acquireOrQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined, true, true, listener);
     }
 
     /**
      * {@link #acquireOrQueue(Connection, String, String, String, long, long, boolean, Integer)}, where
-     * a refused waiter that {@code joined} already refreshes its entry only if {@code refresh}
-     * (where the queue has statements of its own; PostgreSQL's one statement always refreshes).
+     * the queue has statements of its own (PostgreSQL's one statement always refreshes and leaves): a
+     * refused waiter that {@code joined} already refreshes its entry only if {@code refresh}, and a
+     * granted one leaves the queue only if {@code leave} (else the caller sees to it).
      */
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros, boolean joined, boolean refresh, @Nullable Integer listener)
-            throws SQLException {
+                                   long queueMicros, boolean joined, boolean refresh, boolean leave,
+                                   @Nullable Integer listener) throws SQLException {
         if (!(sql instanceof PgLeaseSql pg)) {
-            return acquireThenQueue(polling(), c, name, owner, waiter, ttlMicros, queueMicros, joined, refresh);
+            return acquireThenQueue(polling(), c, name, owner, waiter, ttlMicros, queueMicros, joined && leave,
+                    !joined || refresh);
         }
         try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {
             pg.bindAcquireOrQueue(ps, name, owner, ttlMicros, waiter, queueMicros, listener);
@@ -94,13 +96,13 @@ public final class LeaseJdbc {
 
     /**
      * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
-     * leaving the queue on a grant (if this waiter had joined it) or joining it on a refusal (or
-     * refreshing its entry, if {@code refresh}). On a manual-commit pool
+     * leaving the queue on a grant (if {@code leave}) or joining it (refreshing its entry) on a
+     * refusal (if {@code join}). On a manual-commit pool
      * they commit together; in auto-commit mode a failure between them leaves at most an entry that
      * lapses within {@code queueMicros}.
      */
     private Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner, String waiter, long ttlMicros,
-                                             long queueMicros, boolean joined, boolean refresh) throws SQLException {
+                                             long queueMicros, boolean leave, boolean join) throws SQLException {
         Optional<LeaseRow> granted;
         try (PreparedStatement ps = c.prepareStatement(polling.acquireQueuedSql())) {
             ps.setString(1, name);
@@ -115,10 +117,10 @@ public final class LeaseJdbc {
             }
         }
         if (granted.isPresent()) {
-            if (joined) {
+            if (leave) {
                 leaveQueue(c, name, waiter);
             }
-        } else if (!joined || refresh) {
+        } else if (join) {
             try (PreparedStatement ps = c.prepareStatement(polling.joinQueueSql())) {
                 ps.setString(1, name);
                 ps.setString(2, waiter);

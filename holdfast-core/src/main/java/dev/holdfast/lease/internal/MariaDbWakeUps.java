@@ -33,7 +33,12 @@ import javax.sql.DataSource;
  *       lease (each re-queues on both after its turn), so one look per release is the rule. One
  *       connection sleeps on one name: the waiters of other names poll as before.</li>
  * </ul>
- * A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
+ * <p>A waiter granted through the queue while the service has this connection leaves the queue on it, after its grant has returned
+ * (one commit less before the caller has the lease), and always before its bell is given back, so
+ * the waiter the bell wakes never finds the entry of the grant before it. Should the connection fail
+ * first, the entry is left on a pooled connection in the background ({@link #leaveFailuresTo}), or
+ * lapses.
+ * <p>A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
  * connection sleeps on still looks every 50 ms (a lease that expires, or is force-released,
  * rings no bell), and every other waiter polls as before. While the connection is down (or the pool
  * has none to spare beside it), waiters poll; the outage is logged once. No user-level lock goes back
@@ -58,10 +63,17 @@ final class MariaDbWakeUps implements AutoCloseable {
     private final Map<String, Pass> passing = new HashMap<>();
     /** How long a rung waiter may take to look before the bell passes on anyway. */
     private static final long PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Queue entries of this service's granted waiters, by waiter id, to leave before their bell goes back (guarded by this). */
+    private final Map<String, Leave> leaving = new HashMap<>();
+    /** Where an entry goes that this connection could not leave; until set, it lapses. */
+    private volatile Leaving leaveFailures = (name, waiter, lapsesAt) -> { };
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
     private boolean closed;
     private @Nullable Thread thread;
+
+    /** Whether the service has its wake-up connection now (so a granted waiter leaves the queue on it). */
+    private volatile boolean connected;
 
     /** The name the connection sleeps on now (its bell was held when the sleep began), or null. */
     private volatile @Nullable String sleepingOn;
@@ -83,6 +95,15 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
     private record Bell(long token, long untilNanos) {
+    }
+
+    /** The queue entry of a granted waiter, which lapses by itself at {@code lapsesAt} ({@link System#nanoTime()}). */
+    record Leave(String name, String waiter, long lapsesAt) {
+    }
+
+    /** Leaves a queue entry some other way (on a pooled connection, retrying until it lapses). */
+    interface Leaving {
+        void leave(String name, String waiter, long lapsesAt);
     }
 
     /** A bell given to this service's rung {@code waiter}: it passes on unless that waiter is granted first. */
@@ -121,11 +142,22 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /** A waiting call was granted {@code name}: hold its bell until the release (it may hold it already, passed on to it). */
-    synchronized void granted(String name, long token, long ttlMicros) {
+    /**
+     * A waiting call was granted {@code name}: hold its bell until the release (it may hold it
+     * already, passed on to it), and leave its queue {@code entry} (if not null) before giving it back.
+     */
+    synchronized void granted(String name, long token, long ttlMicros, @Nullable Leave entry) {
         wanted.put(name, new Bell(token, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(ttlMicros)));
         passing.remove(name);
+        if (entry != null) {
+            leaving.put(entry.waiter(), entry);
+        }
         poke();
+    }
+
+    /** Where entries go that the connection could not leave (its failure, the service closing). */
+    void leaveFailuresTo(Leaving leaving) {
+        this.leaveFailures = leaving;
     }
 
     /** The grant of {@code name} with {@code token} (any, if null) ended here: give its bell back. */
@@ -143,8 +175,16 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /** Gives the bell of {@code name} back on the caller's thread if the connection is free; else the thread will. */
+    /**
+     * Gives the bell of {@code name} back on the caller's thread if the connection is free and no
+     * entry of the name is still to leave; else the thread will, after leaving the entries.
+     */
     private void giveBackNow(String name) {
+        synchronized (this) {
+            if (leaving.values().stream().anyMatch(e -> e.name().equals(name))) {
+                return;
+            }
+        }
         if (wire.tryLock()) {
             try {
                 if (held.remove(name)) {
@@ -287,6 +327,7 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     /** One round on the connection: the bells, then a sleep (-1: look again at once) or how long to wait. */
     private long step(Map<String, Bell> want, @Nullable String target) throws SQLException {
+        leaveEntries();
         for (Iterator<String> it = held.iterator(); it.hasNext();) {
             String name = it.next();
             if (!want.containsKey(name)) {
@@ -321,6 +362,56 @@ final class MariaDbWakeUps implements AutoCloseable {
         return retry ? TimeUnit.MILLISECONDS.toNanos(1)
                 : target != null && want.isEmpty() ? Math.max((spares.notBefore() - notBefore > 0 ? spares.notBefore() : notBefore) - now, 100_000)
                 : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
+    }
+
+    /**
+     * Leaves the queue entries of granted waiters on the connection; without one, they go to
+     * {@link #leaveFailures}. Guarded by the wire.
+     */
+    private void leaveEntries() throws SQLException {
+        java.util.List<Leave> entries;
+        synchronized (this) {
+            if (leaving.isEmpty()) {
+                return;
+            }
+            entries = java.util.List.copyOf(leaving.values());
+        }
+        for (Leave entry : entries) {
+            Connection c = connection();
+            if (c == null) {
+                handOver(entry);
+                continue;
+            }
+            try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
+                ps.setString(1, entry.name());
+                ps.setString(2, entry.waiter());
+                ps.executeUpdate();
+            }
+            resumed();
+            idleSince = System.nanoTime();
+            synchronized (this) {
+                leaving.remove(entry.waiter());
+            }
+        }
+    }
+
+    /** Leaves {@code entry} some other way, unless that happened already. */
+    private void handOver(Leave entry) {
+        synchronized (this) {
+            if (leaving.remove(entry.waiter()) == null) {
+                return;
+            }
+        }
+        leaveFailures.leave(entry.name(), entry.waiter(), entry.lapsesAt());
+    }
+
+    /** After the connection failed, or when closed: every entry still to leave, some other way. */
+    private void handOverAll() {
+        java.util.List<Leave> entries;
+        synchronized (this) {
+            entries = java.util.List.copyOf(leaving.values());
+        }
+        entries.forEach(this::handOver);
     }
 
     /** One look at {@code name}'s bell, and a sleep on it if another session holds it. */
@@ -419,8 +510,14 @@ final class MariaDbWakeUps implements AutoCloseable {
         if (connection == null) {
             connection = spares.borrow();
             idleSince = System.nanoTime();
+            connected = connection != null;
         }
         return connection;
+    }
+
+    /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
+    boolean connected() {
+        return connected;
     }
 
     /** Gives every lock back and the connection to the pool. */
@@ -434,6 +531,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
         held.clear();
         connection = null;
+        connected = false;
         c.close();
     }
 
@@ -443,10 +541,19 @@ final class MariaDbWakeUps implements AutoCloseable {
         pollers.nudge(null);
         wire.lock();
         try {
+            if (connection != null) {
+                try {
+                    leaveEntries();
+                } catch (SQLException | RuntimeException e) {
+                    // the connection is broken: handed over below
+                }
+            }
+            handOverAll();
             giveBack();
         } catch (SQLException | RuntimeException e) {
             Connection c = connection;
             connection = null;
+            connected = false;
             held.clear();
             if (c != null) {
                 try {
