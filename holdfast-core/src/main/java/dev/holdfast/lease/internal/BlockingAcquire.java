@@ -183,7 +183,7 @@ public final class BlockingAcquire {
                 if (granted.isPresent()) {
                     if (bells != null && viaQueue) { // its release wakes the other services
                         bells.granted(name, granted.get().token(), micros, leaveLater && waiter != null
-                                ? new MariaDbWakeUps.Leave(name, waiter, refreshedAt + queueMicros * 1000) : null);
+                                ? new GrantedEntries.Leave(name, waiter, refreshedAt + queueMicros * 1000) : null);
                     }
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }
@@ -216,7 +216,7 @@ public final class BlockingAcquire {
                     // MariaDB: a release elsewhere too, while the wake-up connection sleeps on this name; then it
                     // still looks every ten longest polls (50 ms): a lost wake-up costs no more.
                     boolean woken = bells != null && viaQueue
-                            ? bells.await(name, wakeUp, Math.min(remaining, sleep),
+                            ? awaitBell(bells, name, wakeUp, Math.min(remaining, sleep),
                                     Math.min(Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
                                             polling.maxQueuedPollNanos() * 10), deadline)
                             : wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
@@ -283,6 +283,32 @@ public final class BlockingAcquire {
             giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
         }
         return new WaitTimedOut(attempts, seen);
+    }
+
+    /**
+     * MariaDB: waits until a wake-up rings {@code waiter}, or its poll is due: {@code pollNanos} from
+     * now, or {@code safetyNanos} while the wake-up connection sleeps on {@code name}; never past
+     * {@code deadline}.
+     *
+     * @return whether it was rung (the lease may be free now)
+     */
+    private static boolean awaitBell(MariaDbWakeUps bells, String name, PgWakeUps.Waiter waiter, long pollNanos,
+                                     long safetyNanos, long deadline) throws InterruptedException {
+        bells.refused(name, waiter);
+        long start = System.nanoTime();
+        while (true) {
+            long until = start + (bells.sleepsOn(name) ? Math.max(pollNanos, safetyNanos) : pollNanos);
+            long left = Math.min(until, deadline) - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (waiter.signal.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                waiter.signal.drainPermits();
+                if (waiter.rung.getAndSet(false)) {
+                    return true;
+                }
+            }
+        }
     }
 
     /** Tests: whether the PostgreSQL listener listens now. */

@@ -74,10 +74,8 @@ public final class LeaseJdbc {
     }
 
     /**
-     * {@link #acquireOrQueue(Connection, String, String, String, long, long, boolean, Integer)}, where
-     * the queue has statements of its own (PostgreSQL's one statement always refreshes and leaves): a
-     * refused waiter that {@code joined} already refreshes its entry only if {@code refresh}, and a
-     * granted one leaves the queue only if {@code leave} (else the caller sees to it).
+     * The attempt above where, with a queue in statements of its own, a refused waiter that {@code joined}
+     * refreshes its entry only if {@code refresh}, and a granted one leaves only if {@code leave}.
      */
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, boolean refresh, boolean leave,
@@ -97,9 +95,8 @@ public final class LeaseJdbc {
     /**
      * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
      * leaving the queue on a grant (if {@code leave}) or joining it (refreshing its entry) on a
-     * refusal (if {@code join}). On a manual-commit pool
-     * they commit together; in auto-commit mode a failure between them leaves at most an entry that
-     * lapses within {@code queueMicros}.
+     * refusal (if {@code join}). On a manual-commit pool they commit together; in auto-commit mode a
+     * failure between them leaves at most an entry that lapses within {@code queueMicros}.
      */
     private Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner, String waiter, long ttlMicros,
                                              long queueMicros, boolean leave, boolean join) throws SQLException {

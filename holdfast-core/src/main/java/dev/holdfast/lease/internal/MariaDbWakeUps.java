@@ -33,11 +33,8 @@ import javax.sql.DataSource;
  *       lease (each re-queues on both after its turn), so one look per release is the rule. One
  *       connection sleeps on one name: the waiters of other names poll as before.</li>
  * </ul>
- * <p>A waiter granted through the queue while the service has this connection leaves the queue on it, after its grant has returned
- * (one commit less before the caller has the lease), and always before its bell is given back, so
- * the waiter the bell wakes never finds the entry of the grant before it. Should the connection fail
- * first, the entry is left on a pooled connection in the background ({@link #leaveFailuresTo}), or
- * lapses.
+ * <p>A waiter granted through the queue leaves it on this connection after its grant returned, before
+ * its bell goes back, so the waiter the bell wakes never finds that entry ({@link GrantedEntries}).
  * <p>A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
  * connection sleeps on still looks every 50 ms (a lease that expires, or is force-released,
  * rings no bell), and every other waiter polls as before. While the connection is down (or the pool
@@ -63,10 +60,8 @@ final class MariaDbWakeUps implements AutoCloseable {
     private final Map<String, Pass> passing = new HashMap<>();
     /** How long a rung waiter may take to look before the bell passes on anyway. */
     private static final long PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Queue entries of this service's granted waiters, by waiter id, to leave before their bell goes back (guarded by this). */
-    private final Map<String, Leave> leaving = new HashMap<>();
-    /** Where an entry goes that this connection could not leave; until set, it lapses. */
-    private volatile Leaving leaveFailures = (name, waiter, lapsesAt) -> { };
+    /** Queue entries of this service's granted waiters, to leave before their bell goes back. */
+    private final GrantedEntries entries;
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
     private boolean closed;
@@ -97,15 +92,6 @@ final class MariaDbWakeUps implements AutoCloseable {
     private record Bell(long token, long untilNanos) {
     }
 
-    /** The queue entry of a granted waiter, which lapses by itself at {@code lapsesAt} ({@link System#nanoTime()}). */
-    record Leave(String name, String waiter, long lapsesAt) {
-    }
-
-    /** Leaves a queue entry some other way (on a pooled connection, retrying until it lapses). */
-    interface Leaving {
-        void leave(String name, String waiter, long lapsesAt);
-    }
-
     /** A bell given to this service's rung {@code waiter}: it passes on unless that waiter is granted first. */
     private record Pass(PgWakeUps.Waiter waiter, long untilNanos) {
     }
@@ -114,6 +100,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         this.sql = sql;
         this.pollers = pollers;
         this.spares = new SpareConnections(dataSource, threads, sql.table);
+        this.entries = new GrantedEntries(sql.leaveQueueSql());
         this.notBefore = System.nanoTime();
         this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
@@ -146,18 +133,18 @@ final class MariaDbWakeUps implements AutoCloseable {
      * A waiting call was granted {@code name}: hold its bell until the release (it may hold it
      * already, passed on to it), and leave its queue {@code entry} (if not null) before giving it back.
      */
-    synchronized void granted(String name, long token, long ttlMicros, @Nullable Leave entry) {
+    synchronized void granted(String name, long token, long ttlMicros, GrantedEntries.@Nullable Leave entry) {
         wanted.put(name, new Bell(token, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(ttlMicros)));
         passing.remove(name);
         if (entry != null) {
-            leaving.put(entry.waiter(), entry);
+            entries.add(entry);
         }
         poke();
     }
 
     /** Where entries go that the connection could not leave (its failure, the service closing). */
-    void leaveFailuresTo(Leaving leaving) {
-        this.leaveFailures = leaving;
+    void leaveFailuresTo(GrantedEntries.Leaving leaving) {
+        entries.elsewhere(leaving);
     }
 
     /** The grant of {@code name} with {@code token} (any, if null) ended here: give its bell back. */
@@ -180,10 +167,8 @@ final class MariaDbWakeUps implements AutoCloseable {
      * entry of the name is still to leave; else the thread will, after leaving the entries.
      */
     private void giveBackNow(String name) {
-        synchronized (this) {
-            if (leaving.values().stream().anyMatch(e -> e.name().equals(name))) {
-                return;
-            }
+        if (entries.pendingFor(name)) {
+            return;
         }
         if (wire.tryLock()) {
             try {
@@ -201,31 +186,6 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** Whether the connection sleeps on {@code name}'s bell, held by another session: a release rings it. */
     boolean sleepsOn(String name) {
         return name.equals(sleepingOn);
-    }
-
-    /**
-     * Waits until a wake-up rings {@code waiter}, or its poll is due: {@code pollNanos} from now, or
-     * {@code safetyNanos} while the connection sleeps on {@code name}; never past {@code deadline}.
-     *
-     * @return whether it was rung (the lease may be free now)
-     */
-    boolean await(String name, PgWakeUps.Waiter waiter, long pollNanos, long safetyNanos, long deadline)
-            throws InterruptedException {
-        refused(name, waiter);
-        long start = System.nanoTime();
-        while (true) {
-            long until = start + (sleepsOn(name) ? Math.max(pollNanos, safetyNanos) : pollNanos);
-            long left = Math.min(until, deadline) - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            if (waiter.signal.tryAcquire(left, TimeUnit.NANOSECONDS)) {
-                waiter.signal.drainPermits();
-                if (waiter.rung.getAndSet(false)) {
-                    return true;
-                }
-            }
-        }
     }
 
     /** Tests: the bell of {@code name}. */
@@ -364,74 +324,22 @@ final class MariaDbWakeUps implements AutoCloseable {
                 : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
     }
 
-    /**
-     * Leaves the queue entries of granted waiters on the connection; without one, they go to
-     * {@link #leaveFailures}. Guarded by the wire.
-     */
+    /** Leaves the queue entries of granted waiters on the connection (without one, elsewhere). Guarded by the wire. */
     private void leaveEntries() throws SQLException {
-        java.util.List<Leave> entries;
-        synchronized (this) {
-            if (leaving.isEmpty()) {
-                return;
-            }
-            entries = java.util.List.copyOf(leaving.values());
-        }
-        for (Leave entry : entries) {
-            Connection c = connection();
-            if (c == null) {
-                handOver(entry);
-                continue;
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
-                ps.setString(1, entry.name());
-                ps.setString(2, entry.waiter());
-                ps.executeUpdate();
-            }
+        if (entries.leave(this::connection)) {
             resumed();
             idleSince = System.nanoTime();
-            synchronized (this) {
-                leaving.remove(entry.waiter());
-            }
         }
-    }
-
-    /** Leaves {@code entry} some other way, unless that happened already. */
-    private void handOver(Leave entry) {
-        synchronized (this) {
-            if (leaving.remove(entry.waiter()) == null) {
-                return;
-            }
-        }
-        leaveFailures.leave(entry.name(), entry.waiter(), entry.lapsesAt());
-    }
-
-    /** After the connection failed, or when closed: every entry still to leave, some other way. */
-    private void handOverAll() {
-        java.util.List<Leave> entries;
-        synchronized (this) {
-            entries = java.util.List.copyOf(leaving.values());
-        }
-        entries.forEach(this::handOver);
     }
 
     /** One look at {@code name}'s bell, and a sleep on it if another session holds it. */
     private void sleep(String name) throws SQLException {
         String bell = sql.bellName(name);
-        Connection c = connection;
-        if (c == null) {
+        if (connection == null) {
             return;
         }
-        Long holder;
-        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_HELD)) {
-            ps.setString(1, bell);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long id = rs.getLong(1);
-                holder = rs.wasNull() ? null : id;
-            }
-        }
-        resumed();
-        if (holder == null) {
+        if (run(MariaDbLeaseSql.BELL_HELD, bell) == 0) { // the holder's connection id, never 0
+
             // Nobody holds it: the holder took the lease without waiting, or has not rung its bell yet.
             setSleepingOn(null);
             notBefore = System.nanoTime() + recheckNanos;
@@ -440,17 +348,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
         recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
         setSleepingOn(name);
-        long taken;
-        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_SLEEP)) {
-            ps.setString(1, bell);
-            ps.setDouble(2, sleepNanos / 1e9);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                taken = rs.getLong(1);
-            }
-        }
-        idleSince = System.nanoTime();
-        if (taken != 1) {
+        if (run(MariaDbLeaseSql.BELL_SLEEP, bell, sleepNanos / 1e9) != 1) {
             return; // slept the whole bound: look again
         }
         held.add(name);
@@ -480,14 +378,17 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /** Runs a one-value statement on the connection with {@code bell} bound; its value, 0 for null. */
-    private long run(String statement, String bell) throws SQLException {
+    /** Runs a one-value statement on the connection with {@code bell}, then {@code more} bound; its value, 0 for null. */
+    private long run(String statement, String bell, Object... more) throws SQLException {
         Connection c = connection;
         if (c == null) {
             return 0;
         }
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, bell);
+            for (int i = 0; i < more.length; i++) {
+                ps.setObject(i + 2, more[i]);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 long value = rs.getLong(1);
@@ -548,7 +449,7 @@ final class MariaDbWakeUps implements AutoCloseable {
                     // the connection is broken: handed over below
                 }
             }
-            handOverAll();
+            entries.handOverAll();
             giveBack();
         } catch (SQLException | RuntimeException e) {
             Connection c = connection;

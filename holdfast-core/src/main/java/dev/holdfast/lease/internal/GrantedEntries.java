@@ -1,0 +1,107 @@
+package dev.holdfast.lease.internal;
+
+import org.jspecify.annotations.Nullable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The queue entries of a MariaDB service's waiters granted through the queue, left on its wake-up
+ * connection after their grants returned and before their bells go back ({@link MariaDbWakeUps}), or
+ * handed to a {@link Leaving} (a pooled connection in the background) when that connection fails.
+ * Thread-safe.
+ */
+final class GrantedEntries {
+
+    /** The queue entry of a granted waiter, which lapses by itself at {@code lapsesAt} ({@link System#nanoTime()}). */
+    record Leave(String name, String waiter, long lapsesAt) {
+    }
+
+    /** Leaves a queue entry some other way (on a pooled connection, retrying until it lapses). */
+    interface Leaving {
+        void leave(String name, String waiter, long lapsesAt);
+    }
+
+    /** Opens the connection to leave on, or null without one. */
+    interface Opener {
+        @Nullable Connection open() throws SQLException;
+    }
+
+    private final String leaveSql;
+    /** By waiter id (guarded by this). */
+    private final Map<String, Leave> pending = new HashMap<>();
+    /** Until set, an entry that cannot be left lapses. */
+    private volatile Leaving elsewhere = (name, waiter, lapsesAt) -> { };
+
+    GrantedEntries(String leaveSql) {
+        this.leaveSql = leaveSql;
+    }
+
+    synchronized void add(Leave entry) {
+        pending.put(entry.waiter(), entry);
+    }
+
+    /** Whether an entry of {@code name} is still to leave (its bell must wait for it). */
+    synchronized boolean pendingFor(String name) {
+        return pending.values().stream().anyMatch(e -> e.name().equals(name));
+    }
+
+    void elsewhere(Leaving leaving) {
+        this.elsewhere = leaving;
+    }
+
+    /**
+     * Leaves every pending entry on the connection {@code opener} gives; without one, elsewhere.
+     *
+     * @return whether any statement ran
+     */
+    boolean leave(Opener opener) throws SQLException {
+        List<Leave> entries;
+        synchronized (this) {
+            if (pending.isEmpty()) {
+                return false;
+            }
+            entries = List.copyOf(pending.values());
+        }
+        boolean ran = false;
+        for (Leave entry : entries) {
+            Connection c = opener.open();
+            if (c == null) {
+                handOver(entry);
+                continue;
+            }
+            try (PreparedStatement ps = c.prepareStatement(leaveSql)) {
+                ps.setString(1, entry.name());
+                ps.setString(2, entry.waiter());
+                ps.executeUpdate();
+            }
+            ran = true;
+            synchronized (this) {
+                pending.remove(entry.waiter());
+            }
+        }
+        return ran;
+    }
+
+    /** After the connection failed, or when closed: every pending entry, elsewhere. */
+    void handOverAll() {
+        List<Leave> entries;
+        synchronized (this) {
+            entries = List.copyOf(pending.values());
+        }
+        entries.forEach(this::handOver);
+    }
+
+    private void handOver(Leave entry) {
+        synchronized (this) {
+            if (pending.remove(entry.waiter()) == null) {
+                return;
+            }
+        }
+        elsewhere.leave(entry.name(), entry.waiter(), entry.lapsesAt());
+    }
+}
