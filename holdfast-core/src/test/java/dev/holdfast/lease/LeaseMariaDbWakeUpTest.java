@@ -200,6 +200,49 @@ class LeaseMariaDbWakeUpTest {
     }
 
     /**
+     * A waiter granted by a look of its own (the lease force-released: no bell rang) keeps the bell
+     * that reaches its service's sleeping connection afterwards: given back, it would go to the next
+     * sleeper, whose waiter would look in vain (and the sleepers would queue in a new order).
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterGrantedByItsOwnLookKeepsTheBellThatReachesItAfterwards(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        AtomicInteger looksOfC = new AtomicInteger();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table)
+                     .tune(t -> t.queuedPoll(Duration.ofMillis(5), Duration.ofMillis(5))).build(); // looks every 50 ms
+             LeaseService c = polledRarely(db, beforePreparing(db.newPool(2), "INSERT INTO " + table + " (name, owner, token",
+                     looksOfC::incrementAndGet), table);
+             LeaseService operator = LeaseFixture.service(db, db.newPool(2), table)) {
+            String bell = a.probe().bellName("job");
+            Lease held = a.acquire("job", "a", LONG, LONG); // a's wake-up connection holds the bell
+            awaitBell(db, bell, true);
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
+            LeaseFixture.awaitQueued(db, table, 1);
+            await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+            long bConnection = awaitSleeper(db, bell);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
+            LeaseFixture.awaitQueued(db, table, 2);
+            await("c's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(5)).until(() -> c.probe().wakeUpSleepsOn("job"));
+            assertThat(looksOfC.get()).as("c's first attempt").isOne();
+            assertThat(operator.forceRelease("job")).isTrue(); // rings no bell
+            Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // b's own look
+            assertThat(toB.token()).isEqualTo(held.token() + 1);
+            assertThat(catchThrowable(() -> a.release(held))).as("broken: not held any more; a's bell goes back all the same")
+                    .isInstanceOf(LeaseNotHeldException.class);
+            await("b's wake-up connection holds the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                    .until(() -> db.queryLong("SELECT COALESCE(IS_USED_LOCK(?), 0)", bell) == bConnection);
+            assertThat(looksOfC.get()).as("c was not rung while b holds the lease").isOne();
+            b.release(toB);
+            Lease toC = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(toC.token()).isEqualTo(toB.token() + 1);
+            c.release(toC);
+        }
+    }
+
+    /**
      * The wake-up connection cannot leave a granted waiter's entry (its statements fail): the grant
      * is the caller's all the same, and the entry is left on a pooled connection once statements work
      * again, long before it would have lapsed (in thirty minutes).

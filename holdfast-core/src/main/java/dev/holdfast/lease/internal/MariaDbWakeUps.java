@@ -116,6 +116,7 @@ final class MariaDbWakeUps implements AutoCloseable {
             passOn = pass != null && pass.waiter() == waiter;
             if (passOn) {
                 passing.remove(name);
+                passOn = !wanted.containsKey(name); // a grant here keeps it
             }
             if (name.equals(pollers.oldestName())) {
                 notBefore = System.nanoTime();
@@ -354,13 +355,20 @@ final class MariaDbWakeUps implements AutoCloseable {
         held.add(name);
         setSleepingOn(null);
         PgWakeUps.Waiter oldest = pollers.oldest(name);
+        synchronized (this) {
+            if (wanted.containsKey(name)) {
+                // A waiter here was granted meanwhile by a look of its own: the bell is its grant's. Given
+                // back, it would go round every other sleeper (each a refused look) and come back reordered.
+                return;
+            }
+            if (oldest != null) {
+                passing.put(name, new Pass(oldest, System.nanoTime() + PASS_NANOS));
+            }
+        }
         if (oldest == null) {
             held.remove(name); // nobody here waits any more: on to the next sleeper
             run(MariaDbLeaseSql.BELL_RELEASE, bell);
             return;
-        }
-        synchronized (this) {
-            passing.put(name, new Pass(oldest, System.nanoTime() + PASS_NANOS));
         }
         // Look again only after this turn (a refusal brings it forward).
         notBefore = System.nanoTime() + MAX_RECHECK_NANOS;
