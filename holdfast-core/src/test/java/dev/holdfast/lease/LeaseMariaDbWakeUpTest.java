@@ -57,8 +57,7 @@ class LeaseMariaDbWakeUpTest {
                 Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its service rings the bell
                 awaitBell(db, bell, true);
                 CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
-                await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                        .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+                awaitAsleep(b);
                 a.release(held);
                 Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take five minutes at least
                 assertThat(got.token()).isEqualTo(held.token() + 1);
@@ -124,8 +123,7 @@ class LeaseMariaDbWakeUpTest {
             // b holds it by waiting: a waits now, and b's statements work again
             failing.set(false);
             CompletableFuture<Lease> other = LeaseFixture.lockAsync(a, "job", "a", LONG, LONG);
-            await("a's wake-up connection sleeps on b's bell").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(5)).until(() -> a.probe().wakeUpSleepsOn("job"));
+            awaitAsleep(a); // on b's bell
             b.release(got);
             a.release(other.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
             await("b's wake-up connection recovered").atMost(LeaseFixture.AT_MOST)
@@ -171,13 +169,11 @@ class LeaseMariaDbWakeUpTest {
                 }, "test-lock-b");
                 releasingAtOnce.start();
                 LeaseFixture.awaitQueued(db, table, 1);
-                await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                        .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+                awaitAsleep(b);
                 long bConnection = awaitSleeper(db, bell);
                 CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
                 LeaseFixture.awaitQueued(db, table, 2);
-                await("c's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                        .pollInterval(Duration.ofMillis(5)).until(() -> c.probe().wakeUpSleepsOn("job"));
+                awaitAsleep(c);
                 a.release(held);
                 int n = round;
                 await("c granted").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(2)).until(() -> {
@@ -219,13 +215,11 @@ class LeaseMariaDbWakeUpTest {
             awaitBell(db, bell, true);
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
             LeaseFixture.awaitQueued(db, table, 1);
-            await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+            awaitAsleep(b);
             long bConnection = awaitSleeper(db, bell);
             CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
             LeaseFixture.awaitQueued(db, table, 2);
-            await("c's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(5)).until(() -> c.probe().wakeUpSleepsOn("job"));
+            awaitAsleep(c);
             assertThat(looksOfC.get()).as("c's first attempt").isOne();
             assertThat(operator.forceRelease("job")).isTrue(); // rings no bell
             Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // b's own look
@@ -258,8 +252,7 @@ class LeaseMariaDbWakeUpTest {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitQueued(db, table, 1);
-            await("b's wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(5)).until(() -> b.probe().wakeUpSleepsOn("job"));
+            awaitAsleep(b);
             a.release(held);
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).as("granted while its entry cannot be left").isEqualTo(held.token() + 1);
@@ -366,6 +359,12 @@ class LeaseMariaDbWakeUpTest {
 
     private static long warnings(List<LogRecord> records) {
         return records.stream().filter(r -> r.getLevel() == Level.WARNING).count();
+    }
+
+    /** Waits until {@code service}'s wake-up connection sleeps on the bell of "job". */
+    private static void awaitAsleep(LeaseService service) {
+        await("the wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5)).until(() -> service.probe().wakeUpSleepsOn("job"));
     }
 
     private static boolean bellHeld(TestDatabase db, String bell) throws SQLException {
