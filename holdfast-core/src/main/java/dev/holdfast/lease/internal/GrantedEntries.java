@@ -3,7 +3,6 @@ package dev.holdfast.lease.internal;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
@@ -31,14 +30,14 @@ final class GrantedEntries {
         @Nullable Connection open() throws SQLException;
     }
 
-    private final String leaveSql;
+    private final LeaseSql sql;
     /** By waiter id (guarded by this). */
     private final Map<String, Leave> pending = new HashMap<>();
     /** Until set, an entry that cannot be left lapses. */
     private volatile Leaving elsewhere = (name, waiter, lapsesAt) -> { };
 
-    GrantedEntries(String leaveSql) {
-        this.leaveSql = leaveSql;
+    GrantedEntries(LeaseSql sql) {
+        this.sql = sql;
     }
 
     synchronized void add(Leave entry) {
@@ -74,11 +73,7 @@ final class GrantedEntries {
                 handOver(entry);
                 continue;
             }
-            try (PreparedStatement ps = c.prepareStatement(leaveSql)) {
-                ps.setString(1, entry.name());
-                ps.setString(2, entry.waiter());
-                ps.executeUpdate();
-            }
+            LeaseJdbc.leaveQueue(c, sql, entry.name(), entry.waiter());
             ran = true;
             synchronized (this) {
                 pending.remove(entry.waiter());

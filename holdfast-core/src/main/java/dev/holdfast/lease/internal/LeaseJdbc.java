@@ -115,7 +115,7 @@ public final class LeaseJdbc {
         }
         if (granted.isPresent()) {
             if (leave) {
-                leaveQueue(c, name, waiter);
+                leaveQueue(c, sql, name, waiter);
             }
         } else if (join) {
             try (PreparedStatement ps = c.prepareStatement(polling.joinQueueSql())) {
@@ -128,8 +128,8 @@ public final class LeaseJdbc {
         return granted;
     }
 
-    /** Removes a waiter that was granted. */
-    private void leaveQueue(Connection c, String name, String waiter) throws SQLException {
+    /** Removes a waiter that was granted (also on a MariaDB service's wake-up connection: {@link GrantedEntries}). */
+    static void leaveQueue(Connection c, LeaseSql sql, String name, String waiter) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
             ps.setString(1, name);
             ps.setString(2, waiter);

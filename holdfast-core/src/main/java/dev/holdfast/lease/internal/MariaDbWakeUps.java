@@ -100,7 +100,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         this.sql = sql;
         this.pollers = pollers;
         this.spares = new SpareConnections(dataSource, threads, sql.table);
-        this.entries = new GrantedEntries(sql.leaveQueueSql());
+        this.entries = new GrantedEntries(sql);
         this.notBefore = System.nanoTime();
         this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
