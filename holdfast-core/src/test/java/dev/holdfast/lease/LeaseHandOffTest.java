@@ -329,14 +329,14 @@ class LeaseHandOffTest {
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
             assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).as("handed to x").isEqualTo("x");
             assertThat(waiting).isNotDone();
-            jdbc.giveUp(c, "job", "waiter-x");
+            jdbc.giveUp(c, "job", "waiter-x", false);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("b");
             assertThat(got.token()).isEqualTo(held.token() + 2);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
             // Giving up again, or without a grant, changes nothing.
             String before = LeaseFixture.dump(db, table);
-            jdbc.giveUp(c, "job", "waiter-x");
+            jdbc.giveUp(c, "job", "waiter-x", false);
             assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
         }
     }

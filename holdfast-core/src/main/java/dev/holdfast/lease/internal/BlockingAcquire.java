@@ -87,7 +87,7 @@ public final class BlockingAcquire {
         this.grants = grants;
         this.polling = polling;
         if (bells != null) {
-            bells.leaveFailuresTo((name, waiter, lapsesAt) -> giveUpLater(name, waiter, lapsesAt, 0));
+            bells.leaveFailuresTo((name, waiter, lapsesAt) -> giveUpLater(name, waiter, lapsesAt, 0, true));
         }
     }
 
@@ -138,6 +138,7 @@ public final class BlockingAcquire {
                 : polling.pollingEntryMicros();
         boolean queued = false;
         long refreshedAt = 0; // when the attempt that last joined or refreshed the queue entry was sent
+        Integer published = null; // the listener that attempt published
         boolean left = false; // the timeout path left the queue already
         int attempts = 0;
         int races = 0;
@@ -148,12 +149,14 @@ public final class BlockingAcquire {
         try {
             while (true) {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
-                // Releases hand the lease only to a waiter whose notification a live listener will deliver.
-                Integer listener = notifier != null ? notifier.listenerPid() : null;
+                // Releases hand the lease only to a waiter whose notification a live listener will deliver
+                // (MariaDB: whose service's wake-up connection is alive).
+                Integer listener = notifier != null ? notifier.listenerPid() : bells != null ? bells.listener() : null;
                 // A polling waiter refreshes its entry once a quarter of its life has passed, not at every
                 // look: a MariaDB waiter woken by bells looks every 50 ms, and each refresh is a commit to flush.
                 long attemptSent = System.nanoTime();
-                boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4;
+                boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4
+                        || !java.util.Objects.equals(listener, published);
                 // MariaDB: a granted waiter leaves the queue on the wake-up connection, after the grant returns.
                 boolean leaveLater = bells != null && joined && bells.connected();
                 LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
@@ -189,6 +192,7 @@ public final class BlockingAcquire {
                 }
                 if (viaQueue && refresh) {
                     refreshedAt = attemptSent; // the entry lives queueMicros from a moment after this
+                    published = listener;
                 }
                 queued = viaQueue;
                 LeaseRow handed = handed(wakeUp, name, owner);
@@ -267,7 +271,7 @@ public final class BlockingAcquire {
         }
         if (c == null) {
             if (waiter != null) {
-                giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+                giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS, false);
             }
             return new WaitTimedOut(attempts, WaitTimedOut.Seen.unknown(noConnection));
         }
@@ -279,8 +283,8 @@ public final class BlockingAcquire {
         }
         if (waiter == null) {
             BoundedBorrow.closeQuietly(c);
-        } else if (!gaveUp(c, name, waiter)) { // closes c
-            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+        } else if (!gaveUp(c, name, waiter, false)) { // closes c
+            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS, false);
         }
         return new WaitTimedOut(attempts, seen);
     }
@@ -323,7 +327,7 @@ public final class BlockingAcquire {
 
     /** Tests: the MariaDB bell of {@code name}, or null elsewhere. */
     @Nullable String bellName(String name) {
-        return bells == null ? null : bells.bellName(name);
+        return bells == null ? null : bells.sql.bellName(name);
     }
 
     /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */
@@ -388,8 +392,8 @@ public final class BlockingAcquire {
         } catch (InterruptedException | RuntimeException e) {
             // tried again in the background
         }
-        if (c == null || !gaveUp(c, name, waiter)) {
-            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS);
+        if (c == null || !gaveUp(c, name, waiter, false)) {
+            giveUpLater(name, waiter, lapsesAt, GIVE_UP_RETRY_NANOS, false);
         }
     }
 
@@ -397,10 +401,10 @@ public final class BlockingAcquire {
     // False positive: the work returns null as its (ignored) result; NullAway sees type arguments' nullness
     // only in JSpecify mode, which needs a newer javac than Java 17's.
     @SuppressWarnings("NullAway")
-    private boolean gaveUp(Connection c, String name, String waiter) {
+    private boolean gaveUp(Connection c, String name, String waiter, boolean granted) {
         try (Connection own = c) {
             Jdbc.autocommit(own, cc -> {
-                jdbc.giveUp(cc, name, waiter);
+                jdbc.giveUp(cc, name, waiter, granted);
                 return null;
             });
             return true;
@@ -409,7 +413,7 @@ public final class BlockingAcquire {
         }
     }
 
-    private void giveUpLater(String name, String waiter, long lapsesAt, long delayNanos) {
+    private void giveUpLater(String name, String waiter, long lapsesAt, long delayNanos, boolean granted) {
         if (threads.isClosed() || System.nanoTime() + delayNanos - lapsesAt >= 0) {
             return; // the entry lapses first
         }
@@ -421,8 +425,8 @@ public final class BlockingAcquire {
                 } catch (SQLException | RuntimeException e) {
                     c = null;
                 }
-                if (c == null || !gaveUp(c, name, waiter)) {
-                    giveUpLater(name, waiter, lapsesAt, Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS));
+                if (c == null || !gaveUp(c, name, waiter, granted)) {
+                    giveUpLater(name, waiter, lapsesAt, Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS), granted);
                 }
             }), delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {

@@ -66,7 +66,8 @@ public final class LeaseJdbc {
      *
      * @param joined   whether this waiter joined the queue in an earlier attempt (else a grant has no entry to remove)
      * @param listener the backend pid of the connection that will deliver this waiter's notification
-     *                 (PostgreSQL), null if none listens: then no release hands the lease to it
+     *                 (PostgreSQL), or the id of its service's live wake-up connection (MariaDB); null
+     *                 if none: then no release hands the lease to it
      */
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, @Nullable Integer listener) throws SQLException {
@@ -80,10 +81,11 @@ public final class LeaseJdbc {
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, boolean refresh, boolean leave,
                                    @Nullable Integer listener) throws SQLException {
-        if (!(sql instanceof PgLeaseSql pg)) {
-            return acquireThenQueue(polling(), c, name, owner, waiter, ttlMicros, queueMicros, joined && leave,
-                    !joined || refresh);
+        if (sql instanceof PollingLeaseSql polling) {
+            return acquireThenQueue(polling, c, name, owner, waiter, ttlMicros, queueMicros, joined && leave,
+                    !joined || refresh, listener);
         }
+        PgLeaseSql pg = notifying();
         try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {
             pg.bindAcquireOrQueue(ps, name, owner, ttlMicros, waiter, queueMicros, listener);
             try (ResultSet rs = ps.executeQuery()) {
@@ -99,7 +101,8 @@ public final class LeaseJdbc {
      * failure between them leaves at most an entry that lapses within {@code queueMicros}.
      */
     private Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner, String waiter, long ttlMicros,
-                                             long queueMicros, boolean leave, boolean join) throws SQLException {
+                                             long queueMicros, boolean leave, boolean join, @Nullable Integer listener)
+            throws SQLException {
         Optional<LeaseRow> granted;
         try (PreparedStatement ps = c.prepareStatement(polling.acquireQueuedSql())) {
             ps.setString(1, name);
@@ -119,9 +122,7 @@ public final class LeaseJdbc {
             }
         } else if (join) {
             try (PreparedStatement ps = c.prepareStatement(polling.joinQueueSql())) {
-                ps.setString(1, name);
-                ps.setString(2, waiter);
-                ps.setLong(3, queueMicros);
+                polling.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
                 ps.executeUpdate();
             }
         }
@@ -139,10 +140,14 @@ public final class LeaseJdbc {
 
     /**
      * Removes a waiter that gave up; where releases hand the lease to waiters, also gives back a
-     * grant handed to it meanwhile (which then goes to the next waiter).
+     * grant handed to it meanwhile (which then goes to the next waiter), unless its call was {@code granted}.
      */
-    public void giveUp(Connection c, String name, String waiter) throws SQLException {
-        PgLeaseSql pg = sql instanceof PgLeaseSql p ? p : null;
+    public void giveUp(Connection c, String name, String waiter, boolean granted) throws SQLException {
+        if (sql instanceof MariaDbLeaseSql mariaDb && !granted) {
+            MariaDbHandOff.giveUp(c, mariaDb, name, waiter);
+            return;
+        }
+        PgLeaseSql pg = sql instanceof PgLeaseSql p && !granted ? p : null;
         try (PreparedStatement ps = c.prepareStatement(pg != null ? pg.giveUpSql() : sql.leaveQueueSql())) {
             int i = 1;
             for (String value : pg != null ? pg.giveUpBinds(name, waiter) : List.of(name, waiter)) {
@@ -167,6 +172,9 @@ public final class LeaseJdbc {
      */
     public boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
                     @Nullable Long heldAtLeastMicros) throws SQLException {
+        if (sql instanceof MariaDbLeaseSql mariaDb && heldAtLeastMicros == null) {
+            return MariaDbHandOff.release(c, mariaDb, name, owner, token);
+        }
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
         return updateThenHandOff(c, release, name, withHandOff, ps -> {
@@ -475,14 +483,6 @@ public final class LeaseJdbc {
             return pg;
         }
         throw new IllegalStateException(sql.dialect + " waiters poll: no hand-off");
-    }
-
-    /** The polling wait's statements: every other database's. */
-    private PollingLeaseSql polling() {
-        if (sql instanceof PollingLeaseSql polling) {
-            return polling;
-        }
-        throw new IllegalStateException(sql.dialect + " waiters are notified");
     }
 
     private BatchLeaseSql batches() {

@@ -41,6 +41,14 @@ final class LocalPollers {
         return deque == null ? null : deque.peekFirst();
     }
 
+    /** Wakes every polling waiter: each looks now. */
+    void wakeAll() {
+        byName.values().forEach(deque -> deque.forEach(w -> {
+            w.rung.set(true);
+            w.signal.release();
+        }));
+    }
+
     /** Asks every waiter of {@code name} (every name if null) to decide again how long to wait, without looking now. */
     void nudge(@Nullable String name) {
         for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {

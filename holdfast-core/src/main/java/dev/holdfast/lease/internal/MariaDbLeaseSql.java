@@ -1,6 +1,10 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import org.jspecify.annotations.Nullable;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -31,6 +35,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String acquireQueued;
     private final String joinQueue;
     private final String renew;
+    /** The release that hands the lease to the first live waiter, without and with a token. */
+    private final String releaseHandingOff;
+    private final String releaseHandingOffWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
     private final String acquireUpdate;
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
@@ -40,6 +47,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         super(table, Dialect.MARIADB);
         String queue = table + "_queue";
         String expired = "expires_at <= UTC_TIMESTAMP(6)";
+        String live = "expires_at > UTC_TIMESTAMP(6)";
         String insert = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                 + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
                 + " ON DUPLICATE KEY UPDATE";
@@ -49,7 +57,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         acquireUpdate = " token = IF(" + expired + ", token + 1, token),"
                 + " acquired_at = IF(" + expired + ", VALUES(acquired_at),"
                 + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
-                + owner
+                + owner + handedTo(expired)
                 + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
                 + " RETURNING ";
         acquire = insert + acquireUpdate
@@ -68,23 +76,102 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " token = IF(" + grant + ", token + 1, token),"
                 + " acquired_at = IF(" + grant + ", VALUES(acquired_at),"
                 + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
-                + " owner = IF(" + grant + ", VALUES(owner), owner),"
+                // handed_to names this waiter: its entry, until it goes, is not handed the lease it holds.
+                + " owner = IF(" + grant + ", VALUES(owner), owner), handed_to = IF(" + grant + ", ?, handed_to),"
                 + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
-                + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+                // Granted: by this statement, or earlier by a release that handed the lease to this waiter.
+                + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)"
+                + " OR (handed_to <=> ? AND " + live + ")";
         // queued_at before wait_until: assignments see earlier new values.
-        joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until)"
-                + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+        joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
+                + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, ?, ?, ?)"
                 + " ON DUPLICATE KEY UPDATE queued_at = IF(wait_until <= UTC_TIMESTAMP(6), VALUES(queued_at), queued_at),"
-                + " wait_until = VALUES(wait_until)";
+                + " wait_until = VALUES(wait_until), lease_owner = VALUES(lease_owner), ttl_micros = VALUES(ttl_micros),"
+                + " listener = VALUES(listener)";
         reenter = head
                 + " acquired_at = IF(" + expired + ", VALUES(acquired_at), acquired_at),"
-                + owner
+                + owner + handedTo(expired)
                 // A renewal never ends before its grant began: the statement's now may be from before
                 // a wait for the row. (acquired_at, assigned above, is a new grant's now: no change there.)
                 + " expires_at = IF(" + expired + " OR owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at)"
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
+        releaseHandingOff = releaseHandingOff(table, queue, "");
+        releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
         renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                 + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
+    }
+
+    /**
+     * A grant (when {@code granted}) without a queue entry clears {@code handed_to}: it names the waiting call
+     * that holds the grant (granted by a hand-off, or by its own queued attempt), so that no later grant is
+     * taken for a handed one, and the holder's own entry is not handed the lease at its release.
+     */
+    private static String handedTo(String granted) {
+        return " handed_to = IF(" + granted + ", NULL, handed_to),";
+    }
+
+    /**
+     * The release that hands the lease on: expires the caller's live grant or, if the first live waiter's
+     * service is alive ({@link #LIVE_LOCK}), grants the lease to that waiter in the same statement (its
+     * lease owner and TTL, token + 1, now, {@code handed_to} = its waiter id), so the hand-off costs one
+     * commit and the waiter only reads. The waiting call that holds the grant ({@code handed_to}) is not its
+     * own successor (its entry goes after its call returned); a first waiter whose service is gone, or that
+     * published no wake-up connection, is not skipped: nobody is handed the lease, and the waiter
+     * takes it at its next look, as before. The lease row is locked before the queue rows
+     * ({@code LEFT JOIN}: the lease is the outer table), as the queued acquire locks them.
+     * Binds name, owner[, token]; returns the row's token and whether it was handed on (it is live).
+     */
+    private static String releaseHandingOff(String table, String queue, String token) {
+        String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL"
+                + " AND IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener)";
+        return "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to)"
+                + " SELECT s.name, IF(" + handing + ", q.lease_owner, s.owner), s.token, UTC_TIMESTAMP(6),"
+                + " IF(" + handing + ", UTC_TIMESTAMP(6) + INTERVAL q.ttl_micros MICROSECOND, s.acquired_at),"
+                + " IF(" + handing + ", q.owner, NULL)"
+                + " FROM " + table + " s LEFT JOIN " + queue + " q ON q.name = s.name"
+                + " AND q.wait_until > UTC_TIMESTAMP(6) AND NOT q.owner <=> s.handed_to"
+                + " WHERE s.name = ? AND s.owner = ?" + token + " AND s.expires_at > UTC_TIMESTAMP(6)"
+                + " ORDER BY q.queued_at, q.owner LIMIT 1 FOR UPDATE"
+                // Left to right, later ones see earlier new values: expires_at last reads the new acquired_at.
+                // (Columns qualified: the select's tables have them too.)
+                + (" ON DUPLICATE KEY UPDATE token = IF(VALUES(handed_to) IS NULL, %1$s.token, %1$s.token + 1),"
+                + " acquired_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(acquired_at)),"
+                + " owner = VALUES(owner), handed_to = COALESCE(VALUES(handed_to), %1$s.handed_to),"
+                + " broken_by = NULL, broken_at = NULL,"
+                + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))").formatted(table)
+                + " RETURNING token, expires_at > UTC_TIMESTAMP(6)";
+    }
+
+    /** {@link #releaseHandingOff}; binds name, owner[, token]. */
+    String releaseHandingOffSql(boolean withToken) {
+        return withToken ? releaseHandingOffWithToken : releaseHandingOff;
+    }
+
+    /**
+     * What a waiter that gave up runs, in turn: leaves the queue, then gives back a live grant a release
+     * handed to it meanwhile (the next waiter takes it at its next look). Each binds name, waiter.
+     */
+    List<String> giveUpSqls() {
+        return List.of(leaveQueueSql(), "UPDATE " + table + " SET expires_at = acquired_at"
+                + " WHERE name = ? AND handed_to = ? AND expires_at > UTC_TIMESTAMP(6)");
+    }
+
+    /** The user-level lock a wake-up connection holds while it serves: its name ends in the connection id. */
+    static final String LIVE_LOCK_PREFIX = "holdfast_live_";
+    /** Takes {@link #LIVE_LOCK_PREFIX} + the connection id: 1 if taken, and the connection id. */
+    static final String LIVE_LOCK = "SELECT GET_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()), 0), CONNECTION_ID()";
+
+    @Override
+    public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
+                         long ttlMicros, @Nullable Integer listener) throws SQLException {
+        super.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
+        ps.setString(4, owner);
+        ps.setLong(5, ttlMicros);
+        if (listener == null) {
+            ps.setNull(6, Types.BIGINT);
+        } else {
+            ps.setLong(6, listener);
+        }
     }
 
     @Override
@@ -106,13 +193,20 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         return acquireQueued;
     }
 
-    /** Name, waiter, name, waiter in each of the four assignments. */
+    /**
+     * Name, waiter, name, waiter in each of the five assignments, with the waiter after the fourth's (its
+     * {@code handed_to}), then the waiter a grant may have been handed to.
+     */
     @Override
     public List<String> queuedBinds(String name, String waiter) {
         List<String> binds = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             binds.addAll(List.of(name, waiter, name, waiter));
+            if (i == 3) {
+                binds.add(waiter);
+            }
         }
+        binds.add(waiter);
         return binds;
     }
 

@@ -49,7 +49,7 @@ final class MariaDbWakeUps implements AutoCloseable {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long MAX_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private final MariaDbLeaseSql sql;
+    final MariaDbLeaseSql sql;
     private final LocalPollers pollers;
     private final SpareConnections spares;
     private final long sleepNanos;
@@ -64,11 +64,14 @@ final class MariaDbWakeUps implements AutoCloseable {
     private final GrantedEntries entries;
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
-    private boolean closed;
+    private volatile boolean closed;
     private @Nullable Thread thread;
 
-    /** Whether the service has its wake-up connection now (so a granted waiter leaves the queue on it). */
-    private volatile boolean connected;
+    /**
+     * The id of the service's wake-up connection while it holds its live lock ({@link MariaDbHandOff#markAlive}),
+     * else null: a release hands the lease only to waiters that publish it, and a granted waiter leaves the queue on it.
+     */
+    private volatile @Nullable Integer listener;
 
     /** The name the connection sleeps on now (its bell was held when the sleep began), or null. */
     private volatile @Nullable String sleepingOn;
@@ -89,12 +92,10 @@ final class MariaDbWakeUps implements AutoCloseable {
     private boolean outageReported;
 
     /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
-    private record Bell(long token, long untilNanos) {
-    }
+    private record Bell(long token, long untilNanos) { }
 
     /** A bell given to this service's rung {@code waiter}: it passes on unless that waiter is granted first. */
-    private record Pass(PgWakeUps.Waiter waiter, long untilNanos) {
-    }
+    private record Pass(PgWakeUps.Waiter waiter, long untilNanos) { }
 
     MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
         this.sql = sql;
@@ -189,11 +190,6 @@ final class MariaDbWakeUps implements AutoCloseable {
         return name.equals(sleepingOn);
     }
 
-    /** Tests: the bell of {@code name}. */
-    String bellName(String name) {
-        return sql.bellName(name);
-    }
-
     private void poke() {
         changed = true;
         if (thread == null && !closed) {
@@ -213,7 +209,7 @@ final class MariaDbWakeUps implements AutoCloseable {
                 break; // closed
             } catch (SQLException | RuntimeException e) {
                 // The session's locks went with it (or go when it is aborted). Said once per outage.
-                if (!outageReported && !isClosed()) {
+                if (!outageReported && !closed) {
                     LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + sql.table + ") stopped: blocking"
                             + " lease waiters poll until the wake-up connection is back", e);
                     outageReported = true;
@@ -226,10 +222,6 @@ final class MariaDbWakeUps implements AutoCloseable {
             }
         }
         discard();
-    }
-
-    private synchronized boolean isClosed() {
-        return closed;
     }
 
     /** Waits {@code nanos} or until closed; false once closed. */
@@ -419,14 +411,22 @@ final class MariaDbWakeUps implements AutoCloseable {
         if (connection == null) {
             connection = spares.borrow();
             idleSince = System.nanoTime();
-            connected = connection != null;
+            listener = connection == null ? null : MariaDbHandOff.markAlive(connection);
+            if (listener != null) {
+                pollers.wakeAll(); // each looks, and publishes it: a release may hand it the lease from now on
+            }
         }
         return connection;
     }
 
     /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
     boolean connected() {
-        return connected;
+        return listener != null;
+    }
+
+    /** The id waiters publish so that a release may hand them the lease ({@link #listener}), or null. */
+    @Nullable Integer listener() {
+        return listener;
     }
 
     /** Gives every lock back and the connection to the pool. */
@@ -440,7 +440,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
         held.clear();
         connection = null;
-        connected = false;
+        listener = null;
         c.close();
     }
 
@@ -462,7 +462,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         } catch (SQLException | RuntimeException e) {
             Connection c = connection;
             connection = null;
-            connected = false;
+            listener = null;
             held.clear();
             if (c != null) {
                 try {

@@ -1,7 +1,10 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+import org.jspecify.annotations.Nullable;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -27,7 +30,19 @@ public abstract class PollingLeaseSql extends LeaseSql {
 
     /**
      * Joins the queue, or refreshes this waiter's entry (an entry that had lapsed goes to the back).
-     * Binds name, waiter, entry lifetime micros.
+     * Binds as {@link #bindJoin}.
      */
     public abstract String joinQueueSql();
+
+    /**
+     * Binds {@link #joinQueueSql()}: name, waiter, entry lifetime micros; where releases hand the lease
+     * to waiters (MariaDB), also what to grant (the lease's owner and TTL) and the connection id of the
+     * service's live wake-up connection ({@code listener}, null for none: no hand-off to this waiter).
+     */
+    public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
+                         long ttlMicros, @Nullable Integer listener) throws SQLException {
+        ps.setString(1, name);
+        ps.setString(2, waiter);
+        ps.setLong(3, queueMicros);
+    }
 }

@@ -1,0 +1,62 @@
+package dev.holdfast.lease.internal;
+
+import org.jspecify.annotations.Nullable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * MariaDB's direct hand-off, run on a connection it is given: the release that grants a free lease
+ * to the first live waiter in its own statement ({@link MariaDbLeaseSql#releaseHandingOffSql}), the
+ * give-up that returns such a grant, and the lock by which a wake-up connection says its service is
+ * alive to hand leases to.
+ */
+final class MariaDbHandOff {
+
+    private MariaDbHandOff() {
+    }
+
+    /** Expires the caller's live grant, handing the lease to the first live waiter; true if it was held. */
+    static boolean release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.releaseHandingOffSql(token != null))) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            if (token != null) {
+                ps.setLong(3, token);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /** Leaves the queue for good, giving back a grant a release handed to {@code waiter} meanwhile. */
+    static void giveUp(Connection c, MariaDbLeaseSql sql, String name, String waiter) throws SQLException {
+        for (String statement : sql.giveUpSqls()) {
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setString(1, name);
+                ps.setString(2, waiter);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /**
+     * Takes the lock by which {@code c}, a service's wake-up connection, says that the service is alive
+     * ({@link MariaDbLeaseSql#LIVE_LOCK}); held until its session ends or it gives back all its locks.
+     *
+     * @return the connection id waiters publish in their queue entries, or null if the lock is not
+     * held (a connection id above {@code int}'s range is not published either: no hand-off then)
+     */
+    static @Nullable Integer markAlive(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.LIVE_LOCK);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long id = rs.getLong(2);
+            return rs.getLong(1) == 1 && id <= Integer.MAX_VALUE ? (int) id : null;
+        }
+    }
+}

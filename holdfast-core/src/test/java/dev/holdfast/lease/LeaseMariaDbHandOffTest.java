@@ -1,0 +1,230 @@
+package dev.holdfast.lease;
+
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Direct hand-off on MariaDB: a release that frees a lease grants it, in its own statement, to the
+ * first live waiter whose service's wake-up connection is alive, so the hand-off costs one commit and
+ * the waiter only looks. Waiters here poll every ten minutes unless a wake-up tells them to look.
+ */
+class LeaseMariaDbHandOffTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMinutes(10);
+    private static final long MINUTE_MICROS = 60_000_000;
+
+    private static LeaseService polledRarely(TestDatabase db, DataSource pool, String table) {
+        return LeaseFixture.builder(db, pool).table(table)
+                .tune(t -> t.queuedPoll(POLL, POLL).safetyPoll(POLL).pollingQueueEntry(POLL.multipliedBy(3))).build();
+    }
+
+    /**
+     * The release's own commit is the waiter's grant (owner, token + 1, handed_to its waiter id, live), and
+     * the waiter's call returns exactly that grant; its entry goes afterwards.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void theReleaseCommitsTheFirstWaitersGrantAndTheWaiterReturnsIt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = polledRarely(db, db.newPool(2), table)) {
+            for (int round = 0; round < 3; round++) {
+                Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+                CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                awaitPublished(db, table, 1);
+                await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpSleepsOn("job"));
+                String waiter = db.queryString("SELECT owner FROM " + table + "_queue");
+                a.release(held);
+                // Read before the waiter can look: the grant is already there, made by the release.
+                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+                assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo(waiter);
+                assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token() + 1);
+                Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                assertThat(got).isEqualTo(a.find("job").orElseThrow());
+                assertThat(got.isReleased()).isFalse();
+                LeaseFixture.awaitQueued(db, table, 0);
+                b.release(got);
+            }
+        }
+    }
+
+    /** Two waiters of two services: the release hands the lease to the first, whose release hands it to the second. */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void theLeaseGoesToTheWaitersInTheirOrder(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
+            awaitPublished(db, table, 1);
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, LONG);
+            awaitPublished(db, table, 2);
+            a.release(held);
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+            Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(second).isNotDone();
+            b.release(toB);
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("c");
+            Lease toC = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(toC.token()).isEqualTo(toB.token() + 1).isEqualTo(held.token() + 2);
+            c.release(toC);
+        }
+    }
+
+    /**
+     * A release through the waiter's own service hands the lease to it and wakes it at once, though
+     * the lease was taken without waiting (no bell) and the waiter polls every ten minutes.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aReleaseThroughTheWaitersOwnServiceHandsItTheLeaseAndWakesIt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService same = polledRarely(db, db.newPool(3), table)) {
+            Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, POLL);
+            awaitPublished(db, table, 1);
+            same.release(held);
+            Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.owner()).isEqualTo("b");
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            same.release(got);
+        }
+    }
+
+    /**
+     * The first waiter is handed the lease only while its service's wake-up connection holds its live lock:
+     * an entry that published none, or a connection that is gone (a crashed process), is not handed the
+     * lease, nor skipped; the release leaves the lease free, as a plain release. With the lock held, it is.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void onlyAWaiterWhoseServiceIsAliveIsHandedTheLease(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        long gone;
+        try (Connection dead = LeaseFixture.unpooled(db)) { // closed: its session and lock end
+            gone = takeLiveLock(dead);
+        }
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
+            long live = takeLiveLock(alive);
+            for (Long listener : new Long[] {null, gone}) {
+                LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+                queueWaiter(db, table, "waiter-x", "x", listener);
+                queueWaiter(db, table, "waiter-y", "y", live); // behind x: not handed the lease either
+                assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("a");
+                assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token());
+                assertThat(db.queryLong("SELECT expires_at = acquired_at FROM " + table + " WHERE name = 'job'"))
+                        .as("released").isOne();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE handed_to IS NOT NULL")).isZero();
+                db.execute("DELETE FROM " + table + "_queue");
+            }
+            LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            queueWaiter(db, table, "waiter-x", "x", live);
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("x");
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo("waiter-x");
+            assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token() + 1);
+            assertThat(db.queryLong("SELECT TIMESTAMPDIFF(SECOND, acquired_at, expires_at) FROM " + table
+                    + " WHERE name = 'job'")).as("the waiter's TTL").isEqualTo(42);
+        }
+    }
+
+    /**
+     * A waiter that gives up just as it is handed the lease gives it back (the lease is free, not held
+     * by nobody until its TTL); a waiter whose call returned its grant only leaves its entry. A release
+     * that does not match (wrong token) hands nothing on and changes nothing.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
+            long live = takeLiveLock(alive);
+            LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            queueWaiter(db, table, "waiter-x", "x", live);
+            String before = LeaseFixture.dump(db, table);
+            assertThat(jdbc.release(c, "job", "a", held.token() + 1, false, null)).as("not that grant").isFalse();
+            assertThat(jdbc.release(c, "job", "z", null, false, null)).as("not that owner").isFalse();
+            assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("x");
+            jdbc.giveUp(c, "job", "waiter-x", false);
+            assertThat(db.queryLong("SELECT expires_at <= UTC_TIMESTAMP(6) FROM " + table + " WHERE name = 'job'"))
+                    .as("given back").isOne();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+            LeaseRow next = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            assertThat(next.token()).isEqualTo(held.token() + 2);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE handed_to IS NOT NULL"))
+                    .as("a grant clears handed_to: only the waiter it was handed to takes a handed grant").isZero();
+            queueWaiter(db, table, "waiter-y", "y", live);
+            assertThat(jdbc.release(c, "job", "a", next.token(), false, null)).isTrue();
+            jdbc.giveUp(c, "job", "waiter-y", true); // its call returned the grant: the entry goes, the grant stays
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("y");
+            assertThat(db.queryLong("SELECT expires_at > UTC_TIMESTAMP(6) FROM " + table + " WHERE name = 'job'")).isOne();
+        }
+    }
+
+    /**
+     * The waiter the lease was last handed to is not handed it again by the next release, although its
+     * entry is still there (it leaves after its call returned): the next live waiter is.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void theWaiterHandedTheLeaseIsNotItsOwnSuccessor(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
+            long live = takeLiveLock(alive);
+            LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            queueWaiter(db, table, "waiter-x", "x", live);
+            queueWaiter(db, table, "waiter-y", "y", live);
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("x");
+            assertThat(jdbc.release(c, "job", "x", held.token() + 1, false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("y");
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo("waiter-y");
+            assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token() + 2);
+        }
+    }
+
+    /** Takes the live lock on {@code c} as a wake-up connection does; returns its connection id. */
+    private static long takeLiveLock(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT GET_LOCK(CONCAT('holdfast_live_', CONNECTION_ID()), 0), CONNECTION_ID()");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            assertThat(rs.getLong(1)).isOne();
+            return rs.getLong(2);
+        }
+    }
+
+    /** A queue entry for lease owner {@code owner} with a 42 s TTL, live for a minute, 1 ms after the last one. */
+    private static void queueWaiter(TestDatabase db, String table, String waiter, String owner, Long listener)
+            throws SQLException {
+        db.execute("INSERT INTO " + table + "_queue (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
+                + " SELECT 'job', ?, COALESCE(MAX(queued_at), UTC_TIMESTAMP(6)) + INTERVAL 1000 MICROSECOND,"
+                + " UTC_TIMESTAMP(6) + INTERVAL 1 MINUTE, ?, 42000000, ? FROM " + table + "_queue", waiter, owner, listener);
+    }
+
+    /** Waits until {@code entries} queue entries have published their service's wake-up connection. */
+    private static void awaitPublished(TestDatabase db, String table, long entries) {
+        await("entries with their wake-up connection").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == entries);
+    }
+}
