@@ -383,7 +383,7 @@ class LeaseMariaDbWakeUpTest {
     /** The connection id of the session that sleeps on {@code bell}, or -1. */
     private static long sleeperId(TestDatabase db, String bell) throws SQLException {
         return db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
-                "SELECT GET_LOCK('" + bell + "'%");
+                "%GET_LOCK('" + bell + "'%");
     }
 
     private static long awaitSleeper(TestDatabase db, String bell) {

@@ -125,7 +125,7 @@ public final class BlockingAcquire {
         // waiters. Null unless it goes via the queue (as every notified call does).
         String waiter = viaQueue ? newWaiterId() : null;
         String key = waiter != null ? PgWakeUps.key(name, waiter) : null;
-        PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter();
+        PgWakeUps.Waiter wakeUp = new PgWakeUps.Waiter(waiter);
         if (notifier != null && key != null) {
             notifier.register(key, wakeUp);
         } else if (viaQueue) {
@@ -195,7 +195,8 @@ public final class BlockingAcquire {
                     published = listener;
                 }
                 queued = viaQueue;
-                LeaseRow handed = handed(wakeUp, name, owner);
+                long lapsesAt = refreshedAt + queueMicros * 1000;
+                LeaseRow handed = handed(wakeUp, name, owner, waiter, micros, lapsesAt);
                 if (handed != null) {
                     return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
                 }
@@ -210,7 +211,7 @@ public final class BlockingAcquire {
                     long poll = safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
                     wakeUp.signal.tryAcquire(Math.min(remaining, poll), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
-                    handed = handed(wakeUp, name, owner);
+                    handed = handed(wakeUp, name, owner, waiter, micros, lapsesAt);
                     if (handed != null) {
                         return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
                     }
@@ -227,12 +228,20 @@ public final class BlockingAcquire {
                     wakeUp.signal.drainPermits();
                     backoff = woken ? polling.minPollNanos()
                             : Math.min(viaQueue ? polling.maxQueuedPollNanos() : MAX_BACKOFF_NANOS, backoff * 2);
+                    handed = handed(wakeUp, name, owner, waiter, micros, lapsesAt); // MariaDB: read by the wake-up connection
+                    if (handed != null) {
+                        return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
+                    }
                 }
             }
         } catch (InterruptedException | RuntimeException e) {
             // Also when no attempt is known to have queued: one that failed may have committed first.
             if (waiter != null && attempts > 0 && !left) {
                 giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
+            }
+            PgWakeUps.Handed unused = wakeUp.handed();
+            if (bells != null && unused != null) { // given back with the entry: its bell goes back too
+                bells.released(name, unused.token());
             }
             throw e;
         } finally {
@@ -340,11 +349,19 @@ public final class BlockingAcquire {
         return handOffsReceived.sum();
     }
 
-    /** The grant a release handed to this waiter (committed before it was notified), or null. */
-    private @Nullable LeaseRow handed(PgWakeUps.Waiter wakeUp, String name, String owner) {
+    /**
+     * The grant a release handed to this waiter (committed before it was notified), or null. MariaDB: the
+     * service holds the name's bell from now on, and the waiter's entry (which lapses at {@code lapsesAt})
+     * is left on its wake-up connection.
+     */
+    private @Nullable LeaseRow handed(PgWakeUps.Waiter wakeUp, String name, String owner, @Nullable String waiter,
+                                      long micros, long lapsesAt) {
         PgWakeUps.Handed h = wakeUp.handed();
         if (h == null) {
             return null;
+        }
+        if (bells != null && waiter != null) {
+            bells.granted(name, h.token(), micros, new GrantedEntries.Leave(name, waiter, lapsesAt));
         }
         handOffsReceived.increment();
         return new LeaseRow(name, owner, h.token(), h.acquiredAt(), h.expiresAt());

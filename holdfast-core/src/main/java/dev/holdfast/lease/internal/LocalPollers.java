@@ -35,6 +35,20 @@ final class LocalPollers {
         }
     }
 
+    /** The polling waiter of {@code name} with waiter id {@code id}, or null. */
+    PgWakeUps.@Nullable Waiter find(String name, @Nullable String id) {
+        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
+        if (deque == null || id == null) {
+            return null;
+        }
+        for (PgWakeUps.Waiter w : deque) {
+            if (id.equals(w.id)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
     /** The oldest polling waiter of {@code name}, or null. */
     PgWakeUps.@Nullable Waiter oldest(String name) {
         ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);

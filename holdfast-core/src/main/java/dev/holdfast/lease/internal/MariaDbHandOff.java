@@ -6,6 +6,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import dev.holdfast.jdbc.dialect.Dialect;
 
 /**
  * MariaDB's direct hand-off, run on a connection it is given: the release that grants a free lease
@@ -16,6 +18,33 @@ import java.sql.SQLException;
 final class MariaDbHandOff {
 
     private MariaDbHandOff() {
+    }
+
+    /**
+     * What a sleep on a bell found ({@link MariaDbLeaseSql#bellSleepSql}): whether it took the bell, whether the
+     * lease was live then, the waiter id it was handed to (null for none), and that grant.
+     */
+    record Woken(boolean took, boolean live, @Nullable String handedTo, PgWakeUps.@Nullable Handed grant) {
+    }
+
+    /** Sleeps on {@code bell} at most {@code seconds}, then reads lease {@code name}. */
+    static Woken sleep(Connection c, MariaDbLeaseSql sql, String bell, double seconds, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.bellSleepSql())) {
+            ps.setString(1, bell);
+            ps.setDouble(2, seconds);
+            ps.setString(3, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                boolean took = rs.getLong(1) == 1;
+                String handedTo = rs.getString(2);
+                boolean live = rs.getBoolean(6);
+                Instant acquiredAt = Dialect.MARIADB.readInstant(rs, 4);
+                Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
+                PgWakeUps.Handed grant = took && live && handedTo != null && acquiredAt != null && expiresAt != null
+                        ? new PgWakeUps.Handed(rs.getLong(3), acquiredAt, expiresAt) : null;
+                return new Woken(took, took && live, grant == null ? null : handedTo, grant);
+            }
+        }
     }
 
     /** Expires the caller's live grant, handing the lease to the first live waiter; true if it was held. */

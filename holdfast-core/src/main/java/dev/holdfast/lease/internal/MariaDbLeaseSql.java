@@ -65,10 +65,14 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         // The queued form grants only if, besides, no live waiter queued before this one. Each
         // assignment repeats the condition (the queue is another table, read once per statement's
         // snapshot; a session variable would outlive the statement on the pooled connection).
-        // (VALUES() is not allowed in a subquery: the name is bound again.)
-        String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = ?"
-                + " AND q.owner <> ? AND q.wait_until > UTC_TIMESTAMP(6) AND q.queued_at < COALESCE((SELECT m.queued_at"
-                + " FROM " + queue + " m WHERE m.name = ? AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
+        // The subqueries name the lease row's own column, so they run after the statement locked that row:
+        // queue rows are locked after the lease row, as a release locks them, and neither can deadlock the
+        // other (with the name bound instead, they ran first, and did).
+        // Entries up to the row's served mark belong to calls granted already: they count for nothing.
+        String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = " + table + ".name"
+                + " AND q.owner <> ? AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(" + table
+                + ".served, '') AND q.queued_at < COALESCE((SELECT m.queued_at"
+                + " FROM " + queue + " m WHERE m.name = " + table + ".name AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
                 + " TIMESTAMP '9999-12-31 00:00:00')))";
         acquireQueued = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                 + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
@@ -78,6 +82,11 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " IF(acquired_at = VALUES(acquired_at), acquired_at + INTERVAL 1 MICROSECOND, acquired_at)),"
                 // handed_to names this waiter: its entry, until it goes, is not handed the lease it holds.
                 + " owner = IF(" + grant + ", VALUES(owner), owner), handed_to = IF(" + grant + ", ?, handed_to),"
+                // The served mark moves up to this waiter's entry (never back): its entry counts for nothing now.
+                // (Later assignments see the new mark; their condition stays true: nobody is before this waiter.)
+                + " served = IF(" + grant + " AND (SELECT " + place("m") + " FROM " + queue + " m WHERE m.name = "
+                + table + ".name AND m.owner = ?) > COALESCE(served, ''), (SELECT " + place("m") + " FROM " + queue
+                + " m WHERE m.name = " + table + ".name AND m.owner = ?), served),"
                 + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
                 // Granted: by this statement, or earlier by a release that handed the lease to this waiter.
                 + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)"
@@ -102,6 +111,14 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     /**
+     * The place of queue entry {@code q} in arrival order as one string: its {@code queued_at} in 20 fixed-width
+     * digits, then its waiter id; compared in binary, it orders as {@code ORDER BY queued_at, owner}.
+     */
+    private static String place(String q) {
+        return "CONCAT(DATE_FORMAT(" + q + ".queued_at, '%Y%m%d%H%i%s%f'), " + q + ".owner)";
+    }
+
+    /**
      * A grant (when {@code granted}) without a queue entry clears {@code handed_to}: it names the waiting call
      * that holds the grant (granted by a hand-off, or by its own queued attempt), so that no later grant is
      * taken for a handed one, and the holder's own entry is not handed the lease at its release.
@@ -114,8 +131,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * The release that hands the lease on: expires the caller's live grant or, if the first live waiter's
      * service is alive ({@link #LIVE_LOCK}), grants the lease to that waiter in the same statement (its
      * lease owner and TTL, token + 1, now, {@code handed_to} = its waiter id), so the hand-off costs one
-     * commit and the waiter only reads. The waiting call that holds the grant ({@code handed_to}) is not its
-     * own successor (its entry goes after its call returned); a first waiter whose service is gone, or that
+     * commit and the waiter only reads. Entries up to the row's {@code served} mark are not handed the lease: they
+     * belong to calls granted already (an entry goes only after its call returned), and the mark moves up
+     * to each waiter's entry as it is granted; a first waiter whose service is gone, or that
      * published no wake-up connection, is not skipped: nobody is handed the lease, and the waiter
      * takes it at its next look, as before. The lease row is locked before the queue rows
      * ({@code LEFT JOIN}: the lease is the outer table), as the queued acquire locks them.
@@ -124,12 +142,12 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private static String releaseHandingOff(String table, String queue, String token) {
         String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL"
                 + " AND IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener)";
-        return "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to)"
+        return "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)"
                 + " SELECT s.name, IF(" + handing + ", q.lease_owner, s.owner), s.token, UTC_TIMESTAMP(6),"
                 + " IF(" + handing + ", UTC_TIMESTAMP(6) + INTERVAL q.ttl_micros MICROSECOND, s.acquired_at),"
-                + " IF(" + handing + ", q.owner, NULL)"
+                + " IF(" + handing + ", q.owner, NULL), " + place("q")
                 + " FROM " + table + " s LEFT JOIN " + queue + " q ON q.name = s.name"
-                + " AND q.wait_until > UTC_TIMESTAMP(6) AND NOT q.owner <=> s.handed_to"
+                + " AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(s.served, '')"
                 + " WHERE s.name = ? AND s.owner = ?" + token + " AND s.expires_at > UTC_TIMESTAMP(6)"
                 + " ORDER BY q.queued_at, q.owner LIMIT 1 FOR UPDATE"
                 // Left to right, later ones see earlier new values: expires_at last reads the new acquired_at.
@@ -137,6 +155,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + (" ON DUPLICATE KEY UPDATE token = IF(VALUES(handed_to) IS NULL, %1$s.token, %1$s.token + 1),"
                 + " acquired_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(acquired_at)),"
                 + " owner = VALUES(owner), handed_to = COALESCE(VALUES(handed_to), %1$s.handed_to),"
+                + " served = IF(VALUES(handed_to) IS NULL, %1$s.served, VALUES(served)),"
                 + " broken_by = NULL, broken_at = NULL,"
                 + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))").formatted(table)
                 + " RETURNING token, expires_at > UTC_TIMESTAMP(6)";
@@ -194,16 +213,19 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * Name, waiter, name, waiter in each of the five assignments, with the waiter after the fourth's (its
-     * {@code handed_to}), then the waiter a grant may have been handed to.
+     * The waiter twice in each of the six assignments, and once more after the fourth's condition (its
+     * {@code handed_to}) and twice more in the fifth (its entry's place); then the waiter a grant may
+     * have been handed to.
      */
     @Override
     public List<String> queuedBinds(String name, String waiter) {
         List<String> binds = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            binds.addAll(List.of(name, waiter, name, waiter));
+        for (int i = 0; i < 6; i++) {
+            binds.addAll(List.of(waiter, waiter));
             if (i == 3) {
                 binds.add(waiter);
+            } else if (i == 4) {
+                binds.addAll(List.of(waiter, waiter));
             }
         }
         binds.add(waiter);
@@ -284,10 +306,18 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** Whether some session holds the bell (binds its bell name): its connection id, or null. */
     static final String BELL_HELD = "SELECT IS_USED_LOCK(?)";
     /**
-     * Sleeps until the bell is given back, at most a bound number of seconds (binds bell name, seconds),
-     * and takes it: 1 if taken. Sleepers are given it one at a time, in the order they began to sleep.
+     * Sleeps until the bell is given back, at most a bound number of seconds, and takes it (1 if taken);
+     * sleepers are given it one at a time, in the order they began to sleep. Then reads the lease row as
+     * the release that gave the bell back left it (the derived table, whose {@code GET_LOCK} waits, is
+     * made before the row is read, and the read's snapshot begins with that read; re-verified in
+     * {@code LeaseMariaDbHandOffTest}): {@code handed_to}, token, acquired_at, expires_at, and whether the
+     * lease is live (at the statement's start: a grant made during the sleep is). Binds bell name,
+     * seconds, lease name.
      */
-    static final String BELL_SLEEP = "SELECT GET_LOCK(?, ?)";
+    String bellSleepSql() {
+        return "SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6)"
+                + " FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN " + table + " l ON l.name = ? AND g.got = 1";
+    }
     /** Gives back every user-level lock of the session, before its connection goes back to the pool. */
     static final String BELL_RELEASE_ALL = "SELECT RELEASE_ALL_LOCKS()";
 

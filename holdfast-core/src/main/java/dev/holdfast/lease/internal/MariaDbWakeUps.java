@@ -2,9 +2,6 @@ package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,7 +40,6 @@ import javax.sql.DataSource;
  */
 final class MariaDbWakeUps implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(MariaDbWakeUps.class.getName());
     /** A sleep's longest statement: the thread sees new bells and {@link #close()} at least this often. */
     private static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -67,12 +63,6 @@ final class MariaDbWakeUps implements AutoCloseable {
     private volatile boolean closed;
     private @Nullable Thread thread;
 
-    /**
-     * The id of the service's wake-up connection while it holds its live lock ({@link MariaDbHandOff#markAlive}),
-     * else null: a release hands the lease only to waiters that publish it, and a granted waiter leaves the queue on it.
-     */
-    private volatile @Nullable Integer listener;
-
     /** The name the connection sleeps on now (its bell was held when the sleep began), or null. */
     private volatile @Nullable String sleepingOn;
 
@@ -83,13 +73,12 @@ final class MariaDbWakeUps implements AutoCloseable {
     private final java.util.concurrent.locks.ReentrantLock wire = new java.util.concurrent.locks.ReentrantLock();
 
     // Guarded by wire.
-    private @Nullable Connection connection;
+    /** The wake-up connection: a release hands the lease only to waiters that publish its id. */
+    private final WakeUpConnection connection;
     private final Set<String> held = new HashSet<>();
-    private long idleSince;
     private long recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
     /** When the thread may look at the oldest waiter's bell again (brought forward by a refusal). */
     private volatile long notBefore;
-    private boolean outageReported;
 
     /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
     private record Bell(long token, long untilNanos) { }
@@ -102,6 +91,9 @@ final class MariaDbWakeUps implements AutoCloseable {
         this.pollers = pollers;
         this.spares = new SpareConnections(dataSource, threads, sql.table);
         this.entries = new GrantedEntries(sql);
+        // Once it is alive, each waiter looks, and publishes it: a release may hand it the lease from then on.
+        this.connection = new WakeUpConnection(spares, sql.table, pollers::wakeAll,
+                System.getLogger(MariaDbWakeUps.class.getName()));
         this.notBefore = System.nanoTime();
         this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
@@ -209,10 +201,8 @@ final class MariaDbWakeUps implements AutoCloseable {
                 break; // closed
             } catch (SQLException | RuntimeException e) {
                 // The session's locks went with it (or go when it is aborted). Said once per outage.
-                if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + sql.table + ") stopped: blocking"
-                            + " lease waiters poll until the wake-up connection is back", e);
-                    outageReported = true;
+                if (!closed) {
+                    connection.reportOutage(e);
                 }
                 discard();
                 if (!pause(backoff)) {
@@ -291,8 +281,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         boolean retry = false;
         for (String name : want.keySet()) {
             if (!held.contains(name)) {
-                Connection c = connection();
-                if (c == null) {
+                if (connection.get() == null) {
                     break;
                 }
                 if (run(MariaDbLeaseSql.BELL_TAKE, sql.bellName(name)) == 1) {
@@ -303,32 +292,31 @@ final class MariaDbWakeUps implements AutoCloseable {
             }
         }
         long now = System.nanoTime();
-        if (want.isEmpty() && held.isEmpty() && target != null && now - notBefore >= 0 && connection() != null) {
+        if (want.isEmpty() && held.isEmpty() && target != null && now - notBefore >= 0 && connection.get() != null) {
             sleep(target);
             return -1;
         }
         setSleepingOn(null);
-        if (held.isEmpty() && target == null && want.isEmpty() && connection != null
-                && now - idleSince >= IDLE_NANOS) {
+        if (held.isEmpty() && target == null && want.isEmpty() && connection.isOpen()
+                && now - connection.idleSince() >= IDLE_NANOS) {
             giveBack();
         }
         return retry ? TimeUnit.MILLISECONDS.toNanos(1)
                 : target != null && want.isEmpty() ? Math.max((spares.notBefore() - notBefore > 0 ? spares.notBefore() : notBefore) - now, 100_000)
-                : connection != null ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
+                : connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
     }
 
     /** Leaves the queue entries of granted waiters on the connection (without one, elsewhere). Guarded by the wire. */
     private void leaveEntries() throws SQLException {
-        if (entries.leave(this::connection)) {
-            resumed();
-            idleSince = System.nanoTime();
+        if (entries.leave(connection::get)) {
+            connection.answered();
         }
     }
 
     /** One look at {@code name}'s bell, and a sleep on it if another session holds it. */
     private void sleep(String name) throws SQLException {
         String bell = sql.bellName(name);
-        if (connection == null) {
+        if (!connection.isOpen()) {
             return;
         }
         if (run(MariaDbLeaseSql.BELL_HELD, bell) == 0) { // the holder's connection id, never 0
@@ -341,24 +329,38 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
         recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
         setSleepingOn(name);
-        if (run(MariaDbLeaseSql.BELL_SLEEP, bell, sleepNanos / 1e9) != 1) {
+        MariaDbHandOff.Woken woken = connection.sleep(sql, bell, sleepNanos / 1e9, name);
+        if (woken == null || !woken.took()) {
             return; // slept the whole bound: look again
         }
         held.add(name);
         setSleepingOn(null);
-        PgWakeUps.Waiter oldest = pollers.oldest(name);
+        // The release that rang handed the lease to a waiter here: it takes the grant without a look. Handed
+        // elsewhere (or taken), the bell goes on at once; free, the oldest waiter here looks.
+        PgWakeUps.Handed grant = woken.grant();
+        PgWakeUps.Waiter handed = grant == null ? null : pollers.find(name, woken.handedTo());
+        PgWakeUps.Waiter oldest = woken.live() ? null : pollers.oldest(name);
         synchronized (this) {
             if (wanted.containsKey(name)) {
                 // A waiter here was granted meanwhile by a look of its own: the bell is its grant's. Given
                 // back, it would go round every other sleeper (each a refused look) and come back reordered.
                 return;
             }
-            if (oldest != null) {
+            if (handed != null && grant != null) {
+                wanted.put(name, new Bell(grant.token(), System.nanoTime()
+                        + java.time.Duration.between(grant.acquiredAt(), grant.expiresAt()).toNanos()));
+            } else if (oldest != null) {
                 passing.put(name, new Pass(oldest, System.nanoTime() + PASS_NANOS));
             }
         }
+        if (handed != null && grant != null) {
+            handed.hand(grant);
+            handed.rung.set(true);
+            handed.signal.release();
+            return;
+        }
         if (oldest == null) {
-            held.remove(name); // nobody here waits any more: on to the next sleeper
+            held.remove(name); // nobody here takes it: on to the next sleeper
             run(MariaDbLeaseSql.BELL_RELEASE, bell);
             return;
         }
@@ -378,70 +380,25 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /** Runs a one-value statement on the connection with {@code bell}, then {@code more} bound; its value, 0 for null. */
-    private long run(String statement, String bell, Object... more) throws SQLException {
-        Connection c = connection;
-        if (c == null) {
-            return 0;
-        }
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            ps.setString(1, bell);
-            for (int i = 0; i < more.length; i++) {
-                ps.setObject(i + 2, more[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long value = rs.getLong(1);
-                resumed();
-                idleSince = System.nanoTime();
-                return value;
-            }
-        }
-    }
-
-    private void resumed() {
-        if (outageReported) {
-            outageReported = false;
-            LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + sql.table + ") resumed");
-        }
-    }
-
-    /** The wake-up connection, borrowed if need be ({@link SpareConnections}), or null while the pool has none to spare. */
-    private @Nullable Connection connection() throws SQLException {
-        if (connection == null) {
-            connection = spares.borrow();
-            idleSince = System.nanoTime();
-            listener = connection == null ? null : MariaDbHandOff.markAlive(connection);
-            if (listener != null) {
-                pollers.wakeAll(); // each looks, and publishes it: a release may hand it the lease from now on
-            }
-        }
-        return connection;
-    }
-
     /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
     boolean connected() {
-        return listener != null;
+        return connection.listener() != null;
     }
 
-    /** The id waiters publish so that a release may hand them the lease ({@link #listener}), or null. */
+    /** The id waiters publish so that a release may hand them the lease, or null. */
     @Nullable Integer listener() {
-        return listener;
+        return connection.listener();
+    }
+
+    /** Runs a one-value statement on the connection with {@code bell}, then {@code more} bound ({@link WakeUpConnection#run}). */
+    private long run(String statement, String bell, Object... more) throws SQLException {
+        return connection.run(statement, bell, more);
     }
 
     /** Gives every lock back and the connection to the pool. */
     private void giveBack() throws SQLException {
-        Connection c = connection;
-        if (c == null) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_RELEASE_ALL)) {
-            ps.executeQuery().close();
-        }
+        connection.giveBack();
         held.clear();
-        connection = null;
-        listener = null;
-        c.close();
     }
 
     /** After a failure or at the end: the connection goes back without locks, or is aborted (its session ends). */
@@ -450,7 +407,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         pollers.nudge(null);
         wire.lock();
         try {
-            if (connection != null) {
+            if (connection.isOpen()) {
                 try {
                     leaveEntries();
                 } catch (SQLException | RuntimeException e) {
@@ -460,18 +417,8 @@ final class MariaDbWakeUps implements AutoCloseable {
             entries.handOverAll();
             giveBack();
         } catch (SQLException | RuntimeException e) {
-            Connection c = connection;
-            connection = null;
-            listener = null;
+            connection.abort();
             held.clear();
-            if (c != null) {
-                try {
-                    c.abort(Runnable::run);
-                } catch (SQLException | RuntimeException ignored) {
-                    // closed anyway below
-                }
-                BoundedBorrow.closeQuietly(c);
-            }
         } finally {
             wire.unlock();
         }

@@ -116,7 +116,22 @@ public final class PgWakeUps implements AutoCloseable {
         final java.util.concurrent.atomic.AtomicBoolean rung = new java.util.concurrent.atomic.AtomicBoolean();
         /** When the call began waiting: the oldest polling waiter's name is the one MariaDB wake-ups sleep on. */
         final long since = System.nanoTime();
+        /** The call's waiter id (its queue entry) where a MariaDB wake-up connection may hand it a grant, else null. */
+        final @Nullable String id;
         private volatile @Nullable Handed handed;
+
+        Waiter() {
+            this(null);
+        }
+
+        Waiter(@Nullable String id) {
+            this.id = id;
+        }
+
+        /** A grant a release handed to this waiter, as its MariaDB wake-up connection read it. */
+        void hand(Handed grant) {
+            handed = grant;
+        }
 
         /** The grant a release handed to this waiter, or null. */
         @Nullable Handed handed() {
