@@ -37,7 +37,8 @@ class LeaseMariaDbHandOffTest {
 
     /**
      * The release's own commit is the waiter's grant (owner, token + 1, handed_to its waiter id, live), and
-     * the waiter's call returns exactly that grant; its entry goes afterwards.
+     * the waiter's call returns exactly that grant, read by its service's woken connection; its entry goes
+     * afterwards.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theReleaseCommitsTheFirstWaitersGrantAndTheWaiterReturnsIt(TestDatabase db) throws Exception {
@@ -61,6 +62,7 @@ class LeaseMariaDbHandOffTest {
                 LeaseFixture.awaitQueued(db, table, 0);
                 b.release(got);
             }
+            assertThat(b.probe().handOffsReceived()).as("each read by the woken connection, none by a look").isEqualTo(3);
         }
     }
 

@@ -43,6 +43,14 @@ class LeaseStatementsTest {
                         + section("release where the service's last release of the name found waiters: the hand-off in"
                         + " the same round trip, only if the release matched",
                         notified.withHandOffSql(sql.releaseSql(true, false, false))))
+                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) that"
+                        + " hands a freed lease to the first live waiter whose service is alive; binds name, owner, token",
+                        m.releaseHandingOffSql(true))
+                        + section("MariaDB: a waiter that gave up leaves the queue, then gives back a grant handed to it"
+                        + " (two statements; each binds name, waiter)", String.join(";\n", m.giveUpSqls()))
+                        + section("MariaDB: a wake-up connection sleeps on a bell, then reads the lease (binds bell,"
+                        + " seconds, name)", m.bellSleepSql())
+                        + section("MariaDB: a wake-up connection says that its service is alive", MariaDbLeaseSql.LIVE_LOCK))
                 + section("cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
                 + (sql.renewReturnsExpiry() ? "" : section("cohort hand-off: the row after a reservation", sql.reservedSql()))
