@@ -205,6 +205,46 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
+    /**
+     * A waiter granted by a look of its own keeps its entry until after its call returned (here: for good):
+     * that entry is neither handed the lease at the next release nor holds a later waiter back, as the
+     * served mark has passed it. (Without the mark, a benchmark run handed the lease to such an entry, and
+     * it sat unused for its whole TTL.)
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void theEntryOfAWaiterGrantedByItsOwnLookIsNeverHandedTheLease(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
+            int live = (int) takeLiveLock(alive);
+            assertThat(attempt(jdbc, c, "w", false, live)).as("w finds the lease free").isPresent();
+            assertThat(attempt(jdbc, c, "x", false, live)).as("x is refused and joins").isEmpty();
+            assertThat(jdbc.forceRelease(c, "job", "operator")).as("hands nothing on").isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("w");
+            assertThat(attempt(jdbc, c, "x", true, live)).as("x's own look").isPresent();
+            queueWaiter(db, table, "waiter-y", "y", (long) live);
+            assertThat(jdbc.release(c, "job", "x", token(db, table), false, null)).isTrue();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).as("handed to y").isEqualTo("y");
+            assertThat(jdbc.release(c, "job", "y", token(db, table), false, null)).isTrue();
+            assertThat(db.queryLong("SELECT expires_at > UTC_TIMESTAMP(6) FROM " + table + " WHERE name = 'job'"))
+                    .as("free: x's entry, still there, is not handed the lease").isZero();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(2);
+            assertThat(attempt(jdbc, c, "v", false, live)).as("nor do x's and y's entries hold a later waiter back")
+                    .isPresent();
+        }
+    }
+
+    /** A queued attempt of waiter {@code waiter-<owner>} that leaves its entry in place when granted. */
+    private static java.util.Optional<LeaseRow> attempt(LeaseJdbc jdbc, Connection c, String owner, boolean joined,
+                                                        Integer listener) throws SQLException {
+        return jdbc.acquireOrQueue(c, "job", owner, "waiter-" + owner, MINUTE_MICROS, MINUTE_MICROS, joined, true, false,
+                listener);
+    }
+
+    private static long token(TestDatabase db, String table) throws SQLException {
+        return db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'");
+    }
+
     /** Takes the live lock on {@code c} as a wake-up connection does; returns its connection id. */
     private static long takeLiveLock(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
