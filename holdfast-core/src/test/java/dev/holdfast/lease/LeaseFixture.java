@@ -139,6 +139,13 @@ final class LeaseFixture {
         }
     }
 
+    /** MariaDB: waits until {@code entries} queue entries have published their service's wake-up connection. */
+    static void awaitPublished(TestDatabase db, String table, long entries) {
+        await("entries with their wake-up connection").atMost(AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == entries);
+    }
+
     /**
      * PostgreSQL: waits until a waiter queued with its listener, so that a release hands the lease to
      * it (a waiter whose listener is not up yet polls, and may take a free lease by its own attempt).

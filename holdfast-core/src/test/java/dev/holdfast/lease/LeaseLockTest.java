@@ -269,8 +269,7 @@ class LeaseLockTest {
             LeaseFixture.awaitQueued(db, table, 1);
             boolean h2 = db.kind() == TestDatabase.Kind.H2;
             if (!h2) { // MariaDB: once the wake-up connection is there, the entry is refreshed at once to publish it
-                org.awaitility.Awaitility.await("the waiter's wake-up connection published").atMost(LeaseFixture.AT_MOST)
-                        .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == 1);
+                LeaseFixture.awaitPublished(db, table, 1);
             }
             String epoch = h2 ? "TIMESTAMP '2000-01-01 00:00:00'" : "'2000-01-01 00:00:00'";
             String micros = h2 ? "DATEDIFF(MICROSECOND, " + epoch + ", %s)" : "TIMESTAMPDIFF(MICROSECOND, " + epoch + ", %s)";

@@ -48,7 +48,7 @@ class LeaseMariaDbHandOffTest {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
-                awaitPublished(db, table, 1);
+                LeaseFixture.awaitPublished(db, table, 1);
                 await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpSleepsOn("job"));
                 String waiter = db.queryString("SELECT owner FROM " + table + "_queue");
                 a.release(held);
@@ -75,9 +75,9 @@ class LeaseMariaDbHandOffTest {
              LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
-            awaitPublished(db, table, 1);
+            LeaseFixture.awaitPublished(db, table, 1);
             CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, LONG);
-            awaitPublished(db, table, 2);
+            LeaseFixture.awaitPublished(db, table, 2);
             a.release(held);
             assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
             Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
@@ -100,7 +100,7 @@ class LeaseMariaDbHandOffTest {
         try (LeaseService same = polledRarely(db, db.newPool(3), table)) {
             Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, POLL);
-            awaitPublished(db, table, 1);
+            LeaseFixture.awaitPublished(db, table, 1);
             same.release(held);
             Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("b");
@@ -262,11 +262,5 @@ class LeaseMariaDbHandOffTest {
         db.execute("INSERT INTO " + table + "_queue (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " SELECT 'job', ?, COALESCE(MAX(queued_at), UTC_TIMESTAMP(6)) + INTERVAL 1000 MICROSECOND,"
                 + " UTC_TIMESTAMP(6) + INTERVAL 1 MINUTE, ?, 42000000, ? FROM " + table + "_queue", waiter, owner, listener);
-    }
-
-    /** Waits until {@code entries} queue entries have published their service's wake-up connection. */
-    private static void awaitPublished(TestDatabase db, String table, long entries) {
-        await("entries with their wake-up connection").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == entries);
     }
 }

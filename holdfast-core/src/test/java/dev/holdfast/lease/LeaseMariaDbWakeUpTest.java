@@ -221,8 +221,7 @@ class LeaseMariaDbWakeUpTest {
             LeaseFixture.awaitQueued(db, table, 2);
             awaitAsleep(c);
             // c's first attempt, and the look by which it published its wake-up connection once that was there.
-            await("c's entry published").atMost(LeaseFixture.AT_MOST).until(() -> db.queryLong(
-                    "SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == 2);
+            LeaseFixture.awaitPublished(db, table, 2);
             int looksBefore = looksOfC.get();
             assertThat(looksBefore).as("c's attempts before the force-release").isBetween(1, 2);
             assertThat(operator.forceRelease("job")).isTrue(); // rings no bell

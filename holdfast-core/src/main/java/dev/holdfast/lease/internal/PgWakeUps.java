@@ -120,10 +120,6 @@ public final class PgWakeUps implements AutoCloseable {
         final @Nullable String id;
         private volatile @Nullable Handed handed;
 
-        Waiter() {
-            this(null);
-        }
-
         Waiter(@Nullable String id) {
             this.id = id;
         }
