@@ -32,8 +32,8 @@ INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at, handed
 DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
 UPDATE holdfast_leases SET expires_at = acquired_at WHERE name = ? AND handed_to = ? AND expires_at > UTC_TIMESTAMP(6);
 
--- MariaDB: a wake-up connection sleeps on a bell, then reads the lease (binds bell, seconds, name)
-SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6) FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN holdfast_leases l ON l.name = ? AND g.got = 1;
+-- MariaDB: a wake-up connection sleeps on a bell, then reads the lease, passing the bell on if another service's waiter was handed it (binds bell, bell, seconds, name)
+SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6), IF(g.got = 1 AND l.handed_to IS NOT NULL AND l.expires_at > UTC_TIMESTAMP(6) AND NOT EXISTS (SELECT 1 FROM holdfast_leases_queue q WHERE q.name = l.name AND q.owner = l.handed_to AND q.listener = CONNECTION_ID()), RELEASE_LOCK(?), 0) FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN holdfast_leases l ON l.name = ? AND g.got = 1;
 
 -- MariaDB: a wake-up connection says that its service is alive
 SELECT GET_LOCK(CONCAT('holdfast_live_', CONNECTION_ID()), 0), CONNECTION_ID();

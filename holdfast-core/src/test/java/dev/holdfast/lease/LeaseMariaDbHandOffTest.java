@@ -12,7 +12,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
@@ -88,6 +90,54 @@ class LeaseMariaDbHandOffTest {
             assertThat(toC.token()).isEqualTo(toB.token() + 1).isEqualTo(held.token() + 2);
             c.release(toC);
         }
+    }
+
+    /**
+     * The bell goes to the first sleeper, whose service was not handed the lease: its sleep statement gives
+     * the bell back itself (no {@code RELEASE_LOCK} of its own), so the next sleeper, whose waiter was
+     * handed the lease, wakes and returns the grant without a look; the first sleeps again, its waiter next.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aSleeperWhoseServiceWasNotHandedTheLeasePassesTheBellInItsSleepStatement(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+             LeaseService b = polledRarely(db, db.newPool(2), table);
+             LeaseService c = polledRarely(db, LeaseFixture.recordingStatements(db.newPool(2), prepared), table)) {
+            String bell = a.probe().bellName("job");
+            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+            CompletableFuture<Lease> toC = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            awaitSleepers(db, bell, 1); // c's connection sleeps first
+            CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 2);
+            awaitSleepers(db, bell, 2);
+            // b's waiter goes first in the lease's queue; c's connection stays first on the bell.
+            db.execute("UPDATE " + table + "_queue SET queued_at = queued_at + INTERVAL 1 SECOND WHERE lease_owner = 'c'");
+            prepared.clear();
+
+            a.release(held);
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+            Lease got = toB.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(b.probe().handOffsReceived()).as("read by b's woken connection, not by a look").isEqualTo(1);
+            await("c's connection asleep again").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                    .until(() -> prepared.stream().anyMatch(sql -> sql.contains("GET_LOCK(?, ?)")));
+            assertThat(prepared).as("c passed the bell in its sleep statement").doesNotContain("SELECT RELEASE_LOCK(?)");
+            assertThat(toC).isNotDone();
+
+            b.release(got);
+            Lease next = toC.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(next.token()).isEqualTo(got.token() + 1);
+            assertThat(c.probe().handOffsReceived()).isEqualTo(1);
+            c.release(next);
+        }
+    }
+
+    private static void awaitSleepers(TestDatabase db, String bell, long sleepers) {
+        await(sleepers + " sessions sleeping on the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                        "%GET_LOCK('" + bell + "'%") == sleepers);
     }
 
     /**

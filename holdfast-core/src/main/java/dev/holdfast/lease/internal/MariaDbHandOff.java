@@ -21,18 +21,22 @@ final class MariaDbHandOff {
     }
 
     /**
-     * What a sleep on a bell found ({@link MariaDbLeaseSql#bellSleepSql}): whether it took the bell, whether the
-     * lease was live then, the waiter id it was handed to (null for none), and that grant.
+     * What a sleep on a bell found ({@link MariaDbLeaseSql#bellSleepSql}): whether it took the bell (and
+     * holds it still: not {@code passed}), whether the lease was live then, the waiter id it was handed
+     * to (null for none), that grant, and whether the statement gave the bell back, the lease being
+     * handed to another service's waiter.
      */
-    record Woken(boolean took, boolean live, @Nullable String handedTo, PgWakeUps.@Nullable Handed grant) {
+    record Woken(boolean took, boolean live, @Nullable String handedTo, PgWakeUps.@Nullable Handed grant,
+                 boolean passed) {
     }
 
     /** Sleeps on {@code bell} at most {@code seconds}, then reads lease {@code name}. */
     static Woken sleep(Connection c, MariaDbLeaseSql sql, String bell, double seconds, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.bellSleepSql())) {
             ps.setString(1, bell);
-            ps.setDouble(2, seconds);
-            ps.setString(3, name);
+            ps.setString(2, bell);
+            ps.setDouble(3, seconds);
+            ps.setString(4, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 boolean took = rs.getLong(1) == 1;
@@ -42,7 +46,8 @@ final class MariaDbHandOff {
                 Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
                 PgWakeUps.Handed grant = took && live && handedTo != null && acquiredAt != null && expiresAt != null
                         ? new PgWakeUps.Handed(rs.getLong(3), acquiredAt, expiresAt) : null;
-                return new Woken(took, took && live, grant == null ? null : handedTo, grant);
+                boolean passed = rs.getLong(7) == 1;
+                return new Woken(took && !passed, took && live, grant == null ? null : handedTo, grant, passed);
             }
         }
     }

@@ -331,7 +331,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         setSleepingOn(name);
         MariaDbHandOff.Woken woken = connection.sleep(sql, bell, sleepNanos / 1e9, name);
         if (woken == null || !woken.took()) {
-            return; // slept the whole bound: look again
+            return; // slept the whole bound, or passed the bell on in the statement (another's grant): sleep again
         }
         held.add(name);
         setSleepingOn(null);
