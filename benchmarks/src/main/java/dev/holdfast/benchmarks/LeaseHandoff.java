@@ -158,7 +158,7 @@ public final class LeaseHandoff {
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"holdfast", "h2"},
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"bareRing", "mariadb"}, {"holdfast", "h2"},
                 {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
                 {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
                 {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},
@@ -329,7 +329,10 @@ public final class LeaseHandoff {
                 sharedLock = client.getLock("holdfast-bench-lease-" + NAME);
                 cleanup.add(client::shutdown);
             }
-            for (int w = 0; w < WORKERS; w++) {
+            if (implementation.equals("bareRing")) {
+                instances.addAll(BareHandOffRing.instances(kind, admin, WORKERS, counting));
+            }
+            for (int w = 0; w < WORKERS && !implementation.equals("bareRing"); w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
                     case "holdfastOneInstance" -> instances.add(holdfast(shared, owner, () -> {
@@ -381,6 +384,8 @@ public final class LeaseHandoff {
                     LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
                 } else if (implementation.startsWith("springIntegration")) {
                     LeasePeers.dropSpringIntegrationTable(admin);
+                } else if (implementation.equals("bareRing")) {
+                    LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + BareHandOffRing.TABLE);
                 }
                 admin.close();
             }
