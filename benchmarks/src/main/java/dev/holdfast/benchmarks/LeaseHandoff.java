@@ -330,7 +330,21 @@ public final class LeaseHandoff {
                 cleanup.add(client::shutdown);
             }
             if (implementation.equals("bareRing")) {
-                instances.addAll(BareHandOffRing.instances(kind, admin, WORKERS, counting));
+                for (BareHandOffRing.Worker worker : BareHandOffRing.workers(kind, admin, WORKERS, counting::wrap)) {
+                    instances.add(new Instance() {
+                        public void acquire() throws Exception {
+                            worker.acquire();
+                        }
+
+                        public void release() throws Exception {
+                            worker.release();
+                        }
+
+                        public void close() throws Exception {
+                            worker.close();
+                        }
+                    });
+                }
             }
             for (int w = 0; w < WORKERS && !implementation.equals("bareRing"); w++) {
                 String owner = "worker-" + w;
