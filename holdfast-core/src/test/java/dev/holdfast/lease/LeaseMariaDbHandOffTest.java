@@ -4,6 +4,7 @@ import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseJdbc;
 import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.PollingLeaseSql;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -131,6 +132,92 @@ class LeaseMariaDbHandOffTest {
             assertThat(next.token()).isEqualTo(got.token() + 1);
             assertThat(c.probe().handOffsReceived()).isEqualTo(1);
             c.release(next);
+        }
+    }
+
+    /**
+     * Re-verifies what the served mark relies on: a join whose commit comes late (its statement, and its
+     * time, began before a later waiter's, which committed first) is still served in its turn. The
+     * release's locking read of the queue waits for the uncommitted entry, so it does not hand the lease
+     * to the later waiter and leave the first behind the mark, where no hand-off would reach it.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterWhoseJoinCommitsLateIsNotLeftBehindTheServedMark(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        PollingLeaseSql sql = (PollingLeaseSql) LeaseSqls.forDialect(Dialect.MARIADB, table);
+        LeaseJdbc jdbc = new LeaseJdbc(sql);
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db);
+             Connection slow = db.connection()) {
+            int live = (int) takeLiveLock(alive);
+            LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            slow.setAutoCommit(false);
+            try {
+                join(slow, sql, "waiter-slow", "slow", live); // its statement is done, its commit is not
+                try (Connection late = db.connection()) {
+                    join(late, sql, "waiter-late", "late", live);
+                }
+                CompletableFuture<Boolean> release = CompletableFuture.supplyAsync(() -> {
+                    try (Connection r = db.connection()) {
+                        return jdbc.release(r, "job", "a", held.token(), false, null);
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                await("the release done, or waiting for a lock").atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(5)).until(() -> release.isDone() || db.queryLong(
+                                "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'") > 0);
+                slow.commit();
+                assertThat(release.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            } finally {
+                slow.rollback();
+                slow.setAutoCommit(true);
+            }
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo("waiter-slow");
+            LeaseRow toSlow = jdbc.read(c, "job").orElseThrow();
+            assertThat(jdbc.release(c, "job", "slow", toSlow.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo("waiter-late");
+        }
+    }
+
+    /**
+     * A waiting entry found at or behind the served mark (its place from a database clock that stepped
+     * back, say) would never be handed the lease, and while releases hand it on, its look would never find
+     * it free: its next look moves it behind the mark, and it is served in its turn.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaitingEntryBehindTheServedMarkJoinsAgainAtItsNextLook(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
+            int live = (int) takeLiveLock(alive);
+            LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+            queueWaiter(db, table, "waiter-c", "c", (long) live);
+            queueWaiter(db, table, "waiter-x", "x", (long) live);
+            db.execute("UPDATE " + table + "_queue SET queued_at = queued_at - INTERVAL 1 HOUR"); // x before now
+            // The mark at c's place: as if a clock step had put c's entry behind a grant that came after it.
+            db.execute("UPDATE " + table + " SET served = (SELECT CONCAT(DATE_FORMAT(queued_at, '%Y%m%d%H%i%s%f'), owner)"
+                    + " FROM " + table + "_queue WHERE owner = 'waiter-c')");
+            String served = db.queryString("SELECT served FROM " + table);
+
+            assertThat(jdbc.acquireOrQueue(c, "job", "c", "waiter-c", 42_000_000, MINUTE_MICROS, true, false, true, live))
+                    .as("refused: a holds the lease").isEmpty();
+            assertThat(db.queryLong("SELECT CONCAT(DATE_FORMAT(queued_at, '%Y%m%d%H%i%s%f'), owner) > ? FROM " + table
+                    + "_queue WHERE owner = 'waiter-c'", served)).as("c's entry behind the mark").isOne();
+            assertThat(db.queryString("SELECT served FROM " + table)).as("the mark unchanged").isEqualTo(served);
+
+            assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT handed_to FROM " + table)).isEqualTo("waiter-x");
+            LeaseRow toX = jdbc.read(c, "job").orElseThrow();
+            assertThat(jdbc.release(c, "job", "x", toX.token(), false, null)).isTrue();
+            assertThat(db.queryString("SELECT handed_to FROM " + table)).as("c, in its turn").isEqualTo("waiter-c");
+            assertThat(db.queryString("SELECT owner FROM " + table)).isEqualTo("c");
+        }
+    }
+
+    private static void join(Connection c, PollingLeaseSql sql, String waiter, String owner, int listener) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
+            sql.bindJoin(ps, "job", waiter, MINUTE_MICROS, owner, 42_000_000, listener);
+            ps.executeUpdate();
         }
     }
 

@@ -104,6 +104,7 @@ public final class LeaseJdbc {
                                              long queueMicros, boolean leave, boolean join, @Nullable Integer listener)
             throws SQLException {
         Optional<LeaseRow> granted;
+        boolean servedPast;
         try (PreparedStatement ps = c.prepareStatement(polling.acquireQueuedSql())) {
             ps.setString(1, name);
             ps.setString(2, owner);
@@ -114,7 +115,11 @@ public final class LeaseJdbc {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 granted = granted(rs, name, owner);
+                servedPast = granted.isEmpty() && sql instanceof MariaDbLeaseSql m && m.servedPast(rs);
             }
+        }
+        if (servedPast) { // refused, and no release will hand it the lease: joins again behind the mark
+            MariaDbHandOff.requeue(c, (MariaDbLeaseSql) sql, name, waiter);
         }
         if (granted.isPresent()) {
             if (leave) {
@@ -479,17 +484,11 @@ public final class LeaseJdbc {
 
     /** The notified wait's statements: PostgreSQL's. */
     private PgLeaseSql notifying() {
-        if (sql instanceof PgLeaseSql pg) {
-            return pg;
-        }
-        throw new IllegalStateException(sql.dialect + " waiters poll: no hand-off");
+        return Invariants.nonNull(sql instanceof PgLeaseSql pg ? pg : null, sql.dialect + " waiters poll: no hand-off");
     }
 
     private BatchLeaseSql batches() {
-        if (sql instanceof BatchLeaseSql batches) {
-            return batches;
-        }
-        throw new IllegalStateException(sql.dialect + " has no batch statements");
+        return Invariants.nonNull(sql instanceof BatchLeaseSql b ? b : null, sql.dialect + " has no batch statements");
     }
 
     @FunctionalInterface

@@ -67,6 +67,15 @@ final class MariaDbHandOff {
         }
     }
 
+    /** Moves {@code waiter}'s entry behind the served mark ({@link MariaDbLeaseSql#servedPast}). */
+    static void requeue(Connection c, MariaDbLeaseSql sql, String name, String waiter) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.requeueSql())) {
+            ps.setString(1, waiter);
+            ps.setString(2, name);
+            ps.executeUpdate();
+        }
+    }
+
     /** Leaves the queue for good, giving back a grant a release handed to {@code waiter} meanwhile. */
     static void giveUp(Connection c, MariaDbLeaseSql sql, String name, String waiter) throws SQLException {
         for (String statement : sql.giveUpSqls()) {

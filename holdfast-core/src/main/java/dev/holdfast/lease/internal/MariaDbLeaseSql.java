@@ -34,6 +34,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String reenter;
     private final String acquireQueued;
     private final String joinQueue;
+    private final String requeue;
     private final String renew;
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
@@ -90,7 +91,16 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
                 // Granted: by this statement, or earlier by a release that handed the lease to this waiter.
                 + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)"
-                + " OR (handed_to <=> ? AND " + live + ")";
+                + " OR (handed_to <=> ? AND " + live + ")"
+                // For a refused waiter: the served mark, and its entry's place (servedPast). Correlated on the
+                // row's name, as the subqueries above: bound, it was read before the row's lock, and deadlocked.
+                + ", served, (SELECT " + place("m") + " FROM " + queue + " m WHERE m.name = " + table + ".name AND m.owner = ?)";
+        // The lease row first (STRAIGHT_JOIN: read, so share-locked, before the entry), the order every statement
+        // keeps; the condition is checked again under that lock.
+        requeue = "UPDATE " + table + " l STRAIGHT_JOIN " + queue + " q ON q.name = l.name AND q.owner = ?"
+                + " SET q.queued_at = GREATEST(UTC_TIMESTAMP(6),"
+                + " STR_TO_DATE(LEFT(l.served, 20), '%Y%m%d%H%i%s%f') + INTERVAL 1 MICROSECOND)"
+                + " WHERE l.name = ? AND " + place("q") + " <= l.served";
         // queued_at before wait_until: assignments see earlier new values.
         joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, ?, ?, ?)"
@@ -215,7 +225,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /**
      * The waiter twice in each of the six assignments, and once more after the fourth's condition (its
      * {@code handed_to}) and twice more in the fifth (its entry's place); then the waiter a grant may
-     * have been handed to.
+     * have been handed to; then the waiter, whose entry's place it returns.
      */
     @Override
     public List<String> queuedBinds(String name, String waiter) {
@@ -228,13 +238,34 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 binds.addAll(List.of(waiter, waiter));
             }
         }
-        binds.add(waiter);
+        binds.addAll(List.of(waiter, waiter));
         return binds;
     }
 
     @Override
     public String joinQueueSql() {
         return joinQueue;
+    }
+
+    /**
+     * After a refused queued attempt ({@link #acquireQueuedSql()}, its row current): whether the waiter's
+     * entry is at or behind the served mark. Such an entry is no granted call's, but no release would
+     * ever hand it the lease, and while releases hand the lease on, its look would never find it free
+     * (its place came from a database clock that stepped back, or some path not foreseen):
+     * {@link #requeueSql()} moves it behind the mark.
+     */
+    boolean servedPast(java.sql.ResultSet rs) throws SQLException {
+        String served = rs.getString(6);
+        String place = rs.getString(7);
+        return served != null && place != null && place.compareTo(served) <= 0;
+    }
+
+    /**
+     * Moves a waiter's entry behind the served mark, at the database's time or just after the mark, if it is
+     * still at or behind it; binds waiter, name.
+     */
+    String requeueSql() {
+        return requeue;
     }
 
     @Override

@@ -26,9 +26,11 @@ import javax.sql.DataSource;
  *       the name of the service's oldest waiting call, if another session holds it. The bell given back
  *       goes to one sleeper at a time, which keeps it while its oldest waiter of that name looks: granted,
  *       the bell is already that grant's; refused (another waiter is first in the queue), it passes the
- *       bell on to the next sleeper. Sleepers queue for the bell in the order their waiters queue for the
- *       lease (each re-queues on both after its turn), so one look per release is the rule. One
- *       connection sleeps on one name: the waiters of other names poll as before.</li>
+ *       bell on to the next sleeper; handed by the release to another service's waiter, the sleep statement
+ *       itself passes it on. Sleepers queue for the bell in the order they began to sleep, which drifts
+ *       from the order of their waiters (a sleeper that passes it on queues again at the end): with 8
+ *       services taking turns, the handed waiter's service was the first sleeper in about one hand-off of
+ *       six. One connection sleeps on one name: the waiters of other names poll as before.</li>
  * </ul>
  * <p>A waiter granted through the queue leaves it on this connection after its grant returned, before
  * its bell goes back, so the waiter the bell wakes never finds that entry ({@link GrantedEntries}).
