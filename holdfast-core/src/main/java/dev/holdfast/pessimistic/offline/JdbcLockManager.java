@@ -567,8 +567,12 @@ public final class JdbcLockManager implements LockManager {
         void bind(PreparedStatement ps) throws SQLException;
     }
 
+    /**
+     * One auto-commit update of one lock row; a deadlock victim (MariaDB: with a purge batch, which locks
+     * the expiry index before the rows) had no effect and runs again.
+     */
     private int update(String what, String statement, Binder binder) {
-        return Jdbc.autocommit(dataSource, what, c -> {
+        return deadlocks.autocommit(dataSource, null, () -> what, c -> {
             try (PreparedStatement ps = c.prepareStatement(statement)) {
                 binder.bind(ps);
                 return ps.executeUpdate();
