@@ -199,8 +199,7 @@ class LeaseMariaDbHandOffTest {
                     + " FROM " + table + "_queue WHERE owner = 'waiter-c')");
             String served = db.queryString("SELECT served FROM " + table);
 
-            assertThat(jdbc.acquireOrQueue(c, "job", "c", "waiter-c", 42_000_000, MINUTE_MICROS, true, false, true, live))
-                    .as("refused: a holds the lease").isEmpty();
+            assertThat(attempt(jdbc, c, "c", true, live)).as("refused: a holds the lease").isEmpty();
             assertThat(db.queryLong("SELECT CONCAT(DATE_FORMAT(queued_at, '%Y%m%d%H%i%s%f'), owner) > ? FROM " + table
                     + "_queue WHERE owner = 'waiter-c'", served)).as("c's entry behind the mark").isOne();
             assertThat(db.queryString("SELECT served FROM " + table)).as("the mark unchanged").isEqualTo(served);

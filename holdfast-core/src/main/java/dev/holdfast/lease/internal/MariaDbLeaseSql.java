@@ -35,6 +35,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String acquireQueued;
     private final String joinQueue;
     private final String requeue;
+    private final String bellSleep;
     private final String renew;
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
@@ -92,15 +93,21 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 // Granted: by this statement, or earlier by a release that handed the lease to this waiter.
                 + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)"
                 + " OR (handed_to <=> ? AND " + live + ")"
-                // For a refused waiter: the served mark, and its entry's place (servedPast). Correlated on the
-                // row's name, as the subqueries above: bound, it was read before the row's lock, and deadlocked.
-                + ", served, (SELECT " + place("m") + " FROM " + queue + " m WHERE m.name = " + table + ".name AND m.owner = ?)";
+                // For a refused waiter: whether its entry is at or behind the served mark (servedPast). Correlated
+                // on the row's name, as the subqueries above: bound, it was read before the row's lock, and deadlocked.
+                + ", COALESCE((SELECT " + place("m") + " FROM " + queue + " m WHERE m.name = " + table + ".name"
+                + " AND m.owner = ?) <= served, FALSE)";
         // The lease row first (STRAIGHT_JOIN: read, so share-locked, before the entry), the order every statement
         // keeps; the condition is checked again under that lock.
         requeue = "UPDATE " + table + " l STRAIGHT_JOIN " + queue + " q ON q.name = l.name AND q.owner = ?"
                 + " SET q.queued_at = GREATEST(UTC_TIMESTAMP(6),"
                 + " STR_TO_DATE(LEFT(l.served, 20), '%Y%m%d%H%i%s%f') + INTERVAL 1 MICROSECOND)"
                 + " WHERE l.name = ? AND " + place("q") + " <= l.served";
+        bellSleep = "SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6),"
+                + " IF(g.got = 1 AND l.handed_to IS NOT NULL AND l.expires_at > UTC_TIMESTAMP(6) AND NOT EXISTS"
+                + " (SELECT 1 FROM " + queue + " q WHERE q.name = l.name AND q.owner = l.handed_to"
+                + " AND q.listener = CONNECTION_ID()), RELEASE_LOCK(?), 0)"
+                + " FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN " + table + " l ON l.name = ? AND g.got = 1";
         // queued_at before wait_until: assignments see earlier new values.
         joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, ?, ?, ?)"
@@ -255,9 +262,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * {@link #requeueSql()} moves it behind the mark.
      */
     boolean servedPast(java.sql.ResultSet rs) throws SQLException {
-        String served = rs.getString(6);
-        String place = rs.getString(7);
-        return served != null && place != null && place.compareTo(served) <= 0;
+        return rs.getBoolean(6);
     }
 
     /**
@@ -348,11 +353,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * one. Binds bell name, bell name, seconds, lease name.
      */
     String bellSleepSql() {
-        return "SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6),"
-                + " IF(g.got = 1 AND l.handed_to IS NOT NULL AND l.expires_at > UTC_TIMESTAMP(6) AND NOT EXISTS"
-                + " (SELECT 1 FROM " + table + "_queue q WHERE q.name = l.name AND q.owner = l.handed_to"
-                + " AND q.listener = CONNECTION_ID()), RELEASE_LOCK(?), 0)"
-                + " FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN " + table + " l ON l.name = ? AND g.got = 1";
+        return bellSleep;
     }
     /** Gives back every user-level lock of the session, before its connection goes back to the pool. */
     static final String BELL_RELEASE_ALL = "SELECT RELEASE_ALL_LOCKS()";
