@@ -69,6 +69,50 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
+    /**
+     * A release that nobody waited for is the plain one-row update (the hand-off statement, an insert that
+     * selects from its own table, costs about twice as much); a refused waiter marks the lease row past its
+     * queue entry's life, and the next release hands the lease on, then goes on to hand it on directly while
+     * the row says a waiter may be queued.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aReleaseNobodyWaitedForIsThePlainUpdateAndAWaiterMarksTheRowForTheHandOff(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+        try (LeaseService a = LeaseFixture.service(db, LeaseFixture.recordingStatements(db.newPool(2), prepared), table);
+             LeaseService b = polledRarely(db, db.newPool(2), table)) {
+            for (int i = 0; i < 3; i++) {
+                a.release(a.tryAcquire("job", "a", LONG).orElseThrow());
+            }
+            assertThat(prepared).as("plain releases").noneMatch(sql -> sql.startsWith(handOff))
+                    .filteredOn(sql -> sql.startsWith("UPDATE " + table + " SET broken_by = NULL")).hasSize(3);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NULL")).isOne();
+
+            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " l JOIN " + table + "_queue q ON q.name = l.name"
+                    + " WHERE l.waiters_until >= q.wait_until")).as("the mark outlives the entry").isOne();
+            prepared.clear();
+            a.release(held);
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+            assertThat(prepared).as("the plain release matched nothing; the hand-off followed")
+                    .filteredOn(sql -> sql.startsWith(handOff)).hasSize(1);
+            Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            b.release(got);
+
+            held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).as("while the row is marked, straight to the hand-off").hasSize(1)
+                    .allMatch(sql -> sql.startsWith(handOff));
+            assertThat(db.queryLong("SELECT expires_at <= UTC_TIMESTAMP(6) FROM " + table + " WHERE name = 'job'"))
+                    .as("nobody left to hand it to: released").isOne();
+        }
+    }
+
     /** Two waiters of two services: the release hands the lease to the first, whose release hands it to the second. */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theLeaseGoesToTheWaitersInTheirOrder(TestDatabase db) throws Exception {
@@ -152,9 +196,9 @@ class LeaseMariaDbHandOffTest {
             LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
             slow.setAutoCommit(false);
             try {
-                join(slow, sql, "waiter-slow", "slow", live); // its statement is done, its commit is not
+                join(db, table, slow, sql, "waiter-slow", "slow", live); // its statement is done, its commit is not
                 try (Connection late = db.connection()) {
-                    join(late, sql, "waiter-late", "late", live);
+                    join(db, table, late, sql, "waiter-late", "late", live);
                 }
                 CompletableFuture<Boolean> release = CompletableFuture.supplyAsync(() -> {
                     try (Connection r = db.connection()) {
@@ -213,7 +257,10 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
-    private static void join(Connection c, PollingLeaseSql sql, String waiter, String owner, int listener) throws SQLException {
+    /** Joins the queue on {@code c}, after the committed mark of the refused attempt that comes before a join. */
+    private static void join(TestDatabase db, String table, Connection c, PollingLeaseSql sql, String waiter, String owner,
+                             int listener) throws SQLException {
+        markWaitedFor(db, table);
         try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
             sql.bindJoin(ps, "job", waiter, MINUTE_MICROS, owner, 42_000_000, listener);
             ps.executeUpdate();
@@ -392,11 +439,21 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
-    /** A queue entry for lease owner {@code owner} with a 42 s TTL, live for a minute, 1 ms after the last one. */
+    /**
+     * A queue entry for lease owner {@code owner} with a 42 s TTL, live for a minute, 1 ms after the last one;
+     * the lease row marked first, as by the refused attempt that comes before a join.
+     */
     private static void queueWaiter(TestDatabase db, String table, String waiter, String owner, Long listener)
             throws SQLException {
+        markWaitedFor(db, table);
         db.execute("INSERT INTO " + table + "_queue (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " SELECT 'job', ?, COALESCE(MAX(queued_at), UTC_TIMESTAMP(6)) + INTERVAL 1000 MICROSECOND,"
                 + " UTC_TIMESTAMP(6) + INTERVAL 1 MINUTE, ?, 42000000, ? FROM " + table + "_queue", waiter, owner, listener);
+    }
+
+    /** What a refused queued attempt does to the lease row: a waiter may be queued for a minute and a second. */
+    private static void markWaitedFor(TestDatabase db, String table) throws SQLException {
+        db.execute("UPDATE " + table + " SET waiters_until = GREATEST(COALESCE(waiters_until, UTC_TIMESTAMP(6)),"
+                + " UTC_TIMESTAMP(6) + INTERVAL 61 SECOND) WHERE name = 'job'");
     }
 }

@@ -170,13 +170,7 @@ class LeaseTimeoutHolderTest {
             assertThat(e.holderUnknownBecause()).hasValueSatisfying(why -> assertThat(why.toLowerCase(Locale.ROOT))
                     .startsWith("the read failed").contains((table + "_queue").toLowerCase(Locale.ROOT)));
             assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
-            if (db.kind() == TestDatabase.Kind.MARIADB) { // a release hands the lease to the first waiter: it reads the queue
-                assertThat(catchThrowableOfType(dev.holdfast.DatabaseException.class, () -> a.release(held)))
-                        .hasMessageContaining(table + "_queue");
-                assertThat(LeaseFixture.dump(db, table)).as("the failed release changed nothing").isEqualTo(before);
-            } else {
-                a.release(held);
-            }
+            a.release(held); // nobody could queue: on MariaDB too, the release does not read the queue
         }
     }
 

@@ -71,7 +71,7 @@ final class H2LeaseSql extends PollingLeaseSql {
 
     /** The waiter id, in the source row. */
     @Override
-    public List<String> queuedBinds(String name, String waiter) {
+    public List<Object> queuedBinds(String name, String waiter, long queueMicros) {
         return List.of(waiter);
     }
 

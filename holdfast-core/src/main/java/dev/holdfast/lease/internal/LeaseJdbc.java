@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -26,12 +25,10 @@ public final class LeaseJdbc {
 
     private final LeaseSql sql;
     private final Dialect dialect;
-    /** How many names {@link #contended} remembers at most. */
-    public static final int MAX_CONTENDED_NAMES = 4096;
     /** The release's eight forms, built once: indexed by {@link #releaseForm}. */
     private final String[] releases = new String[8];
-    /** Names whose last release by this service found waiters (PostgreSQL): their next one hands off in its round trip. */
-    private final Set<String> contended = ConcurrentHashMap.newKeySet();
+    /** Names whose last release by this service found waiters: their next one hands off in its round trip. */
+    private final ContendedNames contended = new ContendedNames();
     /** An update followed by the hand-off, by update. */
     private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
 
@@ -110,8 +107,8 @@ public final class LeaseJdbc {
             ps.setString(2, owner);
             ps.setLong(3, ttlMicros);
             int i = 4;
-            for (String value : polling.queuedBinds(name, waiter)) {
-                ps.setString(i++, value);
+            for (Object value : polling.queuedBinds(name, waiter, queueMicros)) {
+                ps.setObject(i++, value);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 granted = granted(rs, name, owner);
@@ -178,7 +175,9 @@ public final class LeaseJdbc {
     public boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
                     @Nullable Long heldAtLeastMicros) throws SQLException {
         if (sql instanceof MariaDbLeaseSql mariaDb && heldAtLeastMicros == null) {
-            return MariaDbHandOff.release(c, mariaDb, name, owner, token);
+            var released = MariaDbHandOff.release(c, mariaDb, name, owner, token, contended.contains(name));
+            contended.found(name, released.queued());
+            return released.held();
         }
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
@@ -236,7 +235,7 @@ public final class LeaseJdbc {
             }
         }
         if (waiters) {
-            remember(name);
+            contended.found(name, true);
             handOff(c, name);
         }
         return true;
@@ -257,19 +256,11 @@ public final class LeaseJdbc {
                 waiters = matched && rs.getBoolean(2);
             }
             drain(ps);
-            if (matched && !waiters) { // a refused update tells nothing about waiters
-                contended.remove(name);
+            if (matched) { // a refused update tells nothing about waiters
+                contended.found(name, waiters);
             }
             return matched;
         }
-    }
-
-    /** Remembers that {@code name} had waiters at its last release, in a bounded set. */
-    private void remember(String name) {
-        if (contended.size() >= MAX_CONTENDED_NAMES) {
-            contended.clear(); // a hint only: forgetting costs the next release of each a round trip
-        }
-        contended.add(name);
     }
 
     /** Hands a free lease to its first live waiter ({@link PgLeaseSql#handOffSql}): after a release that reported waiters. */

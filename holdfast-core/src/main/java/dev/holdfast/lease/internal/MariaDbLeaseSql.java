@@ -40,6 +40,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
     private final String releaseHandingOffWithToken;
+    private final String releaseUnlessQueued;
+    private final String releaseUnlessQueuedWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
     private final String acquireUpdate;
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
@@ -89,7 +91,12 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " served = IF(" + grant + " AND (SELECT " + place("m") + " FROM " + queue + " m WHERE m.name = "
                 + table + ".name AND m.owner = ?) > COALESCE(served, ''), (SELECT " + place("m") + " FROM " + queue
                 + " m WHERE m.name = " + table + ".name AND m.owner = ?), served),"
-                + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at)"
+                + " expires_at = IF(" + grant + ", VALUES(expires_at), expires_at),"
+                // Refused: the row says that a waiter may be queued until after its entry lapses (bound: the entry's
+                // life and a second for the join that follows), so that releases meanwhile hand the lease on.
+                // (acquired_at is now this statement's time only if it granted: a refusal moved an equal one on.)
+                + " waiters_until = IF(acquired_at = UTC_TIMESTAMP(6), waiters_until,"
+                + " GREATEST(COALESCE(waiters_until, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND))"
                 // Granted: by this statement, or earlier by a release that handed the lease to this waiter.
                 + " RETURNING token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)"
                 + " OR (handed_to <=> ? AND " + live + ")"
@@ -123,6 +130,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
         releaseHandingOff = releaseHandingOff(table, queue, "");
         releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
+        String unlessQueued = " AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6))";
+        releaseUnlessQueued = releaseSql(false, false, false) + unlessQueued;
+        releaseUnlessQueuedWithToken = releaseSql(true, false, false) + unlessQueued;
         renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                 + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
     }
@@ -154,7 +164,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * published no wake-up connection, is not skipped: nobody is handed the lease, and the waiter
      * takes it at its next look, as before. The lease row is locked before the queue rows
      * ({@code LEFT JOIN}: the lease is the outer table), as the queued acquire locks them.
-     * Binds name, owner[, token]; returns the row's token and whether it was handed on (it is live).
+     * Binds name, owner[, token]; returns the row's token, whether it was handed on (it is live) and whether a
+     * waiter may still be queued ({@code waiters_until}).
      */
     private static String releaseHandingOff(String table, String queue, String token) {
         String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL"
@@ -175,7 +186,17 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " served = IF(VALUES(handed_to) IS NULL, %1$s.served, VALUES(served)),"
                 + " broken_by = NULL, broken_at = NULL,"
                 + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))").formatted(table)
-                + " RETURNING token, expires_at > UTC_TIMESTAMP(6)";
+                + " RETURNING token, expires_at > UTC_TIMESTAMP(6), waiters_until > UTC_TIMESTAMP(6)";
+    }
+
+    /**
+     * The plain release, only while the row's {@code waiters_until} mark is past (no waiter can be queued: every
+     * refused queued attempt raises it past its entry's life): what most releases need, one primary-key update,
+     * where {@link #releaseHandingOffSql} (an insert that selects from its own table) costs about twice as much.
+     * Matches no row while a waiter may be queued, and then the caller hands off. Binds name, owner[, token].
+     */
+    String releaseUnlessQueuedSql(boolean withToken) {
+        return withToken ? releaseUnlessQueuedWithToken : releaseUnlessQueued;
     }
 
     /** {@link #releaseHandingOff}; binds name, owner[, token]. */
@@ -231,12 +252,13 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
 
     /**
      * The waiter twice in each of the six assignments, and once more after the fourth's condition (its
-     * {@code handed_to}) and twice more in the fifth (its entry's place); then the waiter a grant may
-     * have been handed to; then the waiter, whose entry's place it returns.
+     * {@code handed_to}) and twice more in the fifth (its entry's place); then how long past now a refusal marks
+     * the row as waited for ({@code queueMicros} and a second); then the waiter a grant may have been handed to;
+     * then the waiter, whose entry's place it returns.
      */
     @Override
-    public List<String> queuedBinds(String name, String waiter) {
-        List<String> binds = new ArrayList<>();
+    public List<Object> queuedBinds(String name, String waiter, long queueMicros) {
+        List<Object> binds = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             binds.addAll(List.of(waiter, waiter));
             if (i == 3) {
@@ -245,6 +267,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 binds.addAll(List.of(waiter, waiter));
             }
         }
+        binds.add(queueMicros + 1_000_000);
         binds.addAll(List.of(waiter, waiter));
         return binds;
     }

@@ -25,8 +25,11 @@ public abstract class PollingLeaseSql extends LeaseSql {
      */
     public abstract String acquireQueuedSql();
 
-    /** What {@link #acquireQueuedSql()} binds after name, owner and ttl micros, in order. */
-    public abstract List<String> queuedBinds(String name, String waiter);
+    /**
+     * What {@link #acquireQueuedSql()} binds after name, owner and ttl micros, in order, for a waiter whose
+     * queue entry lives {@code queueMicros} from its join.
+     */
+    public abstract List<Object> queuedBinds(String name, String waiter, long queueMicros);
 
     /**
      * Joins the queue, or refreshes this waiter's entry (an entry that had lapsed goes to the back).

@@ -26,7 +26,7 @@ class LeaseStatementsTest {
                 + (notified == null ? "" : section("lock: an attempt that respects and joins the waiter queue",
                         notified.acquireOrQueueSql()))
                 + (polling == null ? "" : section("lock: an attempt that refuses while an earlier live waiter is queued;"
-                        + " binds then " + polling.queuedBinds("<name>", "<waiter>"), polling.acquireQueuedSql())
+                        + " binds then " + polling.queuedBinds("<name>", "<waiter>", 2_000_000), polling.acquireQueuedSql())
                         + section("lock: a refused attempt joins the queue or refreshes its entry", polling.joinQueueSql()))
                 + section("lock: a granted waiter leaves the queue", sql.leaveQueueSql())
                 + section("lock: a waiter that gave up leaves the queue (binds "
@@ -43,7 +43,10 @@ class LeaseStatementsTest {
                         + section("release where the service's last release of the name found waiters: the hand-off in"
                         + " the same round trip, only if the release matched",
                         notified.withHandOffSql(sql.releaseSql(true, false, false))))
-                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) that"
+                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) while"
+                        + " the row's waiter mark is past; else it matches nothing and the next statement releases; binds"
+                        + " name, owner, token", m.releaseUnlessQueuedSql(true))
+                        + section("MariaDB: the release (without a minimum hold) that"
                         + " hands a freed lease to the first live waiter whose service is alive; binds name, owner, token",
                         m.releaseHandingOffSql(true))
                         + section("MariaDB: a waiter that gave up leaves the queue, then gives back a grant handed to it"
