@@ -25,18 +25,63 @@ import javax.sql.DataSource;
  * a service must).
  *
  * <p>All threads of a block are registered before they start ({@link #startBlock}), so they stay in
- * step: every phase is all acquires or all releases. A thread that stops {@linkplain #finish leaves}.
+ * step: every phase is all acquires or all releases ({@link Cycle#TWO_STATEMENTS}), or, with the odd threads a
+ * phase behind, one half's acquires and the other half's releases in one commit ({@link Cycle#ONE_COMMIT},
+ * {@link Cycle#ONE_STATEMENT}). A thread that stops {@linkplain #finish leaves}.
  */
 public final class BareLockstep {
     private final DataSource dataSource;
     private final LeaseJdbc jdbc;
     private final long ttlMicros;
+    private final Cycle cycle;
+    private final String combinedSql;
     private volatile Block block;
 
+    /** How a bare lockstep commits a phase. */
+    public enum Cycle {
+        /** All threads in step: a phase is all acquires (one statement) or all releases (one statement, fast). */
+        TWO_STATEMENTS,
+        /**
+         * Odd threads one phase behind even ones: a phase holds the acquires of one half and the releases
+         * of the other, sent as the two batch statements in one transaction, one commit.
+         */
+        ONE_COMMIT,
+        /** As {@link #ONE_COMMIT}, the two batch statements joined into one (PostgreSQL: data-modifying CTEs). */
+        ONE_STATEMENT
+    }
+
     public BareLockstep(DataSource dataSource, Dialect dialect, String table, long ttlMicros) {
+        this(dataSource, dialect, table, ttlMicros, Cycle.TWO_STATEMENTS);
+    }
+
+    public BareLockstep(DataSource dataSource, Dialect dialect, String table, long ttlMicros, Cycle cycle) {
         this.dataSource = dataSource;
         this.jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
         this.ttlMicros = ttlMicros;
+        this.cycle = cycle;
+        if (cycle == Cycle.ONE_STATEMENT && dialect != Dialect.POSTGRESQL) {
+            throw new IllegalArgumentException("one statement per cycle is written for PostgreSQL only");
+        }
+        this.combinedSql = cycle == Cycle.ONE_STATEMENT ? combinedSql(dialect, table) : null;
+    }
+
+    /**
+     * The PostgreSQL release-all and acquire-all joined: the release's CTEs and update, the acquire's
+     * CTE and insert, each as a CTE, one commit (durable: the acquire sets it). Names of the two halves
+     * are distinct, so no row is changed twice. Binds the release's three arrays, then the acquire's.
+     */
+    private static String combinedSql(Dialect dialect, String table) {
+        var batches = (dev.holdfast.lease.internal.BatchLeaseSql) LeaseSqls.forDialect(dialect, table);
+        String release = batches.releaseAllSql(1, false);
+        String acquire = batches.acquireAllSql(1);
+        int u = release.indexOf(") UPDATE ");
+        int i = acquire.indexOf(") INSERT INTO ");
+        if (!release.startsWith("WITH ") || !acquire.startsWith("WITH ") || u < 0 || i < 0) {
+            throw new IllegalStateException("unexpected batch statements: " + release + " / " + acquire);
+        }
+        return "WITH " + release.substring(5, u + 1) + ", rel AS (" + release.substring(u + 2) + "), "
+                + acquire.substring(5, i + 1) + ", acq AS (" + acquire.substring(i + 2) + ")"
+                + " SELECT acq.name, acq.token FROM acq UNION ALL SELECT rel.name, NULL FROM rel";
     }
 
     /** Starts a block of {@code threads} threads, numbered 0 to threads - 1. */
@@ -47,6 +92,11 @@ public final class BareLockstep {
     /** Acquires and releases {@code name} for {@code owner} on thread {@code t}, in step with the others. */
     public void pair(int t, String name, String owner) throws SQLException {
         Block b = block;
+        if (cycle != Cycle.TWO_STATEMENTS && (t & 1) == 1 && !b.offset[t]) {
+            b.offset[t] = true;
+            b.phaser.arriveAndAwaitAdvance(); // odd threads run one phase behind
+            b.check();
+        }
         b.requests[t] = new LeaseJdbc.Acquire(name, owner, ttlMicros);
         b.phaser.arriveAndAwaitAdvance();
         LeaseRow lease = (LeaseRow) b.results[t];
@@ -93,12 +143,14 @@ public final class BareLockstep {
     private final class Block {
         final Object[] requests;
         final Object[] results;
+        final boolean[] offset;
         volatile SQLException failure;
         final Phaser phaser;
 
         Block(int threads) {
             requests = new Object[threads];
             results = new Object[threads];
+            offset = new boolean[threads];
             phaser = new Phaser(threads) {
                 @Override
                 protected boolean onAdvance(int phase, int registeredParties) {
@@ -134,6 +186,15 @@ public final class BareLockstep {
                 return;
             }
             threads.sort(Comparator.comparing(t -> name(requests[t]), LeaseBatches.CODE_POINT_ORDER));
+            List<Integer> acquiring = threads.stream().filter(t -> requests[t] instanceof LeaseJdbc.Acquire).toList();
+            if (cycle != Cycle.TWO_STATEMENTS && !acquiring.isEmpty() && acquiring.size() < threads.size()) {
+                try {
+                    runCombined(acquiring, threads.stream().filter(t -> !acquiring.contains(t)).toList());
+                } finally {
+                    threads.forEach(t -> requests[t] = null);
+                }
+                return;
+            }
             try (Connection c = dataSource.getConnection()) {
                 if (requests[threads.get(0)] instanceof LeaseJdbc.Acquire) {
                     List<LeaseJdbc.Acquire> batch = threads.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
@@ -150,6 +211,56 @@ public final class BareLockstep {
                 }
             } finally {
                 threads.forEach(t -> requests[t] = null);
+            }
+        }
+
+        /** One phase's acquires and releases in one commit: one transaction of two statements, or one statement. */
+        private void runCombined(List<Integer> acquiring, List<Integer> releasing) throws SQLException {
+            List<LeaseJdbc.Acquire> acquires = acquiring.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
+            List<LeaseJdbc.Release> releases = releasing.stream().map(t -> (LeaseJdbc.Release) requests[t]).toList();
+            Map<String, LeaseRow> granted;
+            Map<String, Boolean> released;
+            try (Connection c = dataSource.getConnection()) {
+                if (cycle == Cycle.ONE_STATEMENT) {
+                    granted = new java.util.HashMap<>();
+                    released = new java.util.HashMap<>();
+                    try (var ps = c.prepareStatement(combinedSql)) {
+                        ps.setArray(1, c.createArrayOf("varchar", releases.stream().map(LeaseJdbc.Release::name).toArray()));
+                        ps.setArray(2, c.createArrayOf("varchar", releases.stream().map(LeaseJdbc.Release::owner).toArray()));
+                        ps.setArray(3, c.createArrayOf("bigint", releases.stream().map(LeaseJdbc.Release::token).toArray()));
+                        ps.setArray(4, c.createArrayOf("varchar", acquires.stream().map(LeaseJdbc.Acquire::name).toArray()));
+                        ps.setArray(5, c.createArrayOf("varchar", acquires.stream().map(LeaseJdbc.Acquire::owner).toArray()));
+                        ps.setArray(6, c.createArrayOf("bigint", acquires.stream().map(LeaseJdbc.Acquire::ttlMicros).toArray()));
+                        try (var rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                long token = rs.getLong(2);
+                                if (rs.wasNull()) {
+                                    released.put(rs.getString(1), true);
+                                } else {
+                                    granted.put(rs.getString(1), new LeaseRow(rs.getString(1), null, token, null, null));
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    c.setAutoCommit(false);
+                    try {
+                        released = jdbc.releaseAll(c, releases, true);
+                        granted = jdbc.acquireAll(c, acquires);
+                        c.commit();
+                    } catch (SQLException e) {
+                        c.rollback();
+                        throw e;
+                    } finally {
+                        c.setAutoCommit(true);
+                    }
+                }
+            }
+            for (int t : acquiring) {
+                results[t] = granted.get(name(requests[t]));
+            }
+            for (int t : releasing) {
+                results[t] = released.containsKey(name(requests[t]));
             }
         }
     }

@@ -60,6 +60,10 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  *   <li>{@code redisson}: Redisson's {@code RLock} on the local Redis (which does not fsync);</li>
  *   <li>{@code bareLockstep}: the service's two batch statements in lockstep with nothing else ({@link BareLockstep}):
  *       the ceiling of any lockstep batching with this many threads here;</li>
+ *   <li>{@code bareOneCommit}: the same with odd threads a phase behind, so that each phase commits one half's
+ *       acquires and the other half's releases together, two statements in one transaction;</li>
+ *   <li>{@code bareOneStatement} (PostgreSQL): the same joined into one statement of data-modifying CTEs: one
+ *       statement and one commit per cycle;</li>
  *   <li>{@code batchesAlone}: the service's batcher in lockstep (0.3 ms) without the service around it;</li>
  *   <li>{@code limit}: two single-row auto-commit updates per pair, the cost of two commits;</li>
  *   <li>{@code floor} (PostgreSQL): the same two updates, the second committed without waiting for the
@@ -95,7 +99,7 @@ public final class LeaseInterleaved {
     }
 
     static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastLingering",
-            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "batchesAlone", "limit", "floor");
+            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "bareOneCommit", "bareOneStatement", "batchesAlone", "limit", "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
     static final AtomicLong FALSE_REFUSALS = new AtomicLong();
@@ -183,8 +187,13 @@ public final class LeaseInterleaved {
                             lock.unlock();
                         };
                     }
-                    case "bareLockstep" -> {
-                        BareLockstep bare = new BareLockstep(ds, Dialect.valueOf(kind.name()), TABLE, TTL.toNanos() / 1000);
+                    case "bareLockstep", "bareOneCommit", "bareOneStatement" -> {
+                        BareLockstep bare = new BareLockstep(ds, Dialect.valueOf(kind.name()), TABLE, TTL.toNanos() / 1000,
+                                switch (implementation) {
+                                    case "bareOneCommit" -> BareLockstep.Cycle.ONE_COMMIT;
+                                    case "bareOneStatement" -> BareLockstep.Cycle.ONE_STATEMENT;
+                                    default -> BareLockstep.Cycle.TWO_STATEMENTS;
+                                });
                         yield new Pair() {
                             @Override
                             public void run(int t, int i) throws Exception {
