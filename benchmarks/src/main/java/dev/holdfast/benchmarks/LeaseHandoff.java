@@ -158,7 +158,7 @@ public final class LeaseHandoff {
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
                 {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"bareRing", "mariadb"}, {"holdfast", "h2"},
+                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"bareRing", "mariadb"}, {"bareKill", "mariadb"}, {"holdfast", "h2"},
                 {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
                 {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
                 {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},
@@ -346,7 +346,24 @@ public final class LeaseHandoff {
                     });
                 }
             }
-            for (int w = 0; w < WORKERS && !implementation.equals("bareRing"); w++) {
+            if (implementation.equals("bareKill")) {
+                for (BareKillQueue.Worker worker : BareKillQueue.workers(kind, admin, WORKERS, counting::wrap)) {
+                    instances.add(new Instance() {
+                        public void acquire() throws Exception {
+                            worker.acquire();
+                        }
+
+                        public void release() throws Exception {
+                            worker.release();
+                        }
+
+                        public void close() throws Exception {
+                            worker.close();
+                        }
+                    });
+                }
+            }
+            for (int w = 0; w < WORKERS && !implementation.startsWith("bare"); w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
                     case "holdfastOneInstance" -> instances.add(holdfast(shared, owner, () -> {
@@ -400,6 +417,9 @@ public final class LeaseHandoff {
                     LeasePeers.dropSpringIntegrationTable(admin);
                 } else if (implementation.equals("bareRing")) {
                     LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + BareHandOffRing.TABLE);
+                } else if (implementation.equals("bareKill")) {
+                    LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + BareKillQueue.TABLE,
+                            "DROP TABLE IF EXISTS " + BareKillQueue.TABLE + "_queue");
                 }
                 admin.close();
             }
