@@ -25,6 +25,9 @@ final class ContendedNames {
             names.remove(name);
             return;
         }
+        if (names.contains(name)) {
+            return;
+        }
         if (names.size() >= MAX_NAMES) {
             names.clear();
         }
