@@ -19,14 +19,11 @@ DELETE FROM holdfast_leases_queue WHERE name = ? AND owner = ?;
 -- renew; then the row is read
 UPDATE holdfast_leases SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6);
 
--- release
-UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acquired_at WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6);
+-- release; matches only while the row's waiter mark is past, else the hand-off below runs
+UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acquired_at WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6) AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6));
 
 -- unlock (any grant of the owner), with a minimum hold
 UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = CASE WHEN (acquired_at + INTERVAL ? MICROSECOND) > UTC_TIMESTAMP(6) THEN (acquired_at + INTERVAL ? MICROSECOND) ELSE acquired_at END WHERE name = ? AND owner = ? AND expires_at > UTC_TIMESTAMP(6);
-
--- MariaDB: the release (without a minimum hold) while the row's waiter mark is past; else it matches nothing and the next statement releases; binds name, owner, token
-UPDATE holdfast_leases SET broken_by = NULL, broken_at = NULL, expires_at = acquired_at WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6) AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6));
 
 -- MariaDB: the release (without a minimum hold) that hands a freed lease to the first live waiter whose service is alive; binds name, owner, token
 INSERT INTO holdfast_leases (name, owner, token, acquired_at, expires_at, handed_to, served) SELECT s.name, IF((q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL AND IS_USED_LOCK(CONCAT('holdfast_live_', q.listener)) = q.listener), q.lease_owner, s.owner), s.token, UTC_TIMESTAMP(6), IF((q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL AND IS_USED_LOCK(CONCAT('holdfast_live_', q.listener)) = q.listener), UTC_TIMESTAMP(6) + INTERVAL q.ttl_micros MICROSECOND, s.acquired_at), IF((q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL AND IS_USED_LOCK(CONCAT('holdfast_live_', q.listener)) = q.listener), q.owner, NULL), CONCAT(DATE_FORMAT(q.queued_at, '%Y%m%d%H%i%s%f'), q.owner) FROM holdfast_leases s LEFT JOIN holdfast_leases_queue q ON q.name = s.name AND q.wait_until > UTC_TIMESTAMP(6) AND CONCAT(DATE_FORMAT(q.queued_at, '%Y%m%d%H%i%s%f'), q.owner) > COALESCE(s.served, '') WHERE s.name = ? AND s.owner = ? AND s.token = ? AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY q.queued_at, q.owner LIMIT 1 FOR UPDATE ON DUPLICATE KEY UPDATE token = IF(VALUES(handed_to) IS NULL, holdfast_leases.token, holdfast_leases.token + 1), acquired_at = IF(VALUES(handed_to) IS NULL, holdfast_leases.acquired_at, VALUES(acquired_at)), owner = VALUES(owner), handed_to = COALESCE(VALUES(handed_to), holdfast_leases.handed_to), served = IF(VALUES(handed_to) IS NULL, holdfast_leases.served, VALUES(served)), broken_by = NULL, broken_at = NULL, expires_at = IF(VALUES(handed_to) IS NULL, holdfast_leases.acquired_at, VALUES(expires_at)) RETURNING token, expires_at > UTC_TIMESTAMP(6), waiters_until > UTC_TIMESTAMP(6);

@@ -331,36 +331,12 @@ public final class LeaseHandoff {
             }
             if (implementation.equals("bareRing")) {
                 for (BareHandOffRing.Worker worker : BareHandOffRing.workers(kind, admin, WORKERS, counting::wrap)) {
-                    instances.add(new Instance() {
-                        public void acquire() throws Exception {
-                            worker.acquire();
-                        }
-
-                        public void release() throws Exception {
-                            worker.release();
-                        }
-
-                        public void close() throws Exception {
-                            worker.close();
-                        }
-                    });
+                    instances.add(instance(worker::acquire, worker::release, worker));
                 }
             }
             if (implementation.equals("bareKill")) {
                 for (BareKillQueue.Worker worker : BareKillQueue.workers(kind, admin, WORKERS, counting::wrap)) {
-                    instances.add(new Instance() {
-                        public void acquire() throws Exception {
-                            worker.acquire();
-                        }
-
-                        public void release() throws Exception {
-                            worker.release();
-                        }
-
-                        public void close() throws Exception {
-                            worker.close();
-                        }
-                    });
+                    instances.add(instance(worker::acquire, worker::release, worker));
                 }
             }
             for (int w = 0; w < WORKERS && !implementation.startsWith("bare"); w++) {
@@ -441,6 +417,29 @@ public final class LeaseHandoff {
      * A worker blocking on {@code lock} (Spring Integration's, or Redisson's with a 30 s lease);
      * {@code close} runs when the run ends.
      */
+    /** A step of an {@link Instance}. */
+    @FunctionalInterface
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** An instance made of its two steps and what closes it (the bare yardsticks' workers). */
+    private static Instance instance(Step acquire, Step release, AutoCloseable close) {
+        return new Instance() {
+            public void acquire() throws Exception {
+                acquire.run();
+            }
+
+            public void release() throws Exception {
+                release.run();
+            }
+
+            public void close() throws Exception {
+                close.close();
+            }
+        };
+    }
+
     private static Instance lock(Lock lock, Runnable close) {
         return new Instance() {
             public void acquire() throws Exception {

@@ -174,14 +174,9 @@ public final class LeaseJdbc {
      */
     public boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
                     @Nullable Long heldAtLeastMicros) throws SQLException {
-        if (sql instanceof MariaDbLeaseSql mariaDb && heldAtLeastMicros == null) {
-            var released = MariaDbHandOff.release(c, mariaDb, name, owner, token, contended.contains(name));
-            contended.found(name, released.queued());
-            return released.held();
-        }
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
-        return updateThenHandOff(c, release, name, withHandOff, ps -> {
+        Binder bind = ps -> {
             int i = 1;
             if (heldAtLeastMicros != null) {
                 ps.setLong(i++, heldAtLeastMicros);
@@ -193,7 +188,19 @@ public final class LeaseJdbc {
                 ps.setLong(i++, token);
             }
             return i;
-        });
+        };
+        if (sql instanceof MariaDbLeaseSql mariaDb && heldAtLeastMicros == null) {
+            // The plain release matches only while nobody may wait (MariaDbLeaseSql#releaseSql); else the hand-off.
+            if (!withHandOff && updateThenHandOff(c, release, name, false, bind)) {
+                return true;
+            }
+            MariaDbHandOff.Released released = MariaDbHandOff.release(c, mariaDb, name, owner, token);
+            if (released.held()) {
+                contended.found(name, released.queued());
+            }
+            return released.held();
+        }
+        return updateThenHandOff(c, release, name, withHandOff, bind);
     }
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */

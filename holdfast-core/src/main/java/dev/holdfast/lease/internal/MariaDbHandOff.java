@@ -52,39 +52,26 @@ final class MariaDbHandOff {
         }
     }
 
-    /** What a release did: whether the grant was held, and whether the row says a waiter may still be queued. */
+    /** What a release did: whether the grant was held and, if so, whether the row says a waiter may still be queued. */
     record Released(boolean held, boolean queued) {
     }
 
     /**
-     * Expires the caller's live grant, handing the lease to the first live waiter: the plain release while the
-     * row says nobody waits ({@link MariaDbLeaseSql#releaseUnlessQueuedSql}), else the one that hands on.
-     * {@code queuedBefore} (the row said so at this name's last release here) skips the plain one.
+     * Expires the caller's live grant, handing the lease to the first live waiter: what a release sends when
+     * the row says a waiter may be queued (its plain release, {@link MariaDbLeaseSql#releaseSql}, then matches
+     * nothing).
      */
-    static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
-                            boolean queuedBefore) throws SQLException {
-        if (!queuedBefore) {
-            try (PreparedStatement ps = c.prepareStatement(sql.releaseUnlessQueuedSql(token != null))) {
-                bindRelease(ps, name, owner, token);
-                if (ps.executeUpdate() == 1) {
-                    return new Released(true, false);
-                }
-            }
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql.releaseHandingOffSql(token != null))) {
-            bindRelease(ps, name, owner, token);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new Released(true, rs.getBoolean(3)) : new Released(false, queuedBefore);
-            }
-        }
-    }
-
-    private static void bindRelease(PreparedStatement ps, String name, String owner, @Nullable Long token)
+    static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token)
             throws SQLException {
-        ps.setString(1, name);
-        ps.setString(2, owner);
-        if (token != null) {
-            ps.setLong(3, token);
+        try (PreparedStatement ps = c.prepareStatement(sql.releaseHandingOffSql(token != null))) {
+            ps.setString(1, name);
+            ps.setString(2, owner);
+            if (token != null) {
+                ps.setLong(3, token);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Released(true, rs.getBoolean(3)) : new Released(false, false);
+            }
         }
     }
 

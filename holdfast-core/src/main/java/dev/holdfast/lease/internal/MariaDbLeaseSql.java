@@ -40,8 +40,6 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
     private final String releaseHandingOffWithToken;
-    private final String releaseUnlessQueued;
-    private final String releaseUnlessQueuedWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
     private final String acquireUpdate;
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
@@ -130,9 +128,6 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
         releaseHandingOff = releaseHandingOff(table, queue, "");
         releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
-        String unlessQueued = " AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6))";
-        releaseUnlessQueued = releaseSql(false, false, false) + unlessQueued;
-        releaseUnlessQueuedWithToken = releaseSql(true, false, false) + unlessQueued;
         renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                 + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
     }
@@ -190,13 +185,16 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * The plain release, only while the row's {@code waiters_until} mark is past (no waiter can be queued: every
-     * refused queued attempt raises it past its entry's life): what most releases need, one primary-key update,
-     * where {@link #releaseHandingOffSql} (an insert that selects from its own table) costs about twice as much.
-     * Matches no row while a waiter may be queued, and then the caller hands off. Binds name, owner[, token].
+     * Without a minimum hold, the plain release only while the row's {@code waiters_until} mark is past (no waiter
+     * can be queued: every refused queued attempt raises it past its entry's life): what most releases need, one
+     * primary-key update, where {@link #releaseHandingOffSql} (an insert that selects from its own table) costs
+     * about twice as much. Matches no row while a waiter may be queued, and then the caller hands off. With a
+     * minimum hold, as on every database (it hands nothing on).
      */
-    String releaseUnlessQueuedSql(boolean withToken) {
-        return withToken ? releaseUnlessQueuedWithToken : releaseUnlessQueued;
+    @Override
+    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
+        return super.releaseSql(withToken, heldAtLeast, fast)
+                + (heldAtLeast ? "" : " AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6))");
     }
 
     /** {@link #releaseHandingOff}; binds name, owner[, token]. */

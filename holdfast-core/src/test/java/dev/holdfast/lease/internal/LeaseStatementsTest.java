@@ -33,7 +33,9 @@ class LeaseStatementsTest {
                         + (notified == null ? List.of("<name>", "<waiter>") : notified.giveUpBinds("<name>", "<waiter>"))
                         + ")", notified == null ? sql.leaveQueueSql() : notified.giveUpSql())
                 + section("renew" + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.renewSql())
-                + section("release" + (notified != null ? "; returns the token and whether anyone may wait" : ""),
+                + section("release" + (notified != null ? "; returns the token and whether anyone may wait"
+                        : sql instanceof MariaDbLeaseSql ? "; matches only while the row's waiter mark is past, else the"
+                        + " hand-off below runs" : ""),
                         sql.releaseSql(true, false, false))
                 + (sql.releaseSql(true, false, true).equals(sql.releaseSql(true, false, false)) ? ""
                         : section("fast release", sql.releaseSql(true, false, true)))
@@ -43,10 +45,7 @@ class LeaseStatementsTest {
                         + section("release where the service's last release of the name found waiters: the hand-off in"
                         + " the same round trip, only if the release matched",
                         notified.withHandOffSql(sql.releaseSql(true, false, false))))
-                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) while"
-                        + " the row's waiter mark is past; else it matches nothing and the next statement releases; binds"
-                        + " name, owner, token", m.releaseUnlessQueuedSql(true))
-                        + section("MariaDB: the release (without a minimum hold) that"
+                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) that"
                         + " hands a freed lease to the first live waiter whose service is alive; binds name, owner, token",
                         m.releaseHandingOffSql(true))
                         + section("MariaDB: a waiter that gave up leaves the queue, then gives back a grant handed to it"
