@@ -4,6 +4,7 @@ import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.TestDatabase;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -43,24 +44,27 @@ final class FaultChecker {
     /**
      * @param acquiredAt as the database recorded it
      * @param start      when the holder began to count on it: its "grant" event (database time, logged
-     *                   right after the acquire returned), else {@code acquiredAt}. MariaDB's
-     *                   {@code NOW(6)} is the start of the statement, so a grant that waited for the
-     *                   previous holder's release on the row lock can record an {@code acquiredAt}
-     *                   slightly before that release; the event is the moment the holder could act.
+     *                   right after the acquire returned), or null if that could not be logged (its
+     *                   connection lost in a restart). Not {@code acquiredAt}: both databases stamp a
+     *                   grant with the start of its statement, so a grant that waited for the previous
+     *                   holder's release on the row lock records an {@code acquiredAt} slightly before
+     *                   that release (seen on MariaDB, and on PostgreSQL when the log failed right after
+     *                   a restart); the event is the moment the holder could act.
      */
-    record Grant(String name, String owner, long token, Instant acquiredAt, Instant start) {
+    record Grant(String name, String owner, long token, Instant acquiredAt, @Nullable Instant start) {
     }
 
     record Write(String name, long token, long value) {
     }
 
     record Report(long grants, long acceptedWrites, long refusedWrites, long staleAccepted, long lostOrDuplicated,
-                  long tokenRepeats, long overlaps) {
+                  long tokenRepeats, long overlaps, long unknownStarts) {
         @Override
         public String toString() {
             return grants + " grants, " + acceptedWrites + " accepted fenced writes, " + refusedWrites + " refused;"
                     + " stale writes accepted " + staleAccepted + ", lost/duplicated updates " + lostOrDuplicated
-                    + ", token repeats " + tokenRepeats + ", overlapping live holders " + overlaps;
+                    + ", token repeats " + tokenRepeats + ", overlapping live holders " + overlaps
+                    + " (" + unknownStarts + " grants whose start could not be logged not judged)";
         }
 
         /** None of the violations the checker counts: stale or lost writes, repeated tokens, overlapping holders. */
@@ -69,6 +73,7 @@ final class FaultChecker {
             assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
             assertThat(tokenRepeats).as("token repeats").isZero();
             assertThat(overlaps).as("overlapping live holders").isZero();
+            assertThat(unknownStarts).as("grants not judged for overlap (start not logged)").isLessThanOrEqualTo(grants / 10);
         }
     }
 
@@ -131,8 +136,7 @@ final class FaultChecker {
             return;
         }
         Instant logged = tryLog(lease.name(), lease.owner(), lease.token(), "grant");
-        grants.add(new Grant(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(),
-                logged != null ? logged : lease.acquiredAt()));
+        grants.add(new Grant(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), logged));
         bound(lease.name(), lease.token(), lease.expiresAt());
     }
 
@@ -222,6 +226,7 @@ final class FaultChecker {
         long lostOrDuplicated = 0;
         long repeats = 0;
         long overlaps = 0;
+        long unknownStarts = 0;
         List<String> names = grants.stream().map(Grant::name).distinct().toList();
         for (String name : accepted.stream().map(Write::name).distinct().toList()) {
             List<Write> writes = accepted.stream().filter(w -> w.name().equals(name))
@@ -255,12 +260,18 @@ final class FaultChecker {
                     continue;
                 }
                 Instant until = liveUntil.get(name + "/" + previous.token());
-                if (until != null && next.start().isBefore(until)) {
+                Instant start = next.start();
+                if (start == null) {
+                    unknownStarts++;
+                    continue;
+                }
+                if (until != null && start.isBefore(until)) {
                     overlaps++;
                     System.out.printf("[%s] OVERLAP: %s began before %s ended (%s)%n", db.id(), next, previous, until);
                 }
             }
         }
-        return new Report(grants.size(), accepted.size(), refused.get(), stale, lostOrDuplicated, repeats, overlaps);
+        return new Report(grants.size(), accepted.size(), refused.get(), stale, lostOrDuplicated, repeats, overlaps,
+                unknownStarts);
     }
 }
