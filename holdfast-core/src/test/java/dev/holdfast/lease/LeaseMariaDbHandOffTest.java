@@ -172,7 +172,6 @@ class LeaseMariaDbHandOffTest {
             prepared.clear();
 
             a.release(held);
-            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
             Lease got = toB.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(b.probe().handOffsReceived()).as("read by b's woken connection, not by a look").isEqualTo(1);
@@ -184,35 +183,6 @@ class LeaseMariaDbHandOffTest {
             assertThat(next.token()).isEqualTo(got.token() + 1);
             assertThat(c.probe().handOffsReceived()).isEqualTo(1);
             c.release(next);
-        }
-    }
-
-    /**
-     * A batched release leaves a lease that a waiter may wait for (the row's mark) to a release of its own,
-     * which hands it on and wakes the waiter's service: the batch statement frees nothing, the hand-off follows.
-     */
-    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aBatchedReleaseLeavesAWaitedForLeaseToTheReleaseThatHandsItOn(TestDatabase db) throws Exception {
-        String table = LeaseFixture.install(db);
-        List<String> prepared = new CopyOnWriteArrayList<>();
-        String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
-        try (LeaseService a = LeaseFixture.builder(db, LeaseFixture.recordingStatements(db.newPool(2), prepared)).table(table)
-                     .batching(Batching.CONCURRENT).tune(t -> t.batchLoneCalls(true)).build();
-             LeaseService b = polledRarely(db, db.newPool(2), table)) {
-            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
-            LeaseFixture.awaitPublished(db, table, 1);
-            prepared.clear();
-            a.release(held);
-            assertThat(prepared).as("the batch, then the hand-off").filteredOn(sql -> sql.startsWith("INSERT INTO " + table + " "))
-                    .hasSize(2).satisfiesExactly(
-                            batch -> assertThat(batch).endsWith("RETURNING name, FALSE"),
-                            single -> assertThat(single).startsWith(handOff));
-            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
-            Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
-            assertThat(got.token()).isEqualTo(held.token() + 1);
-            assertThat(b.probe().handOffsReceived()).as("read by b's woken connection").isEqualTo(1);
-            b.release(got);
         }
     }
 

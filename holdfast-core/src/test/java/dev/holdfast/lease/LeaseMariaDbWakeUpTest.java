@@ -27,15 +27,16 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
  * MariaDB wake-ups: a release that hands the lease to a waiter of another service ends the sleep of
  * that service's wake-up connection ({@code KILL QUERY}), which reads the grant and gives it to the
  * waiting call. Waiters here poll every ten minutes, so a waiter gets the lease within the test's
- * bounds only if it was handed the lease and woken (by the kill, or by its connection's next look,
- * within 0.25 s: the tests that prove the kill count its effects). No wake-up connection outlives the
- * service. ({@code LeaseMariaDbLockFactsTest} re-verifies what the design relies on in {@code KILL QUERY}.)
+ * bounds only if it was handed the lease and woken; re-verifies what the design relies on (a kill
+ * ends a {@code SLEEP} in an expression with error 1317; a kill of an idle connection is lost, so the
+ * sleep looks first) and that no wake-up connection outlives the service.
  */
 class LeaseMariaDbWakeUpTest {
 

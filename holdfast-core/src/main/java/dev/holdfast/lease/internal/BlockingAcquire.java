@@ -61,7 +61,7 @@ public final class BlockingAcquire {
     private final LeaseJdbc jdbc;
     private final TimeoutLook look;
     private final @Nullable PgWakeUps wakeUps;
-    /** MariaDB: a release that hands one of this service's waiters the lease wakes it through these; null elsewhere. */
+    /** MariaDB: a release elsewhere wakes this service's oldest waiter of a name; null elsewhere. */
     private final @Nullable MariaDbWakeUps mariaDbWakeUps;
     private final LeaseThreads threads;
     private final BoundedBorrow borrow;

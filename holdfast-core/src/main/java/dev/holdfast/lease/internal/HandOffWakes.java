@@ -19,7 +19,7 @@ final class HandOffWakes {
     /** {@code ER_KILL_DENIED_ERROR}: not this user's connection, and no right to kill others'. */
     private static final int KILL_DENIED = 1095;
 
-    private final java.util.concurrent.atomic.AtomicBoolean refused = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean refused;
 
     /**
      * Ends the statement the wake-up connection {@code listener} runs now, on {@code c}, an auto-commit
@@ -27,7 +27,7 @@ final class HandOffWakes {
      * hand-off is not visible before its commit, and the waiter's next look takes it).
      */
     void wake(Connection c, long listener) {
-        if (refused.get()) {
+        if (refused) {
             return;
         }
         try {
@@ -39,7 +39,8 @@ final class HandOffWakes {
                 ps.execute();
             }
         } catch (SQLException e) {
-            if (e.getErrorCode() == KILL_DENIED && refused.compareAndSet(false, true)) {
+            if (e.getErrorCode() == KILL_DENIED) {
+                refused = true;
                 LOG.log(System.Logger.Level.WARNING, "Lease hand-offs no longer wake waiters of other services"
                         + " at once: the database user may not end their statements (KILL QUERY needs the same user or"
                         + " CONNECTION ADMIN); those waiters take their leases at their next look", e);

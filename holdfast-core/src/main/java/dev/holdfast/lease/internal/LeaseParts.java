@@ -41,8 +41,7 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, mariaDbWakeUps, threads, pollers,
                 cohorts, grants, s.tuning().polling());
         Refusals refusals = new Refusals(calls, jdbc);
-        Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, refusals, s.relaxedReleases(),
-                sql instanceof MariaDbLeaseSql);
+        Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, refusals, s.relaxedReleases());
         late.set(releases);
         Renewals renewals = new Renewals(calls, jdbc, cohorts, refusals, releases);
         return new LeaseParts(calls, jdbc, wakeUps, mariaDbWakeUps, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);

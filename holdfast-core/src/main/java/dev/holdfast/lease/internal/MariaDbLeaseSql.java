@@ -217,8 +217,6 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     static final String LIVE_LOCK_PREFIX = "holdfast_live_";
     /** Takes {@link #LIVE_LOCK_PREFIX} + the connection id: 1 if taken, and the connection id. */
     static final String LIVE_LOCK = "SELECT GET_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()), 0), CONNECTION_ID()";
-    /** Gives the lock of {@link #LIVE_LOCK} back. */
-    static final String LIVE_LOCK_RELEASE = "SELECT RELEASE_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()))";
 
     @Override
     public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
@@ -330,8 +328,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * Nothing is ever inserted: only existing rows are selected. The rows are found by the
      * names alone ({@code name IN}, a primary-key range: MariaDB 10.11 also ranges a row-value
      * {@code IN}, older versions did not, and a locking scan would lock the whole table);
-     * binds the names, then name, owner, token of each. A row that a waiter may wait for
-     * ({@code waiters_until}, as {@link #releaseSql}) is left alone: its release goes on its own, and hands it on.
+     * binds the names, then name, owner, token of each.
      */
     @Override
     public String releaseAllSql(int rows, boolean fast) {
@@ -339,8 +336,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
                 + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
                 + ") AND (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
-                + ") AND s.expires_at > UTC_TIMESTAMP(6) AND (s.waiters_until IS NULL OR s.waiters_until <= UTC_TIMESTAMP(6))"
-                + " ORDER BY s.name FOR UPDATE"
+                + ") AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE"
                 + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
                 + " RETURNING name, FALSE");
     }

@@ -189,7 +189,7 @@ final class MariaDbWakeUps implements AutoCloseable {
         if (entries.leave(connection::get)) {
             connection.answered();
         }
-        if (pollers.isEmpty()) {
+        if (pollers.oldestName() == null) {
             setWatching(false);
             seen = List.of();
             if (connection.isOpen() && System.nanoTime() - connection.idleSince() >= IDLE_NANOS) {
@@ -197,14 +197,9 @@ final class MariaDbWakeUps implements AutoCloseable {
             }
             return connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
         }
-        if (connection.get() == null) {
+        if (connection.get() == null || connection.listener() == null) {
             setWatching(false);
             return Math.max(spares.notBefore() - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1));
-        }
-        if (connection.listener() == null) { // not marked alive (an id past int's range): nothing is handed here
-            setWatching(false);
-            connection.close();
-            return IDLE_NANOS; // waiters poll meanwhile; a new connection may have another id
         }
         setWatching(true);
         if (killed || connection.watch(sql, seen, sleepSeconds)) {

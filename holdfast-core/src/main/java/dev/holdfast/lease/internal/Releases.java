@@ -19,11 +19,9 @@ final class Releases {
     private final LocalPollers pollers;
     private final Refusals refusals;
     private final boolean relaxed;
-    /** MariaDB: a batch leaves a lease that a waiter may wait for to a release of its own, which hands it on. */
-    private final boolean handOffAfterBatch;
 
     Releases(LeaseCalls calls, LeaseJdbc jdbc, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
-             LocalPollers pollers, Refusals refusals, boolean relaxed, boolean handOffAfterBatch) {
+             LocalPollers pollers, Refusals refusals, boolean relaxed) {
         this.calls = calls;
         this.jdbc = jdbc;
         this.cohorts = cohorts;
@@ -31,7 +29,6 @@ final class Releases {
         this.pollers = pollers;
         this.refusals = refusals;
         this.relaxed = relaxed;
-        this.handOffAfterBatch = handOffAfterBatch;
     }
 
     /**
@@ -88,15 +85,9 @@ final class Releases {
     }
 
     private void releaseInDatabase(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
-        boolean released;
-        if (batches != null && token != null && heldAtLeastMicros == null) {
-            released = batches.release(name, owner, token);
-            if (!released && handOffAfterBatch) {
-                released = releasedInDatabase(name, owner, token, null); // not held, or left by the batch for its waiter
-            }
-        } else {
-            released = releasedInDatabase(name, owner, token, heldAtLeastMicros);
-        }
+        boolean released = batches != null && token != null && heldAtLeastMicros == null
+                ? batches.release(name, owner, token)
+                : releasedInDatabase(name, owner, token, heldAtLeastMicros);
         if (!released) {
             throw refusals.notHeld("release", name, owner, token);
         }

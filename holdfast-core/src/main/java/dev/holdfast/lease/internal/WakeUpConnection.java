@@ -115,12 +115,6 @@ final class WakeUpConnection {
         connection = null;
         listener = null;
         if (c != null) {
-            try (java.sql.Statement s = c.createStatement()) {
-                // Releases hand nothing to it from now on, even should the abort below fail and the pool keep it.
-                s.execute(MariaDbLeaseSql.LIVE_LOCK_RELEASE);
-            } catch (SQLException | RuntimeException ignored) {
-                // broken: its session, and its lock, end with it
-            }
             try {
                 c.abort(Runnable::run);
             } catch (SQLException | RuntimeException ignored) {
