@@ -358,7 +358,7 @@ public final class LeaseHandoff {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
                         // holdfastPolling: MariaDB waiters poll, as before release-woken waiters (the yardstick)
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                                .tune(t -> t.wakeUps(!implementation.equals("holdfastPolling")))
+                                .tune(t -> t.bells(!implementation.equals("holdfastPolling")))
                                 .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE : CommitDurability.RELAXED).build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();

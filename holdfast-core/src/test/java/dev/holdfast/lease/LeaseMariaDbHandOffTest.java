@@ -50,10 +50,10 @@ class LeaseMariaDbHandOffTest {
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
              LeaseService b = polledRarely(db, db.newPool(2), table)) {
             for (int round = 0; round < 3; round++) {
-                Lease held = a.acquire("job", "a", LONG, LONG);
+                Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
-                await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching());
+                await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpSleepsOn("job"));
                 String waiter = db.queryString("SELECT owner FROM " + table + "_queue");
                 a.release(held);
                 // Read before the waiter can look: the grant is already there, made by the release.
@@ -90,7 +90,7 @@ class LeaseMariaDbHandOffTest {
                     .filteredOn(sql -> sql.startsWith("UPDATE " + table + " SET broken_by = NULL")).hasSize(3);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NULL")).isOne();
 
-            Lease held = a.acquire("job", "a", LONG, LONG);
+            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NULL"))
                     .as("a look that grants marks nothing").isOne();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
@@ -146,36 +146,37 @@ class LeaseMariaDbHandOffTest {
     }
 
     /**
-     * The release wakes only the service whose waiter it handed the lease to: the other waiting service's
-     * connection sleeps on, uninterrupted (no chain of sleepers that wake, look and sleep again), and its
-     * waiter is handed the lease at the next release.
+     * The bell goes to the first sleeper, whose service was not handed the lease: its sleep statement gives
+     * the bell back itself (no {@code RELEASE_LOCK} of its own), so the next sleeper, whose waiter was
+     * handed the lease, wakes and returns the grant without a look; the first sleeps again, its waiter next.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aReleaseWakesOnlyTheServiceOfTheWaiterItHandedTheLeaseTo(TestDatabase db) throws Exception {
+    void aSleeperWhoseServiceWasNotHandedTheLeasePassesTheBellInItsSleepStatement(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
              LeaseService b = polledRarely(db, db.newPool(2), table);
              LeaseService c = polledRarely(db, LeaseFixture.recordingStatements(db.newPool(2), prepared), table)) {
-            Lease held = a.acquire("job", "a", LONG, LONG);
+            String bell = a.probe().bellName("job");
+            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
             CompletableFuture<Lease> toC = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
+            awaitSleepers(db, bell, 1); // c's connection sleeps first
             CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 2);
-            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching() && c.probe().wakeUpWatching());
-            // b's waiter goes first in the lease's queue, though c's came first.
+            awaitSleepers(db, bell, 2);
+            // b's waiter goes first in the lease's queue; c's connection stays first on the bell.
             db.execute("UPDATE " + table + "_queue SET queued_at = queued_at + INTERVAL 1 SECOND WHERE lease_owner = 'c'");
-            long cConnection = db.queryLong("SELECT listener FROM " + table + "_queue WHERE lease_owner = 'c'");
-            await("c's connection asleep in its watch").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                    .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
-                            cConnection, "%SLEEP(%") == 1);
             prepared.clear();
 
             a.release(held);
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
             Lease got = toB.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(b.probe().handOffsReceived()).as("read by b's woken connection, not by a look").isEqualTo(1);
-            assertThat(prepared).as("c's connection: no read of a hand-off").noneMatch(sql -> sql.contains("SELECT l.name, q.owner"));
+            await("c's connection asleep again").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                    .until(() -> prepared.stream().anyMatch(sql -> sql.contains("GET_LOCK(?, ?)")));
+            assertThat(prepared).as("c passed the bell in its sleep statement").doesNotContain("SELECT RELEASE_LOCK(?)");
             assertThat(toC).isNotDone();
 
             b.release(got);
@@ -274,9 +275,15 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
+    private static void awaitSleepers(TestDatabase db, String bell, long sleepers) {
+        await(sleepers + " sessions sleeping on the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                        "%GET_LOCK('" + bell + "'%") == sleepers);
+    }
+
     /**
      * A release through the waiter's own service hands the lease to it and wakes it at once, though
-     * the waiter polls every ten minutes.
+     * the lease was taken without waiting (no bell) and the waiter polls every ten minutes.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aReleaseThroughTheWaitersOwnServiceHandsItTheLeaseAndWakesIt(TestDatabase db) throws Exception {

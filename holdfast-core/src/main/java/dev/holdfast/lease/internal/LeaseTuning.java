@@ -12,11 +12,10 @@ import java.time.Duration;
  * @param timeline        PostgreSQL: the WAL timeline the statements take as the server's (0: the server's own), so that
  *                        tests can act out a promotion on a server that was never promoted
  * @param notifyProbe     how long a PostgreSQL listener waits for its probe notification ({@link NotifyProbe})
- * @param wakeUps         MariaDB: whether waiters publish a wake-up connection ({@link MariaDbWakeUps}), so that a
- *                        release hands them the lease and wakes them; off, they poll and take it by their own looks
+ * @param bells           MariaDB: whether releases wake other services' waiters ({@link MariaDbWakeUps}); off, they poll
  */
 public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
-                          int timeline, Duration notifyProbe, boolean wakeUps) {
+                          int timeline, Duration notifyProbe, boolean bells) {
 
     public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0,
             Duration.ofSeconds(2), true);
@@ -28,46 +27,46 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     }
 
     public LeaseTuning batchesInFlight(int statements, int overlapAt) {
-        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
     }
 
     public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
+                        polling.pollingEntryMicros()), timeline, notifyProbe, bells);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
+                        polling.pollingEntryMicros()), timeline, notifyProbe, bells);
     }
 
     /** How long a polling waiter's queue entry lives unless refreshed (H2, MariaDB; MariaDB waiters look twice in it). */
     public LeaseTuning pollingQueueEntry(Duration lifetime) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        lifetime.toNanos() / 1000), timeline, notifyProbe, wakeUps);
+                        lifetime.toNanos() / 1000), timeline, notifyProbe, bells);
     }
 
     /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
     public LeaseTuning timeline(int timeline) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
     }
 
     /** How long a PostgreSQL listener waits for its probe notification before it polls for good. */
     public LeaseTuning notifyProbe(Duration bound) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound, wakeUps);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound, bells);
     }
 
-    /** MariaDB: whether waiters are handed leases and woken by releases (benchmarks' yardstick: off, they poll). */
-    public LeaseTuning wakeUps(boolean on) {
+    /** MariaDB: whether a release wakes other services' waiters through a user-level lock (benchmarks' yardstick: off). */
+    public LeaseTuning bells(boolean on) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, on);
     }
 }

@@ -17,16 +17,18 @@ final class Releases {
     private final @Nullable CohortHandOffs cohorts;
     private final @Nullable LeaseBatches batches;
     private final LocalPollers pollers;
+    private final @Nullable MariaDbWakeUps bells;
     private final Refusals refusals;
     private final boolean relaxed;
 
     Releases(LeaseCalls calls, LeaseJdbc jdbc, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
-             LocalPollers pollers, Refusals refusals, boolean relaxed) {
+             LocalPollers pollers, @Nullable MariaDbWakeUps bells, Refusals refusals, boolean relaxed) {
         this.calls = calls;
         this.jdbc = jdbc;
         this.cohorts = cohorts;
         this.batches = batches;
         this.pollers = pollers;
+        this.bells = bells;
         this.refusals = refusals;
         this.relaxed = relaxed;
     }
@@ -85,9 +87,16 @@ final class Releases {
     }
 
     private void releaseInDatabase(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
-        boolean released = batches != null && token != null && heldAtLeastMicros == null
-                ? batches.release(name, owner, token)
-                : releasedInDatabase(name, owner, token, heldAtLeastMicros);
+        boolean released;
+        try {
+            released = batches != null && token != null && heldAtLeastMicros == null
+                    ? batches.release(name, owner, token)
+                    : releasedInDatabase(name, owner, token, heldAtLeastMicros);
+        } finally {
+            if (bells != null) {
+                bells.released(name, token); // rings the other services' waiters, or just ends (not held)
+            }
+        }
         if (!released) {
             throw refusals.notHeld("release", name, owner, token);
         }

@@ -3,13 +3,15 @@ package dev.holdfast.lease.internal;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
  * A MariaDB service's wake-up connection ({@link MariaDbWakeUps}): borrowed when needed
- * ({@link SpareConnections}), marked alive while borrowed ({@link MariaDbHandOff#markAlive}), and
- * aborted at the end (its session ends, and its lock with it). Used by its owner's thread only;
- * {@link #listener()} may be read by any thread.
+ * ({@link SpareConnections}), marked alive while borrowed ({@link MariaDbHandOff#markAlive}), and given
+ * back without any user-level lock, or aborted (its session ends, and its locks with it). Used under
+ * its owner's wire lock; {@link #listener()} may be read by any thread.
  */
 final class WakeUpConnection {
 
@@ -40,7 +42,6 @@ final class WakeUpConnection {
             idleSince = System.nanoTime();
             listener = c == null ? null : MariaDbHandOff.markAlive(c);
             if (listener != null) {
-                answered();
                 alive.run();
             }
         }
@@ -62,29 +63,35 @@ final class WakeUpConnection {
         return idleSince;
     }
 
-    /**
-     * Sleeps until a release hands a lease to one of this service's waiters, past the grants in {@code seen}
-     * ({@link MariaDbHandOff#watch}); false without a connection.
-     */
-    boolean watch(MariaDbLeaseSql sql, java.util.List<MariaDbHandOff.HandedHere> seen, double seconds) throws SQLException {
+    /** Runs a one-value statement with {@code bell}, then {@code more} bound; its value, 0 for null or no connection. */
+    long run(String statement, String bell, Object... more) throws SQLException {
         Connection c = connection;
         if (c == null) {
-            return false;
+            return 0;
         }
-        boolean handed = MariaDbHandOff.watch(c, sql, seen, seconds);
-        answered();
-        return handed;
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            ps.setString(1, bell);
+            for (int i = 0; i < more.length; i++) {
+                ps.setObject(i + 2, more[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long value = rs.getLong(1);
+                answered();
+                return value;
+            }
+        }
     }
 
-    /** The live grants handed to this service's waiters ({@link MariaDbHandOff#handedHere}); none without a connection. */
-    java.util.List<MariaDbHandOff.HandedHere> handedHere(MariaDbLeaseSql sql) throws SQLException {
+    /** Sleeps on {@code bell}, then reads lease {@code name} ({@link MariaDbHandOff#sleep}); null without a connection. */
+    MariaDbHandOff.@Nullable Woken sleep(MariaDbLeaseSql sql, String bell, double seconds, String name) throws SQLException {
         Connection c = connection;
         if (c == null) {
-            return java.util.List.of();
+            return null;
         }
-        java.util.List<MariaDbHandOff.HandedHere> handed = MariaDbHandOff.handedHere(c, sql);
+        MariaDbHandOff.Woken woken = MariaDbHandOff.sleep(c, sql, bell, seconds, name);
         answered();
-        return handed;
+        return woken;
     }
 
     /** The connection answered a statement: an outage said before is over. */
@@ -105,12 +112,22 @@ final class WakeUpConnection {
         }
     }
 
-    /**
-     * Closes the connection for good (its session ends, and its live lock with it), never back to the pool:
-     * a release's kill that comes late then finds no session of that id, where a pooled one would run
-     * somebody else's statement.
-     */
-    void close() {
+    /** Gives every user-level lock back and the connection to the pool. */
+    void giveBack() throws SQLException {
+        Connection c = connection;
+        if (c == null) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_RELEASE_ALL)) {
+            ps.executeQuery().close();
+        }
+        connection = null;
+        listener = null;
+        c.close();
+    }
+
+    /** After a failure: the session ends (and its locks with it), and the connection is closed. */
+    void abort() {
         Connection c = connection;
         connection = null;
         listener = null;
