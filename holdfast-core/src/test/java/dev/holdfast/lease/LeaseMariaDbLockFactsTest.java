@@ -12,13 +12,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
  * What MariaDB wake-ups rely on in {@code GET_LOCK}, re-verified on the server the tests run against:
  * a sleeper is given the lock when its holder gives it back or its session ends; sleepers are given
  * it one at a time, in the order they began to sleep; a fractional timeout is honoured; and
- * {@code RELEASE_ALL_LOCKS()} gives back every lock of the session, however often it was taken.
+ * {@code RELEASE_ALL_LOCKS()} gives back every lock of the session, however often it was taken; and how
+ * {@code KILL QUERY} meets a sleeping and an idle session.
  */
 class LeaseMariaDbLockFactsTest {
 
@@ -45,6 +47,38 @@ class LeaseMariaDbLockFactsTest {
         }
     }
 
+    /**
+     * What the wake-ups rely on in {@code KILL QUERY}: a kill of an idle session is lost (its next statement
+     * runs to its end, so a sleeper must look for its reason to wake in the statement that sleeps); a kill
+     * during a {@code SLEEP} in an expression fails that statement with 1317 and leaves the connection usable;
+     * a kill of an id no session has fails with 1094.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aKillEndsTheSleepItMeetsAndIsLostOnAnIdleSession(TestDatabase db) throws Exception {
+        try (Connection sleeper = LeaseFixture.unpooled(db); Connection killer = LeaseFixture.unpooled(db)) {
+            long id = value(sleeper, "SELECT CONNECTION_ID()", null);
+            kill(killer, id);
+            assertThat(value(sleeper, "SELECT IF(1 = 0, 1, SLEEP(0.01))", null)).as("the kill before it: lost").isZero();
+            CompletableFuture<Long> sleeps = CompletableFuture.supplyAsync(() -> value(sleeper, "SELECT IF(1 = 0, 1, SLEEP(60))", null));
+            await("asleep").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                    .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
+                            id, "%SLEEP(60)%") == 1);
+            kill(killer, id);
+            assertThat(catchThrowable(() -> sleeps.get(30, TimeUnit.SECONDS))).rootCause()
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1317));
+            assertThat(value(sleeper, "SELECT 1", null)).as("usable").isOne();
+            assertThat(catchThrowable(() -> kill(killer, 4_000_000_000L)))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1094));
+        }
+    }
+
+    private static void kill(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("KILL QUERY ?")) {
+            ps.setLong(1, id);
+            ps.execute();
+        }
+    }
+
     private static void awaitSleepers(TestDatabase db, String lock, int sleepers) {
         await(sleepers + " sessions sleeping on " + lock).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
@@ -52,7 +86,7 @@ class LeaseMariaDbLockFactsTest {
     }
 
     /** The one value of {@code sql}, with {@code lock} bound if it has a parameter. */
-    private static long value(Connection c, String sql, String lock) {
+    private static long value(Connection c, String sql, @org.jspecify.annotations.Nullable String lock) {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             if (sql.contains("?")) {
                 ps.setString(1, lock);
