@@ -198,7 +198,9 @@ class LeaseGuardRenewalTest {
 
     /**
      * Finding 5: closing a lost guard releases the grant (best effort) in case a renewal committed
-     * after all; here it committed and is still held up when the work closes the guard.
+     * after all; here it committed and is still held up when the work closes the guard. The renewal's
+     * TTL (6 s, sent 2 s in) outlasts the lease's (4 s) by 4 s: the time the test has, from the loss at
+     * the lease's end, to see the renewal keep it live (it had 1 s, and a loaded machine once took longer).
      */
     @DatabaseTest
     void closingALostGuardReleasesAGrantALateRenewalMade(TestDatabase db) throws Exception {
@@ -206,10 +208,9 @@ class LeaseGuardRenewalTest {
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(3), renewSql(db, table)))
                 .dialect(dialect(db)).table(table).build()) {
-            Duration ttl = Duration.ofSeconds(3);
-            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
+            Lease lease = leases.tryAcquire("job", "worker", Duration.ofSeconds(4)).orElseThrow();
             CountDownLatch lost = new CountDownLatch(1);
-            LeaseGuard guard = leases.keepAlive(lease, ttl, e -> lost.countDown());
+            LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(6), e -> lost.countDown());
             renewals.holdAfter.set(true);
             try {
                 assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
