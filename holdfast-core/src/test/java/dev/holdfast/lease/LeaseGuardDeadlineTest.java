@@ -91,7 +91,8 @@ class LeaseGuardDeadlineTest {
                 }
                 assertThat(pool.getHikariPoolMXBean().getThreadsAwaitingConnection())
                         .as("renewals are still waiting for the pool").isGreaterThan(0);
-                assertThat(held.isValid(1)).isTrue();
+                // 10 s: pgjdbc closes a connection whose check runs out, and on a loaded machine 1 s once did
+                assertThat(held.isValid(10)).as("the connection the test holds still answers").isTrue();
             }
             callbacksMayReturn.countDown();
             for (Worker w : workers) {
