@@ -37,6 +37,8 @@ class LeaseGuardRenewalTest {
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
         final AtomicBoolean noNetworkTimeout = new AtomicBoolean();
+        /** When positive, the TTL (µs) the renewal statement sends instead of the guard's. */
+        final java.util.concurrent.atomic.AtomicLong ttlMicros = new java.util.concurrent.atomic.AtomicLong();
 
         DataSource wrap(DataSource pool, String renewSql) {
             return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
@@ -63,6 +65,9 @@ class LeaseGuardRenewalTest {
         private PreparedStatement statement(PreparedStatement ps) {
             return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                        if (m.getName().equals("setLong") && Integer.valueOf(1).equals(a[0]) && ttlMicros.get() > 0) {
+                            a[1] = ttlMicros.get(); // the TTL, bound first on every dialect
+                        }
                         boolean execute = m.getName().startsWith("execute");
                         Long delay = execute ? delaysMillis.poll() : null;
                         if (delay != null) {
@@ -198,9 +203,10 @@ class LeaseGuardRenewalTest {
 
     /**
      * Finding 5: closing a lost guard releases the grant (best effort) in case a renewal committed
-     * after all; here it committed and is still held up when the work closes the guard. The renewal's
-     * TTL (6 s, sent 2 s in) outlasts the lease's (4 s) by 4 s: the time the test has, from the loss at
-     * the lease's end, to see the renewal keep it live (it had 1 s, and a loaded machine once took longer).
+     * after all; here it committed and is still held up when the work closes the guard. The renewal
+     * sends a TTL of ten minutes instead of the guard's 3 s, so that it keeps the lease live however
+     * late the test looks (with the guard's own, the test had 1 s after the loss, and loaded machines
+     * took longer).
      */
     @DatabaseTest
     void closingALostGuardReleasesAGrantALateRenewalMade(TestDatabase db) throws Exception {
@@ -208,9 +214,11 @@ class LeaseGuardRenewalTest {
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(3), renewSql(db, table)))
                 .dialect(dialect(db)).table(table).build()) {
-            Lease lease = leases.tryAcquire("job", "worker", Duration.ofSeconds(4)).orElseThrow();
+            Duration ttl = Duration.ofSeconds(3);
+            Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             CountDownLatch lost = new CountDownLatch(1);
-            LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(6), e -> lost.countDown());
+            renewals.ttlMicros.set(Duration.ofMinutes(10).toNanos() / 1000);
+            LeaseGuard guard = leases.keepAlive(lease, ttl, e -> lost.countDown());
             renewals.holdAfter.set(true);
             try {
                 assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
