@@ -42,10 +42,11 @@ public final class KillQueryStall {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 4 || !List.of("sleep", "rowlock").contains(args[0])) {
-            throw new IllegalArgumentException("usage: KillQueryStall sleep|rowlock <seconds> <bound seconds> <killers>");
+        if (args.length != 4 || !List.of("sleep", "rowlock", "userlock").contains(args[0])) {
+            throw new IllegalArgumentException("usage: KillQueryStall sleep|rowlock|userlock <seconds> <bound seconds> <killers>");
         }
         boolean rowLock = args[0].equals("rowlock");
+        boolean userLock = args[0].equals("userlock");
         long seconds = Long.parseLong(args[1]);
         double bound = Double.parseDouble(args[2]);
         int killerCount = Integer.parseInt(args[3]);
@@ -70,6 +71,10 @@ public final class KillQueryStall {
                     execute(holder, "SELECT id FROM " + TABLE + " WHERE id = " + i + " FOR UPDATE");
                     execute(sleeper, "SET SESSION innodb_lock_wait_timeout = " + Math.max(1, Math.round(bound)));
                     statement = "SELECT id FROM " + TABLE + " WHERE id = " + i + " FOR UPDATE";
+                } else if (userLock) {
+                    Connection holder = open(db, connections);
+                    execute(holder, "SELECT GET_LOCK('" + TABLE + "_" + i + "', 0)");
+                    statement = "SELECT IF(1 = 0, 1, GET_LOCK('" + TABLE + "_" + i + "', " + bound + "))";
                 } else {
                     statement = "SELECT IF(1 = 0, 1, SLEEP(" + bound + "))";
                 }

@@ -355,10 +355,10 @@ public final class LeaseHandoff {
                         // the shared registry or client closes with the run
                     }));
                     case "holdfast", "holdfastDurableRelease", "holdfastPolling" -> {
-                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
+                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, INSTANCE_POOL);
                         // holdfastPolling: MariaDB waiters poll, as before release-woken waiters (the yardstick)
                         LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                                .tune(t -> t.bells(!implementation.equals("holdfastPolling")))
+                                .tune(t -> t.wakeUps(!implementation.equals("holdfastPolling")))
                                 .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE : CommitDurability.RELAXED).build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();
@@ -366,7 +366,7 @@ public final class LeaseHandoff {
                         }));
                     }
                     case "springIntegration" -> {
-                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, 2);
+                        HikariDataSource pool = kind.newPool("bench-handoff-" + w, INSTANCE_POOL);
                         JdbcLockRegistry registry = LeasePeers.springIntegration(counting.wrap(pool));
                         instances.add(lock(registry.obtain(NAME), pool::close));
                     }
@@ -401,6 +401,13 @@ public final class LeaseHandoff {
             }
         }
     }
+
+    /**
+     * Connections in each instance's own pool, Holdfast's and Spring Integration's alike: a Holdfast service on
+     * MariaDB keeps two while its calls wait (its wake-up connection and the one holding its doorbell), beside
+     * the worker's own.
+     */
+    static final int INSTANCE_POOL = 3;
 
     /** Cohort hand-offs of one database grant in {@code holdfastCohort}. */
     static final int COHORT_BOUND = 16;

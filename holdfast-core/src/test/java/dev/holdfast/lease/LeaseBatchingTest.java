@@ -195,9 +195,20 @@ public class LeaseBatchingTest {
                     () -> release(leases, twice),
                     () -> release(leases, ran)));
 
-            assertThat(batch.statements()).as("one statement for the four calls, then a read of each refused row to say why")
-                    .containsExactly(batchSql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
-                            sql(db, table).diagnoseSql(), sql(db, table).diagnoseSql());
+            if (db.kind() == MARIADB) {
+                // A batch leaves a lease that a waiter may wait for to a release of its own, which hands it on: each
+                // refused call tries once more alone (the plain release, then the hand-off), then reads why.
+                String handingOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+                assertThat(batch.statements()).as("one statement for the four calls, then each refused call alone")
+                        .hasSize(10).startsWith(batchSql(db, table).releaseAllSql(4, true));
+                assertThat(batch.statements()).filteredOn(sql(db, table).releaseSql(true, false, false)::equals).hasSize(3);
+                assertThat(batch.statements()).filteredOn(statement -> statement.startsWith(handingOff)).hasSize(3);
+                assertThat(batch.statements()).filteredOn(sql(db, table).diagnoseSql()::equals).hasSize(3);
+            } else {
+                assertThat(batch.statements()).as("one statement for the four calls, then a read of each refused row to say why")
+                        .containsExactly(batchSql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
+                                sql(db, table).diagnoseSql(), sql(db, table).diagnoseSql());
+            }
             assertThat(batch.outcomes().get(0)).isEqualTo("released");
             for (int i = 1; i < 4; i++) {
                 assertThat(batch.outcomes().get(i)).isInstanceOf(LeaseNotHeldException.class);

@@ -47,13 +47,13 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theReleaseCommitsTheFirstWaitersGrantAndTheWaiterReturnsIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = polledRarely(db, db.newPool(2), table)) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, db.newPool(3), table)) {
             for (int round = 0; round < 3; round++) {
-                Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+                Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
-                await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpSleepsOn("job"));
+                await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching());
                 String waiter = db.queryString("SELECT owner FROM " + table + "_queue");
                 a.release(held);
                 // Read before the waiter can look: the grant is already there, made by the release.
@@ -81,8 +81,8 @@ class LeaseMariaDbHandOffTest {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
         String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
-        try (LeaseService a = LeaseFixture.service(db, LeaseFixture.recordingStatements(db.newPool(2), prepared), table);
-             LeaseService b = polledRarely(db, db.newPool(2), table)) {
+        try (LeaseService a = LeaseFixture.service(db, LeaseFixture.recordingStatements(db.newPool(3), prepared), table);
+             LeaseService b = polledRarely(db, db.newPool(3), table)) {
             for (int i = 0; i < 3; i++) {
                 a.release(a.tryAcquire("job", "a", LONG).orElseThrow());
             }
@@ -90,7 +90,7 @@ class LeaseMariaDbHandOffTest {
                     .filteredOn(sql -> sql.startsWith("UPDATE " + table + " SET broken_by = NULL")).hasSize(3);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NULL")).isOne();
 
-            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+            Lease held = a.acquire("job", "a", LONG, LONG);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NULL"))
                     .as("a look that grants marks nothing").isOne();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
@@ -125,9 +125,9 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theLeaseGoesToTheWaitersInTheirOrder(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService c = LeaseFixture.service(db, db.newPool(3), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
             LeaseFixture.awaitPublished(db, table, 1);
@@ -146,27 +146,29 @@ class LeaseMariaDbHandOffTest {
     }
 
     /**
-     * The bell goes to the first sleeper, whose service was not handed the lease: its sleep statement gives
-     * the bell back itself (no {@code RELEASE_LOCK} of its own), so the next sleeper, whose waiter was
-     * handed the lease, wakes and returns the grant without a look; the first sleeps again, its waiter next.
+     * The release wakes only the service whose waiter it handed the lease to: the other waiting service's
+     * connection sleeps on, uninterrupted (no chain of sleepers that wake, look and sleep again), and its
+     * waiter is handed the lease at the next release.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aSleeperWhoseServiceWasNotHandedTheLeasePassesTheBellInItsSleepStatement(TestDatabase db) throws Exception {
+    void aReleaseWakesOnlyTheServiceOfTheWaiterItHandedTheLeaseTo(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = polledRarely(db, db.newPool(2), table);
-             LeaseService c = polledRarely(db, LeaseFixture.recordingStatements(db.newPool(2), prepared), table)) {
-            String bell = a.probe().bellName("job");
-            Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its release rings the bell
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, db.newPool(3), table);
+             LeaseService c = polledRarely(db, LeaseFixture.recordingStatements(db.newPool(3), prepared), table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> toC = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
-            awaitSleepers(db, bell, 1); // c's connection sleeps first
             CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 2);
-            awaitSleepers(db, bell, 2);
-            // b's waiter goes first in the lease's queue; c's connection stays first on the bell.
+            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching() && c.probe().wakeUpWatching());
+            // b's waiter goes first in the lease's queue, though c's came first.
             db.execute("UPDATE " + table + "_queue SET queued_at = queued_at + INTERVAL 1 SECOND WHERE lease_owner = 'c'");
+            long cConnection = db.queryLong("SELECT listener FROM " + table + "_queue WHERE lease_owner = 'c'");
+            await("c's connection asleep in its watch").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                    .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
+                            cConnection, "%holdfast_bell_%") == 1);
             prepared.clear();
 
             a.release(held);
@@ -174,9 +176,7 @@ class LeaseMariaDbHandOffTest {
             Lease got = toB.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(b.probe().handOffsReceived()).as("read by b's woken connection, not by a look").isEqualTo(1);
-            await("c's connection asleep again").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                    .until(() -> prepared.stream().anyMatch(sql -> sql.contains("GET_LOCK(?, ?)")));
-            assertThat(prepared).as("c passed the bell in its sleep statement").doesNotContain("SELECT RELEASE_LOCK(?)");
+            assertThat(prepared).as("c's connection: no read of a hand-off").noneMatch(sql -> sql.contains("SELECT l.name, q.owner"));
             assertThat(toC).isNotDone();
 
             b.release(got);
@@ -184,6 +184,35 @@ class LeaseMariaDbHandOffTest {
             assertThat(next.token()).isEqualTo(got.token() + 1);
             assertThat(c.probe().handOffsReceived()).isEqualTo(1);
             c.release(next);
+        }
+    }
+
+    /**
+     * A batched release leaves a lease that a waiter may wait for (the row's mark) to a release of its own,
+     * which hands it on and wakes the waiter's service: the batch statement frees nothing, the hand-off follows.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aBatchedReleaseLeavesAWaitedForLeaseToTheReleaseThatHandsItOn(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+        try (LeaseService a = LeaseFixture.builder(db, LeaseFixture.recordingStatements(db.newPool(3), prepared)).table(table)
+                     .batching(Batching.CONCURRENT).tune(t -> t.batchLoneCalls(true)).build();
+             LeaseService b = polledRarely(db, db.newPool(3), table)) {
+            Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
+            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            prepared.clear();
+            a.release(held);
+            assertThat(prepared).as("the batch, then the hand-off").filteredOn(sql -> sql.startsWith("INSERT INTO " + table + " "))
+                    .hasSize(2).satisfiesExactly(
+                            batch -> assertThat(batch).endsWith("RETURNING name, FALSE"),
+                            single -> assertThat(single).startsWith(handOff));
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
+            Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(b.probe().handOffsReceived()).as("read by b's woken connection").isEqualTo(1);
+            b.release(got);
         }
     }
 
@@ -275,15 +304,9 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
-    private static void awaitSleepers(TestDatabase db, String bell, long sleepers) {
-        await(sleepers + " sessions sleeping on the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
-                        "%GET_LOCK('" + bell + "'%") == sleepers);
-    }
-
     /**
      * A release through the waiter's own service hands the lease to it and wakes it at once, though
-     * the lease was taken without waiting (no bell) and the waiter polls every ten minutes.
+     * the waiter polls every ten minutes.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aReleaseThroughTheWaitersOwnServiceHandsItTheLeaseAndWakesIt(TestDatabase db) throws Exception {

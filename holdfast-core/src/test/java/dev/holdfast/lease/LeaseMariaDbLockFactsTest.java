@@ -49,26 +49,44 @@ class LeaseMariaDbLockFactsTest {
 
     /**
      * What the wake-ups rely on in {@code KILL QUERY}: a kill of an idle session is lost (its next statement
-     * runs to its end, so a sleeper must look for its reason to wake in the statement that sleeps); a kill
-     * during a {@code SLEEP} in an expression fails that statement with 1317 and leaves the connection usable;
-     * a kill of an id no session has fails with 1094.
+     * runs to its end, so a waiter must look for its reason to wake in the statement that waits); a kill
+     * during a wait for a user-level lock that another session holds ends it at once with NULL (not an
+     * error) and leaves the connection usable; a kill of an id no session has fails with 1094.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aKillEndsTheSleepItMeetsAndIsLostOnAnIdleSession(TestDatabase db) throws Exception {
-        try (Connection sleeper = LeaseFixture.unpooled(db); Connection killer = LeaseFixture.unpooled(db)) {
-            long id = value(sleeper, "SELECT CONNECTION_ID()", null);
+    void aKillEndsTheLockWaitItMeetsAndIsLostOnAnIdleSession(TestDatabase db) throws Exception {
+        String bell = "holdfast_facts_bell_" + System.nanoTime();
+        try (Connection waiter = LeaseFixture.unpooled(db); Connection holder = LeaseFixture.unpooled(db);
+             Connection killer = LeaseFixture.unpooled(db)) {
+            assertThat(value(holder, "SELECT GET_LOCK(?, 0)", bell)).isOne();
+            long id = value(waiter, "SELECT CONNECTION_ID()", null);
             kill(killer, id);
-            assertThat(value(sleeper, "SELECT IF(1 = 0, 1, SLEEP(0.01))", null)).as("the kill before it: lost").isZero();
-            CompletableFuture<Long> sleeps = CompletableFuture.supplyAsync(() -> value(sleeper, "SELECT IF(1 = 0, 1, SLEEP(60))", null));
-            await("asleep").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 0.01))", bell)).as("the kill before it: lost").isZero();
+            CompletableFuture<Long> waits = CompletableFuture.supplyAsync(() -> nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell));
+            await("waiting").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
                     .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
-                            id, "%SLEEP(60)%") == 1);
+                            id, "%GET_LOCK(%, 60)%") == 1);
             kill(killer, id);
-            assertThat(catchThrowable(() -> sleeps.get(30, TimeUnit.SECONDS))).rootCause()
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1317));
-            assertThat(value(sleeper, "SELECT 1", null)).as("usable").isOne();
+            assertThat(waits.get(30, TimeUnit.SECONDS)).as("ended by the kill: NULL").isNull();
+            assertThat(value(waiter, "SELECT 1", null)).as("usable").isOne();
+            holder.close(); // the holder's session ends, and its lock with it: the next wait takes it
+            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell)).isOne();
             assertThat(catchThrowable(() -> kill(killer, 4_000_000_000L)))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1094));
+        }
+    }
+
+    /** The one value of {@code sql}, with {@code lock} bound, or null. */
+    private static @org.jspecify.annotations.Nullable Long nullable(Connection c, String sql, String lock) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, lock);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long v = rs.getLong(1);
+                return rs.wasNull() ? null : v;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.holdfast.lease;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -25,15 +27,15 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * MariaDB wake-ups: a release gives back a user-level lock (the name's "bell") that the waiting
- * services' wake-up connections sleep on. Waiters here poll every ten minutes, so a waiter gets the
- * lease within the test's bounds only if a wake-up told it to look; re-verifies what the design
- * relies on (a sleeping {@code GET_LOCK} returns when the holder gives the lock back or its session
- * ends) and that no user-level lock outlives the service or goes back to the pool.
+ * MariaDB wake-ups: a release that hands the lease to a waiter of another service ends the sleep of
+ * that service's wake-up connection ({@code KILL QUERY}), which reads the grant and gives it to the
+ * waiting call. Waiters here poll every ten minutes, so a waiter gets the lease within the test's
+ * bounds only if it was handed the lease and woken (by the kill, or by its connection's next look,
+ * within 0.25 s: the tests that prove the kill count its effects). No wake-up connection outlives the
+ * service. ({@code LeaseMariaDbLockFactsTest} re-verifies what the design relies on in {@code KILL QUERY}.)
  */
 class LeaseMariaDbWakeUpTest {
 
@@ -41,30 +43,121 @@ class LeaseMariaDbWakeUpTest {
     /** How often the waiters of the tests that prove a wake-up poll, and how long they wait: far past any bound here. */
     private static final Duration POLL = Duration.ofMinutes(10);
     private static final String WAKE_UPS = "dev.holdfast.lease.internal.MariaDbWakeUps";
+    /** MariaDB's "Query execution was interrupted". */
+    private static final int INTERRUPTED = 1317;
 
     private static LeaseService polledRarely(TestDatabase db, DataSource pool, String table) {
         return LeaseFixture.builder(db, pool).table(table).tune(t -> t.queuedPoll(POLL, POLL).safetyPoll(POLL).pollingQueueEntry(POLL.multipliedBy(3))).build();
     }
 
+    /** Each round, the waiter's wake-up connection sleeps in its watch, and the release's kill ends it. */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aReleaseWakesAWaiterOfAnotherServiceAtOnce(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String bell;
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = polledRarely(db, db.newPool(2), table)) {
-            bell = a.probe().bellName("job");
+        List<String> wakes = new CopyOnWriteArrayList<>();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, recordingWatchWakes(db.newPool(3), wakes), table)) {
             for (int round = 0; round < 3; round++) {
-                Lease held = a.acquire("job", "a", LONG, LONG); // a waiting call's grant: its service rings the bell
-                awaitBell(db, bell, true);
+                Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
-                awaitAsleep(b);
+                LeaseFixture.awaitPublished(db, table, 1);
+                awaitWatching(b);
+                awaitWatcherAsleep(db, table);
                 a.release(held);
-                Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take five minutes at least
+                Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
                 assertThat(got.token()).isEqualTo(held.token() + 1);
                 b.release(got);
+                LeaseFixture.awaitQueued(db, table, 0);
             }
         }
-        assertThat(bellHeld(db, bell)).as("no bell outlives the services").isFalse();
+        // Each kill ends the wait it meets. (One that came between two watches would be lost, and its hand-off found by
+        // the next watch's look: possible, if unlikely; never in all three rounds.)
+        assertThat(wakes).as("the watches the kills ended").isNotEmpty().isSubsetOf("woken", "error " + INTERRUPTED);
+        awaitNoWatcher(db, table); // no wake-up connection outlives the services
+    }
+
+    /**
+     * A kill that meets the wake-up connection in another statement (here: leaving a granted waiter's entry,
+     * made slow) fails only that statement: no outage is reported, the entry is left all the same, and the
+     * connection watches again.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aKillThatMeetsAnotherStatementIsNoOutage(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<LogRecord> records = capture();
+        AtomicBoolean slow = new AtomicBoolean(true);
+        List<Integer> slowEnded = new CopyOnWriteArrayList<>();
+        DataSource pool = beforePreparingOn(db.newPool(3), "DELETE FROM " + table + "_queue", c -> {
+            if (slow.getAndSet(false)) { // the first leave only: a statement that takes until it is killed
+                try (java.sql.Statement st = c.createStatement()) {
+                    st.executeQuery("SELECT COUNT(*) FROM (SELECT SLEEP(60) AS s) slow").close();
+                    slowEnded.add(0);
+                } catch (SQLException e) {
+                    slowEnded.add(e.getErrorCode());
+                    throw e;
+                }
+            }
+        });
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, pool, table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            awaitWatching(b);
+            a.release(held);
+            Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            long slowStatement = awaitSession(db, "%SLEEP(60)%");
+            db.execute("KILL QUERY " + slowStatement);
+            LeaseFixture.awaitQueued(db, table, 0); // left on the second try
+            assertThat(slowEnded).containsExactly(INTERRUPTED);
+            CompletableFuture<Lease> again = LeaseFixture.lockAsync(a, "job", "a", LONG, LONG);
+            LeaseFixture.awaitQueued(db, table, 1);
+            b.release(got);
+            a.release(again.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
+            assertThat(warnings(records)).as("no outage").isZero();
+        } finally {
+            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+        }
+    }
+
+    /**
+     * Releases by a database user that may not end another user's statements: the first kill is refused and
+     * said once, later releases do not try again, and the waiter still gets every lease, at its wake-up
+     * connection's next look (a sleep ends by itself within a quarter of a second), not at its poll.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aReleaseThatMayNotWakeLeavesTheGrantToTheNextLook(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<LogRecord> records = capture();
+        String user = "hf_nokill_" + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        String grantee = "'" + user + "'@'%'";
+        db.execute("CREATE USER " + grantee);
+        AtomicInteger kills = new AtomicInteger();
+        try {
+            db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + " TO " + grantee);
+            db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + "_queue TO " + grantee);
+            try (HikariDataSource other = pool(db, user);
+                 LeaseService a = LeaseFixture.service(db, beforePreparing(other, "KILL QUERY", kills::incrementAndGet), table);
+                 LeaseService b = polledRarely(db, db.newPool(3), table)) {
+                for (int round = 0; round < 3; round++) {
+                    Lease held = a.acquire("job", "a", LONG, LONG);
+                    CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                    LeaseFixture.awaitPublished(db, table, 1);
+                    awaitWatching(b);
+                    a.release(held);
+                    Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                    assertThat(got.token()).isEqualTo(held.token() + 1);
+                    b.release(got);
+                    LeaseFixture.awaitQueued(db, table, 0);
+                }
+                assertThat(kills.get()).as("tried once, refused").isOne();
+                assertThat(warnings(records)).as("said once").isOne();
+                assertThat(records).anyMatch(r -> r.getMessage().contains("CONNECTION ADMIN"));
+            }
+        } finally {
+            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            db.execute("DROP USER " + grantee);
+        }
     }
 
     /** The wake-up connection is killed while it sleeps: logged once, replaced, and the next release wakes again. */
@@ -72,18 +165,17 @@ class LeaseMariaDbWakeUpTest {
     void aKilledWakeUpConnectionIsLoggedOnceAndReplaced(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<LogRecord> records = capture();
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = polledRarely(db, db.newPool(2), table)) {
-            String bell = a.probe().bellName("job");
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, db.newPool(3), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
-            awaitBell(db, bell, true);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
             for (int kill = 0; kill < 2; kill++) {
-                long sleeper = awaitSleeper(db, bell);
-                db.execute("KILL " + sleeper);
+                long watcher = awaitWatcherAsleep(db, table);
+                db.execute("KILL " + watcher);
                 int n = kill;
-                await("the sleeping connection replaced").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
-                        .until(() -> warnings(records) == 1 && b.probe().wakeUpSleepsOn("job") && sleeperId(db, bell) != sleeper);
+                await("the watching connection replaced").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                        .until(() -> warnings(records) == 1 && b.probe().wakeUpWatching() && watcherAsleep(db, table) > watcher);
                 assertThat(warnings(records)).as("kill %d: one warning per outage", n).isEqualTo(1);
                 assertThat(records).as("resumed").anyMatch(r -> r.getMessage().contains("resumed"));
                 records.clear(); // the next kill is an outage of its own
@@ -92,15 +184,49 @@ class LeaseMariaDbWakeUpTest {
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             b.release(got);
-            awaitBell(db, bell, false); // the wake-up thread gives it back right after the release
         } finally {
             Logger.getLogger(WAKE_UPS).removeHandler(handler);
         }
     }
 
     /**
+     * The connection holding the doorbell is killed: the wait takes the free bell at once, and both connections
+     * are replaced (logged once), so the next release wakes the waiter at once again, through a new doorbell.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aKilledDoorbellHolderIsReplacedWithItsWakeUpConnection(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<LogRecord> records = capture();
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, db.newPool(4), table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            long watcher = awaitWatcherAsleep(db, table);
+            long holder = db.queryLong("SELECT IS_USED_LOCK(CONCAT('holdfast_bell_', ?))", watcher);
+            assertThat(holder).as("another session holds the bell").isNotEqualTo(watcher).isPositive();
+            db.execute("KILL " + holder);
+            await("both connections replaced").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                    .until(() -> warnings(records) == 1 && b.probe().wakeUpWatching() && watcherAsleep(db, table) > watcher);
+            long newWatcher = watcherAsleep(db, table);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", watcher))
+                    .as("the old wake-up connection closed").isZero();
+            assertThat(db.queryLong("SELECT IS_USED_LOCK(CONCAT('holdfast_bell_', ?))", newWatcher))
+                    .as("a new holder rings the new bell").isNotEqualTo(newWatcher).isNotEqualTo(holder).isPositive();
+            a.release(held);
+            Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            assertThat(warnings(records)).as("one warning for the outage").isEqualTo(1);
+            b.release(got);
+        } finally {
+            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+        }
+        awaitNoWatcher(db, table);
+    }
+
+    /**
      * Every statement of the wake-up connection fails: one warning however often it retries, the
-     * waiters poll (and get the lease), and once the statements work again the connection sleeps again.
+     * waiters poll (and get the lease), and once the statements work again the connection watches again.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aFailingWakeUpConnectionLeavesWaitersPollingAndRecovers(TestDatabase db) throws Exception {
@@ -108,24 +234,23 @@ class LeaseMariaDbWakeUpTest {
         List<LogRecord> records = capture();
         AtomicBoolean failing = new AtomicBoolean(true);
         AtomicInteger failures = new AtomicInteger();
-        DataSource pool = failingLockStatements(db.newPool(3), failing, failures);
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+        DataSource pool = failing(db.newPool(3), "_LOCK", failing, failures); // the lock that says it is alive
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
              LeaseService b = LeaseFixture.service(db, pool, table)) {
-            String bell = a.probe().bellName("job");
             Lease held = a.acquire("job", "a", LONG, LONG);
-            awaitBell(db, bell, true);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
             await("three failed wake-up statements").atMost(LeaseFixture.AT_MOST).until(() -> failures.get() >= 3);
             a.release(held);
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // by polling
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(warnings(records)).as("one warning for the outage").isEqualTo(1);
-            // b holds it by waiting: a waits now, and b's statements work again
             failing.set(false);
-            CompletableFuture<Lease> other = LeaseFixture.lockAsync(a, "job", "a", LONG, LONG);
-            awaitAsleep(a); // on b's bell
             b.release(got);
-            a.release(other.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
+            Lease again = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> next = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
+            awaitWatching(b);
+            a.release(again);
+            b.release(next.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
             await("b's wake-up connection recovered").atMost(LeaseFixture.AT_MOST)
                     .until(() -> records.stream().anyMatch(r -> r.getMessage().contains("resumed")));
         } finally {
@@ -134,25 +259,21 @@ class LeaseMariaDbWakeUpTest {
     }
 
     /**
-     * A granted waiter leaves the queue on its wake-up connection after its grant returned, and
-     * always before its bell wakes the next service: a waiter that releases at once, while leaving
-     * the queue takes 200 ms, never has its entry in the way of the next, whose first look after the
-     * bell is then granted (otherwise it would wait for its next poll, ten minutes away); the next
-     * service's connection never holds the bell while the entry is there.
+     * A granted waiter leaves the queue on its wake-up connection after its grant returned: a waiter that
+     * releases at once, while leaving the queue takes 200 ms, has its entry still there, and the release
+     * hands the lease past it to the next waiter, who is woken (otherwise it would wait for its poll, ten
+     * minutes away).
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aWaiterThatReleasesAtOnceHasLeftTheQueueBeforeItsBellRings(TestDatabase db) throws Exception {
+    void aWaiterThatReleasesAtOnceHandsTheLeasePastItsOwnEntry(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         String leave = "DELETE FROM " + table + "_queue";
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = polledRarely(db, delaying(db.newPool(2), leave, Duration.ofMillis(200)), table);
-             LeaseService c = polledRarely(db, db.newPool(2), table)) {
-            String bell = a.probe().bellName("job");
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, delaying(db.newPool(3), leave, Duration.ofMillis(200)), table);
+             LeaseService c = polledRarely(db, db.newPool(3), table)) {
             List<String> violations = new CopyOnWriteArrayList<>();
             for (int round = 0; round < 3; round++) {
                 Lease held = a.acquire("job", "a", LONG, LONG);
-                awaitBell(db, bell, true);
-                long aConnection = db.queryLong("SELECT IS_USED_LOCK(?)", bell);
                 CompletableFuture<Lease> first = new CompletableFuture<>();
                 Thread releasingAtOnce = new Thread(() -> {
                     try {
@@ -168,22 +289,12 @@ class LeaseMariaDbWakeUpTest {
                     }
                 }, "test-lock-b");
                 releasingAtOnce.start();
-                LeaseFixture.awaitQueued(db, table, 1);
-                awaitAsleep(b);
-                long bConnection = awaitSleeper(db, bell);
+                LeaseFixture.awaitPublished(db, table, 1);
+                awaitWatching(b);
                 CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
-                LeaseFixture.awaitQueued(db, table, 2);
-                awaitAsleep(c);
+                LeaseFixture.awaitPublished(db, table, 2);
+                awaitWatching(c);
                 a.release(held);
-                int n = round;
-                await("c granted").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(2)).until(() -> {
-                    long holder = db.queryLong("SELECT COALESCE(IS_USED_LOCK(?), 0)", bell);
-                    long entries = db.queryLong("SELECT COUNT(*) FROM " + table + "_queue");
-                    if (holder != 0 && holder != aConnection && holder != bConnection && entries == 2) {
-                        violations.add("round " + n + ": connection " + holder + " holds the bell beside b's entry");
-                    }
-                    return second.isDone();
-                });
                 Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 Lease toC = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 assertThat(toB.token()).isEqualTo(held.token() + 1);
@@ -192,50 +303,6 @@ class LeaseMariaDbWakeUpTest {
                 LeaseFixture.awaitQueued(db, table, 0);
             }
             assertThat(violations).isEmpty();
-        }
-    }
-
-    /**
-     * A waiter granted by a look of its own (the lease force-released: no bell rang) keeps the bell
-     * that reaches its service's sleeping connection afterwards: given back, it would go to the next
-     * sleeper, whose waiter would look in vain (and the sleepers would queue in a new order).
-     */
-    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void aWaiterGrantedByItsOwnLookKeepsTheBellThatReachesItAfterwards(TestDatabase db) throws Exception {
-        String table = LeaseFixture.install(db);
-        AtomicInteger looksOfC = new AtomicInteger();
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table)
-                     .tune(t -> t.queuedPoll(Duration.ofMillis(5), Duration.ofMillis(5))).build(); // looks every 50 ms
-             LeaseService c = polledRarely(db, beforePreparing(db.newPool(2), "INSERT INTO " + table + " (name, owner, token",
-                     looksOfC::incrementAndGet), table);
-             LeaseService operator = LeaseFixture.service(db, db.newPool(2), table)) {
-            String bell = a.probe().bellName("job");
-            Lease held = a.acquire("job", "a", LONG, LONG); // a's wake-up connection holds the bell
-            awaitBell(db, bell, true);
-            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
-            LeaseFixture.awaitQueued(db, table, 1);
-            awaitAsleep(b);
-            long bConnection = awaitSleeper(db, bell);
-            CompletableFuture<Lease> second = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
-            LeaseFixture.awaitQueued(db, table, 2);
-            awaitAsleep(c);
-            // c's first attempt, and the look by which it published its wake-up connection once that was there.
-            LeaseFixture.awaitPublished(db, table, 2);
-            int looksBefore = looksOfC.get();
-            assertThat(looksBefore).as("c's attempts before the force-release").isBetween(1, 2);
-            assertThat(operator.forceRelease("job")).isTrue(); // rings no bell
-            Lease toB = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // b's own look
-            assertThat(toB.token()).isEqualTo(held.token() + 1);
-            assertThat(catchThrowable(() -> a.release(held))).as("broken: not held any more; a's bell goes back all the same")
-                    .isInstanceOf(LeaseNotHeldException.class);
-            await("b's wake-up connection holds the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                    .until(() -> db.queryLong("SELECT COALESCE(IS_USED_LOCK(?), 0)", bell) == bConnection);
-            assertThat(looksOfC.get()).as("c was not rung while b holds the lease").isEqualTo(looksBefore);
-            b.release(toB);
-            Lease toC = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
-            assertThat(toC.token()).isEqualTo(toB.token() + 1);
-            c.release(toC);
         }
     }
 
@@ -249,13 +316,13 @@ class LeaseMariaDbWakeUpTest {
         String table = LeaseFixture.install(db);
         AtomicBoolean failing = new AtomicBoolean(true);
         AtomicInteger failures = new AtomicInteger();
-        try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
              LeaseService b = polledRarely(db, failing(db.newPool(3), "DELETE FROM " + table + "_queue", failing, failures),
                      table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
-            LeaseFixture.awaitQueued(db, table, 1);
-            awaitAsleep(b);
+            LeaseFixture.awaitPublished(db, table, 1);
+            awaitWatching(b);
             a.release(held);
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).as("granted while its entry cannot be left").isEqualTo(held.token() + 1);
@@ -269,19 +336,17 @@ class LeaseMariaDbWakeUpTest {
 
     /**
      * Pools of one and two connections: the wake-up connection never takes the one a statement needs
-     * (a pool of one has none to spare, and its waiters poll), and no bell is left behind.
+     * (a pool of one has none to spare, and its waiters poll), and none outlives the services.
      */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
-    void tinyPoolsStillHandTheLeaseOnAndLeaveNoLock(TestDatabase db) throws Exception {
+    void tinyPoolsStillHandTheLeaseOnAndLeaveNoConnection(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String bell;
         try (LeaseService a = LeaseFixture.service(db, db.newPool(1), table);
              LeaseService b = LeaseFixture.service(db, db.newPool(1), table);
-             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
-            bell = a.probe().bellName("job");
+             LeaseService c = LeaseFixture.service(db, db.newPool(3), table)) {
             handOffs(List.of(a, b, c), 30);
         }
-        assertThat(bellHeld(db, bell)).isFalse();
+        awaitNoWatcher(db, table);
     }
 
     /**
@@ -294,13 +359,13 @@ class LeaseMariaDbWakeUpTest {
         List<LeaseService> services = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) {
-                services.add(LeaseFixture.service(db, db.newPool(2), table));
+                services.add(LeaseFixture.service(db, db.newPool(3), table));
             }
             handOffs(services, 40);
         } finally {
             services.forEach(LeaseService::close);
         }
-        assertThat(bellHeld(db, services.get(0).probe().bellName("job"))).as("no bell outlives the services").isFalse();
+        awaitNoWatcher(db, table); // no wake-up connection outlives the services
     }
 
     private static void handOffs(List<LeaseService> services, int each) throws Exception {
@@ -364,40 +429,97 @@ class LeaseMariaDbWakeUpTest {
         return records.stream().filter(r -> r.getLevel() == Level.WARNING).count();
     }
 
-    /** Waits until {@code service}'s wake-up connection sleeps on the bell of "job". */
-    private static void awaitAsleep(LeaseService service) {
-        await("the wake-up connection sleeps on the bell").atMost(LeaseFixture.AT_MOST)
-                .pollInterval(Duration.ofMillis(5)).until(() -> service.probe().wakeUpSleepsOn("job"));
+    /** Waits until {@code service}'s wake-up connection watches for hand-offs. */
+    private static void awaitWatching(LeaseService service) {
+        await("the wake-up connection watches").atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5)).until(() -> service.probe().wakeUpWatching());
     }
 
-    private static boolean bellHeld(TestDatabase db, String bell) throws SQLException {
-        return db.queryLong("SELECT IS_USED_LOCK(?) IS NOT NULL", bell) == 1;
+    /** Waits until no session runs a watch of {@code table}'s queue (an aborted connection's session ends soon after). */
+    private static void awaitNoWatcher(TestDatabase db, String table) {
+        await("no session watches " + table + "_queue").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
+                        + " AND INFO NOT LIKE '%PROCESSLIST%'", "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%") == 0);
     }
 
-    private static void awaitBell(TestDatabase db, String bell, boolean held) {
-        await("the bell " + (held ? "held" : "free")).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                .until(() -> bellHeld(db, bell) == held);
+    /** The id of the session that runs a watch of {@code table}'s queue and sleeps in it now, or -1. */
+    private static long watcherAsleep(TestDatabase db, String table) throws SQLException {
+        return db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
+                + " AND ID IN (SELECT listener FROM " + table + "_queue)", "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%");
     }
 
-    /** The connection id of the session that sleeps on {@code bell}, or -1. */
-    private static long sleeperId(TestDatabase db, String bell) throws SQLException {
-        return db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
-                "%GET_LOCK('" + bell + "'%");
-    }
-
-    private static long awaitSleeper(TestDatabase db, String bell) {
+    /** Waits until a wake-up connection that a queue entry names sleeps in its watch; its id. */
+    private static long awaitWatcherAsleep(TestDatabase db, String table) {
         AtomicLong id = new AtomicLong(-1);
-        await("a session sleeping on the bell").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+        await("a wake-up connection asleep in its watch").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
                 .until(() -> {
-                    id.set(sleeperId(db, bell));
+                    id.set(watcherAsleep(db, table));
                     return id.get() >= 0;
                 });
         return id.get();
     }
 
-    /** A pool whose user-level lock statements fail (as on a connection the server dropped) while {@code failing}. */
-    private static DataSource failingLockStatements(DataSource pool, AtomicBoolean failing, AtomicInteger failures) {
-        return failing(pool, "_LOCK", failing, failures);
+    /** Waits until a session runs a statement like {@code pattern}; its id. */
+    private static long awaitSession(TestDatabase db, String pattern) {
+        AtomicLong id = new AtomicLong(-1);
+        await("a session running " + pattern).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> {
+                    id.set(db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST"
+                            + " WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'", pattern));
+                    return id.get() >= 0;
+                });
+        return id.get();
+    }
+
+    private static HikariDataSource pool(TestDatabase db, String user) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("holdfast-test-" + user);
+        config.setJdbcUrl(db.kind().url());
+        config.setUsername(user);
+        config.setPassword("");
+        config.setMaximumPoolSize(3);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A pool whose watch statements' ends by a kill are recorded in {@code wakes}: "woken" for a wait that returned
+     * NULL (a killed lock wait), "error N" for one that failed with code N.
+     */
+    private static DataSource recordingWatchWakes(DataSource pool, List<String> wakes) {
+        ClassLoader loader = LeaseMariaDbWakeUpTest.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = invoke(pool, method, args);
+            if (!(result instanceof Connection c)) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (p, m, a) -> {
+                Object made = invoke(c, m, a);
+                if (!(m.getName().equals("prepareStatement") && a[0] instanceof String sql && sql.contains("holdfast_bell_")
+                        && made instanceof java.sql.PreparedStatement ps)) {
+                    return made;
+                }
+                return Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.PreparedStatement.class}, (pp, mm, aa) -> {
+                    Object done;
+                    try {
+                        done = invoke(ps, mm, aa);
+                    } catch (SQLException e) {
+                        wakes.add("error " + e.getErrorCode());
+                        throw e;
+                    }
+                    if (!(done instanceof java.sql.ResultSet rs)) {
+                        return done;
+                    }
+                    return Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.ResultSet.class}, (rp, rm, ra) -> {
+                        Object read = invoke(rs, rm, ra);
+                        if (rm.getName().equals("wasNull") && Boolean.TRUE.equals(read)) {
+                            wakes.add("woken");
+                        }
+                        return read;
+                    });
+                });
+            });
+        });
     }
 
     /** A pool whose statements containing {@code text} fail (as on a connection the server dropped) while {@code failing}. */
@@ -420,8 +542,17 @@ class LeaseMariaDbWakeUpTest {
         void run() throws Exception;
     }
 
-    /** A pool whose connections run {@code injected} before preparing a statement that contains {@code text}. */
+    /** Something done on the connection before a statement is prepared. */
+    private interface InjectedOn {
+        void run(Connection c) throws Exception;
+    }
+
     private static DataSource beforePreparing(DataSource pool, String text, Injected injected) {
+        return beforePreparingOn(pool, text, c -> injected.run());
+    }
+
+    /** A pool whose connections run {@code injected} before preparing a statement that contains {@code text}. */
+    private static DataSource beforePreparingOn(DataSource pool, String text, InjectedOn injected) {
         return (DataSource) Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(pool, method, args);
@@ -431,7 +562,7 @@ class LeaseMariaDbWakeUpTest {
                     return Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class},
                             (p, m, a) -> {
                                 if (m.getName().equals("prepareStatement") && a[0] instanceof String sql && sql.contains(text)) {
-                                    injected.run();
+                                    injected.run(c);
                                 }
                                 return invoke(c, m, a);
                             });

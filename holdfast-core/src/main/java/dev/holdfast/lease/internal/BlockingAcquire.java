@@ -49,7 +49,7 @@ public final class BlockingAcquire {
 
     /**
      * How often waiters poll: the defaults above, or a test's; and how long a polling waiter's queue
-     * entry lives ({@link #QUEUE_ENTRY_MICROS}): a MariaDB waiter woken by a release's bell looks at
+     * entry lives ({@link #QUEUE_ENTRY_MICROS}): a MariaDB waiter whose wake-up connection watches looks at
      * least twice per entry lifetime, as no listener tells a release that it is alive.
      */
     record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos, long pollingEntryMicros) {
@@ -61,8 +61,8 @@ public final class BlockingAcquire {
     private final LeaseJdbc jdbc;
     private final TimeoutLook look;
     private final @Nullable PgWakeUps wakeUps;
-    /** MariaDB: a release elsewhere wakes this service's oldest waiter of a name; null elsewhere. */
-    private final @Nullable MariaDbWakeUps bells;
+    /** MariaDB: a release that hands one of this service's waiters the lease wakes it through these; null elsewhere. */
+    private final @Nullable MariaDbWakeUps mariaDbWakeUps;
     private final LeaseThreads threads;
     private final BoundedBorrow borrow;
     private final LocalPollers pollers;
@@ -73,21 +73,21 @@ public final class BlockingAcquire {
     private final LongAdder handOffsReceived = new LongAdder();
 
     BlockingAcquire(LeaseCalls calls, LeaseJdbc jdbc, TimeoutLook look, @Nullable PgWakeUps wakeUps,
-                    @Nullable MariaDbWakeUps bells, LeaseThreads threads, LocalPollers pollers,
+                    @Nullable MariaDbWakeUps mariaDbWakeUps, LeaseThreads threads, LocalPollers pollers,
                     @Nullable CohortHandOffs cohorts, Grants grants, Polling polling) {
         this.calls = calls;
         this.jdbc = jdbc;
         this.look = look;
         this.wakeUps = wakeUps;
-        this.bells = bells;
+        this.mariaDbWakeUps = mariaDbWakeUps;
         this.threads = threads;
         this.borrow = new BoundedBorrow(calls.dataSource(), threads);
         this.pollers = pollers;
         this.cohorts = cohorts;
         this.grants = grants;
         this.polling = polling;
-        if (bells != null) {
-            bells.leaveFailuresTo((name, waiter, lapsesAt) -> giveUpLater(name, waiter, lapsesAt, 0, true));
+        if (mariaDbWakeUps != null) {
+            mariaDbWakeUps.leaveFailuresTo((name, waiter, lapsesAt) -> giveUpLater(name, waiter, lapsesAt, 0, true));
         }
     }
 
@@ -151,14 +151,14 @@ public final class BlockingAcquire {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
                 // Releases hand the lease only to a waiter whose notification a live listener will deliver
                 // (MariaDB: whose service's wake-up connection is alive).
-                Integer listener = notifier != null ? notifier.listenerPid() : bells != null ? bells.listener() : null;
+                Integer listener = notifier != null ? notifier.listenerPid() : mariaDbWakeUps != null ? mariaDbWakeUps.listener() : null;
                 // A polling waiter refreshes its entry once a quarter of its life has passed, not at every
-                // look: a MariaDB waiter woken by bells looks every 50 ms, and each refresh is a commit to flush.
+                // look: a MariaDB waiter whose wake-up connection watches looks every 50 ms, and each refresh is a commit to flush.
                 long attemptSent = System.nanoTime();
                 boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4
                         || !java.util.Objects.equals(listener, published);
                 // MariaDB: a granted waiter leaves the queue on the wake-up connection, after the grant returns.
-                boolean leaveLater = bells != null && joined && bells.connected();
+                boolean leaveLater = mariaDbWakeUps != null && joined && mariaDbWakeUps.connected();
                 LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
                         ? c -> jdbc.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, refresh,
                                 !leaveLater, listener)
@@ -184,9 +184,8 @@ public final class BlockingAcquire {
                     races = 0;
                 }
                 if (granted.isPresent()) {
-                    if (bells != null && viaQueue) { // its release wakes the other services
-                        bells.granted(name, granted.get().token(), micros, leaveLater && waiter != null
-                                ? new GrantedEntries.Leave(name, waiter, refreshedAt + queueMicros * 1000) : null);
+                    if (mariaDbWakeUps != null && leaveLater && waiter != null) { // its entry is left on the wake-up connection
+                        mariaDbWakeUps.granted(new GrantedEntries.Leave(name, waiter, refreshedAt + queueMicros * 1000));
                     }
                     return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }
@@ -218,10 +217,10 @@ public final class BlockingAcquire {
                 } else {
                     long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff);
                     // A release through this service wakes its oldest polling waiter at once.
-                    // MariaDB: a release elsewhere too, while the wake-up connection sleeps on this name; then it
-                    // still looks every ten longest polls (50 ms): a lost wake-up costs no more.
-                    boolean woken = bells != null && viaQueue
-                            ? awaitBell(bells, name, wakeUp, Math.min(remaining, sleep),
+                    // MariaDB: a release elsewhere that hands it the lease too, while the wake-up connection watches;
+                    // then it still looks every ten longest polls (50 ms): a lost wake-up costs no more.
+                    boolean woken = mariaDbWakeUps != null && viaQueue
+                            ? awaitWakeUp(mariaDbWakeUps, wakeUp, Math.min(remaining, sleep),
                                     Math.min(Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
                                             polling.maxQueuedPollNanos() * 10), deadline)
                             : wakeUp.signal.tryAcquire(Math.min(remaining, sleep), TimeUnit.NANOSECONDS);
@@ -239,19 +238,12 @@ public final class BlockingAcquire {
             if (waiter != null && attempts > 0 && !left) {
                 giveUp(name, waiter, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
             }
-            PgWakeUps.Handed unused = wakeUp.handed();
-            if (bells != null && unused != null) { // given back with the entry: its bell goes back too
-                bells.released(name, unused.token());
-            }
             throw e;
         } finally {
             if (notifier != null && key != null) {
                 notifier.unregister(key, wakeUp);
             } else if (viaQueue) {
                 pollers.remove(name, wakeUp);
-                if (bells != null) {
-                    bells.refused(name, wakeUp); // a bell passed to this call goes on to the next sleeper
-                }
             }
         }
     }
@@ -300,17 +292,17 @@ public final class BlockingAcquire {
 
     /**
      * MariaDB: waits until a wake-up rings {@code waiter}, or its poll is due: {@code pollNanos} from
-     * now, or {@code safetyNanos} while the wake-up connection sleeps on {@code name}; never past
+     * now, or {@code safetyNanos} while the wake-up connection watches for hand-offs; never past
      * {@code deadline}.
      *
-     * @return whether it was rung (the lease may be free now)
+     * @return whether it was rung (a grant was handed to it, or the lease may be free now)
      */
-    private static boolean awaitBell(MariaDbWakeUps bells, String name, PgWakeUps.Waiter waiter, long pollNanos,
+    private static boolean awaitWakeUp(MariaDbWakeUps mariaDbWakeUps, PgWakeUps.Waiter waiter, long pollNanos,
                                      long safetyNanos, long deadline) throws InterruptedException {
-        bells.refused(name, waiter);
+        mariaDbWakeUps.waiting();
         long start = System.nanoTime();
         while (true) {
-            long until = start + (bells.sleepsOn(name) ? Math.max(pollNanos, safetyNanos) : pollNanos);
+            long until = start + (mariaDbWakeUps.watching() ? Math.max(pollNanos, safetyNanos) : pollNanos);
             long left = Math.min(until, deadline) - System.nanoTime();
             if (left <= 0) {
                 return false;
@@ -329,14 +321,9 @@ public final class BlockingAcquire {
         return wakeUps != null && wakeUps.isListening();
     }
 
-    /** Tests: whether the MariaDB wake-up connection sleeps on {@code name}'s bell. */
-    boolean wakeUpSleepsOn(String name) {
-        return bells != null && bells.sleepsOn(name);
-    }
-
-    /** Tests: the MariaDB bell of {@code name}, or null elsewhere. */
-    @Nullable String bellName(String name) {
-        return bells == null ? null : bells.sql.bellName(name);
+    /** Tests: whether the MariaDB wake-up connection watches for hand-offs to this service's waiters. */
+    boolean wakeUpWatching() {
+        return mariaDbWakeUps != null && mariaDbWakeUps.watching();
     }
 
     /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */
@@ -351,8 +338,7 @@ public final class BlockingAcquire {
 
     /**
      * The grant a release handed to this waiter (committed before it was notified), or null. MariaDB: the
-     * service holds the name's bell from now on, and the waiter's entry (which lapses at {@code lapsesAt})
-     * is left on its wake-up connection.
+     * waiter's entry (which lapses at {@code lapsesAt}) is left on its wake-up connection.
      */
     private @Nullable LeaseRow handed(PgWakeUps.Waiter wakeUp, String name, String owner, @Nullable String waiter,
                                       long micros, long lapsesAt) {
@@ -360,8 +346,8 @@ public final class BlockingAcquire {
         if (h == null) {
             return null;
         }
-        if (bells != null && waiter != null) {
-            bells.granted(name, h.token(), micros, new GrantedEntries.Leave(name, waiter, lapsesAt));
+        if (mariaDbWakeUps != null && waiter != null) {
+            mariaDbWakeUps.granted(new GrantedEntries.Leave(name, waiter, lapsesAt));
         }
         handOffsReceived.increment();
         return new LeaseRow(name, owner, h.token(), h.acquiredAt(), h.expiresAt());

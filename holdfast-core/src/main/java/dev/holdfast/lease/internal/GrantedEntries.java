@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The queue entries of a MariaDB service's waiters granted through the queue, left on its wake-up
- * connection after their grants returned and before their bells go back ({@link MariaDbWakeUps}), or
- * handed to a {@link Leaving} (a pooled connection in the background) when that connection fails.
+ * connection after their grants returned ({@link MariaDbWakeUps}), or handed to a {@link Leaving} (a
+ * pooled connection in the background) when that connection fails.
  * Thread-safe.
  */
 final class GrantedEntries {
@@ -42,11 +42,6 @@ final class GrantedEntries {
 
     synchronized void add(Leave entry) {
         pending.put(entry.waiter(), entry);
-    }
-
-    /** Whether an entry of {@code name} is still to leave (its bell must wait for it). */
-    synchronized boolean pendingFor(String name) {
-        return pending.values().stream().anyMatch(e -> e.name().equals(name));
     }
 
     void elsewhere(Leaving leaving) {

@@ -142,10 +142,6 @@ public final class LeaseEngine implements AutoCloseable {
     private boolean breakLease(String name, @Nullable String by) {
         boolean released = parts.calls().call("force-releasing", name, c -> parts.jdbc().forceRelease(c, name, by));
         closeCohort(name, null);
-        MariaDbWakeUps bells = parts.bells();
-        if (bells != null) {
-            bells.released(name, null); // if this service held it
-        }
         if (released) {
             parts.pollers().wakeOldest(name);
         }
@@ -179,9 +175,9 @@ public final class LeaseEngine implements AutoCloseable {
         if (wakeUps != null) {
             wakeUps.close();
         }
-        MariaDbWakeUps bells = parts.bells();
-        if (bells != null) {
-            bells.close(); // before the threads: it borrows through them
+        MariaDbWakeUps mariaDbWakeUps = parts.mariaDbWakeUps();
+        if (mariaDbWakeUps != null) {
+            mariaDbWakeUps.close(); // before the threads: it borrows through them
         }
         parts.threads().close();
     }

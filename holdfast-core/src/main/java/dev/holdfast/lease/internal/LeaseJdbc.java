@@ -29,6 +29,8 @@ public final class LeaseJdbc {
     private final String[] releases = new String[8];
     /** Names whose last release by this service found waiters: their next one hands off in its round trip. */
     private final ContendedNames contended = new ContendedNames();
+    /** MariaDB: wakes the service of the waiter a release handed the lease to. */
+    private final HandOffWakes wakes = new HandOffWakes();
     /** An update followed by the hand-off, by update. */
     private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
 
@@ -194,7 +196,7 @@ public final class LeaseJdbc {
             if (!withHandOff && updateThenHandOff(c, release, name, false, bind)) {
                 return true;
             }
-            MariaDbHandOff.Released released = MariaDbHandOff.release(c, mariaDb, name, owner, token);
+            MariaDbHandOff.Released released = MariaDbHandOff.release(c, mariaDb, name, owner, token, wakes);
             if (released.held()) {
                 contended.found(name, released.queued());
             }

@@ -11,7 +11,7 @@ import javax.sql.DataSource;
  * The parts of one lease service, wired from its settings: who runs statements, who waits,
  * who releases and renews, and the optional cohort hand-off and batching.
  */
-record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, @Nullable MariaDbWakeUps bells,
+record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps, @Nullable MariaDbWakeUps mariaDbWakeUps,
                   LeaseThreads threads,
                   @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, LocalPollers pollers,
                   Grants grants, BlockingAcquire blocking, Releases releases, Renewals renewals) {
@@ -35,15 +35,16 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
         LeaseBatches batches = LeaseBatches.of(s, sql, jdbc, calls,
                 r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
-        MariaDbWakeUps bells = sql instanceof MariaDbLeaseSql maria && s.tuning().bells()
+        MariaDbWakeUps mariaDbWakeUps = sql instanceof MariaDbLeaseSql maria && s.tuning().wakeUps()
                 ? new MariaDbWakeUps(s.dataSource(), maria, pollers, threads, s.tuning().polling().safetyPollNanos()) : null;
         Grants grants = new Grants(cohorts);
-        BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, bells, threads, pollers,
+        BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, mariaDbWakeUps, threads, pollers,
                 cohorts, grants, s.tuning().polling());
         Refusals refusals = new Refusals(calls, jdbc);
-        Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, bells, refusals, s.relaxedReleases());
+        Releases releases = new Releases(calls, jdbc, cohorts, batches, pollers, refusals, s.relaxedReleases(),
+                sql instanceof MariaDbLeaseSql);
         late.set(releases);
         Renewals renewals = new Renewals(calls, jdbc, cohorts, refusals, releases);
-        return new LeaseParts(calls, jdbc, wakeUps, bells, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);
+        return new LeaseParts(calls, jdbc, wakeUps, mariaDbWakeUps, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);
     }
 }

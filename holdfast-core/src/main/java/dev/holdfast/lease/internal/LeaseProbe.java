@@ -34,14 +34,9 @@ public final class LeaseProbe {
         return blocking.listenerBehindPooler();
     }
 
-    /** MariaDB: whether the wake-up connection sleeps on {@code name}'s bell, held by another session. */
-    public boolean wakeUpSleepsOn(String name) {
-        return blocking.wakeUpSleepsOn(name);
-    }
-
-    /** MariaDB: the user-level lock ("bell") a release of {@code name} gives back; null elsewhere. */
-    public @Nullable String bellName(String name) {
-        return blocking.bellName(name);
+    /** MariaDB: whether the wake-up connection watches for leases handed to this service's waiters (a release wakes it). */
+    public boolean wakeUpWatching() {
+        return blocking.wakeUpWatching();
     }
 
     /** How many times this service passed a lease on in memory. */

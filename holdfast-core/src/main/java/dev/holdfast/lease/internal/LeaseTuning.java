@@ -12,10 +12,11 @@ import java.time.Duration;
  * @param timeline        PostgreSQL: the WAL timeline the statements take as the server's (0: the server's own), so that
  *                        tests can act out a promotion on a server that was never promoted
  * @param notifyProbe     how long a PostgreSQL listener waits for its probe notification ({@link NotifyProbe})
- * @param bells           MariaDB: whether releases wake other services' waiters ({@link MariaDbWakeUps}); off, they poll
+ * @param wakeUps         MariaDB: whether waiters publish a wake-up connection ({@link MariaDbWakeUps}), so that a
+ *                        release hands them the lease and wakes them; off, they poll and take it by their own looks
  */
 public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
-                          int timeline, Duration notifyProbe, boolean bells) {
+                          int timeline, Duration notifyProbe, boolean wakeUps) {
 
     public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0,
             Duration.ofSeconds(2), true);
@@ -27,46 +28,46 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     }
 
     public LeaseTuning batchesInFlight(int statements, int overlapAt) {
-        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
+        return new LeaseTuning(statements, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
     }
 
     public LeaseTuning batchLoneCalls(boolean batchLoneCalls) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
     }
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, bells);
+                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, bells);
+                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
     }
 
     /** How long a polling waiter's queue entry lives unless refreshed (H2, MariaDB; MariaDB waiters look twice in it). */
     public LeaseTuning pollingQueueEntry(Duration lifetime) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
                 new BlockingAcquire.Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        lifetime.toNanos() / 1000), timeline, notifyProbe, bells);
+                        lifetime.toNanos() / 1000), timeline, notifyProbe, wakeUps);
     }
 
     /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
     public LeaseTuning timeline(int timeline) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, bells);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, wakeUps);
     }
 
     /** How long a PostgreSQL listener waits for its probe notification before it polls for good. */
     public LeaseTuning notifyProbe(Duration bound) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound, bells);
+        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound, wakeUps);
     }
 
-    /** MariaDB: whether a release wakes other services' waiters through a user-level lock (benchmarks' yardstick: off). */
-    public LeaseTuning bells(boolean on) {
+    /** MariaDB: whether waiters are handed leases and woken by releases (benchmarks' yardstick: off, they poll). */
+    public LeaseTuning wakeUps(boolean on) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, notifyProbe, on);
     }
 }

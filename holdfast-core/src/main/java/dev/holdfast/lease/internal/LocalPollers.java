@@ -49,12 +49,6 @@ final class LocalPollers {
         return null;
     }
 
-    /** The oldest polling waiter of {@code name}, or null. */
-    PgWakeUps.@Nullable Waiter oldest(String name) {
-        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
-        return deque == null ? null : deque.peekFirst();
-    }
-
     /** Wakes every polling waiter: each looks now. */
     void wakeAll() {
         byName.values().forEach(deque -> deque.forEach(w -> {
@@ -72,17 +66,8 @@ final class LocalPollers {
         }
     }
 
-    /** The name the oldest polling waiter waits for, or null if none waits. */
-    @Nullable String oldestName() {
-        String oldest = null;
-        long since = 0;
-        for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {
-            PgWakeUps.Waiter first = e.getValue().peekFirst();
-            if (first != null && (oldest == null || first.since - since < 0)) {
-                oldest = e.getKey();
-                since = first.since;
-            }
-        }
-        return oldest;
+    /** Whether no call polls now. */
+    boolean isEmpty() {
+        return byName.isEmpty();
     }
 }

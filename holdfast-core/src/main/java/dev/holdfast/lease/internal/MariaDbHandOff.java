@@ -7,62 +7,120 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import dev.holdfast.jdbc.dialect.Dialect;
 
 /**
  * MariaDB's direct hand-off, run on a connection it is given: the release that grants a free lease
  * to the first live waiter in its own statement ({@link MariaDbLeaseSql#releaseHandingOffSql}), the
- * give-up that returns such a grant, and the lock by which a wake-up connection says its service is
- * alive to hand leases to.
+ * give-up that returns such a grant, the lock by which a wake-up connection says its service is
+ * alive to hand leases to, and how that connection learns of a hand-off (it watches, a release wakes it).
  */
 final class MariaDbHandOff {
 
     private MariaDbHandOff() {
     }
 
-    /**
-     * What a sleep on a bell found ({@link MariaDbLeaseSql#bellSleepSql}): whether it took the bell (and
-     * holds it still: not {@code passed}), whether the lease was live then, the waiter id it was handed
-     * to (null for none), that grant, and whether the statement gave the bell back, the lease being
-     * handed to another service's waiter.
-     */
-    record Woken(boolean took, boolean live, @Nullable String handedTo, PgWakeUps.@Nullable Handed grant,
-                 boolean passed) {
+    /** A live grant handed to waiter {@code waiter} of lease {@code name}, whose entry names the reading connection. */
+    record HandedHere(String name, String waiter, PgWakeUps.Handed grant) {
     }
 
-    /** Sleeps on {@code bell} at most {@code seconds}, then reads lease {@code name}. */
-    static Woken sleep(Connection c, MariaDbLeaseSql sql, String bell, double seconds, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.bellSleepSql())) {
-            ps.setString(1, bell);
-            ps.setString(2, bell);
-            ps.setDouble(3, seconds);
-            ps.setString(4, name);
+    /** How a wake-up connection's watch ended. */
+    enum Watched {
+        /** A grant handed here was found, without waiting. */
+        HANDED,
+        /** The wait's bound passed. */
+        QUIET,
+        /** A release's kill ended it: read what was handed here. */
+        WOKEN,
+        /** The doorbell was free, so its holder is gone; the watcher holds it now (it closes). */
+        BELL_FREE
+    }
+
+    /**
+     * Waits at most {@code seconds} for the doorbell of {@code c} unless a live lease is handed to a waiter whose
+     * entry names {@code c}, other than the grants in {@code seen} ({@link MariaDbLeaseSql#watchSql}).
+     */
+    static Watched watch(Connection c, MariaDbLeaseSql sql, List<HandedHere> seen, double seconds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.watchSql(seen.size()))) {
+            int i = 1;
+            for (HandedHere h : seen) {
+                ps.setString(i++, h.name());
+                ps.setLong(i++, h.grant().token());
+            }
+            ps.setDouble(i, seconds);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                boolean took = rs.getLong(1) == 1;
-                String handedTo = rs.getString(2);
-                boolean live = rs.getBoolean(6);
-                Instant acquiredAt = Dialect.MARIADB.readInstant(rs, 4);
-                Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
-                PgWakeUps.Handed grant = took && live && handedTo != null && acquiredAt != null && expiresAt != null
-                        ? new PgWakeUps.Handed(rs.getLong(3), acquiredAt, expiresAt) : null;
-                boolean passed = rs.getLong(7) == 1;
-                return new Woken(took && !passed, took && live, grant == null ? null : handedTo, grant, passed);
+                long result = rs.getLong(1);
+                if (rs.wasNull()) {
+                    return Watched.WOKEN; // a killed lock wait returns NULL
+                }
+                return result == 2 ? Watched.HANDED : result == 0 ? Watched.QUIET : Watched.BELL_FREE;
+            }
+        } catch (SQLException e) {
+            if (interrupted(e)) { // the kill met the statement before its wait
+                return Watched.WOKEN;
+            }
+            throw e;
+        }
+    }
+
+    /** Takes, on {@code holder}, the doorbell that wake-up connection {@code listener} waits for; true if taken. */
+    static boolean holdBell(Connection holder, long listener) throws SQLException {
+        try (PreparedStatement ps = holder.prepareStatement(MariaDbLeaseSql.BELL_HOLD)) {
+            ps.setLong(1, listener);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) == 1;
             }
         }
     }
 
-    /** What a release did: whether the grant was held and, if so, whether the row says a waiter may still be queued. */
-    record Released(boolean held, boolean queued) {
+    /** The live grants handed to waiters whose entries name {@code c} ({@link MariaDbLeaseSql#handedHereSql}). */
+    static List<HandedHere> handedHere(Connection c, MariaDbLeaseSql sql) throws SQLException {
+        List<HandedHere> handed = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.handedHereSql());
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Instant acquiredAt = Dialect.MARIADB.readInstant(rs, 4);
+                Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
+                if (acquiredAt != null && expiresAt != null) {
+                    handed.add(new HandedHere(rs.getString(1), rs.getString(2),
+                            new PgWakeUps.Handed(rs.getLong(3), acquiredAt, expiresAt)));
+                }
+            }
+        }
+        return handed;
+    }
+
+    /** MariaDB's "Query execution was interrupted": a {@code KILL QUERY} ended the statement, and nothing else. */
+    static boolean interrupted(SQLException e) {
+        return e.getErrorCode() == 1317;
     }
 
     /**
-     * Expires the caller's live grant, handing the lease to the first live waiter: what a release sends when
-     * the row says a waiter may be queued (its plain release, {@link MariaDbLeaseSql#releaseSql}, then matches
-     * nothing).
+     * What a release did: whether the grant was held and, if so, whether the row says a waiter may still be
+     * queued, and the wake-up connection of the waiter it handed the lease to (null if it handed nothing).
      */
-    static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token)
-            throws SQLException {
+    record Released(boolean held, boolean queued, @Nullable Long wake) {
+    }
+
+    /**
+     * Expires the caller's live grant, handing the lease to the first live waiter, then wakes that waiter's
+     * service ({@link HandOffWakes}): what a release sends when the row says a waiter may be queued (its plain
+     * release, {@link MariaDbLeaseSql#releaseSql}, then matches nothing).
+     */
+    static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
+                            HandOffWakes wakes) throws SQLException {
+        Released released = releaseHandingOff(c, sql, name, owner, token);
+        if (released.wake() != null) {
+            wakes.wake(c, released.wake());
+        }
+        return released;
+    }
+
+    private static Released releaseHandingOff(Connection c, MariaDbLeaseSql sql, String name, String owner,
+                                              @Nullable Long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.releaseHandingOffSql(token != null))) {
             ps.setString(1, name);
             ps.setString(2, owner);
@@ -70,7 +128,12 @@ final class MariaDbHandOff {
                 ps.setLong(3, token);
             }
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new Released(true, rs.getBoolean(3)) : new Released(false, false);
+                if (!rs.next()) {
+                    return new Released(false, false, null);
+                }
+                boolean queued = rs.getBoolean(3);
+                long wake = rs.getLong(4);
+                return new Released(true, queued, rs.wasNull() ? null : wake);
             }
         }
     }

@@ -35,7 +35,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String acquireQueued;
     private final String joinQueue;
     private final String requeue;
-    private final String bellSleep;
+    /** From the live leases handed to a waiter whose entry names this connection, and the entries. */
+    private final String handedHere;
+    private final ConcurrentHashMap<Integer, String> watch = new ConcurrentHashMap<>();
     private final String renew;
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
@@ -108,11 +110,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " SET q.queued_at = GREATEST(UTC_TIMESTAMP(6),"
                 + " STR_TO_DATE(LEFT(l.served, 20), '%Y%m%d%H%i%s%f') + INTERVAL 1 MICROSECOND)"
                 + " WHERE l.name = ? AND " + place("q") + " <= l.served";
-        bellSleep = "SELECT g.got, l.handed_to, l.token, l.acquired_at, l.expires_at, l.expires_at > UTC_TIMESTAMP(6),"
-                + " IF(g.got = 1 AND l.handed_to IS NOT NULL AND l.expires_at > UTC_TIMESTAMP(6) AND NOT EXISTS"
-                + " (SELECT 1 FROM " + queue + " q WHERE q.name = l.name AND q.owner = l.handed_to"
-                + " AND q.listener = CONNECTION_ID()), RELEASE_LOCK(?), 0)"
-                + " FROM (SELECT GET_LOCK(?, ?) AS got) g LEFT JOIN " + table + " l ON l.name = ? AND g.got = 1";
+        handedHere = " FROM " + queue + " q JOIN " + table + " l ON l.name = q.name AND l.handed_to = q.owner"
+                + " WHERE q.listener = CONNECTION_ID() AND q.wait_until > UTC_TIMESTAMP(6) AND l.expires_at > UTC_TIMESTAMP(6)";
         // queued_at before wait_until: assignments see earlier new values.
         joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, ?, ?, ?)"
@@ -159,8 +158,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * published no wake-up connection, is not skipped: nobody is handed the lease, and the waiter
      * takes it at its next look, as before. The lease row is locked before the queue rows
      * ({@code LEFT JOIN}: the lease is the outer table), as the queued acquire locks them.
-     * Binds name, owner[, token]; returns the row's token, whether it was handed on (it is live) and whether a
-     * waiter may still be queued ({@code waiters_until}).
+     * Binds name, owner[, token]; returns the row's token, whether it was handed on (it is live), whether a
+     * waiter may still be queued ({@code waiters_until}) and, handed on, the waiter's wake-up connection.
      */
     private static String releaseHandingOff(String table, String queue, String token) {
         String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL"
@@ -181,7 +180,10 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " served = IF(VALUES(handed_to) IS NULL, %1$s.served, VALUES(served)),"
                 + " broken_by = NULL, broken_at = NULL,"
                 + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))").formatted(table)
-                + " RETURNING token, expires_at > UTC_TIMESTAMP(6), waiters_until > UTC_TIMESTAMP(6)";
+                + " RETURNING token, expires_at > UTC_TIMESTAMP(6), waiters_until > UTC_TIMESTAMP(6),"
+                // Handed on: the wake-up connection the waiter's entry names, for the release to wake it.
+                + (" IF(expires_at > UTC_TIMESTAMP(6), (SELECT m.listener FROM " + queue + " m WHERE m.name = %1$s.name"
+                + " AND m.owner = %1$s.handed_to), NULL)").formatted(table);
     }
 
     /**
@@ -215,6 +217,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     static final String LIVE_LOCK_PREFIX = "holdfast_live_";
     /** Takes {@link #LIVE_LOCK_PREFIX} + the connection id: 1 if taken, and the connection id. */
     static final String LIVE_LOCK = "SELECT GET_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()), 0), CONNECTION_ID()";
+    /** Gives back every user-level lock of the session: the live lock, a doorbell. */
+    static final String RELEASE_LOCKS = "SELECT RELEASE_ALL_LOCKS()";
 
     @Override
     public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
@@ -326,7 +330,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * Nothing is ever inserted: only existing rows are selected. The rows are found by the
      * names alone ({@code name IN}, a primary-key range: MariaDB 10.11 also ranges a row-value
      * {@code IN}, older versions did not, and a locking scan would lock the whole table);
-     * binds the names, then name, owner, token of each.
+     * binds the names, then name, owner, token of each. A row that a waiter may wait for
+     * ({@code waiters_until}, as {@link #releaseSql}) is left alone: its release goes on its own, and hands it on.
      */
     @Override
     public String releaseAllSql(int rows, boolean fast) {
@@ -334,7 +339,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
                 + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
                 + ") AND (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
-                + ") AND s.expires_at > UTC_TIMESTAMP(6) ORDER BY s.name FOR UPDATE"
+                + ") AND s.expires_at > UTC_TIMESTAMP(6) AND (s.waiters_until IS NULL OR s.waiters_until <= UTC_TIMESTAMP(6))"
+                + " ORDER BY s.name FOR UPDATE"
                 + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
                 + " RETURNING name, FALSE");
     }
@@ -352,47 +358,37 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     /*
-     * Wake-ups (MariaDbWakeUps): a user-level lock per lease name, a "bell", that the service holding a
-     * lease it took by waiting keeps on its wake-up connection, and that other services sleep on.
+     * Wake-ups (MariaDbWakeUps): a release that hands the lease on ends the sleep of the waiter's
+     * wake-up connection; that connection watches for leases handed to its service's waiters.
      */
 
-    /** Takes the bell of a name (binds its {@link #bellName}); 1 if taken. Waits 2 ms for a sleeper passing it on. */
-    static final String BELL_TAKE = "SELECT GET_LOCK(?, 0.002)";
-    /** Gives the bell of a name back (binds its bell name): wakes whoever sleeps on it. */
-    static final String BELL_RELEASE = "SELECT RELEASE_LOCK(?)";
-    /** Whether some session holds the bell (binds its bell name): its connection id, or null. */
-    static final String BELL_HELD = "SELECT IS_USED_LOCK(?)";
+    /** Ends the statement of the connection whose id it binds (a release's wake-up). */
+    static final String WAKE = "KILL QUERY ?";
+
     /**
-     * Sleeps until the bell is given back, at most a bound number of seconds, and takes it (1 if taken);
-     * sleepers are given it one at a time, in the order they began to sleep. Then reads the lease row as
-     * the release that gave the bell back left it (the derived table, whose {@code GET_LOCK} waits, is
-     * made before the row is read, and the read's snapshot begins with that read; re-verified in
-     * {@code LeaseMariaDbHandOffTest}): {@code handed_to}, token, acquired_at, expires_at, and whether the
-     * lease is live (at the statement's start: a grant made during the sleep is). A live lease handed to
-     * a waiter whose entry does not name this connection is another service's: the statement gives the
-     * bell back at once (1 in its last column), so the next sleeper wakes without a round trip of this
-     * one. Binds bell name, bell name, seconds, lease name.
+     * The wake-up connection's sleep: 2 at once if a live lease is handed to a waiter whose live entry names
+     * this connection, other than the {@code seen} grants, else a wait for its doorbell ({@link #BELL_HOLD}),
+     * held by another connection of the service, for at most the seconds bound: 0 when they passed, NULL when a
+     * release's kill ended the wait, 1 if the bell was free (its holder is gone). One statement, so a release's
+     * kill is never lost: a hand-off committed before it began is found, and a kill during it ends the wait.
+     * A user-level lock wait, not {@code SLEEP}: MariaDB can stall a {@code KILL QUERY} of a {@code SLEEP} for
+     * seconds when kills overlap (every sleeper shares one mutex), and measured no such stall on lock waits.
+     * Binds name, token of each seen grant, then the seconds.
      */
-    String bellSleepSql() {
-        return bellSleep;
+    String watchSql(int seen) {
+        return watch.computeIfAbsent(seen, n -> "SELECT IF(EXISTS (SELECT 1" + handedHere
+                + (n == 0 ? "" : " AND (l.name, l.token) NOT IN (" + String.join(", ", Collections.nCopies(n, "(?, ?)")) + ")")
+                + "), 2, GET_LOCK(CONCAT('" + BELL_PREFIX + "', CONNECTION_ID()), ?))");
     }
-    /** Gives back every user-level lock of the session, before its connection goes back to the pool. */
-    static final String BELL_RELEASE_ALL = "SELECT RELEASE_ALL_LOCKS()";
 
-    /**
-     * The bell of lease {@code name}: {@code holdfast_} and 40 characters of a SHA-256 of the table (its
-     * last part, unquoted, lower case) and the name, within MariaDB's 64 characters whatever the
-     * name's length. Two tables or names that meet in it only wake each other's waiters needlessly.
-     */
-    String bellName(String name) {
-        String t = table.substring(table.lastIndexOf('.') + 1).replace("`", "").toLowerCase(java.util.Locale.ROOT);
-        try {
-            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest((t + '\0' + name).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return "holdfast_" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(hash).substring(0, 40);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+    /** The user-level lock a wake-up connection waits for, named after it: another connection of its service holds it. */
+    static final String BELL_PREFIX = "holdfast_bell_";
+    /** Takes the doorbell of the wake-up connection whose id it binds: 1 if taken. */
+    static final String BELL_HOLD = "SELECT GET_LOCK(CONCAT('" + BELL_PREFIX + "', ?), 0)";
+
+    /** The live grants handed to waiters whose live entries name this connection: name, waiter, token, acquired_at, expires_at. */
+    String handedHereSql() {
+        return "SELECT l.name, q.owner, l.token, l.acquired_at, l.expires_at" + handedHere;
     }
 
     @Override

@@ -3,90 +3,63 @@ package dev.holdfast.lease.internal;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.SQLException;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
  * MariaDB wake-ups for blocked {@code LeaseService#acquire} callers, which poll (MariaDB has no
- * {@code LISTEN}): a release gives back a user-level lock that other services sleep on in
- * {@code GET_LOCK}, so their waiters look again at once instead of at their next poll.
+ * {@code LISTEN}): a release that hands the lease to a waiter of this service interrupts this
+ * service's wake-up connection ({@code KILL QUERY}, {@link HandOffWakes}), whose wait then ends, and
+ * it reads what was handed here and gives each grant to its waiting call at once.
  *
- * <p>One daemon thread per service on one pooled connection, the wake-up connection, kept while the
- * service has polling {@code lock} calls or holds a bell, given back after a second with neither:
- * <ul>
- *   <li>a <em>bell</em> ({@link MariaDbLeaseSql#bellName}): while the service holds a lease one of its
- *       waiting calls was granted, the connection holds that name's user-level lock; the release gives it
- *       back right after its statement, and it is given back at the latest when the lease's TTL ends;</li>
- *   <li>a <em>sleep</em>: while it holds no bell, the connection sleeps in {@code GET_LOCK} on the bell of
- *       the name of the service's oldest waiting call, if another session holds it. The bell given back
- *       goes to one sleeper at a time, which keeps it while its oldest waiter of that name looks: granted,
- *       the bell is already that grant's; refused (another waiter is first in the queue), it passes the
- *       bell on to the next sleeper; handed by the release to another service's waiter, the sleep statement
- *       itself passes it on. Sleepers queue for the bell in the order they began to sleep, which drifts
- *       from the order of their waiters (a sleeper that passes it on queues again at the end): with 8
- *       services taking turns, the handed waiter's service was the first sleeper in about one hand-off of
- *       six. One connection sleeps on one name: the waiters of other names poll as before.</li>
- * </ul>
- * <p>A waiter granted through the queue leaves it on this connection after its grant returned, before
- * its bell goes back, so the waiter the bell wakes never finds that entry ({@link GrantedEntries}).
- * <p>A wake-up is a hint. The grant stays the queue statement's decision; a waiter whose name the
- * connection sleeps on still looks every 50 ms (a lease that expires, or is force-released,
- * rings no bell), and every other waiter polls as before. While the connection is down (or the pool
- * has none to spare beside it), waiters poll; the outage is logged once. No user-level lock goes back
- * to the pool: the connection gives back all its locks before it returns, or is aborted.
+ * <p>One daemon thread per service on two pooled connections, kept while the service has polling
+ * {@code lock} calls, closed after a second without any: the wake-up connection, whose id is what the
+ * service's waiters publish in their queue entries (a release hands the lease only to a waiter whose
+ * connection is alive, {@link MariaDbHandOff#markAlive}), and the one that holds its doorbell, a
+ * user-level lock. While it has waiters, the wake-up connection waits for its doorbell in one statement
+ * that first looks for a live lease handed to one of its waiters and not read yet
+ * ({@link MariaDbLeaseSql#watchSql}): a kill that came before the statement began is never lost, since
+ * its hand-off committed before, and one that comes during it ends the wait. A lock wait and not a
+ * {@code SLEEP}: MariaDB may stall a kill of a {@code SLEEP} for seconds when kills overlap. A wait ends by
+ * itself after {@link #MAX_SLEEP_NANOS} at most, so a release that may not kill it (another database user
+ * without {@code CONNECTION ADMIN}) is seen by the next wait's look.
+ *
+ * <p>A waiter granted through the queue leaves it on this connection after its grant returned
+ * ({@link GrantedEntries}), one statement less on its way; after a wake-up, the grant is read first.
+ * A wake-up is a hint: the grant stays the release's (or the waiter's own look's) decision, and a waiter
+ * still looks by itself, every 50 ms while the connection watches, at its usual poll otherwise. While the
+ * connections are down (or the pool has none to spare beside them), waiters poll; the outage is logged
+ * once. The connections never go back to the pool: they are closed, so that a late kill can only find a
+ * connection id that no longer exists.
  */
 final class MariaDbWakeUps implements AutoCloseable {
 
-    /** A sleep's longest statement: the thread sees new bells and {@link #close()} at least this often. */
+    /** A watch's longest wait: the thread sees new entries to leave and {@link #close()} at least this often. */
     private static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long MAX_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     final MariaDbLeaseSql sql;
     private final LocalPollers pollers;
     private final SpareConnections spares;
-    private final long sleepNanos;
-
-    /** Bells this service wants held, by lease name (guarded by this). */
-    private final Map<String, Bell> wanted = new HashMap<>();
-    /** Bells the connection holds while a rung waiter looks, by lease name (guarded by this). */
-    private final Map<String, Pass> passing = new HashMap<>();
-    /** How long a rung waiter may take to look before the bell passes on anyway. */
-    private static final long PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Queue entries of this service's granted waiters, to leave before their bell goes back. */
+    private final double sleepSeconds;
+    /** Queue entries of this service's granted waiters, to leave. */
     private final GrantedEntries entries;
+    /** The wake-up connection; used by the thread only. */
+    private final WakeUpConnection connection;
+
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
     private volatile boolean closed;
     private @Nullable Thread thread;
+    /** Whether the connection watches for hand-offs now: the waiters look by themselves less often. */
+    private volatile boolean watching;
 
-    /** The name the connection sleeps on now (its bell was held when the sleep began), or null. */
-    private volatile @Nullable String sleepingOn;
-
-    /**
-     * Held by whoever uses the connection: the thread, or a releasing caller that gives its bell back
-     * itself when the connection is free (one thread hop less on the way to the waiters).
-     */
-    private final java.util.concurrent.locks.ReentrantLock wire = new java.util.concurrent.locks.ReentrantLock();
-
-    // Guarded by wire.
-    /** The wake-up connection: a release hands the lease only to waiters that publish its id. */
-    private final WakeUpConnection connection;
-    private final Set<String> held = new HashSet<>();
-    private long recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
-    /** When the thread may look at the oldest waiter's bell again (brought forward by a refusal). */
-    private volatile long notBefore;
-
-    /** A bell to hold for a grant: given back on that grant's release (or a later one's), or at its expiry. */
-    private record Bell(long token, long untilNanos) { }
-
-    /** A bell given to this service's rung {@code waiter}: it passes on unless that waiter is granted first. */
-    private record Pass(PgWakeUps.Waiter waiter, long untilNanos) { }
+    // The thread's own.
+    /** The grants the last read found handed here (delivered, or to waiters gone): the next watch looks past them. */
+    private List<MariaDbHandOff.HandedHere> seen = List.of();
+    /** Whether the last statement was interrupted by a release's kill: read what it handed here. */
+    private boolean killed;
 
     MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
         this.sql = sql;
@@ -96,46 +69,23 @@ final class MariaDbWakeUps implements AutoCloseable {
         // Once it is alive, each waiter looks, and publishes it: a release may hand it the lease from then on.
         this.connection = new WakeUpConnection(spares, sql.table, pollers::wakeAll,
                 System.getLogger(MariaDbWakeUps.class.getName()));
-        this.notBefore = System.nanoTime();
-        this.sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
+        long sleepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
+        this.sleepSeconds = sleepNanos / 1e9;
     }
 
-    /**
-     * A waiting call of {@code name} was refused (or left without a grant): pass the bell on if it was
-     * rung with it, and sleep on the bell now if it is the oldest's.
-     */
-    void refused(String name, PgWakeUps.Waiter waiter) {
-        boolean passOn;
-        synchronized (this) {
-            Pass pass = passing.get(name);
-            passOn = pass != null && pass.waiter() == waiter;
-            if (passOn) {
-                passing.remove(name);
-                passOn = !wanted.containsKey(name); // a grant here keeps it
-            }
-            if (name.equals(pollers.oldestName())) {
-                notBefore = System.nanoTime();
-            }
-        }
-        if (passOn) {
-            giveBackNow(name);
-        }
-        synchronized (this) {
+    /** A call of this service waits (polling): the connection watches for hand-offs to it from now on. */
+    synchronized void waiting() {
+        if (!watching) {
             poke();
         }
     }
 
-    /**
-     * A waiting call was granted {@code name}: hold its bell until the release (it may hold it
-     * already, passed on to it), and leave its queue {@code entry} (if not null) before giving it back.
-     */
-    synchronized void granted(String name, long token, long ttlMicros, GrantedEntries.@Nullable Leave entry) {
-        wanted.put(name, new Bell(token, System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(ttlMicros)));
-        passing.remove(name);
+    /** A waiting call was granted: leave its queue {@code entry} (if not null) on the connection. */
+    synchronized void granted(GrantedEntries.@Nullable Leave entry) {
         if (entry != null) {
             entries.add(entry);
+            poke();
         }
-        poke();
     }
 
     /** Where entries go that the connection could not leave (its failure, the service closing). */
@@ -143,45 +93,19 @@ final class MariaDbWakeUps implements AutoCloseable {
         entries.elsewhere(leaving);
     }
 
-    /** The grant of {@code name} with {@code token} (any, if null) ended here: give its bell back. */
-    void released(String name, @Nullable Long token) {
-        synchronized (this) {
-            Bell bell = wanted.get(name);
-            if (bell == null || (token != null && token < bell.token())) {
-                return;
-            }
-            wanted.remove(name);
-        }
-        giveBackNow(name);
-        synchronized (this) {
-            poke();
-        }
+    /** Whether the connection watches for hand-offs to this service's waiters now. */
+    boolean watching() {
+        return watching;
     }
 
-    /**
-     * Gives the bell of {@code name} back on the caller's thread if the connection is free and no
-     * entry of the name is still to leave; else the thread will, after leaving the entries.
-     */
-    private void giveBackNow(String name) {
-        if (entries.pendingFor(name)) {
-            return;
-        }
-        if (wire.tryLock()) {
-            try {
-                if (held.remove(name)) {
-                    run(MariaDbLeaseSql.BELL_RELEASE, sql.bellName(name));
-                }
-            } catch (SQLException | RuntimeException e) {
-                held.add(name); // the thread tries again, or finds the connection broken
-            } finally {
-                wire.unlock();
-            }
-        }
+    /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
+    boolean connected() {
+        return connection.listener() != null;
     }
 
-    /** Whether the connection sleeps on {@code name}'s bell, held by another session: a release rings it. */
-    boolean sleepsOn(String name) {
-        return name.equals(sleepingOn);
+    /** The id waiters publish so that a release may hand them the lease, or null. */
+    @Nullable Integer listener() {
+        return connection.listener();
     }
 
     private void poke() {
@@ -202,7 +126,7 @@ final class MariaDbWakeUps implements AutoCloseable {
                 serve();
                 break; // closed
             } catch (SQLException | RuntimeException e) {
-                // The session's locks went with it (or go when it is aborted). Said once per outage.
+                // The session's live lock went with it (or goes when it is closed). Said once per outage.
                 if (!closed) {
                     connection.reportOutage(e);
                 }
@@ -229,31 +153,24 @@ final class MariaDbWakeUps implements AutoCloseable {
         return !closed;
     }
 
-    /** Holds the wanted bells and sleeps for the oldest waiter, until closed. */
+    /** Leaves entries and watches for hand-offs while the service has waiters, until closed. */
     private void serve() throws SQLException {
         while (true) {
-            Map<String, Bell> want;
-            String target;
             synchronized (this) {
                 if (closed) {
                     return;
                 }
-                long now = System.nanoTime();
-                wanted.values().removeIf(b -> now - b.untilNanos() >= 0);
-                passing.values().removeIf(p -> now - p.untilNanos() >= 0);
-                want = new HashMap<>(wanted);
-                for (String name : passing.keySet()) {
-                    want.putIfAbsent(name, new Bell(Long.MAX_VALUE, 0)); // kept while its waiter looks
-                }
-                target = pollers.oldestName();
                 changed = false;
             }
-            wire.lock();
             long wait;
             try {
-                wait = step(want, target);
-            } finally {
-                wire.unlock();
+                wait = step();
+            } catch (SQLException e) {
+                if (!MariaDbHandOff.interrupted(e)) {
+                    throw e;
+                }
+                killed = true; // a release's kill met another statement: what it handed is read next
+                wait = -1;
             }
             if (wait < 0) {
                 continue;
@@ -270,163 +187,85 @@ final class MariaDbWakeUps implements AutoCloseable {
         }
     }
 
-    /** One round on the connection: the bells, then a sleep (-1: look again at once) or how long to wait. */
-    private long step(Map<String, Bell> want, @Nullable String target) throws SQLException {
-        leaveEntries();
-        for (Iterator<String> it = held.iterator(); it.hasNext();) {
-            String name = it.next();
-            if (!want.containsKey(name)) {
-                run(MariaDbLeaseSql.BELL_RELEASE, sql.bellName(name));
-                it.remove();
+    /** One round on the connection: -1 to go on at once, else how long to wait for a change. */
+    private long step() throws SQLException {
+        if (killed) {
+            killed = false;
+            if (connection.listener() != null) { // the waiter's grant first; earlier grants' entries delay nobody
+                deliver(connection.handedHere(sql));
             }
         }
-        boolean retry = false;
-        for (String name : want.keySet()) {
-            if (!held.contains(name)) {
-                if (connection.get() == null) {
-                    break;
-                }
-                if (run(MariaDbLeaseSql.BELL_TAKE, sql.bellName(name)) == 1) {
-                    held.add(name);
-                } else {
-                    retry = true; // a sleeper passes it on, or the last holder's release is on its way
-                }
-            }
-        }
-        long now = System.nanoTime();
-        if (want.isEmpty() && held.isEmpty() && target != null && now - notBefore >= 0 && connection.get() != null) {
-            sleep(target);
-            return -1;
-        }
-        setSleepingOn(null);
-        if (held.isEmpty() && target == null && want.isEmpty() && connection.isOpen()
-                && now - connection.idleSince() >= IDLE_NANOS) {
-            giveBack();
-        }
-        return retry ? TimeUnit.MILLISECONDS.toNanos(1)
-                : target != null && want.isEmpty() ? Math.max((spares.notBefore() - notBefore > 0 ? spares.notBefore() : notBefore) - now, 100_000)
-                : connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
-    }
-
-    /** Leaves the queue entries of granted waiters on the connection (without one, elsewhere). Guarded by the wire. */
-    private void leaveEntries() throws SQLException {
         if (entries.leave(connection::get)) {
             connection.answered();
         }
-    }
-
-    /** One look at {@code name}'s bell, and a sleep on it if another session holds it. */
-    private void sleep(String name) throws SQLException {
-        String bell = sql.bellName(name);
-        if (!connection.isOpen()) {
-            return;
-        }
-        if (run(MariaDbLeaseSql.BELL_HELD, bell) == 0) { // the holder's connection id, never 0
-
-            // Nobody holds it: the holder took the lease without waiting, or has not rung its bell yet.
-            setSleepingOn(null);
-            notBefore = System.nanoTime() + recheckNanos;
-            recheckNanos = Math.min(MAX_RECHECK_NANOS, recheckNanos * 2);
-            return;
-        }
-        recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
-        setSleepingOn(name);
-        MariaDbHandOff.Woken woken = connection.sleep(sql, bell, sleepNanos / 1e9, name);
-        if (woken == null || !woken.took()) {
-            return; // slept the whole bound, or passed the bell on in the statement (another's grant): sleep again
-        }
-        held.add(name);
-        setSleepingOn(null);
-        // The release that rang handed the lease to a waiter here: it takes the grant without a look. Handed
-        // elsewhere (or taken), the bell goes on at once; free, the oldest waiter here looks.
-        PgWakeUps.Handed grant = woken.grant();
-        PgWakeUps.Waiter handed = grant == null ? null : pollers.find(name, woken.handedTo());
-        PgWakeUps.Waiter oldest = woken.live() ? null : pollers.oldest(name);
-        synchronized (this) {
-            if (wanted.containsKey(name)) {
-                // A waiter here was granted meanwhile by a look of its own: the bell is its grant's. Given
-                // back, it would go round every other sleeper (each a refused look) and come back reordered.
-                return;
+        if (pollers.isEmpty()) {
+            setWatching(false);
+            seen = List.of();
+            if (connection.isOpen() && System.nanoTime() - connection.idleSince() >= IDLE_NANOS) {
+                connection.close();
             }
-            if (handed != null && grant != null) {
-                wanted.put(name, new Bell(grant.token(), System.nanoTime()
-                        + java.time.Duration.between(grant.acquiredAt(), grant.expiresAt()).toNanos()));
-            } else if (oldest != null) {
-                passing.put(name, new Pass(oldest, System.nanoTime() + PASS_NANOS));
+            return connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
+        }
+        if (connection.get() == null) {
+            setWatching(false);
+            return Math.max(spares.notBefore() - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        if (connection.listener() == null) { // not marked alive (an id past int's range): nothing is handed here
+            setWatching(false);
+            connection.close();
+            return IDLE_NANOS; // waiters poll meanwhile; a new connection may have another id
+        }
+        setWatching(true);
+        switch (connection.watch(sql, seen, sleepSeconds)) {
+            case HANDED -> deliver(connection.handedHere(sql));
+            case WOKEN -> killed = true; // read first in the next round
+            case BELL_FREE -> throw new SQLException("the doorbell's connection is gone"); // both are replaced
+            case QUIET -> {
+                // looked past the bound: round again
             }
         }
-        if (handed != null && grant != null) {
-            handed.hand(grant);
-            handed.rung.set(true);
-            handed.signal.release();
-            return;
-        }
-        if (oldest == null) {
-            held.remove(name); // nobody here takes it: on to the next sleeper
-            run(MariaDbLeaseSql.BELL_RELEASE, bell);
-            return;
-        }
-        // Look again only after this turn (a refusal brings it forward).
-        notBefore = System.nanoTime() + MAX_RECHECK_NANOS;
-        recheckNanos = TimeUnit.MILLISECONDS.toNanos(1);
-        oldest.rung.set(true);
-        oldest.signal.release();
+        return -1;
     }
 
-    /** Sets what the connection sleeps on; the waiters of the name it no longer covers decide their wait again. */
-    private void setSleepingOn(@Nullable String name) {
-        String before = sleepingOn;
-        sleepingOn = name;
-        if (before != null && !before.equals(name)) {
-            pollers.nudge(before);
+    /** Gives each grant handed to a waiting call of this service to that call, which takes it without a look. */
+    private void deliver(List<MariaDbHandOff.HandedHere> handed) {
+        for (MariaDbHandOff.HandedHere h : handed) {
+            PgWakeUps.Waiter waiter = pollers.find(h.name(), h.waiter());
+            if (waiter != null && waiter.handed() == null) {
+                waiter.hand(h.grant());
+                waiter.rung.set(true);
+                waiter.signal.release();
+            }
+        }
+        seen = handed;
+    }
+
+    /** Sets whether the connection watches; when that ends, waiters decide their wait again. */
+    private void setWatching(boolean now) {
+        boolean before = watching;
+        watching = now;
+        if (before && !now) {
+            pollers.nudge(null);
         }
     }
 
-    /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
-    boolean connected() {
-        return connection.listener() != null;
-    }
-
-    /** The id waiters publish so that a release may hand them the lease, or null. */
-    @Nullable Integer listener() {
-        return connection.listener();
-    }
-
-    /** Runs a one-value statement on the connection with {@code bell}, then {@code more} bound ({@link WakeUpConnection#run}). */
-    private long run(String statement, String bell, Object... more) throws SQLException {
-        return connection.run(statement, bell, more);
-    }
-
-    /** Gives every lock back and the connection to the pool. */
-    private void giveBack() throws SQLException {
-        connection.giveBack();
-        held.clear();
-    }
-
-    /** After a failure or at the end: the connection goes back without locks, or is aborted (its session ends). */
+    /** After a failure or at the end: entries are left elsewhere, and the connection is closed. */
     private void discard() {
-        setSleepingOn(null);
-        pollers.nudge(null);
-        wire.lock();
-        try {
-            if (connection.isOpen()) {
-                try {
-                    leaveEntries();
-                } catch (SQLException | RuntimeException e) {
-                    // the connection is broken: handed over below
-                }
+        setWatching(false);
+        seen = List.of();
+        killed = false;
+        if (connection.isOpen()) {
+            try {
+                entries.leave(connection::get);
+            } catch (SQLException | RuntimeException e) {
+                // the connection is broken: handed over below
             }
-            entries.handOverAll();
-            giveBack();
-        } catch (SQLException | RuntimeException e) {
-            connection.abort();
-            held.clear();
-        } finally {
-            wire.unlock();
         }
+        entries.handOverAll();
+        connection.close();
     }
 
-    /** Stops the thread; its connection goes back to the pool without locks. */
+    /** Stops the thread; its connection is closed. */
     @Override
     public void close() {
         Thread t;

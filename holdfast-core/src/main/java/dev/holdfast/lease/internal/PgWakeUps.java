@@ -114,8 +114,6 @@ public final class PgWakeUps implements AutoCloseable {
         final Semaphore signal = new Semaphore(0);
         /** Set by a wake-up that says "look again now"; a bare {@link #signal} only asks to re-decide the wait. */
         final java.util.concurrent.atomic.AtomicBoolean rung = new java.util.concurrent.atomic.AtomicBoolean();
-        /** When the call began waiting: the oldest polling waiter's name is the one MariaDB wake-ups sleep on. */
-        final long since = System.nanoTime();
         /** The call's waiter id (its queue entry) where a MariaDB wake-up connection may hand it a grant, else null. */
         final @Nullable String id;
         private volatile @Nullable Handed handed;

@@ -17,20 +17,21 @@ final class Releases {
     private final @Nullable CohortHandOffs cohorts;
     private final @Nullable LeaseBatches batches;
     private final LocalPollers pollers;
-    private final @Nullable MariaDbWakeUps bells;
     private final Refusals refusals;
     private final boolean relaxed;
+    /** MariaDB: a batch leaves a lease that a waiter may wait for to a release of its own, which hands it on. */
+    private final boolean handOffAfterBatch;
 
     Releases(LeaseCalls calls, LeaseJdbc jdbc, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
-             LocalPollers pollers, @Nullable MariaDbWakeUps bells, Refusals refusals, boolean relaxed) {
+             LocalPollers pollers, Refusals refusals, boolean relaxed, boolean handOffAfterBatch) {
         this.calls = calls;
         this.jdbc = jdbc;
         this.cohorts = cohorts;
         this.batches = batches;
         this.pollers = pollers;
-        this.bells = bells;
         this.refusals = refusals;
         this.relaxed = relaxed;
+        this.handOffAfterBatch = handOffAfterBatch;
     }
 
     /**
@@ -88,14 +89,13 @@ final class Releases {
 
     private void releaseInDatabase(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
         boolean released;
-        try {
-            released = batches != null && token != null && heldAtLeastMicros == null
-                    ? batches.release(name, owner, token)
-                    : releasedInDatabase(name, owner, token, heldAtLeastMicros);
-        } finally {
-            if (bells != null) {
-                bells.released(name, token); // rings the other services' waiters, or just ends (not held)
+        if (batches != null && token != null && heldAtLeastMicros == null) {
+            released = batches.release(name, owner, token);
+            if (!released && handOffAfterBatch) {
+                released = releasedInDatabase(name, owner, token, null); // not held, or left by the batch for its waiter
             }
+        } else {
+            released = releasedInDatabase(name, owner, token, heldAtLeastMicros);
         }
         if (!released) {
             throw refusals.notHeld("release", name, owner, token);

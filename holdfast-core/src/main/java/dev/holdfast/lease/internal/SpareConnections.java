@@ -4,13 +4,15 @@ import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
- * Borrows a connection that a service keeps for itself (MariaDB wake-ups) only where the pool has
- * one to spare: until the pool once lent one more at once (within 50 ms), the service's own
- * statements might wait for the kept one, so it is given back and asked for again after 0.1 s, then
+ * Borrows connections that a service keeps for itself (MariaDB wake-ups) only where the pool has
+ * them to spare: until the pool once lent one more at once (within 50 ms), the service's own
+ * statements might wait for the kept ones, so they are given back and asked for again after 0.1 s, then
  * twice as long each time up to 30 s (logged once at INFO until it is had).
  */
 final class SpareConnections {
@@ -31,31 +33,38 @@ final class SpareConnections {
         this.table = table;
     }
 
-    /** A connection to keep (auto-commit), or null while the pool has none to spare. */
-    @Nullable Connection borrow() throws SQLException {
+    /** {@code count} connections to keep (auto-commit), or null while the pool has none to spare beside them. */
+    @Nullable List<Connection> borrow(int count) throws SQLException {
         long now = System.nanoTime();
         if (now - notBefore < 0) {
             return null;
         }
-        Connection c;
-        Connection spare;
+        List<Connection> kept = new ArrayList<>(count);
+        Connection spare = null;
         try {
-            c = borrow.borrow(now + TimeUnit.SECONDS.toNanos(1));
-            spare = c == null || spareSeen ? c : borrow.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+            for (int i = 0; i < count; i++) {
+                Connection c = borrow.borrow(System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+                if (c == null) {
+                    break;
+                }
+                kept.add(c);
+            }
+            if (kept.size() == count && !spareSeen) {
+                spare = borrow.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            closeAll(kept);
             throw new IllegalStateException("interrupted", e);
         }
-        if (spare != null && spare != c) {
+        if (spare != null) {
             spare.close();
         }
-        if (c == null || spare == null) {
-            if (c != null) {
-                c.close();
-            }
+        if (kept.size() < count || (spare == null && !spareSeen)) {
+            closeAll(kept);
             if (!reported) {
                 LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait for the pool to"
-                        + " lend a connection besides the service's own: blocking lease waiters poll meanwhile");
+                        + " lend " + count + " connections besides the service's own: blocking lease waiters poll meanwhile");
             }
             reported = true;
             notBefore = System.nanoTime() + backoff;
@@ -64,8 +73,16 @@ final class SpareConnections {
         }
         reported = false;
         spareSeen = true;
-        c.setAutoCommit(true);
-        return c;
+        for (Connection c : kept) {
+            c.setAutoCommit(true);
+        }
+        return kept;
+    }
+
+    private static void closeAll(List<Connection> connections) {
+        for (Connection c : connections) {
+            BoundedBorrow.closeQuietly(c);
+        }
     }
 
     /** When a connection may be asked for again ({@link System#nanoTime()}). */

@@ -3,15 +3,15 @@ package dev.holdfast.lease.internal;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * A MariaDB service's wake-up connection ({@link MariaDbWakeUps}): borrowed when needed
- * ({@link SpareConnections}), marked alive while borrowed ({@link MariaDbHandOff#markAlive}), and given
- * back without any user-level lock, or aborted (its session ends, and its locks with it). Used under
- * its owner's wire lock; {@link #listener()} may be read by any thread.
+ * A MariaDB service's wake-up connection ({@link MariaDbWakeUps}) and the connection that holds its
+ * doorbell: borrowed together when needed ({@link SpareConnections}), the first marked alive while
+ * borrowed ({@link MariaDbHandOff#markAlive}), the second holding the user-level lock the first waits
+ * for ({@link MariaDbHandOff#holdBell}), which a release's kill ends; both aborted at the end (their
+ * sessions end, and their locks with them). Used by its owner's thread only; {@link #listener()} may
+ * be read by any thread.
  */
 final class WakeUpConnection {
 
@@ -22,6 +22,8 @@ final class WakeUpConnection {
     /** Run when a borrowed connection is marked alive: waiters may publish it from now on. */
     private final Runnable alive;
     private @Nullable Connection connection;
+    /** Holds the doorbell {@link #connection} waits for; idle otherwise. */
+    private @Nullable Connection bell;
     /** The connection's id while it holds its live lock, else null. */
     private volatile @Nullable Integer listener;
     private long idleSince;
@@ -37,11 +39,19 @@ final class WakeUpConnection {
     /** The connection, borrowed if need be, or null while the pool has none to spare. */
     @Nullable Connection get() throws SQLException {
         if (connection == null) {
-            Connection c = spares.borrow();
+            java.util.List<Connection> borrowed = spares.borrow(2);
+            if (borrowed == null) {
+                return null;
+            }
+            Connection c = borrowed.get(0);
             connection = c;
+            bell = borrowed.get(1);
             idleSince = System.nanoTime();
-            listener = c == null ? null : MariaDbHandOff.markAlive(c);
+            Integer id = MariaDbHandOff.markAlive(c);
+            // The bell is rung before the id is published: a waiter's entry never names a connection without one.
+            listener = id != null && MariaDbHandOff.holdBell(borrowed.get(1), id) ? id : null;
             if (listener != null) {
+                answered();
                 alive.run();
             }
         }
@@ -63,35 +73,30 @@ final class WakeUpConnection {
         return idleSince;
     }
 
-    /** Runs a one-value statement with {@code bell}, then {@code more} bound; its value, 0 for null or no connection. */
-    long run(String statement, String bell, Object... more) throws SQLException {
+    /**
+     * Waits until a release hands a lease to one of this service's waiters, past the grants in {@code seen}
+     * ({@link MariaDbHandOff#watch}); {@link MariaDbHandOff.Watched#QUIET} without a connection.
+     */
+    MariaDbHandOff.Watched watch(MariaDbLeaseSql sql, java.util.List<MariaDbHandOff.HandedHere> seen, double seconds)
+            throws SQLException {
         Connection c = connection;
         if (c == null) {
-            return 0;
+            return MariaDbHandOff.Watched.QUIET;
         }
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            ps.setString(1, bell);
-            for (int i = 0; i < more.length; i++) {
-                ps.setObject(i + 2, more[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long value = rs.getLong(1);
-                answered();
-                return value;
-            }
-        }
+        MariaDbHandOff.Watched watched = MariaDbHandOff.watch(c, sql, seen, seconds);
+        answered();
+        return watched;
     }
 
-    /** Sleeps on {@code bell}, then reads lease {@code name} ({@link MariaDbHandOff#sleep}); null without a connection. */
-    MariaDbHandOff.@Nullable Woken sleep(MariaDbLeaseSql sql, String bell, double seconds, String name) throws SQLException {
+    /** The live grants handed to this service's waiters ({@link MariaDbHandOff#handedHere}); none without a connection. */
+    java.util.List<MariaDbHandOff.HandedHere> handedHere(MariaDbLeaseSql sql) throws SQLException {
         Connection c = connection;
         if (c == null) {
-            return null;
+            return java.util.List.of();
         }
-        MariaDbHandOff.Woken woken = MariaDbHandOff.sleep(c, sql, bell, seconds, name);
+        java.util.List<MariaDbHandOff.HandedHere> handed = MariaDbHandOff.handedHere(c, sql);
         answered();
-        return woken;
+        return handed;
     }
 
     /** The connection answered a statement: an outage said before is over. */
@@ -112,32 +117,37 @@ final class WakeUpConnection {
         }
     }
 
-    /** Gives every user-level lock back and the connection to the pool. */
-    void giveBack() throws SQLException {
+    /**
+     * Closes the connection for good (its session ends, and its live lock with it), never back to the pool:
+     * a release's kill that comes late then finds no session of that id, where a pooled one would run
+     * somebody else's statement.
+     */
+    void close() {
         Connection c = connection;
+        Connection b = bell;
+        connection = null;
+        bell = null;
+        listener = null;
+        // Its live lock given back, releases hand nothing to it, even should the abort fail and the pool keep it.
+        end(c);
+        end(b);
+    }
+
+    /** Gives the user-level locks of {@code c} back, then aborts and closes it. */
+    private static void end(@Nullable Connection c) {
         if (c == null) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.BELL_RELEASE_ALL)) {
-            ps.executeQuery().close();
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute(MariaDbLeaseSql.RELEASE_LOCKS);
+        } catch (SQLException | RuntimeException ignored) {
+            // broken: its session, and its locks, end with it
         }
-        connection = null;
-        listener = null;
-        c.close();
-    }
-
-    /** After a failure: the session ends (and its locks with it), and the connection is closed. */
-    void abort() {
-        Connection c = connection;
-        connection = null;
-        listener = null;
-        if (c != null) {
-            try {
-                c.abort(Runnable::run);
-            } catch (SQLException | RuntimeException ignored) {
-                // closed anyway below
-            }
-            BoundedBorrow.closeQuietly(c);
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException ignored) {
+            // closed anyway below
         }
+        BoundedBorrow.closeQuietly(c);
     }
 }

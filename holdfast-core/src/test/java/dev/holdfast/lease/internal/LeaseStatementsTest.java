@@ -50,8 +50,12 @@ class LeaseStatementsTest {
                         m.releaseHandingOffSql(true))
                         + section("MariaDB: a waiter that gave up leaves the queue, then gives back a grant handed to it"
                         + " (two statements; each binds name, waiter)", String.join(";\n", m.giveUpSqls()))
-                        + section("MariaDB: a wake-up connection sleeps on a bell, then reads the lease, passing the bell"
-                        + " on if another service's waiter was handed it (binds bell, bell, seconds, name)", m.bellSleepSql())
+                        + section("MariaDB: a release that handed the lease on wakes the waiter's wake-up connection (binds"
+                        + " its id)", MariaDbLeaseSql.WAKE)
+                        + section("MariaDB: a wake-up connection sleeps unless a lease is handed to one of its waiters,"
+                        + " other than those it has seen (here two; binds name, token of each, then seconds)", m.watchSql(2))
+                        + section("MariaDB: what a wake-up connection reads when woken: the leases handed to its waiters",
+                        m.handedHereSql())
                         + section("MariaDB: a wake-up connection says that its service is alive", MariaDbLeaseSql.LIVE_LOCK))
                 + section("cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
