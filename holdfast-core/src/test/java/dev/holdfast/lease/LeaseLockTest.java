@@ -261,7 +261,7 @@ class LeaseLockTest {
         Duration life = Duration.ofMillis(400);
         Duration poll = Duration.ofMillis(5); // 20 looks per quarter of the entry's life
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table)
+             LeaseService b = LeaseFixture.builder(db, db.newPool(3)).table(table)
                      .tune(t -> t.queuedPoll(poll, poll).safetyPoll(poll).pollingQueueEntry(life)).build();
              LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
