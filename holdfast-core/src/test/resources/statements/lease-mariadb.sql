@@ -35,14 +35,23 @@ UPDATE holdfast_leases SET expires_at = acquired_at WHERE name = ? AND handed_to
 -- MariaDB: a release that handed the lease on wakes the waiter's wake-up connection (binds its id)
 KILL QUERY ?;
 
--- MariaDB: a wake-up connection sleeps unless a lease is handed to one of its waiters, other than those it has seen (here two; binds name, token of each, then seconds)
+-- MariaDB: a wake-up connection waits for its doorbell unless a lease is handed to one of its waiters, other than those it has seen (here two; binds name, token of each, then seconds)
 SELECT IF(EXISTS (SELECT 1 FROM holdfast_leases_queue q JOIN holdfast_leases l ON l.name = q.name AND l.handed_to = q.owner WHERE q.listener = CONNECTION_ID() AND q.wait_until > UTC_TIMESTAMP(6) AND l.expires_at > UTC_TIMESTAMP(6) AND (l.name, l.token) NOT IN ((?, ?), (?, ?))), 2, GET_LOCK(CONCAT('holdfast_bell_', CONNECTION_ID()), ?));
+
+-- MariaDB: another connection of the service holds the doorbell (binds the wake-up connection's id)
+SELECT GET_LOCK(CONCAT('holdfast_bell_', ?), 0);
+
+-- MariaDB: a queued waiter for a contended name reads whether it can only wait (binds waiter, name, owner)
+SELECT 1 FROM holdfast_leases l JOIN holdfast_leases_queue q ON q.name = l.name AND q.owner = ? WHERE l.name = ? AND l.expires_at > UTC_TIMESTAMP(6) AND l.owner <> ? AND NOT (l.handed_to <=> q.owner) AND q.wait_until > UTC_TIMESTAMP(6) AND l.waiters_until >= q.wait_until AND CONCAT(DATE_FORMAT(q.queued_at, '%Y%m%d%H%i%s%f'), q.owner) > COALESCE(l.served, '');
 
 -- MariaDB: what a wake-up connection reads when woken: the leases handed to its waiters
 SELECT l.name, q.owner, l.token, l.acquired_at, l.expires_at FROM holdfast_leases_queue q JOIN holdfast_leases l ON l.name = q.name AND l.handed_to = q.owner WHERE q.listener = CONNECTION_ID() AND q.wait_until > UTC_TIMESTAMP(6) AND l.expires_at > UTC_TIMESTAMP(6);
 
 -- MariaDB: a wake-up connection says that its service is alive
 SELECT GET_LOCK(CONCAT('holdfast_live_', CONNECTION_ID()), 0), CONNECTION_ID();
+
+-- MariaDB: a wake-up connection or doorbell holder gives its locks back before it is closed
+SELECT RELEASE_ALL_LOCKS();
 
 -- cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening); then the row is read
 UPDATE holdfast_leases SET token = token + ?, expires_at = GREATEST(expires_at, (UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)) WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6);

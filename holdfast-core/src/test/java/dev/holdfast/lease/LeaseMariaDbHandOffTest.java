@@ -121,6 +121,52 @@ class LeaseMariaDbHandOffTest {
         }
     }
 
+    /**
+     * A waiter for a name whose last release by its service had waiters joins the queue, then reads (without a lock)
+     * whether it can only wait, instead of the queued acquire that locks the lease row. While the row's mark does not
+     * last as long as its entry, it takes the queued acquire, which raises the mark. Either way the release hands
+     * it the lease.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterForAContendedNameReadsInsteadOfLockingTheLeaseRow(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        List<String> prepared = new CopyOnWriteArrayList<>();
+        String waitsOn = "SELECT 1 FROM " + table + " l JOIN " + table + "_queue q";
+        String queuedAcquire = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES";
+        try (LeaseService a = polledRarely(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, LeaseFixture.recordingStatements(db.newPool(3), prepared), table)) {
+            for (boolean marked : new boolean[] {true, false}) {
+                Lease fromB = b.acquire("job", "b", LONG, LONG);
+                CompletableFuture<Lease> toA = LeaseFixture.lockAsync(a, "job", "a", LONG, POLL);
+                LeaseFixture.awaitPublished(db, table, 1);
+                b.release(fromB); // with a waiter: the name is contended for b now
+                Lease held = toA.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                LeaseFixture.awaitQueued(db, table, 0);
+                db.execute("UPDATE " + table + " SET waiters_until = "
+                        + (marked ? "UTC_TIMESTAMP(6) + INTERVAL 1 HOUR" : "UTC_TIMESTAMP(6)"));
+                prepared.clear();
+                CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                LeaseFixture.awaitPublished(db, table, 1);
+                await("b's wake-up connection watching").atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching());
+                List<String> attempts = prepared.stream().filter(sql -> sql.startsWith(waitsOn) || sql.startsWith(queuedAcquire)).toList();
+                if (marked) {
+                    assertThat(attempts).as("only reads").isNotEmpty().allMatch(sql -> sql.startsWith(waitsOn));
+                } else {
+                    assertThat(attempts).as("read, then the queued acquire").hasSizeGreaterThanOrEqualTo(2)
+                            .first().matches(sql -> sql.startsWith(waitsOn));
+                    assertThat(attempts).anyMatch(sql -> sql.startsWith(queuedAcquire) && sql.contains("NOT EXISTS"));
+                    assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " l JOIN " + table + "_queue q ON q.name = l.name"
+                            + " WHERE l.waiters_until >= q.wait_until")).as("the queued acquire raised the mark").isOne();
+                }
+                a.release(held);
+                Lease got = toB.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take minutes
+                assertThat(got.token()).as("handed on: marked %s", marked).isEqualTo(held.token() + 1);
+                b.release(got);
+                LeaseFixture.awaitQueued(db, table, 0);
+            }
+        }
+    }
+
     /** Two waiters of two services: the release hands the lease to the first, whose release hands it to the second. */
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theLeaseGoesToTheWaitersInTheirOrder(TestDatabase db) throws Exception {

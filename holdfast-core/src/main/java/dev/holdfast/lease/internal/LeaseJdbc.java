@@ -73,16 +73,16 @@ public final class LeaseJdbc {
         return acquireOrQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined, true, true, listener);
     }
 
-    /**
-     * The attempt above where, with a queue in statements of its own, a refused waiter that {@code joined}
-     * refreshes its entry only if {@code refresh}, and a granted one leaves only if {@code leave}.
-     */
+    /** The attempt above: with a queue of statements of its own, a waiter that {@code joined} refreshes only if {@code refresh}, leaves only if {@code leave}. */
     public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
                                    long queueMicros, boolean joined, boolean refresh, boolean leave,
                                    @Nullable Integer listener) throws SQLException {
         if (sql instanceof PollingLeaseSql polling) {
-            return acquireThenQueue(polling, c, name, owner, waiter, ttlMicros, queueMicros, joined && leave,
-                    !joined || refresh, listener);
+            // MariaDB: a waiter already queued, or one that queues for a name whose last release here had waiters, reads first.
+            boolean readFirst = sql instanceof MariaDbLeaseSql && (joined || contended.contains(name)) && c.getAutoCommit();
+            return readFirst && MariaDbHandOff.waitsOn(c, (MariaDbLeaseSql) sql, name, owner, waiter, ttlMicros, queueMicros,
+                    !joined || refresh, listener) ? Optional.empty() : acquireThenQueue(polling, c, name, owner, waiter,
+                    ttlMicros, queueMicros, (joined || readFirst) && leave, !joined || refresh, listener);
         }
         PgLeaseSql pg = notifying();
         try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {

@@ -138,6 +138,33 @@ final class MariaDbHandOff {
         }
     }
 
+    /**
+     * A queued attempt that only reads where it can: joins the queue (or refreshes its entry) if {@code join},
+     * then reads whether the waiter can only wait ({@link MariaDbLeaseSql#waitsOnSql}). For an auto-commit
+     * connection only: there the entry is visible to every release from the read on, so one that comes after the
+     * read hands the lease on (in a transaction, a release could pass the uncommitted entry by).
+     *
+     * @return true if the waiter waits (refused, its entry in place); false if the attempt must be the queued
+     * acquire, which may grant (then the entry joined here is left; refused, joining again refreshes it)
+     */
+    static boolean waitsOn(Connection c, MariaDbLeaseSql sql, String name, String owner, String waiter, long ttlMicros,
+                           long queueMicros, boolean join, @Nullable Integer listener) throws SQLException {
+        if (join) {
+            try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
+                sql.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
+                ps.executeUpdate();
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.waitsOnSql())) {
+            ps.setString(1, waiter);
+            ps.setString(2, name);
+            ps.setString(3, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Moves {@code waiter}'s entry behind the served mark ({@link MariaDbLeaseSql#servedPast}). */
     static void requeue(Connection c, MariaDbLeaseSql sql, String name, String waiter) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.requeueSql())) {

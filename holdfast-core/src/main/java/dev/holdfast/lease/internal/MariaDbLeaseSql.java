@@ -37,6 +37,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String requeue;
     /** From the live leases handed to a waiter whose entry names this connection, and the entries. */
     private final String handedHere;
+    private final String waitsOn;
     private final ConcurrentHashMap<Integer, String> watch = new ConcurrentHashMap<>();
     private final String renew;
     /** The release that hands the lease to the first live waiter, without and with a token. */
@@ -112,6 +113,11 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " WHERE l.name = ? AND " + place("q") + " <= l.served";
         handedHere = " FROM " + queue + " q JOIN " + table + " l ON l.name = q.name AND l.handed_to = q.owner"
                 + " WHERE q.listener = CONNECTION_ID() AND q.wait_until > UTC_TIMESTAMP(6) AND l.expires_at > UTC_TIMESTAMP(6)";
+        // A plain read, no lock: whatever it sees stays true until a release, and the release hands the lease on.
+        waitsOn = "SELECT 1 FROM " + table + " l JOIN " + queue + " q ON q.name = l.name AND q.owner = ?"
+                + " WHERE l.name = ? AND l.expires_at > UTC_TIMESTAMP(6) AND l.owner <> ?"
+                + " AND NOT (l.handed_to <=> q.owner) AND q.wait_until > UTC_TIMESTAMP(6)"
+                + " AND l.waiters_until >= q.wait_until AND " + place("q") + " > COALESCE(l.served, '')";
         // queued_at before wait_until: assignments see earlier new values.
         joinQueue = "INSERT INTO " + queue + " (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
                 + " VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, ?, ?, ?)"
@@ -385,6 +391,17 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     static final String BELL_PREFIX = "holdfast_bell_";
     /** Takes the doorbell of the wake-up connection whose id it binds: 1 if taken. */
     static final String BELL_HOLD = "SELECT GET_LOCK(CONCAT('" + BELL_PREFIX + "', ?), 0)";
+
+    /**
+     * Whether a waiter whose entry is in the queue can only wait: the lease is live, held by another owner and not
+     * handed to it, its entry is live and behind the served mark, and the row's {@code waiters_until} mark lasts
+     * as long as the entry, so every release until then hands the lease on. A row means it waits; then the
+     * queued acquire ({@link #acquireQueuedSql}), which locks the lease row and costs several times as much,
+     * would refuse it and change nothing. Binds waiter, name, owner.
+     */
+    String waitsOnSql() {
+        return waitsOn;
+    }
 
     /** The live grants handed to waiters whose live entries name this connection: name, waiter, token, acquired_at, expires_at. */
     String handedHereSql() {

@@ -52,11 +52,18 @@ class LeaseStatementsTest {
                         + " (two statements; each binds name, waiter)", String.join(";\n", m.giveUpSqls()))
                         + section("MariaDB: a release that handed the lease on wakes the waiter's wake-up connection (binds"
                         + " its id)", MariaDbLeaseSql.WAKE)
-                        + section("MariaDB: a wake-up connection sleeps unless a lease is handed to one of its waiters,"
-                        + " other than those it has seen (here two; binds name, token of each, then seconds)", m.watchSql(2))
+                        + section("MariaDB: a wake-up connection waits for its doorbell unless a lease is handed to one of"
+                        + " its waiters, other than those it has seen (here two; binds name, token of each, then seconds)",
+                        m.watchSql(2))
+                        + section("MariaDB: another connection of the service holds the doorbell (binds the wake-up"
+                        + " connection's id)", MariaDbLeaseSql.BELL_HOLD)
+                        + section("MariaDB: a queued waiter for a contended name reads whether it can only wait (binds"
+                        + " waiter, name, owner)", m.waitsOnSql())
                         + section("MariaDB: what a wake-up connection reads when woken: the leases handed to its waiters",
                         m.handedHereSql())
-                        + section("MariaDB: a wake-up connection says that its service is alive", MariaDbLeaseSql.LIVE_LOCK))
+                        + section("MariaDB: a wake-up connection says that its service is alive", MariaDbLeaseSql.LIVE_LOCK)
+                        + section("MariaDB: a wake-up connection or doorbell holder gives its locks back before it is"
+                        + " closed", MariaDbLeaseSql.RELEASE_LOCKS))
                 + section("cohort hand-off: reserve a block of tokens, or renew before a hand-off (never shortening)"
                         + (sql.renewReturnsExpiry() ? "" : "; then the row is read"), sql.reserveSql())
                 + (sql.renewReturnsExpiry() ? "" : section("cohort hand-off: the row after a reservation", sql.reservedSql()))
