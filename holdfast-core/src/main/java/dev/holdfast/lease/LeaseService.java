@@ -212,7 +212,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
      * <p>Waiters queue in the database in arrival order; a free lease goes only to the first live waiter. On
      * PostgreSQL the release grants it to that waiter and notifies it ({@code LISTEN/NOTIFY}, one listener thread
      * and one pooled connection per service; size the pool for it); on H2 waiters poll (1 to 5 ms backoff), woken by a
-     * release through their service; on MariaDB by any release too (GET_LOCK, one pooled connection). The bound covers waiting
+     * release through their service; on MariaDB by any release too (KILL QUERY, two pooled connections). The bound covers waiting
      * for a pooled connection too (plus at most 0.1 s, so that every call makes at least one attempt). With
      * {@link Builder#cohortHandOffs}, calls of this service for one name and owner wait in memory instead.
      *
