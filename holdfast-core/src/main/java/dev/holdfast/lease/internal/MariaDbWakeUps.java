@@ -221,7 +221,7 @@ final class MariaDbWakeUps implements AutoCloseable {
             case WOKEN -> killed = true; // read first in the next round
             case BELL_FREE -> throw new SQLException("the doorbell's connection is gone"); // both are replaced
             case QUIET -> {
-                // looked past the bound: round again
+                // the bound passed: look again
             }
         }
         return -1;

@@ -48,7 +48,7 @@ final class WakeUpConnection {
             bell = borrowed.get(1);
             idleSince = System.nanoTime();
             Integer id = MariaDbHandOff.markAlive(c);
-            // The bell is rung before the id is published: a waiter's entry never names a connection without one.
+            // The doorbell is held before the id is published: no waiter's entry names a connection without one.
             listener = id != null && MariaDbHandOff.holdBell(borrowed.get(1), id) ? id : null;
             if (listener != null) {
                 answered();
