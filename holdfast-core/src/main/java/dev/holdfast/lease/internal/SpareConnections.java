@@ -56,9 +56,12 @@ final class SpareConnections {
             Thread.currentThread().interrupt();
             closeAll(kept);
             throw new IllegalStateException("interrupted", e);
+        } catch (RuntimeException e) { // a pool that failed: nothing borrowed stays out
+            closeAll(kept);
+            throw e;
         }
         if (spare != null) {
-            spare.close();
+            BoundedBorrow.closeQuietly(spare);
         }
         if (kept.size() < count || (spare == null && !spareSeen)) {
             closeAll(kept);
@@ -73,8 +76,13 @@ final class SpareConnections {
         }
         reported = false;
         spareSeen = true;
-        for (Connection c : kept) {
-            c.setAutoCommit(true);
+        try {
+            for (Connection c : kept) {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException | RuntimeException e) {
+            closeAll(kept);
+            throw e;
         }
         return kept;
     }
