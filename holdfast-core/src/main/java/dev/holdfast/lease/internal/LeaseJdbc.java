@@ -82,7 +82,7 @@ public final class LeaseJdbc {
             boolean readFirst = sql instanceof MariaDbLeaseSql && (joined || contended.contains(name)) && c.getAutoCommit();
             return readFirst && MariaDbHandOff.waitsOn(c, (MariaDbLeaseSql) sql, name, owner, waiter, ttlMicros, queueMicros,
                     !joined || refresh, listener) ? Optional.empty() : acquireThenQueue(polling, c, name, owner, waiter,
-                    ttlMicros, queueMicros, (joined || readFirst) && leave, !joined || refresh, listener);
+                    ttlMicros, queueMicros, (joined || readFirst) && leave, !readFirst && (!joined || refresh), listener);
         }
         PgLeaseSql pg = notifying();
         try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {

@@ -113,7 +113,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " WHERE l.name = ? AND " + place("q") + " <= l.served";
         handedHere = " FROM " + queue + " q JOIN " + table + " l ON l.name = q.name AND l.handed_to = q.owner"
                 + " WHERE q.listener = CONNECTION_ID() AND q.wait_until > UTC_TIMESTAMP(6) AND l.expires_at > UTC_TIMESTAMP(6)";
-        // A plain read, no lock: whatever it sees stays true until a release, and the release hands the lease on.
+        // A plain read, no lock: while the mark lasts, a release hands the lease on (an expiry or a forced release
+        // does not: the waiter's own look takes those).
         waitsOn = "SELECT 1 FROM " + table + " l JOIN " + queue + " q ON q.name = l.name AND q.owner = ?"
                 + " WHERE l.name = ? AND l.expires_at > UTC_TIMESTAMP(6) AND l.owner <> ?"
                 + " AND NOT (l.handed_to <=> q.owner) AND q.wait_until > UTC_TIMESTAMP(6)"
@@ -394,7 +395,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
 
     /**
      * Whether a waiter whose entry is in the queue can only wait: the lease is live, held by another owner and not
-     * handed to it, its entry is live and behind the served mark, and the row's {@code waiters_until} mark lasts
+     * handed to it, its entry is live and past the served mark, and the row's {@code waiters_until} mark lasts
      * as long as the entry, so every release until then hands the lease on. A row means it waits; then the
      * queued acquire ({@link #acquireQueuedSql}), which locks the lease row and costs several times as much,
      * would refuse it and change nothing. Binds waiter, name, owner.

@@ -60,6 +60,10 @@ final class MariaDbWakeUps implements AutoCloseable {
     private List<MariaDbHandOff.HandedHere> seen = List.of();
     /** Whether the last statement was interrupted by a release's kill: read what it handed here. */
     private boolean killed;
+    /** Whether a watch ended well since the last failure: the next failure backs off from the start. */
+    private boolean watchedSinceFailure;
+    /** Before this ({@link System#nanoTime()}), no connections are borrowed: the last ones could not be published. */
+    private long unpublishedUntil = System.nanoTime();
 
     MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
         this.sql = sql;
@@ -131,6 +135,10 @@ final class MariaDbWakeUps implements AutoCloseable {
                     connection.reportOutage(e);
                 }
                 discard();
+                if (watchedSinceFailure) {
+                    watchedSinceFailure = false;
+                    backoff = TimeUnit.MILLISECONDS.toNanos(50);
+                }
                 if (!pause(backoff)) {
                     break;
                 }
@@ -206,6 +214,11 @@ final class MariaDbWakeUps implements AutoCloseable {
             }
             return connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
         }
+        long unpublished = unpublishedUntil - System.nanoTime();
+        if (!connection.isOpen() && unpublished > 0) { // a waiter's poke does not hurry this
+            setWatching(false);
+            return unpublished;
+        }
         if (connection.get() == null) {
             setWatching(false);
             return Math.max(spares.notBefore() - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1));
@@ -213,10 +226,14 @@ final class MariaDbWakeUps implements AutoCloseable {
         if (connection.listener() == null) { // not marked alive (an id past int's range): nothing is handed here
             setWatching(false);
             connection.close();
-            return IDLE_NANOS; // waiters poll meanwhile; a new connection may have another id
+            unpublishedUntil = System.nanoTime() + IDLE_NANOS; // waiters poll meanwhile; new connections may do better
+            return IDLE_NANOS;
         }
         setWatching(true);
-        switch (connection.watch(sql, seen, sleepSeconds)) {
+        connection.keepBell();
+        MariaDbHandOff.Watched watched = connection.watch(sql, seen, sleepSeconds);
+        watchedSinceFailure = true;
+        switch (watched) {
             case HANDED -> deliver(connection.handedHere(sql));
             case WOKEN -> killed = true; // read first in the next round
             case BELL_FREE -> throw new SQLException("the doorbell's connection is gone"); // both are replaced

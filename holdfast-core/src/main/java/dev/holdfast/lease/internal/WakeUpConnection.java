@@ -15,6 +15,8 @@ import java.sql.SQLException;
  */
 final class WakeUpConnection {
 
+    /** How long the doorbell's holder stays silent at most: well below any {@code wait_timeout} a server is given. */
+    static final long BELL_PING_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     /** The wake-ups' own logger: an outage and its end are theirs. */
     private final System.Logger log;
     private final SpareConnections spares;
@@ -22,8 +24,9 @@ final class WakeUpConnection {
     /** Run when a borrowed connection is marked alive: waiters may publish it from now on. */
     private final Runnable alive;
     private @Nullable Connection connection;
-    /** Holds the doorbell {@link #connection} waits for; idle otherwise. */
+    /** Holds the doorbell {@link #connection} waits for; idle otherwise, but for {@link #keepBell()}. */
     private @Nullable Connection bell;
+    private long bellAnsweredAt;
     /** The connection's id while it holds its live lock, else null. */
     private volatile @Nullable Integer listener;
     private long idleSince;
@@ -47,6 +50,7 @@ final class WakeUpConnection {
             connection = c;
             bell = borrowed.get(1);
             idleSince = System.nanoTime();
+            bellAnsweredAt = idleSince;
             Integer id = MariaDbHandOff.markAlive(c);
             // The doorbell is held before the id is published: no waiter's entry names a connection without one.
             listener = id != null && MariaDbHandOff.holdBell(borrowed.get(1), id) ? id : null;
@@ -88,6 +92,21 @@ final class WakeUpConnection {
         return watched;
     }
 
+    /**
+     * Sends the doorbell's holder a statement if it was silent for {@link #BELL_PING_NANOS}: a server closes a session
+     * idle for {@code wait_timeout}, and the doorbell with it (then both connections are replaced, an outage).
+     */
+    void keepBell() throws SQLException {
+        Connection b = bell;
+        long now = System.nanoTime();
+        if (b != null && now - bellAnsweredAt >= BELL_PING_NANOS) {
+            try (java.sql.Statement s = b.createStatement()) {
+                s.execute("SELECT 1");
+            }
+            bellAnsweredAt = now;
+        }
+    }
+
     /** The live grants handed to this service's waiters ({@link MariaDbHandOff#handedHere}); none without a connection. */
     java.util.List<MariaDbHandOff.HandedHere> handedHere(MariaDbLeaseSql sql) throws SQLException {
         Connection c = connection;
@@ -118,9 +137,9 @@ final class WakeUpConnection {
     }
 
     /**
-     * Closes the connection for good (its session ends, and its live lock with it), never back to the pool:
-     * a release's kill that comes late then finds no session of that id, where a pooled one would run
-     * somebody else's statement.
+     * Closes both connections for good (their sessions end, and their locks with them): aborted, so that the pool
+     * discards them; a release's kill that comes late then finds no session of that id, where a pooled one would
+     * run somebody else's statement.
      */
     void close() {
         Connection c = connection;
