@@ -1,6 +1,5 @@
 package dev.holdfast.lease;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -136,7 +135,7 @@ class LeaseMariaDbWakeUpTest {
         try {
             db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + " TO " + grantee);
             db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + "_queue TO " + grantee);
-            try (HikariDataSource other = pool(db, user);
+            try (HikariDataSource other = db.newPoolAs(user, 3);
                  LeaseService a = LeaseFixture.service(db, beforePreparing(other, "KILL QUERY", kills::incrementAndGet), table);
                  LeaseService b = polledRarely(db, db.newPool(3), table)) {
                 for (int round = 0; round < 3; round++) {
@@ -471,54 +470,33 @@ class LeaseMariaDbWakeUpTest {
         return id.get();
     }
 
-    private static HikariDataSource pool(TestDatabase db, String user) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("holdfast-test-" + user);
-        config.setJdbcUrl(db.kind().url());
-        config.setUsername(user);
-        config.setPassword("");
-        config.setMaximumPoolSize(3);
-        config.setMinimumIdle(0);
-        return new HikariDataSource(config);
-    }
-
     /**
      * A pool whose watch statements' ends by a kill are recorded in {@code wakes}: "woken" for a wait that returned
      * NULL (a killed lock wait), "error N" for one that failed with code N.
      */
     private static DataSource recordingWatchWakes(DataSource pool, List<String> wakes) {
-        ClassLoader loader = LeaseMariaDbWakeUpTest.class.getClassLoader();
-        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            Object result = invoke(pool, method, args);
-            if (!(result instanceof Connection c)) {
-                return result;
+        return LeaseFixture.hooked(pool, (sql, statement) -> {
+            if (!sql.contains("holdfast_bell_")) {
+                return statement.call();
             }
-            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (p, m, a) -> {
-                Object made = invoke(c, m, a);
-                if (!(m.getName().equals("prepareStatement") && a[0] instanceof String sql && sql.contains("holdfast_bell_")
-                        && made instanceof java.sql.PreparedStatement ps)) {
-                    return made;
-                }
-                return Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.PreparedStatement.class}, (pp, mm, aa) -> {
-                    Object done;
-                    try {
-                        done = invoke(ps, mm, aa);
-                    } catch (SQLException e) {
-                        wakes.add("error " + e.getErrorCode());
-                        throw e;
-                    }
-                    if (!(done instanceof java.sql.ResultSet rs)) {
-                        return done;
-                    }
-                    return Proxy.newProxyInstance(loader, new Class<?>[] {java.sql.ResultSet.class}, (rp, rm, ra) -> {
-                        Object read = invoke(rs, rm, ra);
-                        if (rm.getName().equals("wasNull") && Boolean.TRUE.equals(read)) {
+            Object done;
+            try {
+                done = statement.call();
+            } catch (SQLException e) {
+                wakes.add("error " + e.getErrorCode());
+                throw e;
+            }
+            if (!(done instanceof java.sql.ResultSet rs)) {
+                return done;
+            }
+            return Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(), new Class<?>[] {java.sql.ResultSet.class},
+                    (p, m, a) -> {
+                        Object read = invoke(rs, m, a);
+                        if (m.getName().equals("wasNull") && Boolean.TRUE.equals(read)) {
                             wakes.add("woken");
                         }
                         return read;
                     });
-                });
-            });
         });
     }
 

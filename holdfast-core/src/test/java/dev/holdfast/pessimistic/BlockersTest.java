@@ -1,6 +1,5 @@
 package dev.holdfast.pessimistic;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.pessimistic.BlockingSessions.Session;
 import dev.holdfast.testing.DatabaseTest;
@@ -297,7 +296,7 @@ class BlockersTest {
             db.execute(postgres ? "CREATE ROLE " + role + " LOGIN" : "CREATE USER " + grantee);
             try {
                 db.execute("GRANT SELECT, UPDATE ON " + s.table + " TO " + grantee);
-                try (HikariDataSource blind = pool(db, role)) {
+                try (HikariDataSource blind = db.newPoolAs(role, 3)) {
                     PessimisticLocks locks = PessimisticLocks.of(blind);
 
                     Timeout t = timeout(db, blind, locks, "a role that may not see other sessions",
@@ -317,17 +316,6 @@ class BlockersTest {
                 db.execute(postgres ? "DROP ROLE " + role : "DROP USER " + grantee);
             }
         }
-    }
-
-    private static HikariDataSource pool(TestDatabase db, String user) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("holdfast-test-" + user);
-        config.setJdbcUrl(db.kind().url());
-        config.setUsername(user);
-        config.setPassword("");
-        config.setMaximumPoolSize(3);
-        config.setMinimumIdle(0);
-        return new HikariDataSource(config);
     }
 
     @DatabaseTest

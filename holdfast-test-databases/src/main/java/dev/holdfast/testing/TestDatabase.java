@@ -199,6 +199,16 @@ public final class TestDatabase {
                 maxSize, CONNECTION_TIMEOUT);
     }
 
+    /**
+     * A new pool of its own with {@code maxSize} connections that signs in as {@code user} (one a test created, with
+     * an empty password) and reaches the database with no pooler between; closed when the test ends.
+     */
+    public HikariDataSource newPoolAs(String user, int maxSize) {
+        Entry to = entry.kind().direct();
+        return scratch.newPool(to.url(), user, "", "holdfast-test-" + user + "-" + COUNTER.incrementAndGet(),
+                maxSize, CONNECTION_TIMEOUT);
+    }
+
     /** A connection from the shared pool; the caller closes it. */
     public Connection connection() throws SQLException {
         return shared.getConnection();
