@@ -194,7 +194,7 @@ abstract class BlockerSql {
                     + " WHERE r.trx_mysql_thread_id = ?"
                     + " UNION"
                     + " SELECT w.blocking_trx_id, t.trx_mysql_thread_id, c.depth + 1 FROM chain c"
-                    + " JOIN information_schema.INNODB_TRX t ON t.trx_id = c.trx"
+                    + " JOIN information_schema.INNODB_TRX t ON t.trx_id = c.trx AND t.trx_lock_structs > 0"
                     + " JOIN information_schema.INNODB_LOCK_WAITS w ON w.requesting_trx_id = t.trx_id"
                     + " WHERE c.depth < " + Blockers.MAX_DEPTH
                     + ")"
@@ -203,7 +203,9 @@ abstract class BlockerSql {
                     + " UNIX_TIMESTAMP(b.trx_started) AS transaction_start,"
                     + " CONCAT_WS(', ', b.trx_state, p.COMMAND) AS state,"
                     + " LEFT(COALESCE(p.INFO, b.trx_query), 4096) AS statement, FALSE AS hidden"
-                    + " FROM chain c JOIN information_schema.INNODB_TRX b ON b.trx_id = c.trx"
+                    // A transaction that only reads or share-locks has trx_id 0, and so has every such transaction
+                    // of the server: a blocker holds a lock, a plain read elsewhere holds none.
+                    + " FROM chain c JOIN information_schema.INNODB_TRX b ON b.trx_id = c.trx AND b.trx_lock_structs > 0"
                     + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = b.trx_mysql_thread_id"
                     + " ORDER BY c.depth, b.trx_mysql_thread_id LIMIT " + MAX_ROWS;
         }

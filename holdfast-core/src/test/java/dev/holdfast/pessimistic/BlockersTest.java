@@ -236,6 +236,47 @@ class BlockersTest {
     }
 
     /**
+     * MariaDB gives every transaction that only reads or share-locks the same trx_id, 0: a plain read that runs
+     * elsewhere at the time (here a long one on another table) is no blocker of a wait for share-lockers.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aPlainReadElsewhereIsNoBlockerOfShareLockers(TestDatabase db) throws Exception {
+        String other = db.newTableName("reader");
+        db.execute("CREATE TABLE " + other + " (id INT PRIMARY KEY) ENGINE=InnoDB");
+        db.execute("INSERT INTO " + other + " VALUES (1)");
+        try (BlockingSessions s = new BlockingSessions(db, 1); java.sql.Connection reader = db.connection()) {
+            List<Session> holders = List.of(s.begin("a"), s.begin("b"));
+            for (Session h : holders) {
+                s.share(h, 1);
+            }
+            java.util.concurrent.CompletableFuture<Void> reading = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try (java.sql.Statement st = reader.createStatement()) {
+                    st.executeQuery("SELECT COUNT(*), SLEEP(30) FROM " + other).close();
+                } catch (java.sql.SQLException e) {
+                    // ended by the kill below
+                }
+            });
+            org.awaitility.Awaitility.await("the reader in its statement").atMost(Duration.ofSeconds(30))
+                    .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN"
+                            + " information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE p.INFO LIKE ?",
+                            "SELECT COUNT(*), SLEEP(30) FROM %") == 1);
+            long readerId = db.queryLong("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                    "SELECT COUNT(*), SLEEP(30) FROM %");
+            try {
+                PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+                Timeout t = timeout(db, db.dataSource(), locks, "two share-lockers and a reader elsewhere",
+                        forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+                assertWithinBound(t);
+                assertThat(t.ids()).as(t.blockers().toString())
+                        .containsExactlyInAnyOrderElementsOf(holders.stream().map(Session::id).toList());
+            } finally {
+                db.execute("KILL QUERY " + readerId);
+                reading.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
      * Several transactions that share-lock the row all block the caller directly. MariaDB names
      * them all; PostgreSQL waits for them one at a time and names the one it waits for.
      */
