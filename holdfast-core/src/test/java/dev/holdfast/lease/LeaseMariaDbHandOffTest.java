@@ -80,7 +80,7 @@ class LeaseMariaDbHandOffTest {
     void aReleaseNobodyWaitedForIsThePlainUpdateAndAWaiterMarksTheRowForTheHandOff(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
-        String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+        String handOff = "UPDATE " + table + " SET token = token + 1, owner = ?"; // the hand-off (read first)
         try (LeaseService a = LeaseFixture.service(db, LeaseFixture.recordingStatements(db.newPool(3), prepared), table);
              LeaseService b = polledRarely(db, db.newPool(3), table)) {
             for (int i = 0; i < 3; i++) {
@@ -110,8 +110,11 @@ class LeaseMariaDbHandOffTest {
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
-            assertThat(prepared).as("while the row is marked, straight to the hand-off").hasSize(1)
-                    .allMatch(sql -> sql.startsWith(handOff));
+            assertThat(prepared).as("while the row is marked, straight to the hand-off: no waiter read, so the one"
+                    + " statement, whose locks no join can pass").satisfiesExactly(
+                            read -> assertThat(read).startsWith("SELECT q.owner, q.lease_owner"),
+                            one -> assertThat(one).startsWith("INSERT INTO " + table + " (name, owner, token, acquired_at,"
+                                    + " expires_at, handed_to, served)"));
             assertThat(db.queryLong("SELECT expires_at <= UTC_TIMESTAMP(6) FROM " + table + " WHERE name = 'job'"))
                     .as("nobody left to hand it to: released").isOne();
             String before = LeaseFixture.dump(db, table);
@@ -241,7 +244,7 @@ class LeaseMariaDbHandOffTest {
     void aBatchedReleaseLeavesAWaitedForLeaseToTheReleaseThatHandsItOn(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
-        String handOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+        String handOff = "UPDATE " + table + " SET token = token + 1, owner = ?"; // the hand-off (read first)
         try (LeaseService a = LeaseFixture.builder(db, LeaseFixture.recordingStatements(db.newPool(3), prepared)).table(table)
                      .batching(Batching.CONCURRENT).tune(t -> t.batchLoneCalls(true)).build();
              LeaseService b = polledRarely(db, db.newPool(3), table)) {
@@ -250,7 +253,8 @@ class LeaseMariaDbHandOffTest {
             LeaseFixture.awaitPublished(db, table, 1);
             prepared.clear();
             a.release(held);
-            assertThat(prepared).as("the batch, then the hand-off").filteredOn(sql -> sql.startsWith("INSERT INTO " + table + " "))
+            assertThat(prepared).as("the batch, then the hand-off")
+                    .filteredOn(sql -> sql.startsWith("INSERT INTO " + table + " ") || sql.startsWith(handOff))
                     .hasSize(2).satisfiesExactly(
                             batch -> assertThat(batch).endsWith("RETURNING name, FALSE"),
                             single -> assertThat(single).startsWith(handOff));
@@ -404,6 +408,49 @@ class LeaseMariaDbHandOffTest {
             assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token() + 1);
             assertThat(db.queryLong("SELECT TIMESTAMPDIFF(SECOND, acquired_at, expires_at) FROM " + table
                     + " WHERE name = 'job'")).as("the waiter's TTL").isEqualTo(42);
+        }
+    }
+
+    /**
+     * A release reads the first waiter, then hands it the lease in a second statement that checks again: a first
+     * waiter that gives up between the two is passed by, and the release's one statement hands the lease to the next
+     * waiter instead (token + 1, once), not to the waiter that left, and not to nobody.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aWaiterThatLeavesBetweenTheReleasesReadAndItsHandOffIsPassedBy(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        List<String> ran = new CopyOnWriteArrayList<>();
+        try (var pool = db.newPool(2); Connection alive = LeaseFixture.unpooled(db)) {
+            DataSource hooked = LeaseFixture.hooked(pool, (sql, statement) -> {
+                if (sql.startsWith("UPDATE " + table + " SET token = token + 1, owner = ?") && !ran.contains("x leaves")) {
+                    ran.add("x leaves");
+                    try (Connection other = db.connection()) {
+                        jdbc.giveUp(other, "job", "waiter-x", false);
+                    }
+                }
+                ran.add(sql.startsWith("SELECT q.owner, q.lease_owner") ? "read the first waiter"
+                        : sql.startsWith("UPDATE " + table + " SET token = token + 1") ? "hand it the lease"
+                        : sql.startsWith("INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to")
+                        ? "the one statement" : sql.startsWith("UPDATE " + table + " SET broken_by") ? "the plain release"
+                        : "other");
+                return statement.call();
+            });
+            long live = takeLiveLock(alive);
+            try (Connection c = hooked.getConnection()) {
+                LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
+                queueWaiter(db, table, "waiter-x", "x", live);
+                queueWaiter(db, table, "waiter-y", "y", live);
+                ran.clear();
+                assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
+                assertThat(ran).as("the plain release matches nothing (a waiter may be queued); read, x leaves, the"
+                        + " update matches nothing, the one statement hands on").startsWith("the plain release",
+                        "read the first waiter", "x leaves", "hand it the lease", "the one statement");
+                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("y");
+                assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isEqualTo("waiter-y");
+                assertThat(db.queryLong("SELECT token FROM " + table + " WHERE name = 'job'")).isEqualTo(held.token() + 1);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE owner = 'waiter-x'")).isZero();
+            }
         }
     }
 

@@ -43,6 +43,11 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
     private final String releaseHandingOffWithToken;
+    /** The cheaper hand-off, where it applies: the first waiter read without a lock, then handed the lease. */
+    private final String handOffHead;
+    private final String handOffHeadWithToken;
+    private final String handTo;
+    private final String handToWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
     private final String acquireUpdate;
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
@@ -134,6 +139,10 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
         releaseHandingOff = releaseHandingOff(table, queue, "");
         releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
+        handOffHead = handOffHead(table, queue, "");
+        handOffHeadWithToken = handOffHead(table, queue, " AND s.token = ?");
+        handTo = handTo(table, queue, "");
+        handToWithToken = handTo(table, queue, " AND token = ?");
         renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                 + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
     }
@@ -191,6 +200,50 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 // Handed on: the wake-up connection the waiter's entry names, for the release to wake it.
                 + (" IF(expires_at > UTC_TIMESTAMP(6), (SELECT m.listener FROM " + queue + " m WHERE m.name = %1$s.name"
                 + " AND m.owner = %1$s.handed_to), NULL)").formatted(table);
+    }
+
+    /**
+     * The first live waiter past the served mark of a live lease the caller holds, read without a lock: its waiter
+     * id, lease owner, TTL, wake-up connection and place, whether its service is alive ({@link #LIVE_LOCK}), and
+     * whether the row says a waiter may be queued. Binds name, owner[, token].
+     */
+    private static String handOffHead(String table, String queue, String token) {
+        return "SELECT q.owner, q.lease_owner, q.ttl_micros, q.listener, " + place("q") + ","
+                + " IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener,"
+                + " s.waiters_until > UTC_TIMESTAMP(6)"
+                + " FROM " + table + " s JOIN " + queue + " q ON q.name = s.name AND q.wait_until > UTC_TIMESTAMP(6)"
+                + " AND " + place("q") + " > COALESCE(s.served, '')"
+                + " WHERE s.name = ? AND s.owner = ?" + token + " AND s.expires_at > UTC_TIMESTAMP(6)"
+                + " ORDER BY q.queued_at, q.owner LIMIT 1";
+    }
+
+    /**
+     * Hands a live lease the caller holds to the waiter {@link #handOffHead} read, as {@link #releaseHandingOff}
+     * would: one primary-key update that checks again, under the row's lock, that the caller holds the lease and
+     * that the waiter is still the first live one past the served mark. That look at the queue runs after the row
+     * is locked (it names the row's column, as in the queued acquire) and share-locks what it reads, so it waits
+     * for a join that has not committed yet (one that began before the read may come first, and is not left behind
+     * the mark), and a waiter that leaves meanwhile either goes first (no row matches) or finds the grant when it
+     * gives back what was handed to it. Binds lease owner, TTL, waiter, place, name, owner[, token], place.
+     */
+    private static String handTo(String table, String queue, String token) {
+        return "UPDATE " + table + " SET token = token + 1, owner = ?, acquired_at = UTC_TIMESTAMP(6),"
+                + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, handed_to = ?, served = ?,"
+                + " broken_by = NULL, broken_at = NULL"
+                + " WHERE name = ? AND owner = ?" + token + " AND expires_at > UTC_TIMESTAMP(6)"
+                + " AND ? = (SELECT " + place("q") + " FROM " + queue + " q WHERE q.name = " + table + ".name"
+                + " AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(" + table + ".served, '')"
+                + " ORDER BY q.queued_at, q.owner LIMIT 1 LOCK IN SHARE MODE)";
+    }
+
+    /** {@link #handOffHead}; binds name, owner[, token]. */
+    String handOffHeadSql(boolean withToken) {
+        return withToken ? handOffHeadWithToken : handOffHead;
+    }
+
+    /** {@link #handTo}; binds lease owner, TTL, waiter, place, name, owner[, token], place. */
+    String handToSql(boolean withToken) {
+        return withToken ? handToWithToken : handTo;
     }
 
     /**

@@ -45,7 +45,13 @@ class LeaseStatementsTest {
                         + section("release where the service's last release of the name found waiters: the hand-off in"
                         + " the same round trip, only if the release matched",
                         notified.withHandOffSql(sql.releaseSql(true, false, false))))
-                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: the release (without a minimum hold) that"
+                + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: a release (without a minimum hold) reads the"
+                        + " first live waiter and whether its service is alive; binds name, owner, token",
+                        m.handOffHeadSql(true))
+                        + section("MariaDB: then hands that waiter the lease if the caller still holds it and the waiter"
+                        + " is still the first live one; binds lease owner, TTL, waiter, place, name, owner, token, place",
+                        m.handToSql(true))
+                        + section("MariaDB: else the release (without a minimum hold) that"
                         + " hands a freed lease to the first live waiter whose service is alive; binds name, owner, token",
                         m.releaseHandingOffSql(true))
                         + section("MariaDB: a waiter that gave up leaves the queue, then gives back a grant handed to it"
