@@ -20,6 +20,12 @@ final class HandOffWakes {
     private static final int KILL_DENIED = 1095;
 
     private final java.util.concurrent.atomic.AtomicBoolean refused = new java.util.concurrent.atomic.AtomicBoolean();
+    private final NextWaiters nextWaiters = new NextWaiters();
+
+    /** Whom the releases of leases just handed to this service hand them to next, as its wake-up connection read. */
+    NextWaiters nextWaiters() {
+        return nextWaiters;
+    }
 
     /**
      * Ends the statement the wake-up connection {@code listener} runs now, on {@code c}, an auto-commit

@@ -29,7 +29,7 @@ public final class LeaseJdbc {
     private final String[] releases = new String[8];
     /** Names whose last release by this service found waiters: their next one hands off in its round trip. */
     private final ContendedNames contended = new ContendedNames();
-    /** MariaDB: wakes the service of the waiter a release handed the lease to. */
+    /** MariaDB: wakes the service of the waiter a release handed the lease to; what that service read as next. */
     private final HandOffWakes wakes = new HandOffWakes();
     /** An update followed by the hand-off, by update. */
     private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
@@ -40,6 +40,11 @@ public final class LeaseJdbc {
         for (int form = 0; form < releases.length; form++) {
             releases[form] = sql.releaseSql((form & 4) != 0, (form & 2) != 0, (form & 1) != 0);
         }
+    }
+
+    /** MariaDB: the wake-ups of this service's releases, and the next waiters its wake-up connection read. */
+    HandOffWakes handOffWakes() {
+        return wakes;
     }
 
     private static int releaseForm(boolean withToken, boolean heldAtLeast, boolean fast) {
@@ -125,10 +130,7 @@ public final class LeaseJdbc {
                 leaveQueue(c, sql, name, waiter);
             }
         } else if (join) {
-            try (PreparedStatement ps = c.prepareStatement(polling.joinQueueSql())) {
-                polling.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
-                ps.executeUpdate();
-            }
+            polling.join(c, name, waiter, queueMicros, owner, ttlMicros, listener);
         }
         return granted;
     }
@@ -457,9 +459,8 @@ public final class LeaseJdbc {
     }
 
     /**
-     * An instant this class reads: {@code acquired_at} and {@code expires_at} are NOT NULL, the
-     * database's clock is never NULL, and {@code broken_at} is read only with {@code broken_by}, which
-     * every statement writes together with it.
+     * An instant this class reads: {@code acquired_at} and {@code expires_at} are NOT NULL, the database's clock is
+     * never NULL, and {@code broken_at} is read only with {@code broken_by}, which every statement writes with it.
      */
     private Instant instant(ResultSet rs, int column) throws SQLException {
         return Invariants.nonNull(dialect.readInstant(rs, column), "NULL instant in column " + column);

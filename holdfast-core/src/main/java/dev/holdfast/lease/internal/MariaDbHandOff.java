@@ -112,63 +112,84 @@ final class MariaDbHandOff {
      */
     static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
                             HandOffWakes wakes) throws SQLException {
-        Released released = releaseHandingOff(c, sql, name, owner, token);
+        Released released = releaseHandingOff(c, sql, name, owner, token, wakes.nextWaiters().take(name, token));
         if (released.wake() != null) {
             wakes.wake(c, released.wake());
         }
         return released;
     }
 
+    /**
+     * The cheaper hand-off where it applies (measured: a plain read and a primary-key update cost less than the
+     * one statement, which sorts the queue in a temporary table and takes the queue's locks): the first waiter,
+     * as read when the lease was handed here ({@code next}) or read now, is handed the lease if it is still the
+     * first and its service alive ({@link MariaDbLeaseSql#handToSql}). Else — no waiter (the one statement's locks
+     * keep a waiter that queues meanwhile from being passed by), its service gone (nobody is handed the lease), or
+     * the update matched nothing (the entry went, an earlier join committed meanwhile, or the lease went) — the one
+     * statement decides.
+     */
     private static Released releaseHandingOff(Connection c, MariaDbLeaseSql sql, String name, String owner,
-                                              @Nullable Long token) throws SQLException {
-        Released handed = handToHead(c, sql, name, owner, token);
-        return handed != null ? handed : releaseHandingOffInOneStatement(c, sql, name, owner, token);
+                                              @Nullable Long token, @Nullable QueuedWaiter next) throws SQLException {
+        if (next != null && handTo(c, sql, name, owner, token, next)) {
+            return new Released(true, true, next.listener());
+        }
+        QueuedWaiter first;
+        try (PreparedStatement ps = c.prepareStatement(sql.firstWaiterSql(token != null))) {
+            bindNameOwnerToken(ps, 1, name, owner, token);
+            first = firstWaiter(ps);
+        }
+        if (first != null && !first.equals(next) && handTo(c, sql, name, owner, token, first)) {
+            return new Released(true, true, first.listener()); // handed: a waiter was queued
+        }
+        return releaseHandingOffInOneStatement(c, sql, name, owner, token);
     }
 
     /**
-     * The cheaper hand-off where it applies (measured: a plain read and a primary-key update cost less than the
-     * one statement, which sorts the queue in a temporary table and takes the queue's locks): reads the first
-     * waiter, then hands it the lease if its service is alive ({@link MariaDbLeaseSql#handToSql}). Null where it
-     * does not apply — no waiter (the one statement's locks keep a waiter that queues meanwhile from being passed
-     * by), its service gone (nobody is handed the lease), or the update matched nothing (the entry went, an earlier
-     * join committed meanwhile, or the lease went): then the one statement decides.
+     * MariaDB's wake-up connection, right after it gave a grant to a waiting call of this service: reads whom that
+     * grant's release will hand the lease to, so that the release does not read it (off the path from a release to
+     * the next grant). Null if nobody waits or the first waiter's service is gone.
      */
-    private static @Nullable Released handToHead(Connection c, MariaDbLeaseSql sql, String name, String owner,
-                                                 @Nullable Long token) throws SQLException {
-        String waiter;
-        String leaseOwner;
-        long ttlMicros;
-        long listener;
-        String place;
-        boolean queued;
-        try (PreparedStatement ps = c.prepareStatement(sql.handOffHeadSql(token != null))) {
-            bindNameOwnerToken(ps, 1, name, owner, token);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                waiter = rs.getString(1);
-                leaseOwner = rs.getString(2);
-                ttlMicros = rs.getLong(3);
-                boolean noTtl = rs.wasNull();
-                listener = rs.getLong(4);
-                boolean noListener = rs.wasNull();
-                place = rs.getString(5);
-                boolean alive = rs.getBoolean(6);
-                queued = rs.getBoolean(7);
-                if (!alive || leaseOwner == null || noTtl || noListener) {
-                    return null;
-                }
-            }
+    static @Nullable QueuedWaiter nextWaiter(Connection c, MariaDbLeaseSql sql, String name, long token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.nextWaiterSql())) {
+            ps.setString(1, name);
+            ps.setLong(2, token);
+            return firstWaiter(ps);
         }
+    }
+
+    /** Runs a {@link MariaDbLeaseSql#firstWaiterSql}: the waiter if there is one whose service is alive. */
+    private static @Nullable QueuedWaiter firstWaiter(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return null;
+            }
+            String waiter = rs.getString(1);
+            String leaseOwner = rs.getString(2);
+            long ttlMicros = rs.getLong(3);
+            boolean noTtl = rs.wasNull();
+            long listener = rs.getLong(4);
+            boolean noListener = rs.wasNull();
+            String place = rs.getString(5);
+            boolean alive = rs.getBoolean(6);
+            return alive && leaseOwner != null && !noTtl && !noListener
+                    ? new QueuedWaiter(waiter, leaseOwner, ttlMicros, listener, place) : null;
+        }
+    }
+
+    /** Hands the caller's live lease to {@code w} if it is still the first live waiter ({@link MariaDbLeaseSql#handToSql}). */
+    private static boolean handTo(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
+                                  QueuedWaiter w) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.handToSql(token != null))) {
-            ps.setString(1, leaseOwner);
-            ps.setLong(2, ttlMicros);
-            ps.setString(3, waiter);
-            ps.setString(4, place);
+            ps.setString(1, w.leaseOwner());
+            ps.setLong(2, w.ttlMicros());
+            ps.setString(3, w.waiter());
+            ps.setString(4, w.place());
             int i = bindNameOwnerToken(ps, 5, name, owner, token);
-            ps.setString(i, place);
-            return ps.executeUpdate() == 1 ? new Released(true, queued, listener) : null;
+            ps.setString(i++, w.place());
+            ps.setLong(i++, w.listener());
+            ps.setString(i++, w.leaseOwner());
+            ps.setLong(i, w.ttlMicros());
+            return ps.executeUpdate() == 1;
         }
     }
 
@@ -214,10 +235,7 @@ final class MariaDbHandOff {
     static boolean waitsOn(Connection c, MariaDbLeaseSql sql, String name, String owner, String waiter, long ttlMicros,
                            long queueMicros, boolean join, @Nullable Integer listener) throws SQLException {
         if (join) {
-            try (PreparedStatement ps = c.prepareStatement(sql.joinQueueSql())) {
-                sql.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
-                ps.executeUpdate();
-            }
+            sql.join(c, name, waiter, queueMicros, owner, ttlMicros, listener);
         }
         try (PreparedStatement ps = c.prepareStatement(sql.waitsOnSql())) {
             ps.setString(1, waiter);

@@ -44,8 +44,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String releaseHandingOff;
     private final String releaseHandingOffWithToken;
     /** The cheaper hand-off, where it applies: the first waiter read without a lock, then handed the lease. */
-    private final String handOffHead;
-    private final String handOffHeadWithToken;
+    private final String firstWaiter;
+    private final String firstWaiterWithToken;
+    private final String nextWaiter;
     private final String handTo;
     private final String handToWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
@@ -139,8 +140,9 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
         releaseHandingOff = releaseHandingOff(table, queue, "");
         releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
-        handOffHead = handOffHead(table, queue, "");
-        handOffHeadWithToken = handOffHead(table, queue, " AND s.token = ?");
+        firstWaiter = firstWaiter(table, queue, " AND s.owner = ?");
+        firstWaiterWithToken = firstWaiter(table, queue, " AND s.owner = ? AND s.token = ?");
+        nextWaiter = firstWaiter(table, queue, " AND s.token = ?");
         handTo = handTo(table, queue, "");
         handToWithToken = handTo(table, queue, " AND token = ?");
         renew = "UPDATE " + table + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
@@ -203,45 +205,53 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * The first live waiter past the served mark of a live lease the caller holds, read without a lock: its waiter
-     * id, lease owner, TTL, wake-up connection and place, whether its service is alive ({@link #LIVE_LOCK}), and
-     * whether the row says a waiter may be queued. Binds name, owner[, token].
+     * The first live waiter past the served mark of a live lease, read without a lock: its waiter id, lease owner,
+     * TTL, wake-up connection and place, and whether its service is alive ({@link #LIVE_LOCK}). Binds name, then
+     * what {@code holder} names: the owner (and token) of a caller that releases, or the token of a grant just
+     * handed to this service (so that its release knows whom to hand the lease to without this read).
      */
-    private static String handOffHead(String table, String queue, String token) {
+    private static String firstWaiter(String table, String queue, String holder) {
         return "SELECT q.owner, q.lease_owner, q.ttl_micros, q.listener, " + place("q") + ","
-                + " IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener,"
-                + " s.waiters_until > UTC_TIMESTAMP(6)"
+                + " IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener"
                 + " FROM " + table + " s JOIN " + queue + " q ON q.name = s.name AND q.wait_until > UTC_TIMESTAMP(6)"
                 + " AND " + place("q") + " > COALESCE(s.served, '')"
-                + " WHERE s.name = ? AND s.owner = ?" + token + " AND s.expires_at > UTC_TIMESTAMP(6)"
+                + " WHERE s.name = ?" + holder + " AND s.expires_at > UTC_TIMESTAMP(6)"
                 + " ORDER BY q.queued_at, q.owner LIMIT 1";
     }
 
     /**
-     * Hands a live lease the caller holds to the waiter {@link #handOffHead} read, as {@link #releaseHandingOff}
+     * Hands a live lease the caller holds to a waiter {@link #firstWaiter} read, as {@link #releaseHandingOff}
      * would: one primary-key update that checks again, under the row's lock, that the caller holds the lease and
-     * that the waiter is still the first live one past the served mark. That look at the queue runs after the row
-     * is locked (it names the row's column, as in the queued acquire) and share-locks what it reads, so it waits
-     * for a join that has not committed yet (one that began before the read may come first, and is not left behind
-     * the mark), and a waiter that leaves meanwhile either goes first (no row matches) or finds the grant when it
-     * gives back what was handed to it. Binds lease owner, TTL, waiter, place, name, owner[, token], place.
+     * that this entry, as read (place, wake-up connection, lease owner, TTL), is still the first live one past the
+     * served mark and its service alive. That look at the queue runs after the row is locked (it names the row's
+     * column, as in the queued acquire) and share-locks what it reads, so it waits for a join that has not
+     * committed yet (one that began before the read may come first, and is not left behind the mark), and a waiter
+     * that leaves meanwhile either goes first (no row matches) or finds the grant when it gives back what was handed
+     * to it. Binds lease owner, TTL, waiter, place, name, owner[, token], place, wake-up connection, lease owner, TTL.
      */
     private static String handTo(String table, String queue, String token) {
         return "UPDATE " + table + " SET token = token + 1, owner = ?, acquired_at = UTC_TIMESTAMP(6),"
                 + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, handed_to = ?, served = ?,"
                 + " broken_by = NULL, broken_at = NULL"
                 + " WHERE name = ? AND owner = ?" + token + " AND expires_at > UTC_TIMESTAMP(6)"
-                + " AND ? = (SELECT " + place("q") + " FROM " + queue + " q WHERE q.name = " + table + ".name"
-                + " AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(" + table + ".served, '')"
+                + " AND (?, ?, ?, ?) = (SELECT IF(IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener, "
+                + place("q") + ", NULL), q.listener, q.lease_owner, q.ttl_micros FROM " + queue + " q"
+                + " WHERE q.name = " + table + ".name AND q.wait_until > UTC_TIMESTAMP(6)"
+                + " AND " + place("q") + " > COALESCE(" + table + ".served, '')"
                 + " ORDER BY q.queued_at, q.owner LIMIT 1 LOCK IN SHARE MODE)";
     }
 
-    /** {@link #handOffHead}; binds name, owner[, token]. */
-    String handOffHeadSql(boolean withToken) {
-        return withToken ? handOffHeadWithToken : handOffHead;
+    /** {@link #firstWaiter} of the caller's lease; binds name, owner[, token]. */
+    String firstWaiterSql(boolean withToken) {
+        return withToken ? firstWaiterWithToken : firstWaiter;
     }
 
-    /** {@link #handTo}; binds lease owner, TTL, waiter, place, name, owner[, token], place. */
+    /** {@link #firstWaiter} after the grant with the token it binds (name, token). */
+    String nextWaiterSql() {
+        return nextWaiter;
+    }
+
+    /** {@link #handTo}; binds lease owner, TTL, waiter, place, name, owner[, token], place, wake-up connection, lease owner, TTL. */
     String handToSql(boolean withToken) {
         return withToken ? handToWithToken : handTo;
     }

@@ -41,6 +41,8 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     final MariaDbLeaseSql sql;
     private final LocalPollers pollers;
+    /** Where the waiter read as next after a grant delivered here goes, for that grant's release. */
+    private final NextWaiters nextWaiters;
     private final SpareConnections spares;
     private final double sleepSeconds;
     /** Queue entries of this service's granted waiters, to leave. */
@@ -65,8 +67,10 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** Before this ({@link System#nanoTime()}), no connections are borrowed: the last ones could not be published. */
     private long unpublishedUntil = System.nanoTime();
 
-    MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos) {
+    MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos,
+                   NextWaiters nextWaiters) {
         this.sql = sql;
+        this.nextWaiters = nextWaiters;
         this.pollers = pollers;
         this.spares = new SpareConnections(dataSource, threads, sql.table);
         this.entries = new GrantedEntries(sql);
@@ -244,17 +248,29 @@ final class MariaDbWakeUps implements AutoCloseable {
         return -1;
     }
 
-    /** Gives each grant handed to a waiting call of this service to that call, which takes it without a look. */
-    private void deliver(List<MariaDbHandOff.HandedHere> handed) {
+    /**
+     * Gives each grant handed to a waiting call of this service to that call, which takes it without a look; then
+     * reads, for each, whom its release will hand the lease to ({@link NextWaiters}).
+     */
+    private void deliver(List<MariaDbHandOff.HandedHere> handed) throws SQLException {
+        List<MariaDbHandOff.HandedHere> given = new java.util.ArrayList<>(handed.size());
         for (MariaDbHandOff.HandedHere h : handed) {
             PgWakeUps.Waiter waiter = pollers.find(h.name(), h.waiter());
             if (waiter != null && waiter.handed() == null) {
                 waiter.hand(h.grant());
                 waiter.rung.set(true);
                 waiter.signal.release();
+                given.add(h);
             }
         }
         seen = handed;
+        java.sql.Connection c = connection.get();
+        for (MariaDbHandOff.HandedHere h : given) {
+            QueuedWaiter next = c == null ? null : MariaDbHandOff.nextWaiter(c, sql, h.name(), h.grant().token());
+            if (next != null) {
+                nextWaiters.put(h.name(), h.grant().token(), next);
+            }
+        }
     }
 
     /** Sets whether the connection watches; when that ends, waiters decide their wait again. */

@@ -48,4 +48,13 @@ public abstract class PollingLeaseSql extends LeaseSql {
         ps.setString(2, waiter);
         ps.setLong(3, queueMicros);
     }
+
+    /** Joins the queue, or refreshes the entry, on {@code c} ({@link #joinQueueSql()}, bound as {@link #bindJoin}). */
+    void join(java.sql.Connection c, String name, String waiter, long queueMicros, String owner, long ttlMicros,
+              @Nullable Integer listener) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(joinQueueSql())) {
+            bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
+            ps.executeUpdate();
+        }
+    }
 }

@@ -47,10 +47,12 @@ class LeaseStatementsTest {
                         notified.withHandOffSql(sql.releaseSql(true, false, false))))
                 + (!(sql instanceof MariaDbLeaseSql m) ? "" : section("MariaDB: a release (without a minimum hold) reads the"
                         + " first live waiter and whether its service is alive; binds name, owner, token",
-                        m.handOffHeadSql(true))
-                        + section("MariaDB: then hands that waiter the lease if the caller still holds it and the waiter"
-                        + " is still the first live one; binds lease owner, TTL, waiter, place, name, owner, token, place",
-                        m.handToSql(true))
+                        m.firstWaiterSql(true))
+                        + section("MariaDB: the same read by the wake-up connection right after a grant was handed to its"
+                        + " service, for that grant's release; binds name, token", m.nextWaiterSql())
+                        + section("MariaDB: then hands that waiter the lease if the caller still holds it and the waiter,"
+                        + " as read, is still the first live one and alive; binds lease owner, TTL, waiter, place, name,"
+                        + " owner, token, place, wake-up connection, lease owner, TTL", m.handToSql(true))
                         + section("MariaDB: else the release (without a minimum hold) that"
                         + " hands a freed lease to the first live waiter whose service is alive; binds name, owner, token",
                         m.releaseHandingOffSql(true))
