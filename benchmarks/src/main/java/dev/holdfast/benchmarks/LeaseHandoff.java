@@ -113,8 +113,11 @@ public final class LeaseHandoff {
             return (DataSource) proxy(target, DataSource.class, 0);
         }
 
+        /** Statements per SQL text, counted once: a regular expression over every text taxed long statements. */
+        private static final java.util.Map<String, Integer> COUNTS = new java.util.concurrent.ConcurrentHashMap<>();
+
         private static int count(Object sql) {
-            return sql instanceof String text ? text.split(";\\s*(?=\\S)").length : 0;
+            return sql instanceof String text ? COUNTS.computeIfAbsent(text, t -> t.split(";\\s*(?=\\S)").length) : 0;
         }
 
         private Object proxy(Object target, Class<?> type, int prepared) {
