@@ -128,7 +128,12 @@ public class LockHeartbeat {
             return problem(LockProblem.of(e), display, title);
         }
         Optional<LockStatus> status = status(type, id).filter(s -> owner.equals(s.owner()));
-        if (status.isEmpty()) { // broken between the extension and this read
+        if (status.isEmpty()) { // ended between the extension and this read: the store tells how
+            try {
+                locks.checkLock(parsed.get(), type, id, owner);
+            } catch (LockNotHeldException e) {
+                return problem(LockProblem.of(e), display, title);
+            }
             return problem(LockProblem.of(new LockNotHeldException()), display, title);
         }
         Instant expiresAt = status.get().expiresAt();

@@ -71,10 +71,11 @@ class OfflineLockWebTest {
     }
 
     private LockHeartbeat heartbeatHelper;
+    private JdbcDataSource ds;
 
     @BeforeEach
     void setUp() {
-        JdbcDataSource ds = new JdbcDataSource();
+        ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:web-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         new SchemaInstaller(ds).install(HoldfastTable.OFFLINE_LOCKS);
         locks = JdbcLockManager.builder(ds).ownerBinding(true).defaultExpiry(Duration.ofSeconds(30)).build();
@@ -222,5 +223,31 @@ class OfflineLockWebTest {
                 .andExpect(jsonPath("$.endedBy").value("root"))
                 .andExpect(jsonPath("$.owner").value("lee"))
                 .andExpect(jsonPath("$.detail").value(org.hamcrest.Matchers.containsString("root broke your lock")));
+    }
+
+    @Test
+    void aLockBrokenBetweenTheBeatsExtensionAndItsReadIsReportedAsBroken() throws Exception {
+        String id = lock("F", "kim");
+        // The operator breaks the lock right after the beat extended it, before the beat reads its expiry.
+        dev.holdfast.pessimistic.offline.LockManager breaksAfterExtending = (dev.holdfast.pessimistic.offline.LockManager)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {dev.holdfast.pessimistic.offline.LockManager.class}, (proxy, method, args) -> {
+                            Object result;
+                            try {
+                                result = method.invoke(locks, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                            if (method.getName().equals("extendLockExpiration")) {
+                                assertThat(locks.forceRelease("purchase_order", "F", "root")).isTrue();
+                            }
+                            return result;
+                        });
+        heartbeatHelper = new LockHeartbeat(breaksAfterExtending, locks, ds, Duration.ofSeconds(10));
+        mvc.perform(post("/orders/F/heartbeat").param("lockId", id).param("user", "kim"))
+                .andExpect(status().isConflict()).andExpect(jsonPath("$.held").value(false))
+                .andExpect(jsonPath("$.code").value("lock-broken"))
+                .andExpect(jsonPath("$.endedBy").value("root"));
+        assertThat(locks.holder("purchase_order", "F")).isEmpty();
     }
 }
