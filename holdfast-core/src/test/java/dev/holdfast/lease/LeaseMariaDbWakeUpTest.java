@@ -120,6 +120,160 @@ class LeaseMariaDbWakeUpTest {
     }
 
     /**
+     * A leave of a granted waiter's entry that InnoDB rolls back as a deadlock victim is no outage: a release's
+     * hand-off reads the queue through its index and then the entry (a share lock on each), the leave locks the
+     * entry and then its index record, so the two can meet in a cycle. Here another transaction takes that part:
+     * it share-locks the index record before the leave, and the entry once the leave waits for the index. The
+     * leave loses (the other transaction has more to roll back); the entry is left on the next try, the
+     * connection watches on, and the next release wakes the next waiter.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aDeadlockedLeaveIsNoOutage(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
+        List<LogRecord> records = capture();
+        AtomicBoolean first = new AtomicBoolean(true);
+        CompletableFuture<Void> cycle = new CompletableFuture<>();
+        long deadlocksBefore = deadlocks(db);
+        try (HikariDataSource other = db.newPool(1);
+             Connection t = other.getConnection()) {
+            t.setAutoCommit(false);
+            DataSource pool = beforePreparingOn(db.newPool(3), "DELETE FROM " + table + "_queue", c -> {
+                if (!first.getAndSet(false)) {
+                    return;
+                }
+                String entry;
+                try (java.sql.Statement st = t.createStatement()) {
+                    // More to roll back than the leave has: InnoDB picks the leave as the victim.
+                    for (int i = 0; i < 10; i++) {
+                        st.executeUpdate("INSERT INTO " + table + "_weight VALUES (" + i + ")");
+                    }
+                    // The index records alone (the index covers the read): the hand-off's first lock.
+                    try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX ("
+                            + table + "_queue_at) WHERE name = 'job' LOCK IN SHARE MODE")) {
+                        rs.next();
+                        entry = rs.getString(1);
+                    }
+                }
+                CompletableFuture.runAsync(() -> {
+                    try {
+                        await("the leave waits for the index record").atMost(LeaseFixture.AT_MOST)
+                                .pollInterval(Duration.ofMillis(5))
+                                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+                                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'DELETE FROM " + table + "_queue%'") == 1);
+                        // The entry itself, which the waiting leave holds: the hand-off's second lock closes the cycle.
+                        try (java.sql.PreparedStatement ps = t.prepareStatement("SELECT lease_owner FROM " + table + "_queue"
+                                + " WHERE name = 'job' AND owner = ? LOCK IN SHARE MODE")) {
+                            ps.setString(1, entry);
+                            ps.executeQuery().close();
+                        }
+                        t.commit();
+                        cycle.complete(null);
+                    } catch (Throwable e) {
+                        cycle.completeExceptionally(e);
+                    }
+                });
+            });
+            try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+                 LeaseService b = polledRarely(db, pool, table)) {
+                Lease held = a.acquire("job", "a", LONG, LONG);
+                CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                LeaseFixture.awaitPublished(db, table, 1);
+                awaitWatching(b);
+                a.release(held);
+                Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                cycle.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // the other transaction won, and committed
+                assertThat(deadlocks(db)).as("a deadlock, the leave its victim").isGreaterThan(deadlocksBefore);
+                LeaseFixture.awaitQueued(db, table, 0); // left on the next try
+                // b's connection still wakes it: its next grant comes at once, not at a poll ten minutes away.
+                b.release(got);
+                Lease next = a.acquire("job", "a", LONG, LONG);
+                CompletableFuture<Lease> again = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                LeaseFixture.awaitPublished(db, table, 1);
+                awaitWatching(b);
+                a.release(next);
+                b.release(again.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
+            }
+            assertThat(warnings(records)).as("no outage").isZero();
+        } finally {
+            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            db.execute("DROP TABLE IF EXISTS " + table + "_weight");
+        }
+    }
+
+    /**
+     * The other side of that cycle: the release's hand-off is InnoDB's victim (here the transaction that plays the
+     * leave has more to roll back). The release is not refused for it: the statement changed nothing, and the
+     * release tries again.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void aReleaseWhoseHandOffIsADeadlockVictimHandsTheLeaseOn(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
+        AtomicBoolean first = new AtomicBoolean(true);
+        CompletableFuture<Void> cycle = new CompletableFuture<>();
+        long deadlocksBefore = deadlocks(db);
+        try (HikariDataSource other = db.newPool(1);
+             Connection t = other.getConnection()) {
+            t.setAutoCommit(false);
+            DataSource pool = beforePreparingOn(db.newPool(3), "LOCK IN SHARE MODE)", c -> {
+                if (!first.getAndSet(false)) {
+                    return;
+                }
+                String entry;
+                try (java.sql.Statement st = t.createStatement()) {
+                    for (int i = 0; i < 10; i++) {
+                        st.executeUpdate("INSERT INTO " + table + "_weight VALUES (" + i + ")");
+                    }
+                    try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue WHERE name = 'job'")) {
+                        rs.next();
+                        entry = rs.getString(1);
+                    }
+                    // The entry, as a leave locks it first.
+                    st.executeQuery("SELECT lease_owner FROM " + table + "_queue WHERE name = 'job' AND owner = '" + entry
+                            + "' FOR UPDATE").close();
+                }
+                CompletableFuture.runAsync(() -> {
+                    try {
+                        await("the hand-off waits for the entry").atMost(LeaseFixture.AT_MOST)
+                                .pollInterval(Duration.ofMillis(5))
+                                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+                                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'UPDATE " + table + " SET%'") == 1);
+                        // Then its index record, which the hand-off share-locked: the cycle.
+                        try (java.sql.Statement st = t.createStatement()) {
+                            st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX (" + table
+                                    + "_queue_at) WHERE name = 'job' FOR UPDATE").close();
+                        }
+                        t.commit();
+                        cycle.complete(null);
+                    } catch (Throwable e) {
+                        cycle.completeExceptionally(e);
+                    }
+                });
+            });
+            try (LeaseService a = LeaseFixture.service(db, pool, table);
+                 LeaseService b = polledRarely(db, db.newPool(3), table)) {
+                Lease held = a.acquire("job", "a", LONG, LONG);
+                CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
+                LeaseFixture.awaitPublished(db, table, 1);
+                awaitWatching(b);
+                a.release(held);
+                cycle.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                assertThat(deadlocks(db)).as("a deadlock, the hand-off its victim").isGreaterThan(deadlocksBefore);
+                Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+                assertThat(got.token()).isEqualTo(held.token() + 1);
+                b.release(got);
+            }
+        } finally {
+            db.execute("DROP TABLE IF EXISTS " + table + "_weight");
+        }
+    }
+
+    private static long deadlocks(TestDatabase db) throws SQLException {
+        return db.queryLong("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'");
+    }
+
+    /**
      * Releases by a database user that may not end another user's statements: the first kill is refused and
      * said once, later releases do not try again, and the waiter still gets every lease, at its wake-up
      * connection's next look (a sleep ends by itself within a quarter of a second), not at its poll.

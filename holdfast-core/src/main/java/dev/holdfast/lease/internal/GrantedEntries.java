@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -30,6 +31,10 @@ final class GrantedEntries {
         @Nullable Connection open() throws SQLException;
     }
 
+    /** What a leave may lose to a release's locks: nothing changed, and it is tried again. */
+    private static final java.util.Set<SqlErrorKind> LOST_TO_A_LOCK = java.util.EnumSet.of(SqlErrorKind.DEADLOCK,
+            SqlErrorKind.LOCK_TIMEOUT);
+
     private final LeaseSql sql;
     /** By waiter id (guarded by this). */
     private final Map<String, Leave> pending = new HashMap<>();
@@ -49,7 +54,11 @@ final class GrantedEntries {
     }
 
     /**
-     * Leaves every pending entry on the connection {@code opener} gives; without one, elsewhere.
+     * Leaves every pending entry on the connection {@code opener} gives; without one, elsewhere. An entry whose
+     * statement lost a lock conflict (a deadlock victim, or a lock wait that ran out: nothing changed) stays pending
+     * for the next call: a release's hand-off locks the queue's index in the other order, and InnoDB then rolls
+     * the leave back. The connection is fine, and such an entry is behind the served mark, which no release hands
+     * the lease to.
      *
      * @return whether any statement ran
      */
@@ -68,8 +77,15 @@ final class GrantedEntries {
                 handOver(entry);
                 continue;
             }
-            LeaseJdbc.leaveQueue(c, sql, entry.name(), entry.waiter());
             ran = true;
+            try {
+                LeaseJdbc.leaveQueue(c, sql, entry.name(), entry.waiter());
+            } catch (SQLException e) {
+                if (!LOST_TO_A_LOCK.contains(sql.dialect.classify(e))) {
+                    throw e;
+                }
+                continue;
+            }
             synchronized (this) {
                 pending.remove(entry.waiter());
             }

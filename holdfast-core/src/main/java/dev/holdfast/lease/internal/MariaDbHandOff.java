@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 /**
  * MariaDB's direct hand-off, run on a connection it is given: the release that grants a free lease
@@ -108,11 +109,27 @@ final class MariaDbHandOff {
     /**
      * Expires the caller's live grant, handing the lease to the first live waiter, then wakes that waiter's
      * service ({@link HandOffWakes}): what a release sends when the row says a waiter may be queued (its plain
-     * release, {@link MariaDbLeaseSql#releaseSql}, then matches nothing).
+     * release, {@link MariaDbLeaseSql#releaseSql}, then matches nothing). A hand-off that InnoDB picks as a deadlock
+     * victim runs again (at most {@link LeaseCalls#ATTEMPTS_ON_RACE} times in all).
      */
     static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
                             HandOffWakes wakes) throws SQLException {
-        Released released = releaseHandingOff(c, sql, name, owner, token, wakes.nextWaiters().take(name, token));
+        QueuedWaiter next = wakes.nextWaiters().take(name, token);
+        Released released;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                released = releaseHandingOff(c, sql, name, owner, token, next);
+                break;
+            } catch (SQLException e) {
+                // A deadlock victim: the hand-off share-locks the queue's index, then an entry; a granted waiter's leave
+                // locks them the other way round. Nothing was written (the write that succeeds ends the hand-off), so
+                // it runs again, reading the first waiter itself.
+                if (attempt >= LeaseCalls.ATTEMPTS_ON_RACE || Dialect.MARIADB.classify(e) != SqlErrorKind.DEADLOCK) {
+                    throw e;
+                }
+                next = null;
+            }
+        }
         if (released.wake() != null) {
             wakes.wake(c, released.wake());
         }
