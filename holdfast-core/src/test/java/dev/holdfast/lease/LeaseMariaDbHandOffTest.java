@@ -251,6 +251,7 @@ class LeaseMariaDbHandOffTest {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
+            LeaseFixture.awaitAsleepUntilWoken("b");
             prepared.clear();
             a.release(held);
             assertThat(prepared).as("the batch, then the hand-off")
@@ -287,13 +288,15 @@ class LeaseMariaDbHandOffTest {
                 try (Connection late = db.connection()) {
                     join(db, table, late, sql, "waiter-late", "late", live);
                 }
-                CompletableFuture<Boolean> release = CompletableFuture.supplyAsync(() -> {
+                // On a thread of its own, not the common pool (of one thread on two cores), which another task may hold.
+                CompletableFuture<Boolean> release = new CompletableFuture<>();
+                new Thread(() -> {
                     try (Connection r = db.connection()) {
-                        return jdbc.release(r, "job", "a", held.token(), false, null);
-                    } catch (SQLException e) {
-                        throw new IllegalStateException(e);
+                        release.complete(jdbc.release(r, "job", "a", held.token(), false, null));
+                    } catch (Throwable e) {
+                        release.completeExceptionally(e);
                     }
-                });
+                }, "test-release-a").start();
                 await("the release done, or waiting for a lock").atMost(LeaseFixture.AT_MOST)
                         .pollInterval(Duration.ofMillis(5)).until(() -> release.isDone() || db.queryLong(
                                 "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'") > 0);

@@ -130,18 +130,22 @@ class LeaseMariaDbWakeUpTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aDeadlockedLeaveIsNoOutage(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
-        List<LogRecord> records = capture();
         AtomicBoolean first = new AtomicBoolean(true);
         CompletableFuture<Void> cycle = new CompletableFuture<>();
-        long deadlocksBefore = deadlocks(db);
+        CompletableFuture<Void> released = new CompletableFuture<>();
+        List<LogRecord> records = capture();
         try (HikariDataSource other = db.newPool(1);
              Connection t = other.getConnection()) {
+            db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
+            long deadlocksBefore = deadlocks(db);
             t.setAutoCommit(false);
             DataSource pool = beforePreparingOn(db.newPool(3), "DELETE FROM " + table + "_queue", c -> {
                 if (!first.getAndSet(false)) {
                     return;
                 }
+                // Not before the release returned: its kill, if b's connection found the grant by its look first, would
+                // end the leave's lock wait instead of the deadlock.
+                released.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 String entry;
                 try (java.sql.Statement st = t.createStatement()) {
                     // More to roll back than the leave has: InnoDB picks the leave as the victim.
@@ -151,11 +155,11 @@ class LeaseMariaDbWakeUpTest {
                     // The index records alone (the index covers the read): the hand-off's first lock.
                     try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX ("
                             + table + "_queue_at) WHERE name = 'job' LOCK IN SHARE MODE")) {
-                        rs.next();
+                        assertThat(rs.next()).as("b's entry").isTrue();
                         entry = rs.getString(1);
                     }
                 }
-                CompletableFuture.runAsync(() -> {
+                new Thread(() -> { // its own thread: it blocks, and the common pool may have one
                     try {
                         await("the leave waits for the index record").atMost(LeaseFixture.AT_MOST)
                                 .pollInterval(Duration.ofMillis(5))
@@ -172,7 +176,7 @@ class LeaseMariaDbWakeUpTest {
                     } catch (Throwable e) {
                         cycle.completeExceptionally(e);
                     }
-                });
+                }, "test-deadlock-cycle").start();
             });
             try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
                  LeaseService b = polledRarely(db, pool, table)) {
@@ -181,6 +185,7 @@ class LeaseMariaDbWakeUpTest {
                 LeaseFixture.awaitPublished(db, table, 1);
                 awaitWatching(b);
                 a.release(held);
+                released.complete(null);
                 Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 cycle.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // the other transaction won, and committed
                 assertThat(deadlocks(db)).as("a deadlock, the leave its victim").isGreaterThan(deadlocksBefore);
@@ -209,12 +214,12 @@ class LeaseMariaDbWakeUpTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aReleaseWhoseHandOffIsADeadlockVictimHandsTheLeaseOn(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
         AtomicBoolean first = new AtomicBoolean(true);
         CompletableFuture<Void> cycle = new CompletableFuture<>();
-        long deadlocksBefore = deadlocks(db);
         try (HikariDataSource other = db.newPool(1);
              Connection t = other.getConnection()) {
+            db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
+            long deadlocksBefore = deadlocks(db);
             t.setAutoCommit(false);
             DataSource pool = beforePreparingOn(db.newPool(3), "LOCK IN SHARE MODE)", c -> {
                 if (!first.getAndSet(false)) {
@@ -226,14 +231,14 @@ class LeaseMariaDbWakeUpTest {
                         st.executeUpdate("INSERT INTO " + table + "_weight VALUES (" + i + ")");
                     }
                     try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue WHERE name = 'job'")) {
-                        rs.next();
+                        assertThat(rs.next()).as("b's entry").isTrue();
                         entry = rs.getString(1);
                     }
                     // The entry, as a leave locks it first.
                     st.executeQuery("SELECT lease_owner FROM " + table + "_queue WHERE name = 'job' AND owner = '" + entry
                             + "' FOR UPDATE").close();
                 }
-                CompletableFuture.runAsync(() -> {
+                new Thread(() -> { // its own thread: it blocks, and the common pool may have one
                     try {
                         await("the hand-off waits for the entry").atMost(LeaseFixture.AT_MOST)
                                 .pollInterval(Duration.ofMillis(5))
@@ -249,7 +254,7 @@ class LeaseMariaDbWakeUpTest {
                     } catch (Throwable e) {
                         cycle.completeExceptionally(e);
                     }
-                });
+                }, "test-deadlock-cycle").start();
             });
             try (LeaseService a = LeaseFixture.service(db, pool, table);
                  LeaseService b = polledRarely(db, db.newPool(3), table)) {

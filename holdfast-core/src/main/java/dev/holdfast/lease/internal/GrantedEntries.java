@@ -31,10 +31,6 @@ final class GrantedEntries {
         @Nullable Connection open() throws SQLException;
     }
 
-    /** What a leave may lose to a release's locks: nothing changed, and it is tried again. */
-    private static final java.util.Set<SqlErrorKind> LOST_TO_A_LOCK = java.util.EnumSet.of(SqlErrorKind.DEADLOCK,
-            SqlErrorKind.LOCK_TIMEOUT);
-
     private final LeaseSql sql;
     /** By waiter id (guarded by this). */
     private final Map<String, Leave> pending = new HashMap<>();
@@ -55,10 +51,10 @@ final class GrantedEntries {
 
     /**
      * Leaves every pending entry on the connection {@code opener} gives; without one, elsewhere. An entry whose
-     * statement lost a lock conflict (a deadlock victim, or a lock wait that ran out: nothing changed) stays pending
-     * for the next call: a release's hand-off locks the queue's index in the other order, and InnoDB then rolls
-     * the leave back. The connection is fine, and such an entry is behind the served mark, which no release hands
-     * the lease to.
+     * leave was a deadlock victim (nothing changed) stays pending for the next call: a release's hand-off locks the
+     * queue's index and then the entry, the leave the other way round, and InnoDB rolls one back. The connection is
+     * fine, and such an entry is behind the served mark, which no release hands the lease to. One whose leave ran
+     * out of lock wait goes elsewhere, so that this connection does not wait that long again.
      *
      * @return whether any statement ran
      */
@@ -81,7 +77,12 @@ final class GrantedEntries {
             try {
                 LeaseJdbc.leaveQueue(c, sql, entry.name(), entry.waiter());
             } catch (SQLException e) {
-                if (!LOST_TO_A_LOCK.contains(sql.dialect.classify(e))) {
+                SqlErrorKind kind = sql.dialect.classify(e);
+                if (kind == SqlErrorKind.LOCK_TIMEOUT) {
+                    handOver(entry); // a lock held that long would stall this connection's watches every round
+                    continue;
+                }
+                if (kind != SqlErrorKind.DEADLOCK) {
                     throw e;
                 }
                 continue;

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  */
 final class LeaseCalls {
 
-    /** Attempts of an acquire that keeps losing races before its failure is raised. */
+    /** Attempts of an acquire that keeps losing races, or of a MariaDB hand-off that keeps losing deadlocks, before its failure is raised. */
     static final int ATTEMPTS_ON_RACE = 3;
 
     /** One statement's work on a connection. */

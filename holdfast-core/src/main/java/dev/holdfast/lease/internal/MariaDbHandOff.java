@@ -121,8 +121,8 @@ final class MariaDbHandOff {
                 released = releaseHandingOff(c, sql, name, owner, token, next);
                 break;
             } catch (SQLException e) {
-                // A deadlock victim: the hand-off share-locks the queue's index, then an entry; a granted waiter's leave
-                // locks them the other way round. Nothing was written (the write that succeeds ends the hand-off), so
+                // A deadlock victim: the hand-off locks the queue's index records, then an entry; a granted waiter's
+                // leave locks them the other way round. Nothing was written (the write that succeeds ends the hand-off), so
                 // it runs again, reading the first waiter itself.
                 if (attempt >= LeaseCalls.ATTEMPTS_ON_RACE || Dialect.MARIADB.classify(e) != SqlErrorKind.DEADLOCK) {
                     throw e;
