@@ -53,6 +53,7 @@ class LeaseMariaDbHandOffTest {
                 Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
+                LeaseFixture.awaitAsleepUntilWoken("b");
                 await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching());
                 String waiter = db.queryString("SELECT owner FROM " + table + "_queue");
                 a.release(held);
@@ -95,6 +96,7 @@ class LeaseMariaDbHandOffTest {
                     .as("a look that grants marks nothing").isOne();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
+            LeaseFixture.awaitAsleepUntilWoken("b");
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " l JOIN " + table + "_queue q ON q.name = l.name"
                     + " WHERE l.waiters_until >= q.wait_until")).as("the mark outlives the entry").isOne();
             prepared.clear();
@@ -142,6 +144,7 @@ class LeaseMariaDbHandOffTest {
                 Lease fromB = b.acquire("job", "b", LONG, LONG);
                 CompletableFuture<Lease> toA = LeaseFixture.lockAsync(a, "job", "a", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
+                LeaseFixture.awaitAsleepUntilWoken("a");
                 b.release(fromB); // with a waiter: the name is contended for b now
                 Lease held = toA.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 LeaseFixture.awaitQueued(db, table, 0);
@@ -150,6 +153,7 @@ class LeaseMariaDbHandOffTest {
                 prepared.clear();
                 CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
+                LeaseFixture.awaitAsleepUntilWoken("b");
                 await("b's wake-up connection watching").atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching());
                 List<String> attempts = prepared.stream().filter(sql -> sql.startsWith(waitsOn) || sql.startsWith(queuedAcquire)).toList();
                 if (marked) {
@@ -209,8 +213,10 @@ class LeaseMariaDbHandOffTest {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> toC = LeaseFixture.lockAsync(c, "job", "c", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
+            LeaseFixture.awaitAsleepUntilWoken("c");
             CompletableFuture<Lease> toB = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 2);
+            LeaseFixture.awaitAsleepUntilWoken("b");
             await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().wakeUpWatching() && c.probe().wakeUpWatching());
             // b's waiter goes first in the lease's queue, though c's came first.
             db.execute("UPDATE " + table + "_queue SET queued_at = queued_at + INTERVAL 1 SECOND WHERE lease_owner = 'c'");
@@ -368,6 +374,7 @@ class LeaseMariaDbHandOffTest {
             Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
+            LeaseFixture.awaitAsleepUntilWoken("b");
             same.release(held);
             Lease got = waiting.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("b");
