@@ -196,6 +196,7 @@ class PgBouncerTest {
             CompletableFuture<Lease> waiting = async(leases, "job", "b");
             await().atMost(Duration.ofSeconds(30)).until(() -> leases.probe().listening());
             awaitQueued(db, leaseTable);
+            awaitAsleepUntilNotified();
             leases.release(held);
             leases.release(waiting.get(30, TimeUnit.SECONDS));
             assertThat(leases.probe().handOffsReceived()).isEqualTo(1);
@@ -211,6 +212,19 @@ class PgBouncerTest {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /**
+     * Until a blocking call sleeps until notified, its attempt done: a queue entry naming the listener does not say
+     * that the attempt that wrote it has returned (one still in flight finds a hand-off itself, without the notice).
+     */
+    private static void awaitAsleepUntilNotified() {
+        await("a waiting call asleep until notified").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                .until(() -> Thread.getAllStackTraces().entrySet().stream()
+                        .anyMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
+                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("lockInDatabase"))
+                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals("java.util.concurrent.Semaphore")
+                                        && f.getMethodName().equals("tryAcquire"))));
     }
 
     /** Until a waiter's queue entry names a listener: a release will hand it the lease and notify it. */
