@@ -210,6 +210,57 @@ class LeaseFailoverGraceTest {
         }
     }
 
+    /**
+     * A waiter's attempt in the grace inserts no grant, so its upsert locks no lease row; it must
+     * still lock the lease row before its queue entry, as every statement does: a release holds the
+     * lease row and its hand-off then locks the first waiter's entry, and an attempt holding that
+     * entry while it waited for the lease row deadlocked with it (seen in CI: the release failed).
+     * Here a test transaction holds the lease row, as a release does, until a re-attempt of the
+     * waiter waits for it; the waiter's entry must then be free for the hand-off to lock.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
+    void aWaitersAttemptInTheGraceLocksTheLeaseRowBeforeItsQueueEntry(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (LeaseService before = LeaseFixture.service(db.dataSource(), table);
+             LeaseService after = LeaseService.builder(db.dataSource()).table(table).failoverGrace(Duration.ofMinutes(5))
+                     .tune(t -> t.timeline(2).safetyPoll(Duration.ofMillis(100))).build();
+             HikariDataSource own = db.newDirectPool(2);
+             Connection release = own.getConnection();
+             Connection handOff = own.getConnection()) {
+            Lease held = before.tryAcquire("job", "a", Duration.ofMinutes(5)).orElseThrow();
+            Future<Lease> waiter = executor.submit(() -> after.acquire("job", "b", TTL, Duration.ofMinutes(5)));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> db.queryLong("SELECT count(*) FROM " + table + "_queue WHERE name = 'job'") == 1);
+
+            release.setAutoCommit(false);
+            try (Statement s = release.createStatement()) {
+                s.executeQuery("SELECT 1 FROM " + table + " WHERE name = 'job' FOR UPDATE").close();
+            }
+            // (By its grant's CTE: pg_stat_activity keeps the first 1024 bytes of a query.)
+            String attemptWaits = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query LIKE '% a AS (INSERT INTO " + table + " AS l %'";
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.queryLong(attemptWaits) == 1);
+
+            handOff.setAutoCommit(false);
+            try (Statement s = handOff.createStatement()) {
+                s.executeQuery("SELECT 1 FROM " + table + "_queue WHERE name = 'job' FOR UPDATE NOWAIT").close();
+            } finally {
+                handOff.rollback();
+            }
+            release.rollback();
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.queryLong(attemptWaits) == 0);
+            assertThat(waiter).as("still waiting, queued, for the grace to end").isNotDone();
+            assertThat(db.queryLong("SELECT count(*) FROM " + table + "_queue WHERE name = 'job'")).isEqualTo(1);
+            waiter.cancel(true);
+            before.release(held);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void manyCallersOnANewTimelineRecordItOnceAndNeverDeadlock(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);

@@ -119,6 +119,8 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     private final String acquire;
     private final String reenter;
     private final String acquireOrQueue;
+    /** Whether {@link #acquireOrQueue} locks the lease row in a statement of its own first (with a grace); binds name first then. */
+    private final boolean locksRowFirst;
     private final String acquireAll;
     private final String handOff;
     /** {@link #handOffSql} that does nothing unless this transaction released the lease ({@link #RELEASED}). */
@@ -164,7 +166,13 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         // A waiter's attempt also picks up a grant a release handed to it (handed_to), should it
         // have missed the notification: that grant is live and its own, and is extended.
         // In a grace after a promotion the waiter queues but is not granted (n has its row).
-        acquireOrQueue = "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE " + DURABLE + "),"
+        // In a grace, a's insert has no row and so takes no lease row lock: k takes it, before e and f lock
+        // the queue row and then the lease row, which would deadlock with a release's hand-off (seen in CI).
+        locksRowFirst = graceMicros > 0;
+        String rowLock = locksRowFirst ? "k AS (SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE), " : "";
+        String afterRowLock = locksRowFirst ? " FROM (SELECT count(*) FROM k) x" : "";
+        acquireOrQueue = "WITH " + grace.recordCte() + rowLock + "n AS (SELECT clock_timestamp() AS t, " + firstToken
+                + " AS e" + afterRowLock + " WHERE " + DURABLE + "),"
                 + " a AS (" + insert + "n" + grace.whereOver() + update
                 + " WHERE (l.expires_at <= EXCLUDED.acquired_at AND NOT EXISTS (SELECT 1 FROM " + queue + " q"
                 + " WHERE q.name = EXCLUDED.name AND q.owner <> ?"
@@ -259,30 +267,35 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * Binds {@link #acquireOrQueueSql()}, in the order its parts use them: the acquire (name, owner,
+     * Binds {@link #acquireOrQueueSql()}, in the order its parts use them: with a grace, the lease row's
+     * lock (name); the acquire (name, owner,
      * ttl); the queue checks (waiter as not the earlier entry, as its own entry, as the one handed the
      * lease); leaving the queue on a grant (name, waiter); joining it on a refusal (name, waiter, entry
      * lifetime, the lease's owner and ttl, the listener's backend pid or null).
      */
     public void bindAcquireOrQueue(PreparedStatement ps, String name, String owner, long ttlMicros, String waiter,
                                    long queueMicros, @Nullable Integer listener) throws SQLException {
-        ps.setString(1, name);
-        ps.setString(2, owner);
-        ps.setLong(3, ttlMicros);
-        ps.setString(4, waiter);
-        ps.setString(5, waiter);
-        ps.setString(6, waiter);
-        ps.setString(7, name);
-        ps.setString(8, waiter);
-        ps.setString(9, name);
-        ps.setString(10, waiter);
-        ps.setLong(11, queueMicros);
-        ps.setString(12, owner);
-        ps.setLong(13, ttlMicros);
+        int i = 0;
+        if (locksRowFirst) {
+            ps.setString(++i, name);
+        }
+        ps.setString(++i, name);
+        ps.setString(++i, owner);
+        ps.setLong(++i, ttlMicros);
+        ps.setString(++i, waiter);
+        ps.setString(++i, waiter);
+        ps.setString(++i, waiter);
+        ps.setString(++i, name);
+        ps.setString(++i, waiter);
+        ps.setString(++i, name);
+        ps.setString(++i, waiter);
+        ps.setLong(++i, queueMicros);
+        ps.setString(++i, owner);
+        ps.setLong(++i, ttlMicros);
         if (listener == null) {
-            ps.setNull(14, Types.INTEGER);
+            ps.setNull(++i, Types.INTEGER);
         } else {
-            ps.setInt(14, listener);
+            ps.setInt(++i, listener);
         }
     }
 
