@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.holdfast.optimistic.VersionedRows.create;
@@ -40,7 +41,9 @@ class LostUpdateStressTest {
         HikariDataSource pool = db.newPool(THREADS);
         AtomicLong conflicts = new AtomicLong();
         CyclicBarrier start = new CyclicBarrier(THREADS);
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+        AtomicLong made = new AtomicLong();
+        ExecutorService threads = Executors.newFixedThreadPool(THREADS,
+                r -> new Thread(r, "lost-update-" + made.incrementAndGet()));
         try {
             List<Future<Integer>> done = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
@@ -71,7 +74,12 @@ class LostUpdateStressTest {
             }
             int total = 0;
             for (Future<Integer> f : done) {
-                total += f.get(5, TimeUnit.MINUTES);
+                try {
+                    total += f.get(5, TimeUnit.MINUTES);
+                } catch (TimeoutException e) {
+                    // Seen once on H2 (2.5.252, 2 forks beside): say where the workers were.
+                    throw new AssertionError("a worker did not finish in 5 minutes; the workers:\n" + workerStacks(), e);
+                }
             }
             assertThat(total).isEqualTo(THREADS * INCREMENTS);
         } finally {
@@ -83,5 +91,18 @@ class LostUpdateStressTest {
                 db.id(), counter, version, conflicts.get());
         assertThat(counter).isEqualTo(8_000);
         assertThat(version).isEqualTo(1 + 8_000);
+    }
+
+    private static String workerStacks() {
+        StringBuilder out = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().startsWith("lost-update-")) {
+                out.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (StackTraceElement frame : stack) {
+                    out.append("\tat ").append(frame).append('\n');
+                }
+            }
+        });
+        return out.toString();
     }
 }
