@@ -119,7 +119,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     private final String acquire;
     private final String reenter;
     private final String acquireOrQueue;
-    /** Whether {@link #acquireOrQueue} locks the lease row in a statement of its own first (with a grace); binds name first then. */
+    /** Whether {@link #acquireOrQueue} locks the lease row in a CTE of its own first (with a grace); binds name first then. */
     private final boolean locksRowFirst;
     private final String acquireAll;
     private final String handOff;
@@ -168,8 +168,9 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         // In a grace after a promotion the waiter queues but is not granted (n has its row).
         // In a grace, a's insert has no row and so takes no lease row lock: k takes it, before e and f lock
         // the queue row and then the lease row, which would deadlock with a release's hand-off (seen in CI).
+        String lockRowSelect = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE";
         locksRowFirst = graceMicros > 0;
-        String rowLock = locksRowFirst ? "k AS (SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE), " : "";
+        String rowLock = locksRowFirst ? "k AS (" + lockRowSelect + "), " : "";
         String afterRowLock = locksRowFirst ? " FROM (SELECT count(*) FROM k) x" : "";
         acquireOrQueue = "WITH " + grace.recordCte() + rowLock + "n AS (SELECT clock_timestamp() AS t, " + firstToken
                 + " AS e" + afterRowLock + " WHERE " + DURABLE + "),"
@@ -200,7 +201,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 + update + " WHERE l.expires_at <= EXCLUDED.acquired_at"
                 + " RETURNING l.name, l.token, l.acquired_at, l.expires_at";
         handOff = handOff(table, queue, stem, "", firstToken, grace);
-        lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE; ";
+        lockRow = lockRowSelect + "; ";
         // No lockRow: the release's own update holds the row lock when it matched, and else this does nothing.
         handOffIfReleased = handOff(table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'",
                 firstToken, grace);
