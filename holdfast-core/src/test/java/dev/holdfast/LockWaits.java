@@ -35,12 +35,11 @@ public final class LockWaits {
                     + " AND executing_statement LIKE ?";
         };
         Object[] parameters = db.kind() == TestDatabase.Kind.MARIADB ? new Object[] {like, like} : new Object[] {like};
-        // InnoDB refreshes its INNODB_TRX cache only when nobody read it for 0.1 s: polled faster, it
-        // stays frozen at the first reading, taken (on a loaded machine) before the statement waited.
-        Duration poll = Duration.ofMillis(db.kind() == TestDatabase.Kind.MARIADB ? 150 : 10);
         await(statements + " statement(s) LIKE '" + like + "' waiting for a lock on " + db.id())
-                .atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(poll)
-                .until(() -> db.queryLong(sql, parameters) >= statements);
+                .atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> (db.kind() == TestDatabase.Kind.MARIADB
+                        ? InnoDbViews.read(db, () -> db.queryLong(sql, parameters)) // a fresh INNODB_TRX
+                        : db.queryLong(sql, parameters)) >= statements);
     }
 
     /**

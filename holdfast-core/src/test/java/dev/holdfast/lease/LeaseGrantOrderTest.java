@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.LockWaits;
 import dev.holdfast.lease.internal.LeaseJdbc;
 import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSqls;
@@ -60,10 +61,10 @@ class LeaseGrantOrderTest {
             lockRow(blocker, table);
             Future<Optional<LeaseRow>> attempt = executor.submit(
                     () -> jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, true, pid));
-            awaitWaitingForTheRow(db, table, 1);
+            LockWaits.awaitWaitingForALock(db, "%" + table + " %", 1);
             awaitClockPast(db, TTL_MICROS); // the attempt's now is older than its TTL
             Future<Optional<LeaseRow>> later = executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
-            awaitWaitingForTheRow(db, table, 2);
+            LockWaits.awaitWaitingForALock(db, "%" + table + " %", 2);
             // The holder releases in the transaction that holds the row: the lease goes to the waiter.
             assertThat(jdbc.release(blocker, "job", "holder", held.token(), false, null)).isTrue();
             blocker.commit();
@@ -100,7 +101,7 @@ class LeaseGrantOrderTest {
             blocker.setAutoCommit(false);
             lockRow(blocker, table);
             Future<Optional<LeaseRow>> reentry = executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
-            awaitWaitingForTheRow(db, table, 1);
+            LockWaits.awaitWaitingForALock(db, "%" + table + " %", 1);
             awaitClockPast(db, TTL_MICROS);
             // Another call of the same owner is granted the lease in the transaction that holds the row.
             LeaseRow granted = jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
@@ -178,25 +179,6 @@ class LeaseGrantOrderTest {
             rs.next();
             return rs.getInt(1);
         }
-    }
-
-    /** Waits until {@code statements} statements on the lease table wait for a lock. */
-    private static void awaitWaitingForTheRow(TestDatabase db, String table, long statements) throws Exception {
-        String sql = switch (db.kind()) {
-            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND pid <> pg_backend_pid() AND query LIKE ?";
-            case MARIADB -> "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
-                    + " AND trx_query LIKE ?";
-            case H2 -> "SELECT COUNT(*) FROM information_schema.sessions WHERE blocker_id IS NOT NULL"
-                    + " AND executing_statement LIKE ?";
-        };
-        String like = "%" + table + " %";
-        // InnoDB refreshes its INNODB_TRX cache only when nobody read it for 0.1 s: polled faster, it
-        // stays frozen at the first reading, taken (on a loaded machine) before the statement waited.
-        long pollMillis = db.kind() == TestDatabase.Kind.MARIADB ? 150 : 5;
-        await(statements + " statement(s) waiting for the row of " + table).atMost(BOUND)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(pollMillis))
-                .until(() -> db.queryLong(sql, like) >= statements);
     }
 
     /** Waits until the database's clock has moved more than {@code micros} past its reading now. */

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.LockWaits;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -161,10 +162,7 @@ class LeaseMariaDbWakeUpTest {
                 }
                 new Thread(() -> { // its own thread: it blocks, and the common pool may have one
                     try {
-                        await("the leave waits for the index record").atMost(LeaseFixture.AT_MOST)
-                                .pollInterval(Duration.ofMillis(5))
-                                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
-                                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'DELETE FROM " + table + "_queue%'") == 1);
+                        LockWaits.awaitWaitingForALock(db, "DELETE FROM " + table + "_queue%", 1); // the leave, for the index record
                         // The entry itself, which the waiting leave holds: the hand-off's second lock closes the cycle.
                         try (java.sql.PreparedStatement ps = t.prepareStatement("SELECT lease_owner FROM " + table + "_queue"
                                 + " WHERE name = 'job' AND owner = ? LOCK IN SHARE MODE")) {
@@ -240,10 +238,7 @@ class LeaseMariaDbWakeUpTest {
                 }
                 new Thread(() -> { // its own thread: it blocks, and the common pool may have one
                     try {
-                        await("the hand-off waits for the entry").atMost(LeaseFixture.AT_MOST)
-                                .pollInterval(Duration.ofMillis(5))
-                                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
-                                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'UPDATE " + table + " SET%'") == 1);
+                        LockWaits.awaitWaitingForALock(db, "UPDATE " + table + " SET%", 1); // the hand-off, for the entry
                         // Then its index record, which the hand-off share-locked: the cycle.
                         try (java.sql.Statement st = t.createStatement()) {
                             st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX (" + table
