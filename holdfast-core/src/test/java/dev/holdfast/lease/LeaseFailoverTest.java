@@ -89,13 +89,25 @@ class LeaseFailoverTest {
     }
 
     static HikariDataSource pool(String url, int size, String name) {
+        return pool(url, size, name, 1_000);
+    }
+
+    /**
+     * A pool for a test's setup on a pair just brought up: it waits up to 30 s for the primary to take a connection
+     * (on a loaded machine it took more than the workers' 1 s right after {@code pg-replica.sh up}).
+     */
+    static HikariDataSource adminPool(String name) {
+        return pool(PgReplicaPair.url(), 2, name, 30_000);
+    }
+
+    private static HikariDataSource pool(String url, int size, String name, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(APP_ROLE);
         config.setPassword("");
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
-        config.setConnectionTimeout(1_000);
+        config.setConnectionTimeout(connectionTimeoutMillis);
         config.setValidationTimeout(500);
         config.setPoolName(name);
         config.setInitializationFailTimeout(-1);
@@ -119,7 +131,7 @@ class LeaseFailoverTest {
         String resource = "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
-        try (HikariDataSource admin = pool(PgReplicaPair.url(), 2, "failover-admin");
+        try (HikariDataSource admin = adminPool("failover-admin");
              HikariDataSource resources = store.newPool("failover-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
             try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {

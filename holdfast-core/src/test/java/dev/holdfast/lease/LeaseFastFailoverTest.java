@@ -89,7 +89,7 @@ class LeaseFastFailoverTest {
         String resource = "fast_failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
-        try (HikariDataSource admin = LeaseFailoverTest.pool(PgReplicaPair.url(), 2, "fast-failover-admin");
+        try (HikariDataSource admin = LeaseFailoverTest.adminPool("fast-failover-admin");
              HikariDataSource resources = TestDatabase.Kind.POSTGRESQL.newPool("fast-failover-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
             try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
