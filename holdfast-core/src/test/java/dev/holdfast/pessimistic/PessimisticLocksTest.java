@@ -33,6 +33,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class PessimisticLocksTest {
 
     private static final int ROWS = 12;
+    /** Past a bound, for a loaded machine: a 0.6 s bound once ended after 1.36 s there (BlockersTest and LockBoundsTest allow 1 s too). */
+    private static final Duration MARGIN = Duration.ofSeconds(1);
 
     private String table(TestDatabase db) throws SQLException {
         String table = db.newTableName("rowlock");
@@ -323,7 +325,7 @@ class PessimisticLocksTest {
             assertThat(e).isNotNull();
             assertThat(e.row()).isEqualTo(RowRef.of(table, 5L));
             assertThat(e.bound()).isEqualTo(bound);
-            assertThat(elapsed).isLessThan(bound.multipliedBy(2));
+            assertThat(elapsed).as("stopped within the bound and a loaded machine's margin").isLessThan(bound.plus(MARGIN));
             // Rolled back: rows 1 and 3, locked first, are free again.
             assertThat(locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
             assertThat(locks.forUpdate(holder, RowRef.of(table, 3L), LockWait.noWait())).isTrue();
