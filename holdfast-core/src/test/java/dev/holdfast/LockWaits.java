@@ -37,9 +37,7 @@ public final class LockWaits {
         Object[] parameters = db.kind() == TestDatabase.Kind.MARIADB ? new Object[] {like, like} : new Object[] {like};
         await(statements + " statement(s) LIKE '" + like + "' waiting for a lock on " + db.id())
                 .atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
-                .until(() -> (db.kind() == TestDatabase.Kind.MARIADB
-                        ? InnoDbViews.read(db, () -> db.queryLong(sql, parameters)) // a fresh INNODB_TRX
-                        : db.queryLong(sql, parameters)) >= statements);
+                .until(() -> LockViews.read(db, () -> db.queryLong(sql, parameters)) >= statements);
     }
 
     /**

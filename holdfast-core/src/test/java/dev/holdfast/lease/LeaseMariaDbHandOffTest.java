@@ -1,6 +1,6 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.InnoDbViews;
+import dev.holdfast.LockViews;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseJdbc;
 import dev.holdfast.lease.internal.LeaseRow;
@@ -305,7 +305,7 @@ class LeaseMariaDbHandOffTest {
                     }
                 }, "test-release-a").start();
                 await("the release done, or waiting for a lock").atMost(LeaseFixture.AT_MOST)
-                        .pollInterval(Duration.ofMillis(5)).until(() -> release.isDone() || InnoDbViews.read(db, () -> db.queryLong(
+                        .pollInterval(Duration.ofMillis(5)).until(() -> release.isDone() || LockViews.read(db, () -> db.queryLong(
                                 "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
                                         + " AND trx_query LIKE ?", "%" + table + "%")) > 0);
                 slow.commit();

@@ -257,7 +257,7 @@ class BlockersTest {
                 }
             });
             org.awaitility.Awaitility.await("the reader in its statement").atMost(Duration.ofSeconds(30))
-                    .until(() -> dev.holdfast.InnoDbViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM"
+                    .until(() -> dev.holdfast.LockViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM"
                             + " information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
                             + " ON p.ID = t.trx_mysql_thread_id WHERE p.INFO LIKE ?", "SELECT COUNT(*), SLEEP(30) FROM %")) == 1);
             long readerId = db.queryLong("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",

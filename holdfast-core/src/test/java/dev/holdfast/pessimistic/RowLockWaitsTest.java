@@ -1,6 +1,6 @@
 package dev.holdfast.pessimistic;
 
-import dev.holdfast.InnoDbViews;
+import dev.holdfast.LockViews;
 import dev.holdfast.LockWaits;
 import dev.holdfast.pessimistic.BlockingSessions.Session;
 import dev.holdfast.testing.DatabaseTest;
@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,14 +23,13 @@ import static org.awaitility.Awaitility.await;
 class RowLockWaitsTest {
 
     /**
-     * The list's entry for {@code s}. On MariaDB read through {@link InnoDbViews}: its INNODB_TRX cache is
-     * refreshed only when nobody read it for 0.1 s (seen here: a wait listed for 10 s after it ended, read
-     * every 50 ms; docs/database-facts.md, gotcha 8).
+     * The list's entry for {@code s}, read through {@link LockViews}: MariaDB's INNODB_TRX cache is refreshed
+     * only when nobody read it for 0.1 s (seen here: a wait listed for 10 s after it ended, read every 50 ms;
+     * docs/database-facts.md, gotcha 8).
      */
     private static Optional<RowLockWait> waitOf(TestDatabase db, RowLockWaits waits, Session s) throws Exception {
-        Callable<Optional<RowLockWait>> read = () -> waits.list(RowLockWaits.MAX_LIMIT).stream()
-                .filter(w -> w.sessionId().equals(s.id())).findFirst();
-        return db.kind() == TestDatabase.Kind.MARIADB ? InnoDbViews.read(db, read) : read.call();
+        return LockViews.read(db, () -> waits.list(RowLockWaits.MAX_LIMIT).stream()
+                .filter(w -> w.sessionId().equals(s.id())).findFirst());
     }
 
     private static final Duration POLL = Duration.ofMillis(50);

@@ -15,10 +15,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Another reader of INNODB_TRX that never pauses (as several test JVMs polling at once are) does
- * not keep a lock wait out of sight when both read through {@link InnoDbViews}. Read directly, back to
+ * not keep a lock wait out of sight when both read through {@link LockViews}. Read directly, back to
  * back, the same reader kept the cache frozen: a wait that began after its first read never showed.
  */
-class InnoDbViewsTest {
+class LockViewsTest {
 
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aLockWaitShowsWhileAnotherReaderReadsBackToBack(TestDatabase db) throws Exception {
@@ -31,7 +31,7 @@ class InnoDbViewsTest {
         Thread reader = new Thread(() -> {
             try {
                 while (!stop.get()) {
-                    InnoDbViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"));
+                    LockViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"));
                     reads.incrementAndGet();
                 }
                 otherReader.complete(null);
