@@ -368,11 +368,11 @@ class LeaseLockTest {
                 // This table's channels only: behind a transaction pooler the server connection may be one that
                 // another test (in another JVM of the same pass) left listening, and a listener's probe LISTENs on
                 // one it cannot UNLISTEN again (documented): channels holdfast_probe_<random>, of no table.
-                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM pg_listening_channels() c"
+                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), string_agg(c, ', ') FROM pg_listening_channels() c"
                         + " WHERE starts_with(c, " + dev.holdfast.lease.internal.PgLeaseSql.stemSql(table) + " || '_')");
                      ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    assertThat(rs.getLong(1)).isZero();
+                    assertThat(rs.getLong(1)).as("channels listened on: %s", rs.getString(2)).isZero();
                 }
             }
         }
