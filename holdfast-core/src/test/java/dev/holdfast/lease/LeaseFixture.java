@@ -191,14 +191,17 @@ final class LeaseFixture {
     /**
      * MariaDB: waits until the {@link #lockAsync} call of {@code owner} sleeps until a wake-up, its attempt done: a
      * published queue entry alone does not say that the attempt that published it has returned (one still in flight
-     * would find a hand-off itself, and take it without the wake-up).
+     * would find a hand-off itself, and take it without the wake-up). Asleep: parked until rung, or in the watch it
+     * runs itself on its service's wake-up connection (a kill ends it, and a hand-off before it is found by it).
      */
     static void awaitAsleepUntilWoken(String owner) {
         await("the call of " + owner + " asleep until woken").atMost(AT_MOST).pollInterval(Duration.ofMillis(5))
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getName().equals("test-lock-" + owner)
-                                && e.getKey().getState() == Thread.State.TIMED_WAITING
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitWakeUp"))));
+                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitWakeUp"))
+                                && (e.getKey().getState() == Thread.State.TIMED_WAITING
+                                        || java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("watch")
+                                                && f.getClassName().endsWith("MariaDbHandOff")))));
     }
 
     static long rows(TestDatabase db, String table) throws SQLException {

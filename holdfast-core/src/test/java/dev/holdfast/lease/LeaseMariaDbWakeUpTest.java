@@ -77,6 +77,53 @@ class LeaseMariaDbWakeUpTest {
     }
 
     /**
+     * The call that waits first runs the watch on its own thread (no hop from another thread to hand it its grant);
+     * a second waiting call of the same service follows, parked, and takes the watch over when the first has its
+     * grant. The service's own thread never watches. Both are woken by kills: they poll every ten minutes.
+     */
+    @DatabaseTest(only = TestDatabase.Kind.MARIADB)
+    void theFirstWaitingCallWatchesOnItsOwnThreadAndTheNextTakesOver(TestDatabase db) throws Exception {
+        String table = LeaseFixture.install(db);
+        try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
+             LeaseService b = polledRarely(db, db.newPool(4), table)) {
+            Lease held = a.acquire("job", "a", LONG, LONG);
+            CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b1", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 1);
+            awaitWatchingOn("test-lock-b1");
+            CompletableFuture<Lease> second = LeaseFixture.lockAsync(b, "job", "b2", LONG, POLL);
+            LeaseFixture.awaitPublished(db, table, 2);
+            LeaseFixture.awaitAsleepUntilWoken("b2");
+            assertThat(watches("test-lock-b1")).as("the first call still watches").isTrue();
+            assertThat(watches("test-lock-b2")).as("the second follows").isFalse();
+            assertThat(watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+
+            a.release(held);
+            Lease got = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
+            assertThat(got.token()).isEqualTo(held.token() + 1);
+            awaitWatchingOn("test-lock-b2");
+            assertThat(watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+            b.release(got);
+            Lease next = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
+            assertThat(next.token()).isEqualTo(got.token() + 1);
+            b.release(next);
+        }
+        awaitNoWatcher(db, table);
+    }
+
+    /** Whether the thread named {@code thread} runs a wake-up connection's watch now. */
+    private static boolean watches(String thread) {
+        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().getName().equals(thread)
+                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("watch")
+                        && f.getClassName().endsWith("MariaDbHandOff")));
+    }
+
+    /** Waits until the thread named {@code thread} runs a wake-up connection's watch. */
+    private static void awaitWatchingOn(String thread) {
+        await(thread + " watching").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+                .until(() -> watches(thread));
+    }
+
+    /**
      * A kill that meets the wake-up connection in another statement (here: leaving a granted waiter's entry,
      * made slow) fails only that statement: no outage is reported, the entry is left all the same, and the
      * connection watches again.

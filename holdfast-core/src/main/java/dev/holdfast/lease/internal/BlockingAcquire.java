@@ -292,27 +292,29 @@ public final class BlockingAcquire {
 
     /**
      * MariaDB: waits until a wake-up rings {@code waiter}, or its poll is due: {@code pollNanos} from
-     * now, or {@code safetyNanos} while the wake-up connection watches for hand-offs; never past
-     * {@code deadline}.
+     * now, or {@code safetyNanos} while the wake-up connection is up; never past {@code deadline}. While
+     * the connection is up, the waiter watches on it itself when it is its turn ({@link MariaDbWakeUps#await}).
      *
      * @return whether it was rung (a grant was handed to it, or the lease may be free now)
      */
     private static boolean awaitWakeUp(MariaDbWakeUps mariaDbWakeUps, PgWakeUps.Waiter waiter, long pollNanos,
                                      long safetyNanos, long deadline) throws InterruptedException {
         mariaDbWakeUps.waiting();
-        long start = System.nanoTime();
-        while (true) {
-            long until = start + (mariaDbWakeUps.watching() ? Math.max(pollNanos, safetyNanos) : pollNanos);
-            long left = Math.min(until, deadline) - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            if (waiter.signal.tryAcquire(left, TimeUnit.NANOSECONDS)) {
-                waiter.signal.drainPermits();
-                if (waiter.rung.getAndSet(false)) {
+        mariaDbWakeUps.follow(waiter);
+        try {
+            long start = System.nanoTime();
+            while (true) {
+                long until = start + (mariaDbWakeUps.watching() ? Math.max(pollNanos, safetyNanos) : pollNanos);
+                long left = Math.min(until, deadline) - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (mariaDbWakeUps.await(waiter, left)) {
                     return true;
                 }
             }
+        } finally {
+            mariaDbWakeUps.unfollow(waiter);
         }
     }
 

@@ -34,7 +34,10 @@ public final class LeaseProbe {
         return blocking.listenerBehindPooler();
     }
 
-    /** MariaDB: whether the wake-up connection watches for leases handed to this service's waiters (a release wakes it). */
+    /**
+     * MariaDB: whether the wake-up connection is up, so that this service's waiting calls watch on it, in turn, for
+     * leases handed to them (a release wakes the watch).
+     */
     public boolean wakeUpWatching() {
         return blocking.wakeUpWatching();
     }

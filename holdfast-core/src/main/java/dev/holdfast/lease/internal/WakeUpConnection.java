@@ -10,8 +10,8 @@ import java.sql.SQLException;
  * doorbell: borrowed together when needed ({@link SpareConnections}), the first marked alive while
  * borrowed ({@link MariaDbHandOff#markAlive}), the second holding the user-level lock the first waits
  * for ({@link MariaDbHandOff#holdBell}), which a release's kill ends; both aborted at the end (their
- * sessions end, and their locks with them). Used by its owner's thread only; {@link #listener()} may
- * be read by any thread.
+ * sessions end, and their locks with them). Used by one thread at a time, whoever has its owner's turn;
+ * {@link #listener()} may be read by any thread.
  */
 final class WakeUpConnection {
 
