@@ -44,15 +44,21 @@ class LostUpdateStressTest {
         AtomicLong made = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(THREADS,
                 r -> new Thread(r, "lost-update-" + made.incrementAndGet()));
+        // Every connection is open before any worker waits for the others: a worker that could not get one used to
+        // leave the other fifteen at the barrier for good, and the test reported a hang without its cause.
+        List<Connection> connections = new ArrayList<>();
         try {
+            for (int t = 0; t < THREADS; t++) {
+                connections.add(pool.getConnection());
+            }
             List<Future<Integer>> done = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 String me = "thread-" + t;
+                Connection c = connections.get(t);
                 done.add(threads.submit(() -> {
                     int mine = 0;
-                    try (Connection c = pool.getConnection();
-                         PreparedStatement read = c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = 1")) {
-                        start.await();
+                    try (PreparedStatement read = c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = 1")) {
+                        start.await(1, TimeUnit.MINUTES);
                         while (mine < INCREMENTS) {
                             long value;
                             long version;
@@ -68,22 +74,37 @@ class LostUpdateStressTest {
                                 conflicts.incrementAndGet();
                             }
                         }
+                    } catch (Throwable e) {
+                        start.reset(); // the others stop waiting for this one (BrokenBarrierException)
+                        throw e;
                     }
                     return mine;
                 }));
             }
             int total = 0;
+            List<Throwable> failures = new ArrayList<>();
             for (Future<Integer> f : done) {
                 try {
                     total += f.get(5, TimeUnit.MINUTES);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failures.add(e.getCause());
                 } catch (TimeoutException e) {
                     // Seen once on H2 (2.5.252, 2 forks beside): say where the workers were.
                     throw new AssertionError("a worker did not finish in 5 minutes; the workers:\n" + workerStacks(), e);
                 }
             }
+            // The first failure that is not another worker's broken barrier is the cause.
+            Throwable cause = failures.stream().filter(e -> !(e instanceof java.util.concurrent.BrokenBarrierException))
+                    .findFirst().orElse(failures.isEmpty() ? null : failures.get(0));
+            if (cause != null) {
+                throw new AssertionError(failures.size() + " of " + THREADS + " workers failed", cause);
+            }
             assertThat(total).isEqualTo(THREADS * INCREMENTS);
         } finally {
             threads.shutdownNow();
+            for (Connection c : connections) {
+                c.close();
+            }
         }
         long counter = db.queryLong("SELECT counter FROM " + table + " WHERE id = 1");
         long version = db.queryLong("SELECT version FROM " + table + " WHERE id = 1");
