@@ -199,9 +199,18 @@ final class LeaseFixture {
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getName().equals("test-lock-" + owner)
                                 && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitWakeUp"))
-                                && (e.getKey().getState() == Thread.State.TIMED_WAITING
-                                        || java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("watch")
-                                                && f.getClassName().endsWith("MariaDbHandOff")))));
+                                && (e.getKey().getState() == Thread.State.TIMED_WAITING || inWatch(e.getValue()))));
+    }
+
+    /** MariaDB: whether the thread named {@code thread} runs a wake-up connection's watch now. */
+    static boolean watches(String thread) {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .anyMatch(e -> e.getKey().getName().equals(thread) && inWatch(e.getValue()));
+    }
+
+    private static boolean inWatch(StackTraceElement[] stack) {
+        return java.util.Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("watch")
+                && f.getClassName().endsWith("MariaDbHandOff"));
     }
 
     static long rows(TestDatabase db, String table) throws SQLException {

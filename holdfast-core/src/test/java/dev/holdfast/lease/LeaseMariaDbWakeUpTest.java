@@ -93,15 +93,15 @@ class LeaseMariaDbWakeUpTest {
             CompletableFuture<Lease> second = LeaseFixture.lockAsync(b, "job", "b2", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 2);
             LeaseFixture.awaitAsleepUntilWoken("b2");
-            assertThat(watches("test-lock-b1")).as("the first call still watches").isTrue();
-            assertThat(watches("test-lock-b2")).as("the second follows").isFalse();
-            assertThat(watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+            assertThat(LeaseFixture.watches("test-lock-b1")).as("the first call still watches").isTrue();
+            assertThat(LeaseFixture.watches("test-lock-b2")).as("the second follows").isFalse();
+            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
 
             a.release(held);
             Lease got = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
             assertThat(got.token()).isEqualTo(held.token() + 1);
             awaitWatchingOn("test-lock-b2");
-            assertThat(watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
             b.release(got);
             Lease next = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(next.token()).isEqualTo(got.token() + 1);
@@ -110,17 +110,10 @@ class LeaseMariaDbWakeUpTest {
         awaitNoWatcher(db, table);
     }
 
-    /** Whether the thread named {@code thread} runs a wake-up connection's watch now. */
-    private static boolean watches(String thread) {
-        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().getName().equals(thread)
-                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("watch")
-                        && f.getClassName().endsWith("MariaDbHandOff")));
-    }
-
     /** Waits until the thread named {@code thread} runs a wake-up connection's watch. */
     private static void awaitWatchingOn(String thread) {
         await(thread + " watching").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                .until(() -> watches(thread));
+                .until(() -> LeaseFixture.watches(thread));
     }
 
     /**

@@ -181,16 +181,14 @@ final class MariaDbWakeUps implements AutoCloseable {
             }
             while (true) {
                 try {
-                    if (killed) {
-                        killed = false;
-                        give(connection.handedHere(sql), me);
-                    }
+                    readIfKilled(me);
                     if (me.rung.getAndSet(false)) {
                         return true;
                     }
                     long left = until - System.nanoTime();
                     // The thread waits for its turn (entries to leave, say): it rings this call back when done.
-                    if (left < MIN_WATCH_NANOS || closed || turn.hasQueuedThreads() || Thread.currentThread().isInterrupted()) {
+                    if (left < MIN_WATCH_NANOS || closed || turn.hasQueuedThreads()
+                            || Thread.currentThread().isInterrupted()) {
                         return false;
                     }
                     connection.keepBell();
@@ -327,12 +325,7 @@ final class MariaDbWakeUps implements AutoCloseable {
             failure = null;
             throw failed;
         }
-        if (killed) {
-            killed = false;
-            if (connection.listener() != null) {
-                give(connection.handedHere(sql), null);
-            }
-        }
+        readIfKilled(null);
         if (!toReadNext.isEmpty()) {
             List<MariaDbHandOff.HandedHere> given = List.copyOf(toReadNext);
             toReadNext.clear();
@@ -367,6 +360,16 @@ final class MariaDbWakeUps implements AutoCloseable {
         connection.keepBell();
         setWatching(true); // the waiting calls watch, in turn
         return IDLE_NANOS;
+    }
+
+    /** After a release's kill ended a statement: reads what was handed here and gives it ({@link #give}). */
+    private void readIfKilled(PgWakeUps.@Nullable Waiter leader) throws SQLException {
+        if (killed) {
+            killed = false;
+            if (connection.listener() != null) {
+                give(connection.handedHere(sql), leader);
+            }
+        }
     }
 
     /**
