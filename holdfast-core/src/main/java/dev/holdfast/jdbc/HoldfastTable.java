@@ -18,7 +18,7 @@ public enum HoldfastTable {
     LEASES("holdfast_leases", "V1_2__holdfast_leases.sql", "V1_4__holdfast_leases_broken.sql",
             "V1_5__holdfast_leases_queue.sql", "V1_6__holdfast_leases_handoff.sql",
             "V1_7__holdfast_leases_timelines.sql", "V1_8__holdfast_leases_handoff_mariadb.sql",
-            "V1_9__holdfast_leases_waiters_mariadb.sql");
+            "V1_9__holdfast_leases_waiters_mariadb.sql", "V1_10__holdfast_leases_queue_place.sql");
 
     /** Longest table name the installer accepts: index names append up to 14 characters. */
     public static final int MAX_NAME_LENGTH = 48;

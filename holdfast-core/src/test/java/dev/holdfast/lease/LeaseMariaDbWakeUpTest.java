@@ -195,7 +195,7 @@ class LeaseMariaDbWakeUpTest {
                     }
                     // The index records alone (the index covers the read): the hand-off's first lock.
                     try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX ("
-                            + table + "_queue_at) WHERE name = 'job' LOCK IN SHARE MODE")) {
+                            + table + "_queue_place) WHERE name = 'job' LOCK IN SHARE MODE")) {
                         assertThat(rs.next()).as("b's entry").isTrue();
                         entry = rs.getString(1);
                     }
@@ -282,7 +282,7 @@ class LeaseMariaDbWakeUpTest {
                         // Then its index record, which the hand-off share-locked: the cycle.
                         try (java.sql.Statement st = t.createStatement()) {
                             st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX (" + table
-                                    + "_queue_at) WHERE name = 'job' FOR UPDATE").close();
+                                    + "_queue_place) WHERE name = 'job' FOR UPDATE").close();
                         }
                         t.commit();
                         cycle.complete(null);

@@ -151,10 +151,12 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
 
     /**
      * The place of queue entry {@code q} in arrival order as one string: its {@code queued_at} in 20 fixed-width
-     * digits, then its waiter id; compared in binary, it orders as {@code ORDER BY queued_at, owner}.
+     * digits, then its waiter id; compared in binary, it orders as {@code ORDER BY queued_at, owner}. A stored
+     * generated column (script {@code V1_10}), indexed with the name: the first live entry past a served mark is
+     * found by a range read of that index, with no sort and no string built per row.
      */
     private static String place(String q) {
-        return "CONCAT(DATE_FORMAT(" + q + ".queued_at, '%Y%m%d%H%i%s%f'), " + q + ".owner)";
+        return q + ".place";
     }
 
     /**
@@ -189,7 +191,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " FROM " + table + " s LEFT JOIN " + queue + " q ON q.name = s.name"
                 + " AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(s.served, '')"
                 + " WHERE s.name = ? AND s.owner = ?" + token + " AND s.expires_at > UTC_TIMESTAMP(6)"
-                + " ORDER BY q.queued_at, q.owner LIMIT 1 FOR UPDATE"
+                + " ORDER BY q.place LIMIT 1 FOR UPDATE"
                 // Left to right, later ones see earlier new values: expires_at last reads the new acquired_at.
                 // (Columns qualified: the select's tables have them too.)
                 + (" ON DUPLICATE KEY UPDATE token = IF(VALUES(handed_to) IS NULL, %1$s.token, %1$s.token + 1),"
@@ -216,7 +218,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " FROM " + table + " s JOIN " + queue + " q ON q.name = s.name AND q.wait_until > UTC_TIMESTAMP(6)"
                 + " AND " + place("q") + " > COALESCE(s.served, '')"
                 + " WHERE s.name = ?" + holder + " AND s.expires_at > UTC_TIMESTAMP(6)"
-                + " ORDER BY q.queued_at, q.owner LIMIT 1";
+                + " ORDER BY q.place LIMIT 1";
     }
 
     /**
@@ -238,7 +240,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + place("q") + ", NULL), q.listener, q.lease_owner, q.ttl_micros FROM " + queue + " q"
                 + " WHERE q.name = " + table + ".name AND q.wait_until > UTC_TIMESTAMP(6)"
                 + " AND " + place("q") + " > COALESCE(" + table + ".served, '')"
-                + " ORDER BY q.queued_at, q.owner LIMIT 1 LOCK IN SHARE MODE)";
+                + " ORDER BY q.place LIMIT 1 LOCK IN SHARE MODE)";
     }
 
     /** {@link #firstWaiter} of the caller's lease; binds name, owner[, token]. */
