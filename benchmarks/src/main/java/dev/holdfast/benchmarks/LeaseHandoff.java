@@ -52,7 +52,8 @@ import javax.sql.DataSource;
  * returns (and, second figure, from the moment release <em>returns</em>), p50 and p99; database
  * statements (JDBC executes, counted by a proxy around each worker's pool) and commits per
  * acquisition; acquisitions per worker and the max/min spread; how often the releasing worker took
- * the lease straight back. Output: JSON to the file given as first argument.
+ * the lease straight back. Output: JSON to the file given as first argument. With {@code -DstatementsByText=true},
+ * also, to standard error, how often each SQL text ran per grant while measured (which statements a grant costs).
  *
  * <p>Run: {@code flock /tmp/holdfast-bench.lock java -cp benchmarks/target/benchmarks.jar
  * dev.holdfast.benchmarks.LeaseHandoff benchmarks/results/lease-handoff.json}
@@ -109,8 +110,36 @@ public final class LeaseHandoff {
         /** Nanoseconds connections were held, from getConnection to close, summed. */
         final AtomicLong heldNanos = new AtomicLong();
 
+        /** Executes per SQL text, kept only with {@code -DstatementsByText=true} (the breakdown {@link #printByText} prints). */
+        final java.util.Map<String, java.util.concurrent.atomic.LongAdder> byText =
+                Boolean.getBoolean("statementsByText") ? new java.util.concurrent.ConcurrentHashMap<>() : null;
+
         DataSource wrap(DataSource target) {
-            return (DataSource) proxy(target, DataSource.class, 0);
+            return (DataSource) proxy(target, DataSource.class, 0, null);
+        }
+
+        /** A snapshot of {@link #byText}, or null when it is not kept. */
+        java.util.Map<String, Long> byTextNow() {
+            if (byText == null) {
+                return null;
+            }
+            java.util.Map<String, Long> now = new java.util.HashMap<>();
+            byText.forEach((text, count) -> now.put(text, count.sum()));
+            return now;
+        }
+
+        /** Prints to standard error, per SQL text (its start), how many times it ran per grant between two snapshots. */
+        static void printByText(String implementation, java.util.Map<String, Long> start, java.util.Map<String, Long> end,
+                                long grants) {
+            if (start == null || end == null || grants == 0) {
+                return;
+            }
+            end.entrySet().stream()
+                    .map(e -> java.util.Map.entry(e.getKey(), e.getValue() - start.getOrDefault(e.getKey(), 0L)))
+                    .filter(e -> e.getValue() > 0)
+                    .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                    .forEach(e -> System.err.printf(Locale.ROOT, "%s per grant %6.3f  %s%n", implementation,
+                            e.getValue() / (double) grants, e.getKey().substring(0, Math.min(140, e.getKey().length()))));
         }
 
         /** Statements per SQL text, counted once: a regular expression over every text taxed long statements. */
@@ -120,7 +149,7 @@ public final class LeaseHandoff {
             return sql instanceof String text ? COUNTS.computeIfAbsent(text, t -> t.split(";\\s*(?=\\S)").length) : 0;
         }
 
-        private Object proxy(Object target, Class<?> type, int prepared) {
+        private Object proxy(Object target, Class<?> type, int prepared, String preparedText) {
             long opened = System.nanoTime();
             return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
                 String m = method.getName();
@@ -129,6 +158,12 @@ public final class LeaseHandoff {
                 }
                 if (m.startsWith("execute")) {
                     statements.incrementAndGet();
+                    if (byText != null) {
+                        Object text = args != null && args.length > 0 ? args[0] : preparedText;
+                        if (text instanceof String t) {
+                            byText.computeIfAbsent(t, k -> new java.util.concurrent.atomic.LongAdder()).increment();
+                        }
+                    }
                     sqlStatements.addAndGet(args != null && args.length > 0 ? count(args[0]) : prepared);
                 } else if (m.equals("commit")) {
                     commits.incrementAndGet();
@@ -141,13 +176,13 @@ public final class LeaseHandoff {
                 }
                 // Only what the application asks for is wrapped; unwrap() must reach the driver.
                 if (m.equals("getConnection")) {
-                    return proxy(result, Connection.class, 0);
+                    return proxy(result, Connection.class, 0, null);
                 }
                 if (m.equals("prepareStatement") || m.equals("prepareCall")) {
-                    return proxy(result, java.sql.PreparedStatement.class, count(args[0]));
+                    return proxy(result, java.sql.PreparedStatement.class, count(args[0]), (String) args[0]);
                 }
                 if (m.equals("createStatement")) {
-                    return proxy(result, Statement.class, 0);
+                    return proxy(result, Statement.class, 0, null);
                 }
                 return result;
             });
@@ -506,6 +541,7 @@ public final class LeaseHandoff {
         long measureEnd = warmupEnd + MEASURE.toNanos();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long[] counterAtStart = new long[2];
+        List<java.util.Map<String, Long>> byText = new ArrayList<>(java.util.Collections.nCopies(2, null));
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < n; w++) {
             int worker = w;
@@ -552,6 +588,7 @@ public final class LeaseHandoff {
             }
             counterAtStart[0] = counting.statements.get();
             counterAtStart[1] = counting.commits.get();
+            byText.set(0, counting.byTextNow());
         });
         sampler.start();
         start.countDown();
@@ -564,6 +601,7 @@ public final class LeaseHandoff {
             }
             counterAtEnd[0] = counting.statements.get();
             counterAtEnd[1] = counting.commits.get();
+            byText.set(1, counting.byTextNow());
         });
         endSampler.start();
         for (Thread t : threads) {
@@ -575,6 +613,7 @@ public final class LeaseHandoff {
             throw new IllegalStateException(implementation + " on " + database + " failed", failure.get());
         }
         long total = Arrays.stream(perWorker).sum();
+        Counting.printByText(implementation, byText.get(0), byText.get(1), total);
         long[] fromStart = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[0]).sorted().toArray();
         long[] fromEnd = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[1]).sorted().toArray();
         long min = Arrays.stream(perWorker).min().orElse(0);
