@@ -115,7 +115,7 @@ public final class LeaseHandoff {
                 Boolean.getBoolean("statementsByText") ? new java.util.concurrent.ConcurrentHashMap<>() : null;
 
         DataSource wrap(DataSource target) {
-            return (DataSource) proxy(target, DataSource.class, 0, null);
+            return (DataSource) proxy(target, DataSource.class, null);
         }
 
         /** A snapshot of {@link #byText}, or null when it is not kept. */
@@ -149,7 +149,7 @@ public final class LeaseHandoff {
             return sql instanceof String text ? COUNTS.computeIfAbsent(text, t -> t.split(";\\s*(?=\\S)").length) : 0;
         }
 
-        private Object proxy(Object target, Class<?> type, int prepared, String preparedText) {
+        private Object proxy(Object target, Class<?> type, String preparedSql) {
             long opened = System.nanoTime();
             return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
                 String m = method.getName();
@@ -158,13 +158,11 @@ public final class LeaseHandoff {
                 }
                 if (m.startsWith("execute")) {
                     statements.incrementAndGet();
-                    if (byText != null) {
-                        Object text = args != null && args.length > 0 ? args[0] : preparedText;
-                        if (text instanceof String t) {
-                            byText.computeIfAbsent(t, k -> new java.util.concurrent.atomic.LongAdder()).increment();
-                        }
+                    Object sql = args != null && args.length > 0 ? args[0] : preparedSql;
+                    sqlStatements.addAndGet(count(sql));
+                    if (byText != null && sql instanceof String text) {
+                        byText.computeIfAbsent(text, k -> new java.util.concurrent.atomic.LongAdder()).increment();
                     }
-                    sqlStatements.addAndGet(args != null && args.length > 0 ? count(args[0]) : prepared);
                 } else if (m.equals("commit")) {
                     commits.incrementAndGet();
                 }
@@ -176,13 +174,13 @@ public final class LeaseHandoff {
                 }
                 // Only what the application asks for is wrapped; unwrap() must reach the driver.
                 if (m.equals("getConnection")) {
-                    return proxy(result, Connection.class, 0, null);
+                    return proxy(result, Connection.class, null);
                 }
                 if (m.equals("prepareStatement") || m.equals("prepareCall")) {
-                    return proxy(result, java.sql.PreparedStatement.class, count(args[0]), (String) args[0]);
+                    return proxy(result, java.sql.PreparedStatement.class, (String) args[0]);
                 }
                 if (m.equals("createStatement")) {
-                    return proxy(result, Statement.class, 0, null);
+                    return proxy(result, Statement.class, null);
                 }
                 return result;
             });
