@@ -39,7 +39,9 @@ import javax.sql.DataSource;
  * <p>The Holdfast implementations are {@code --variants} ({@link BuilderVariants}), looked up by name
  * so the harness runs whatever batching API the build has; one whose service reports the same batching
  * as an earlier one is left out (on a build whose default is unbatched, {@code default} is
- * {@code unbatched}). The peers ({@code --peers}): {@code shedLock} (its JdbcTemplate provider, database
+ * {@code unbatched}), unless its label ends in {@code Again}: such a twin of an earlier variant (for
+ * example {@code unbatchedAgain=batching:OFF}) measures the noise of a cell, its ratio to the
+ * unbatched service being that of two runs of the same code. The peers ({@code --peers}): {@code shedLock} (its JdbcTemplate provider, database
  * time), {@code oneStatement} (the design by hand, {@link LeaseInterleaved#designAcquire}), {@code limit}
  * (one single-row auto-commit update to take, one to give back).
  *
@@ -176,7 +178,7 @@ public final class BatchingWorkloads {
                 LeaseService service = v.configure().apply(LeaseService.builder(pool).table(TABLE)).build();
                 String batching = BuilderVariants.batchingOf(service);
                 service.close();
-                if (seen.containsKey(batching) && !batching.equals("?")) {
+                if (seen.containsKey(batching) && !batching.equals("?") && !v.label().endsWith("Again")) {
                     System.out.printf("variant %s = %s: batching %s, as %s; left out%n", v.label(), v.resolved(), batching,
                             seen.get(batching));
                 } else {
