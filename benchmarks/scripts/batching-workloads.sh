@@ -12,6 +12,8 @@ loaded=false
 if [[ ${1:-} == --loaded ]]; then
   loaded=true
   shift
+  # Without it the run would be labelled loaded yet measure an idle machine.
+  command -v stress-ng > /dev/null || { echo "--loaded needs stress-ng (apt-get install -y stress-ng)" >&2; exit 2; }
 fi
 out=${1:?usage: batching-workloads.sh [--loaded] <out-prefix> [options]}
 shift
