@@ -41,8 +41,8 @@ import javax.sql.DataSource;
  * as an earlier one is left out (on a build whose default is unbatched, {@code default} is
  * {@code unbatched}), unless its label ends in {@code Again}: such a twin of an earlier variant (for
  * example {@code unbatchedAgain=batching:OFF}) measures the noise of a cell, its ratio to the
- * unbatched service being that of two runs of the same code. The peers ({@code --peers}): {@code shedLock} (its JdbcTemplate provider, database
- * time), {@code oneStatement} (the design by hand, {@link LeaseInterleaved#designAcquire}), {@code limit}
+ * unbatched service being that of two runs of the same code. The peers ({@code --peers}): {@code shedLock}
+ * (its JdbcTemplate provider, database time), {@code oneStatement} (the design by hand, {@link LeaseInterleaved#designAcquire}), {@code limit}
  * (one single-row auto-commit update to take, one to give back).
  *
  * <p>{@code --chaos-seconds n} (0: none) then runs {@link LeaseChaos} for every variant on every database.
