@@ -1,6 +1,8 @@
 package dev.holdfast.lease.internal;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Adaptive batching: whether batches pay here and now, measured. Epochs of {@value #EPOCH_CALLS}
@@ -21,7 +23,16 @@ import java.util.Arrays;
  * nothing of the mode; with the rates of a busy service, one such epoch made a comparison run all its
  * pairs. Its time becomes the mode's reference, so a workload that really slowed down loses one epoch.
  *
- * <p>Changed under the acquire slots' lock; {@link #alone()} may be read without it.
+ * <p>Comparisons run only while calls come at once: a batch pays only for calls that overlap, and at
+ * a low rate (two threads on a saturated machine: 200 pairs/s) a comparison spans seconds, in which
+ * half the epochs batch calls that had nobody to go with and so wait for each other's statements.
+ * An epoch whose acquires found fewer than {@value #MIN_OVERLAP} others in flight on average when they
+ * arrived ({@link #arrived()}) ends a comparison, or a hold of batching, with calls alone; the first
+ * epoch after it that found enough starts a comparison. So one or two threads never batch, whatever
+ * the load.
+ *
+ * <p>Changed under the acquire slots' lock; {@link #alone()}, {@link #arrived()} and {@link #left()}
+ * may be called without it.
  */
 final class BatchPace {
 
@@ -39,6 +50,8 @@ final class BatchPace {
     static final int MAX_HOLD_EPOCHS = 16 * HOLD_EPOCHS;
     /** Batching is chosen only if the median of alone's rate over batching's is below this. */
     static final double BATCHING_MUST_WIN = 0.98;
+    /** Other acquires in flight an acquire finds on arrival, on average over an epoch, for batching to be tried. */
+    static final double MIN_OVERLAP = 2.0;
 
     private volatile boolean alone;
     private boolean comparing = true;
@@ -53,10 +66,34 @@ final class BatchPace {
     private int holdEpochs = HOLD_EPOCHS;
     /** The time of the last epoch of each mode (0 batching, 1 alone), 0 before the first. */
     private final long[] lastEpochNanos = new long[2];
+    /** Acquires in flight now; the others each found in flight on arrival, summed, and the arrivals. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final LongAdder found = new LongAdder();
+    private final LongAdder arrivals = new LongAdder();
+    /** {@code found} and {@code arrivals} when the epoch began. */
+    private long foundBefore;
+    private long arrivalsBefore;
+    private double lastOverlap = Double.NaN;
 
     /** Whether calls go alone now rather than in batches. */
     boolean alone() {
         return alone;
+    }
+
+    /** An acquire arrived (alone or for a batch): it counts the others in flight. Pair with {@link #left()}. */
+    void arrived() {
+        found.add(inFlight.getAndIncrement());
+        arrivals.increment();
+    }
+
+    /** An acquire that {@link #arrived()} returned or failed. */
+    void left() {
+        inFlight.decrementAndGet();
+    }
+
+    /** Tests: the acquires in flight on average that the last epoch's acquires found; NaN before the first epoch ended. */
+    double lastOverlap() {
+        return lastOverlap;
     }
 
     /** Tests: the median of alone's rate over batching's in the last comparison; NaN before the first. */
@@ -77,6 +114,18 @@ final class BatchPace {
         double rate = epochCalls / (double) took;
         epochCalls = 0;
         epochStart = now;
+        if (!crowded()) {
+            lastEpochNanos[alone ? 1 : 0] = took;
+            boolean was = alone;
+            if (comparing || !alone) { // the comparison, or batching held, ends: with so few at once no batch pays
+                comparing = false;
+                epoch = holdEpochs;    // the next crowded epoch starts a comparison
+            } else {
+                epoch = Math.min(epoch + 1, holdEpochs);
+            }
+            alone = true;
+            return alone != was;
+        }
         int mode = alone ? 1 : 0;
         boolean straddled = lastEpochNanos[mode] > 0 && took > STRADDLED * lastEpochNanos[mode];
         lastEpochNanos[mode] = took;
@@ -112,6 +161,16 @@ final class BatchPace {
             alone = epoch % 2 == 0 ? startsAlone(epoch / 2) : !startsAlone(epoch / 2);
         }
         return alone != was;
+    }
+
+    /** Whether the epoch that ends found at least {@link #MIN_OVERLAP} acquires in flight on average; starts the next. */
+    private boolean crowded() {
+        long f = found.sum();
+        long a = arrivals.sum();
+        lastOverlap = a == arrivalsBefore ? 0 : (f - foundBefore) / (double) (a - arrivalsBefore);
+        foundBefore = f;
+        arrivalsBefore = a;
+        return lastOverlap >= MIN_OVERLAP;
     }
 
     /**

@@ -148,15 +148,25 @@ public final class LeaseBatches {
      */
     public Optional<LeaseRow> acquire(String name, String owner, long ttlMicros) {
         LeaseJdbc.Acquire call = new LeaseJdbc.Acquire(name, owner, ttlMicros);
-        if (single != null && acquires.alone()) {
-            try {
-                return single.apply(call);
-            } finally {
-                countedAlone(0);
-                acquires.ranAlone();
+        BatchPace pace = acquireSlots.pace;
+        if (pace != null) {
+            pace.arrived();
+        }
+        try {
+            if (single != null && acquires.alone()) {
+                try {
+                    return single.apply(call);
+                } finally {
+                    countedAlone(0);
+                    acquires.ranAlone();
+                }
+            }
+            return acquires.submit(call);
+        } finally {
+            if (pace != null) {
+                pace.left();
             }
         }
-        return acquires.submit(call);
     }
 
     /** Releases the grant with {@code token}; false if it is not held. Alone as {@link #acquire}. */

@@ -13,10 +13,49 @@ import static org.assertj.core.api.Assertions.within;
 /** {@link BatchPace}: batches only while measured faster than calls alone, driven here by a clock of its own. */
 class BatchPaceTest {
 
-    /** Drives a pace with made-up rates (calls per ms) for each mode. */
+    /** Other acquires in flight that each call of a {@link Clock} finds: enough for batching to be tried. */
+    static final int CROWD = 3;
+
+    /**
+     * Makes {@code others} acquires of {@code pace} stay in flight, as calls of other threads would:
+     * every later call finds them on arrival. Returns them, to end them with {@link #leave}.
+     */
+    static int crowd(BatchPace pace, int others) {
+        for (int i = 0; i < others; i++) {
+            pace.arrived();
+        }
+        return others;
+    }
+
+    /** Ends {@code others} acquires in flight of {@code pace}. */
+    static void leave(BatchPace pace, int others) {
+        for (int i = 0; i < others; i++) {
+            pace.left();
+        }
+    }
+
+    /** An epoch of calls that each found the crowd in flight ends at {@code now}; true if that changed the mode. */
+    static boolean epochEnds(BatchPace pace, long now) {
+        for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) {
+            pace.arrived();
+            pace.left();
+        }
+        return pace.completed(BatchPace.EPOCH_CALLS, now);
+    }
+
+    /** Drives a pace with made-up rates (calls per ms) for each mode; each call finds {@link #CROWD} others in flight. */
     static final class Clock {
         final BatchPace pace = new BatchPace();
         long now = 1;
+
+        Clock() {
+            this(CROWD);
+        }
+
+        /** A clock whose calls each find {@code others} in flight. */
+        Clock(int others) {
+            crowd(pace, others);
+        }
 
         /** Runs {@code epochs} epochs, each mode at its rate; returns the mode of each epoch (true: alone). */
         List<Boolean> run(int epochs, double batchedPerMs, double alonePerMs) {
@@ -45,7 +84,7 @@ class BatchPaceTest {
             boolean alone = pace.alone();
             now += pause + (long) (BatchPace.EPOCH_CALLS / (alone ? alonePerMs : batchedPerMs) * 1_000_000);
             pause = 0;
-            pace.completed(BatchPace.EPOCH_CALLS, now);
+            epochEnds(pace, now);
             return alone;
         }
     }
@@ -61,6 +100,52 @@ class BatchPaceTest {
         assertThat(clock.pace.lastMedian()).isCloseTo(5 / 5.5, within(1e-3));
         assertThat(clock.run(BatchPace.HOLD_EPOCHS, 5.5, 5)).as("batching, faster, is held").containsOnly(false);
         assertThat(clock.run(2, 5.5, 5)).as("then compared again").containsExactly(false, true);
+    }
+
+    /**
+     * One or two threads: each call finds at most one other in flight, so no batch can pay. After the
+     * first epoch calls go alone and no comparison runs, even where batching would measure faster.
+     */
+    @Test
+    void callsThatFindFewerThanTwoOthersInFlightGoAloneAndAreNeverCompared() {
+        for (int others : new int[] {0, 1}) {
+            Clock clock = new Clock(others);
+            List<Boolean> modes = clock.run(4 * BatchPace.HOLD_EPOCHS, 10, 5);
+            assertThat(modes.get(0)).as("a new pace batches its first epoch").isFalse();
+            assertThat(modes.subList(1, modes.size())).as(others + " others in flight: alone").containsOnly(true);
+            assertThat(clock.pace.comparing()).isFalse();
+            assertThat(clock.pace.lastMedian()).as("never compared").isNaN();
+            assertThat(clock.pace.lastOverlap()).isEqualTo((double) others);
+        }
+    }
+
+    /**
+     * A comparison, or batching held, ends with calls alone in the first epoch whose calls found fewer
+     * than {@link BatchPace#MIN_OVERLAP} others in flight on average; the first epoch that found enough
+     * starts a comparison again.
+     */
+    @Test
+    void aComparisonOrABatchingHoldEndsWhenCallsStopOverlappingAndResumesWhenTheyDoAgain() {
+        Clock clock = new Clock(); // 3 others in flight
+        clock.compare(10, 5);
+        assertThat(clock.pace.alone()).as("batching measured faster, held").isFalse();
+        leave(clock.pace, 2); // one other left
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 10, 5)).as("the hold ends at the first epoch that found one").startsWith(false)
+                .containsOnlyOnce(false);
+        assertThat(clock.pace.comparing()).isFalse();
+        crowd(clock.pace, 1); // two others: 1.97 on average in the next epoch, as its first arrivals find fewer
+        assertThat(clock.run(1, 10, 5)).containsExactly(true);
+        assertThat(clock.pace.lastOverlap()).isLessThan(BatchPace.MIN_OVERLAP);
+        assertThat(clock.pace.comparing()).as("not yet").isFalse();
+        assertThat(clock.run(1, 10, 5)).containsExactly(true);
+        assertThat(clock.pace.lastOverlap()).isEqualTo(2.0);
+        assertThat(clock.pace.comparing()).as("two found in flight: a comparison starts").isTrue();
+        assertThat(clock.run(3, 5.5, 5)).as("its first pair, then the second's first epoch").containsExactly(false, true, true);
+        leave(clock.pace, 1);
+        assertThat(clock.run(2, 5.5, 5)).as("the comparison ended in its epoch that found one other")
+                .containsExactly(false, true);
+        assertThat(clock.pace.comparing()).isFalse();
+        assertThat(clock.pace.alone()).isTrue();
     }
 
     @Test
@@ -147,11 +232,12 @@ class BatchPaceTest {
         BatchSlots slots = BatchSlots.adaptive();
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
+        crowd(pace, CROWD);
         long now = 1;
         pace.completed(0, now);
         while (!pace.alone()) { // a comparison that finds calls alone twice as fast
             now += pace.alone() ? 1_000_000 : 2_000_000;
-            pace.completed(BatchPace.EPOCH_CALLS, now);
+            epochEnds(pace, now);
         }
         for (int i = 1; i < BatchPace.EPOCH_CALLS; i++) {
             assertThat(slots.countAlone()).as("call " + i + " of an epoch").isFalse();
@@ -160,12 +246,12 @@ class BatchPaceTest {
         assertThat(slots.uncountedAlone()).isEqualTo(BatchPace.EPOCH_CALLS);
         while (pace.alone()) { // the hold ends and the next comparison starts with a batching epoch
             now += 1_000_000;
-            pace.completed(BatchPace.EPOCH_CALLS, now);
+            epochEnds(pace, now);
         }
         assertThat(slots.countAlone()).as("a call in flight when batching began: counted at once").isTrue();
         assertThat(slots.uncountedAlone()).isEqualTo(1);
         now += 2_000_000;
-        pace.completed(BatchPace.EPOCH_CALLS, now); // the batching epoch ends: alone again
+        epochEnds(pace, now); // the batching epoch ends: alone again
         assertThat(pace.alone()).isTrue();
         for (int i = 1; i < BatchPace.EPOCH_CALLS; i++) {
             assertThat(slots.countAlone()).as("call " + i + " of the next alone epoch").isFalse();
@@ -182,13 +268,14 @@ class BatchPaceTest {
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
         Clock clock = new Clock();
+        crowd(pace, CROWD);
         slots.lock.lock();
         try { // batching measured slower: the same pace object, driven by the clock
             pace.completed(0, clock.now);
             while (!pace.alone() || Double.isNaN(pace.lastMedian())) {
                 boolean alone = pace.alone();
                 clock.now += alone ? 1_000_000 : 2_000_000;
-                pace.completed(BatchPace.EPOCH_CALLS, clock.now);
+                epochEnds(pace, clock.now);
             }
         } finally {
             slots.lock.unlock();

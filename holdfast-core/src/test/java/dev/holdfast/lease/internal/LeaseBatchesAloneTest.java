@@ -27,12 +27,13 @@ class LeaseBatchesAloneTest {
                 throw new AssertionError("a call alone used the batch statements: " + m.getName());
             });
 
+    private static final LeaseJdbc JDBC = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, "leases"));
+
     @Test
     void whileCallsGoAloneEachRunsOnItsCallersThreadPastTheBatchersLockAndIsCounted() throws Exception {
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, "leases"));
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, jdbc,
-                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, jdbc).races(), true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE,
+        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(), true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE,
                 a -> {
                     ranOn.add(Thread.currentThread());
                     return Optional.of(new LeaseRow(a.name(), a.owner(), 7, Instant.EPOCH, Instant.EPOCH.plusSeconds(1)));
@@ -46,11 +47,14 @@ class LeaseBatchesAloneTest {
         slots.lock.lock();
         try { // batching measured twice as slow as calls alone
             BatchPaceTest.Clock clock = new BatchPaceTest.Clock();
+            int crowd = BatchPaceTest.crowd(pace, BatchPaceTest.CROWD);
             pace.completed(0, clock.now);
             while (!pace.alone() || pace.comparing()) {
                 clock.now += pace.alone() ? 1_000_000 : 2_000_000;
-                pace.completed(BatchPace.EPOCH_CALLS, clock.now);
+                BatchPaceTest.epochEnds(pace, clock.now);
             }
+            assertThat(pace.lastMedian()).as("measured").isCloseTo(2.0, org.assertj.core.api.Assertions.within(1e-9));
+            BatchPaceTest.leave(pace, crowd);
         } finally {
             slots.lock.unlock();
         }
@@ -90,18 +94,18 @@ class LeaseBatchesAloneTest {
 
     @Test
     void callsAloneCountForThePaceInEpochs() {
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, "leases"));
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, jdbc,
-                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, jdbc).races(), true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE,
-                a -> Optional.empty(), r -> false);
+        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> Optional.empty(), r -> false);
         BatchSlots slots = batches.acquireSlots();
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
+        BatchPaceTest.crowd(pace, BatchPaceTest.CROWD); // calls of other threads, in flight: each call here finds them
         slots.lock.lock();
         try { // the comparison's second epoch (alone) is running: the first pair's batching epoch is done
             pace.completed(0, 1);
-            pace.completed(BatchPace.EPOCH_CALLS, 2_000_000);
+            BatchPaceTest.epochEnds(pace, 2_000_000);
             assertThat(pace.alone()).isTrue();
+            assertThat(pace.comparing()).isTrue();
         } finally {
             slots.lock.unlock();
         }
@@ -112,5 +116,72 @@ class LeaseBatchesAloneTest {
         }
         assertThat(batches.acquire("a", "me", 1_000)).isEmpty();
         assertThat(pace.alone()).as("the 128th call alone ended the second epoch: the next one batches").isFalse();
+        assertThat(pace.lastOverlap()).as("each found the three others").isEqualTo(3.0);
+    }
+
+    /**
+     * Calls of one thread never overlap: after the first epoch (which batches, as every service starts)
+     * they go alone, and no comparison ever runs again.
+     */
+    @Test
+    void callsThatNeverOverlapGoAloneWithoutComparisons() {
+        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> Optional.empty(), r -> false);
+        BatchPace pace = batches.acquireSlots().pace;
+        assertThat(pace).isNotNull();
+        assertThat(pace.alone()).as("a new service batches its first epoch").isFalse();
+        for (int i = 0; i < 1000 * BatchPace.EPOCH_CALLS; i++) {
+            assertThat(batches.acquire("a", "me", 1_000)).isEmpty();
+            if (i >= BatchPace.EPOCH_CALLS - 1) {
+                assertThat(pace.alone()).as("call " + i).isTrue();
+            }
+        }
+        assertThat(pace.comparing()).isFalse();
+        assertThat(pace.lastMedian()).as("never compared").isNaN();
+        assertThat(pace.lastOverlap()).isZero();
+        assertThat(batches.counts()).as("every call alone: one statement each")
+                .containsExactly(1000 * BatchPace.EPOCH_CALLS, 1000 * BatchPace.EPOCH_CALLS, 0, 0, 0);
+    }
+
+    /** The pace counts as overlapping the calls of other threads in flight, alone or in a batch, when a call arrives. */
+    @Test
+    void thePaceCountsTheAcquiresInFlightThatEachAcquireFinds() throws Exception {
+        CountDownLatch inside = new CountDownLatch(3);
+        CountDownLatch open = new CountDownLatch(1);
+        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> {
+                    if (a.name().startsWith("slow")) {
+                        inside.countDown();
+                        try {
+                            open.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return Optional.empty();
+                }, r -> false);
+        BatchPace pace = batches.acquireSlots().pace;
+        assertThat(pace).isNotNull();
+        for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) { // the first epoch: alone after it, as nothing overlapped
+            batches.acquire("a", "me", 1_000);
+        }
+        assertThat(pace.alone()).isTrue();
+        List<CompletableFuture<Optional<LeaseRow>>> slow = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String name = "slow-" + i;
+            slow.add(CompletableFuture.supplyAsync(() -> batches.acquire(name, "me", 1_000)));
+        }
+        assertThat(inside.await(10, TimeUnit.SECONDS)).as("three calls in flight").isTrue();
+        for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) {
+            batches.acquire("a", "me", 1_000);
+        }
+        assertThat(pace.lastOverlap()).as("the three found 0, 1 and 2; the epoch's 64 calls found 3 each")
+                .isEqualTo((0 + 1 + 2 + 3.0 * BatchPace.EPOCH_CALLS) / (3 + BatchPace.EPOCH_CALLS));
+        assertThat(pace.comparing()).as("crowded enough: a comparison starts").isTrue();
+        assertThat(pace.alone()).as("with a batching epoch").isFalse();
+        open.countDown();
+        for (CompletableFuture<Optional<LeaseRow>> call : slow) {
+            assertThat(call.get(10, TimeUnit.SECONDS)).isEmpty();
+        }
     }
 }
