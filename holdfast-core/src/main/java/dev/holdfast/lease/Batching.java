@@ -36,6 +36,7 @@ import java.time.Duration;
  * <p><b>Adaptive.</b> As concurrent while batching is measured to pay: short epochs (64 acquires) of
  * batching and of sending each call alone, as without batching, alternate in 16 pairs (2 when both
  * find the same mode faster by more than a quarter, 4 when each of the first 4 finds it faster by more
+ * than a tenth; calls alone sooner, after 1 pair that finds them faster by more than half or 2 by more
  * than a tenth; an epoch in which calls paused is run again); the faster (batching only if at
  * least 2 % faster) then runs 128 epochs, twice as many after each comparison that chose as the one
  * before (up to 2,048), and the comparison runs again. Comparisons run only while acquires overlap: an

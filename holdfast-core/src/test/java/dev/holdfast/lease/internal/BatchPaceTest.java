@@ -155,24 +155,41 @@ class BatchPaceTest {
                 .hasSize(2 * BatchPace.STRONG_PAIRS);
         assertThat(clock.pace.alone()).isFalse();
         assertThat(clock.pace.lastMedian()).isCloseTo(0.5, within(1e-9));
-        assertThat(new Clock().compare(2.5, 5)).as("alone twice as fast").hasSize(2 * BatchPace.STRONG_PAIRS);
         Clock tenth = new Clock();
         assertThat(tenth.compare(5.75, 5)).as("batching 15 % faster in each of four pairs")
                 .hasSize(2 * BatchPace.EARLY_PAIRS);
         assertThat(tenth.pace.alone()).isFalse();
-        assertThat(new Clock().compare(5, 5.75)).as("alone 15 % faster").hasSize(2 * BatchPace.EARLY_PAIRS);
+    }
+
+    /**
+     * Calls alone, what no batching does, win on less evidence: a wrong choice forgoes a gain and loses
+     * nothing, while each pair more runs a batching epoch at the slower rate.
+     */
+    @Test
+    void aComparisonEndsSoonerWhenCallsAloneAreFaster() {
+        Clock twice = new Clock();
+        assertThat(twice.compare(2.5, 5)).as("alone twice as fast: one pair").hasSize(2);
+        assertThat(twice.pace.alone()).isTrue();
+        assertThat(twice.pace.lastMedian()).isCloseTo(2.0, within(1e-9));
+        assertThat(new Clock().compare(3.4, 5)).as("alone 47 % faster: not clear after one pair, strong after two")
+                .hasSize(4);
+        Clock tenth = new Clock();
+        assertThat(tenth.compare(5, 5.75)).as("alone 15 % faster in each of two pairs").hasSize(4);
+        assertThat(tenth.pace.alone()).isTrue();
+        assertThat(new Clock().compare(5, 5.4)).as("alone 8 % faster: not decisive, all pairs")
+                .hasSize(2 * BatchPace.PAIRS);
     }
 
     @Test
     void anEpochInWhichCallsPausedCountsForNothingAndRunsAgain() {
         Clock clock = new Clock();
-        List<Boolean> modes = new ArrayList<>(clock.run(2, 2.5, 5)); // a first pair: batching, then alone
+        List<Boolean> modes = new ArrayList<>(clock.run(2, 10, 5)); // a first pair: batching, then alone
         clock.pause = 1_000_000_000; // the service is idle for a second in the next epoch (the second pair's first, alone)
-        modes.addAll(clock.compare(2.5, 5));
+        modes.addAll(clock.compare(10, 5));
         assertThat(modes).as("the paused epoch runs again, and the comparison still ends after two pairs")
                 .containsExactly(false, true, true, true, false);
-        assertThat(clock.pace.alone()).isTrue();
-        assertThat(clock.pace.lastMedian()).as("the pause left out").isCloseTo(2.0, within(1e-9));
+        assertThat(clock.pace.alone()).isFalse();
+        assertThat(clock.pace.lastMedian()).as("the pause left out").isCloseTo(0.5, within(1e-9));
     }
 
     @Test
@@ -181,8 +198,8 @@ class BatchPaceTest {
         clock.compare(10, 5);
         clock.run(BatchPace.HOLD_EPOCHS, 10, 5); // batching held; then a new comparison, 10 and 40 times slower
         List<Boolean> modes = clock.compare(0.25, 0.5);
-        assertThat(modes).as("one epoch of each mode again, as their references are set anew, then two pairs")
-                .hasSize(2 * BatchPace.STRONG_PAIRS + 2);
+        assertThat(modes).as("one epoch of each mode again, as their references are set anew, then one pair")
+                .hasSize(2 + 2);
         assertThat(clock.pace.alone()).isTrue();
         assertThat(clock.pace.lastMedian()).isCloseTo(2.0, within(1e-9));
     }
