@@ -41,9 +41,9 @@ import java.time.Duration;
  * least 2 % faster) then runs 128 epochs, twice as many after each comparison that chose as the one
  * before (up to 2,048), and the comparison runs again. Comparisons run only while acquires overlap: an
  * epoch whose acquires found fewer than two others in flight on average when they arrived (one or two
- * threads, or threads that hold their leases long) sends its calls alone and ends a comparison or a
- * hold of batching; the first epoch that found enough starts a comparison. A call sent alone goes
- * straight to the database on its own thread, as without batching. While
+ * threads, a few that hold their leases a while) ends a comparison or a hold of batching, calls go
+ * alone for a hold, and after it the first epoch that found enough starts a comparison. A call sent
+ * alone goes straight to the database on its own thread, as without batching. While
  * batching, an acquire batch that could start waits for threads expected back with their next
  * acquire, only as long as their measured return makes it pay: a thread is waited for only if it came
  * back within the window the last time (a thread that holds its lease a while, or was late once, is

@@ -121,8 +121,8 @@ class BatchPaceTest {
 
     /**
      * A comparison, or batching held, ends with calls alone in the first epoch whose calls found fewer
-     * than {@link BatchPace#MIN_OVERLAP} others in flight on average; the first epoch that found enough
-     * starts a comparison again.
+     * than {@link BatchPace#MIN_OVERLAP} others in flight on average; calls then go alone for a hold, and
+     * the first epoch after it that found enough starts a comparison from its first pair.
      */
     @Test
     void aComparisonOrABatchingHoldEndsWhenCallsStopOverlappingAndResumesWhenTheyDoAgain() {
@@ -133,9 +133,9 @@ class BatchPaceTest {
         assertThat(clock.run(BatchPace.HOLD_EPOCHS, 10, 5)).as("the hold ends at the first epoch that found one").startsWith(false)
                 .containsOnlyOnce(false);
         assertThat(clock.pace.comparing()).isFalse();
-        crowd(clock.pace, 1); // two others: 1.97 on average in the next epoch, as its first arrivals find fewer
+        crowd(clock.pace, 1); // two others, but the next epoch finds (1 + 64 × 2) / 65: the new one's own arrival found one
         assertThat(clock.run(1, 10, 5)).containsExactly(true);
-        assertThat(clock.pace.lastOverlap()).isLessThan(BatchPace.MIN_OVERLAP);
+        assertThat(clock.pace.lastOverlap()).isCloseTo((1 + 2.0 * BatchPace.EPOCH_CALLS) / (1 + BatchPace.EPOCH_CALLS), within(1e-9));
         assertThat(clock.pace.comparing()).as("not yet").isFalse();
         assertThat(clock.run(1, 10, 5)).containsExactly(true);
         assertThat(clock.pace.lastOverlap()).isEqualTo(2.0);
@@ -146,6 +146,13 @@ class BatchPaceTest {
                 .containsExactly(false, true);
         assertThat(clock.pace.comparing()).isFalse();
         assertThat(clock.pace.alone()).isTrue();
+        crowd(clock.pace, 1);
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS - 2, 5.5, 5)).as("crowded again, yet alone until the hold is over")
+                .containsOnly(true);
+        assertThat(clock.pace.comparing()).isFalse();
+        assertThat(clock.run(1, 5.5, 5)).containsExactly(true);
+        assertThat(clock.pace.comparing()).as("the hold is over: a comparison starts").isTrue();
+        assertThat(clock.run(2, 5.5, 5)).as("from its first pair again").containsExactly(false, true);
     }
 
     @Test

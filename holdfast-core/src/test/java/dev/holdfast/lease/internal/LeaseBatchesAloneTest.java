@@ -5,11 +5,15 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Proxy;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
@@ -166,22 +170,27 @@ class LeaseBatchesAloneTest {
             batches.acquire("a", "me", 1_000);
         }
         assertThat(pace.alone()).isTrue();
-        List<CompletableFuture<Optional<LeaseRow>>> slow = new java.util.ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            String name = "slow-" + i;
-            slow.add(CompletableFuture.supplyAsync(() -> batches.acquire(name, "me", 1_000)));
-        }
-        assertThat(inside.await(10, TimeUnit.SECONDS)).as("three calls in flight").isTrue();
-        for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) {
-            batches.acquire("a", "me", 1_000);
-        }
-        assertThat(pace.lastOverlap()).as("the three found 0, 1 and 2; the epoch's 64 calls found 3 each")
-                .isEqualTo((0 + 1 + 2 + 3.0 * BatchPace.EPOCH_CALLS) / (3 + BatchPace.EPOCH_CALLS));
-        assertThat(pace.comparing()).as("crowded enough: a comparison starts").isTrue();
-        assertThat(pace.alone()).as("with a batching epoch").isFalse();
-        open.countDown();
-        for (CompletableFuture<Optional<LeaseRow>> call : slow) {
-            assertThat(call.get(10, TimeUnit.SECONDS)).isEmpty();
+        ExecutorService callers = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<Optional<LeaseRow>>> slow = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String name = "slow-" + i;
+                slow.add(callers.submit(() -> batches.acquire(name, "me", 1_000)));
+            }
+            assertThat(inside.await(10, TimeUnit.SECONDS)).as("three calls in flight").isTrue();
+            for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) {
+                batches.acquire("a", "me", 1_000);
+            }
+            assertThat(pace.lastOverlap()).as("the three found 0, 1 and 2; the epoch's 64 calls found 3 each")
+                    .isEqualTo((0 + 1 + 2 + 3.0 * BatchPace.EPOCH_CALLS) / (3 + BatchPace.EPOCH_CALLS));
+            assertThat(pace.comparing()).as("crowded, but alone for a hold after the first epoch found nobody").isFalse();
+            open.countDown();
+            for (Future<Optional<LeaseRow>> call : slow) {
+                assertThat(call.get(10, TimeUnit.SECONDS)).isEmpty();
+            }
+        } finally {
+            open.countDown();
+            callers.shutdownNow();
         }
     }
 }
