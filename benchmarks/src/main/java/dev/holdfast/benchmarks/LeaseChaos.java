@@ -38,8 +38,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Counted: grants, injected pauses, failed releases ({@link LeaseNotHeldException}), and of those
  * the ones whose release was called while the lease was still live by the clock (client and databases
- * share this machine's): a lease that expired while its release waited. Where a release never waits
- * for a batch, failed releases equal the injected pauses. Also the release's own time (p50, p99,
+ * share this machine's): a lease that expired while its release waited, with the time it had left at
+ * the call and the time the release took (a release called 2 ms before expiry that took a p99 release's
+ * time fails whatever batching does). Where a release never waits for a batch, failed releases equal
+ * the injected pauses. Also the release's own time (p50, p99,
  * max), and an independent check from what the workers saw and the final rows: the accepted writes
  * of a name are 1..N with tokens never going down (no stale write accepted), the counter is N, and in
  * token order a name's grants are unique and begin in that order.
@@ -61,24 +63,31 @@ final class LeaseChaos {
 
     /** One run's counts; {@code load} is the 1-minute load average before and after. */
     record Result(String database, String variant, String batching, long seconds, long grants, long timeouts, long pauses,
-                  long releaseFailures, long expiredWhileReleasing, long refusedClaims, long refusedWrites,
+                  long releaseFailures, List<double[]> expiredWhileReleasing, long refusedClaims, long refusedWrites,
                   long staleAccepted, long lostOrDuplicated, long tokenDisorder, double[] releaseMillis, double[] load) {
 
         static final String MARKDOWN_HEADER = "| chaos, 4 workers, one service, 300 ms leases | s | grants | injected pauses |"
                 + " failed releases | of those, expired while the release waited | release p50 / p99 / max ms | lock timeouts |"
                 + " stale writes accepted | lost/duplicated | token disorder | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
 
+        /** The count, and for each such release the ms its lease had left at the call and the ms the release took. */
+        String expired() {
+            return expiredWhileReleasing.isEmpty() ? "0" : expiredWhileReleasing.size() + " (left / took ms: "
+                    + expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "%.1f / %.1f", e[0], e[1]))
+                    .collect(java.util.stream.Collectors.joining(", ")) + ")";
+        }
+
         String markdownRow() {
-            return String.format(Locale.ROOT, "| %s, %s | %d | %d | %d | %d | %d | %.2f / %.2f / %.1f | %d | %d | %d | %d | %.1f → %.1f |",
-                    database, variant, seconds, grants, pauses, releaseFailures, expiredWhileReleasing, releaseMillis[0],
+            return String.format(Locale.ROOT, "| %s, %s | %d | %d | %d | %d | %s | %.2f / %.2f / %.1f | %d | %d | %d | %d | %.1f → %.1f |",
+                    database, variant, seconds, grants, pauses, releaseFailures, expired(), releaseMillis[0],
                     releaseMillis[1], releaseMillis[2], timeouts, staleAccepted, lostOrDuplicated, tokenDisorder, load[0], load[1]);
         }
 
         String line() {
-            return String.format(Locale.ROOT, "chaos %s %s (%s): %d s, %d grants, %d pauses, %d failed releases, %d expired"
+            return String.format(Locale.ROOT, "chaos %s %s (%s): %d s, %d grants, %d pauses, %d failed releases, %s expired"
                             + " while the release waited, release p50/p99/max %.2f/%.2f/%.1f ms, %d lock timeouts, refused"
                             + " claims %d writes %d, stale writes accepted %d, lost/duplicated %d, token disorder %d (load %.2f → %.2f)",
-                    database, variant, batching, seconds, grants, pauses, releaseFailures, expiredWhileReleasing,
+                    database, variant, batching, seconds, grants, pauses, releaseFailures, expired(),
                     releaseMillis[0], releaseMillis[1], releaseMillis[2], timeouts, refusedClaims, refusedWrites,
                     staleAccepted, lostOrDuplicated, tokenDisorder, load[0], load[1]);
         }
@@ -86,10 +95,12 @@ final class LeaseChaos {
         String json() {
             return String.format(Locale.ROOT, "{\"database\": \"%s\", \"variant\": \"%s\", \"batching\": \"%s\", \"seconds\": %d,"
                             + " \"grants\": %d, \"lockTimeouts\": %d, \"injectedPauses\": %d, \"releaseFailures\": %d,"
-                            + " \"expiredWhileReleasing\": %d, \"refusedClaims\": %d, \"refusedWrites\": %d, \"staleWritesAccepted\": %d,"
+                            + " \"expiredWhileReleasing\": %d, \"expiredWhileReleasingLeftAndTookMs\": %s, \"refusedClaims\": %d, \"refusedWrites\": %d, \"staleWritesAccepted\": %d,"
                             + " \"lostOrDuplicated\": %d, \"tokenDisorder\": %d, \"releaseP50Ms\": %s, \"releaseP99Ms\": %s,"
                             + " \"releaseMaxMs\": %s, \"loadBefore\": %s, \"loadAfter\": %s}",
-                    database, variant, batching, seconds, grants, timeouts, pauses, releaseFailures, expiredWhileReleasing,
+                    database, variant, batching, seconds, grants, timeouts, pauses, releaseFailures, expiredWhileReleasing.size(),
+                    expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "[%.2f, %.2f]", e[0], e[1]))
+                            .collect(java.util.stream.Collectors.joining(", ", "[", "]")),
                     refusedClaims, refusedWrites, staleAccepted, lostOrDuplicated, tokenDisorder,
                     Interleaved.jsonNumber(releaseMillis[0]), Interleaved.jsonNumber(releaseMillis[1]),
                     Interleaved.jsonNumber(releaseMillis[2]), Interleaved.jsonNumber(load[0]), Interleaved.jsonNumber(load[1]));
@@ -117,7 +128,8 @@ final class LeaseChaos {
             AtomicLong timeouts = new AtomicLong();
             AtomicLong pauses = new AtomicLong();
             AtomicLong releaseFailures = new AtomicLong();
-            AtomicLong expiredWhileReleasing = new AtomicLong();
+            // of each release that failed although called while its lease was live: ms left at the call, ms it took
+            Queue<double[]> expiredWhileReleasing = new ConcurrentLinkedQueue<>();
             AtomicLong refusedClaims = new AtomicLong();
             AtomicLong refusedWrites = new AtomicLong();
             Queue<Grant> allGrants = new ConcurrentLinkedQueue<>();
@@ -176,15 +188,21 @@ final class LeaseChaos {
                                 }
                                 Instant calledAt = Instant.now();
                                 long sent = System.nanoTime();
+                                boolean failed = false;
                                 try {
                                     service.release(lease);
                                 } catch (LeaseNotHeldException e) {
+                                    failed = true;
+                                }
+                                long took = System.nanoTime() - sent;
+                                releaseNanos.add(took);
+                                if (failed) {
                                     releaseFailures.incrementAndGet();
                                     if (calledAt.isBefore(lease.expiresAt())) {
-                                        expiredWhileReleasing.incrementAndGet();
+                                        expiredWhileReleasing.add(new double[] {
+                                                Duration.between(calledAt, lease.expiresAt()).toNanos() / 1e6, took / 1e6});
                                     }
                                 }
-                                releaseNanos.add(System.nanoTime() - sent);
                             }
                         } catch (Exception e) {
                             synchronized (failures) {
@@ -207,7 +225,7 @@ final class LeaseChaos {
             long seconds = Math.round((System.nanoTime() - start) / 1e9);
             long[] checked = check(pool, allGrants, accepted);
             return new Result(kind.id(), variant.label(), BuilderVariants.batchingOf(service), seconds, grants.get(),
-                    timeouts.get(), pauses.get(), releaseFailures.get(), expiredWhileReleasing.get(), refusedClaims.get(),
+                    timeouts.get(), pauses.get(), releaseFailures.get(), List.copyOf(expiredWhileReleasing), refusedClaims.get(),
                     refusedWrites.get(), checked[0], checked[1], checked[2], percentiles(releaseNanos),
                     new double[] {loadBefore, MachineCpu.loadAverage()});
         }
