@@ -10,6 +10,8 @@ import dev.holdfast.lease.LeaseService;
 import dev.holdfast.lease.LeaseTimeoutException;
 import dev.holdfast.testing.TestDatabase;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
 
 /**
  * Chaos with four workers sharing ONE service (one pool): what a caller's release suffers from
@@ -39,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Counted: grants, injected pauses, failed releases ({@link LeaseNotHeldException}), and of those
  * the ones whose release was called while the lease was still live by the clock (client and databases
  * share this machine's): a lease that expired while its release waited, with the time it had left at
- * the call and the time the release took (a release called 2 ms before expiry that took a p99 release's
+ * the call, the time the release took and how much of it went to borrowing connections and to
+ * executing statements (a release called 2 ms before expiry that took a p99 release's
  * time fails whatever batching does). Where a release never waits for a batch, failed releases equal
  * the injected pauses. Also the release's own time (p50, p99,
  * max), and an independent check from what the workers saw and the final rows: the accepted writes
@@ -70,10 +74,13 @@ final class LeaseChaos {
                 + " failed releases | of those, expired while the release waited | release p50 / p99 / max ms | lock timeouts |"
                 + " stale writes accepted | lost/duplicated | token disorder | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
 
-        /** The count, and for each such release the ms its lease had left at the call and the ms the release took. */
+        /**
+         * The count, and for each such release the ms its lease had left at the call, the ms the release took
+         * and the ms of that it spent borrowing connections from the pool and executing statements.
+         */
         String expired() {
-            return expiredWhileReleasing.isEmpty() ? "0" : expiredWhileReleasing.size() + " (left / took ms: "
-                    + expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "%.1f / %.1f", e[0], e[1]))
+            return expiredWhileReleasing.isEmpty() ? "0" : expiredWhileReleasing.size() + " (left / took / of that borrowing / executing ms: "
+                    + expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "%.1f / %.1f / %.1f / %.1f", e[0], e[1], e[2], e[3]))
                     .collect(java.util.stream.Collectors.joining(", ")) + ")";
         }
 
@@ -95,11 +102,11 @@ final class LeaseChaos {
         String json() {
             return String.format(Locale.ROOT, "{\"database\": \"%s\", \"variant\": \"%s\", \"batching\": \"%s\", \"seconds\": %d,"
                             + " \"grants\": %d, \"lockTimeouts\": %d, \"injectedPauses\": %d, \"releaseFailures\": %d,"
-                            + " \"expiredWhileReleasing\": %d, \"expiredWhileReleasingLeftAndTookMs\": %s, \"refusedClaims\": %d, \"refusedWrites\": %d, \"staleWritesAccepted\": %d,"
+                            + " \"expiredWhileReleasing\": %d, \"expiredWhileReleasingLeftTookBorrowingExecutingMs\": %s, \"refusedClaims\": %d, \"refusedWrites\": %d, \"staleWritesAccepted\": %d,"
                             + " \"lostOrDuplicated\": %d, \"tokenDisorder\": %d, \"releaseP50Ms\": %s, \"releaseP99Ms\": %s,"
                             + " \"releaseMaxMs\": %s, \"loadBefore\": %s, \"loadAfter\": %s}",
                     database, variant, batching, seconds, grants, timeouts, pauses, releaseFailures, expiredWhileReleasing.size(),
-                    expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "[%.2f, %.2f]", e[0], e[1]))
+                    expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "[%.2f, %.2f, %.2f, %.2f]", e[0], e[1], e[2], e[3]))
                             .collect(java.util.stream.Collectors.joining(", ", "[", "]")),
                     refusedClaims, refusedWrites, staleAccepted, lostOrDuplicated, tokenDisorder,
                     Interleaved.jsonNumber(releaseMillis[0]), Interleaved.jsonNumber(releaseMillis[1]),
@@ -121,14 +128,15 @@ final class LeaseChaos {
             for (String name : NAMES) {
                 LeasePeers.execute(pool, "INSERT INTO " + RESOURCE + " (name, val) VALUES ('" + name + "', 0)");
             }
-            LeaseService service = variant.configure().apply(LeaseService.builder(pool).table(TABLE)).build();
+            LeaseService service = variant.configure().apply(LeaseService.builder(timingBorrows(pool)).table(TABLE)).build();
             FencedUpdate claim = FencedUpdate.of(RESOURCE, "name", "fence", "holder");
             FencedUpdate write = FencedUpdate.of(RESOURCE, "name", "fence", "val", "holder");
             AtomicLong grants = new AtomicLong();
             AtomicLong timeouts = new AtomicLong();
             AtomicLong pauses = new AtomicLong();
             AtomicLong releaseFailures = new AtomicLong();
-            // of each release that failed although called while its lease was live: ms left at the call, ms it took
+            // of each release that failed although called while its lease was live: ms left at the call, ms it took,
+            // ms of that spent borrowing connections from the pool, ms of it spent in executing statements
             Queue<double[]> expiredWhileReleasing = new ConcurrentLinkedQueue<>();
             AtomicLong refusedClaims = new AtomicLong();
             AtomicLong refusedWrites = new AtomicLong();
@@ -187,6 +195,7 @@ final class LeaseChaos {
                                     }
                                 }
                                 Instant calledAt = Instant.now();
+                                java.util.Arrays.fill(BORROW_NANOS.get(), 0);
                                 long sent = System.nanoTime();
                                 boolean failed = false;
                                 try {
@@ -200,7 +209,8 @@ final class LeaseChaos {
                                     releaseFailures.incrementAndGet();
                                     if (calledAt.isBefore(lease.expiresAt())) {
                                         expiredWhileReleasing.add(new double[] {
-                                                Duration.between(calledAt, lease.expiresAt()).toNanos() / 1e6, took / 1e6});
+                                                Duration.between(calledAt, lease.expiresAt()).toNanos() / 1e6, took / 1e6,
+                                                BORROW_NANOS.get()[0] / 1e6, BORROW_NANOS.get()[1] / 1e6});
                                     }
                                 }
                             }
@@ -229,6 +239,47 @@ final class LeaseChaos {
                     refusedWrites.get(), checked[0], checked[1], checked[2], percentiles(releaseNanos),
                     new double[] {loadBefore, MachineCpu.loadAverage()});
         }
+    }
+
+    /**
+     * Nanoseconds the calling thread spent, since it last set them to 0, in the service pool's {@code getConnection}
+     * (index 0) and in executing statements on its connections (index 1).
+     */
+    private static final ThreadLocal<long[]> BORROW_NANOS = ThreadLocal.withInitial(() -> new long[2]);
+
+    /** {@code pool}, with the time each thread spends borrowing from it and executing on its connections in {@link #BORROW_NANOS}. */
+    private static DataSource timingBorrows(HikariDataSource pool) {
+        return timed(pool, DataSource.class);
+    }
+
+    private static <T> T timed(Object target, Class<T> type) {
+        return type.cast(Proxy.newProxyInstance(LeaseChaos.class.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> {
+                    String name = method.getName();
+                    long start = System.nanoTime();
+                    Object result;
+                    try {
+                        result = method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    } finally {
+                        if (name.equals("getConnection")) {
+                            BORROW_NANOS.get()[0] += System.nanoTime() - start;
+                        } else if (name.startsWith("execute")) {
+                            BORROW_NANOS.get()[1] += System.nanoTime() - start;
+                        }
+                    }
+                    if (result instanceof Connection c && type == DataSource.class) {
+                        return timed(c, Connection.class);
+                    }
+                    if (result instanceof PreparedStatement ps && type == Connection.class) {
+                        return timed(ps, PreparedStatement.class);
+                    }
+                    if (result instanceof java.sql.Statement st && type == Connection.class) {
+                        return timed(st, java.sql.Statement.class);
+                    }
+                    return result;
+                }));
     }
 
     private static long counter(Connection c, String name) throws SQLException {
