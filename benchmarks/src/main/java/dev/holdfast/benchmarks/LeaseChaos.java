@@ -16,9 +16,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +30,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -65,23 +68,34 @@ final class LeaseChaos {
     private record Write(String name, long token, long value) {
     }
 
+    /**
+     * A release that failed although called while its lease was live: the ms its lease had left at the call, the
+     * ms the release took, and of that the ms spent borrowing connections and executing statements.
+     */
+    record LateRelease(double leftMs, double tookMs, double borrowingMs, double executingMs) {
+
+        String text() {
+            return String.format(Locale.ROOT, "%.1f / %.1f / %.1f / %.1f", leftMs, tookMs, borrowingMs, executingMs);
+        }
+
+        String json() {
+            return String.format(Locale.ROOT, "[%.2f, %.2f, %.2f, %.2f]", leftMs, tookMs, borrowingMs, executingMs);
+        }
+    }
+
     /** One run's counts; {@code load} is the 1-minute load average before and after. */
     record Result(String database, String variant, String batching, long seconds, long grants, long timeouts, long pauses,
-                  long releaseFailures, List<double[]> expiredWhileReleasing, long refusedClaims, long refusedWrites,
+                  long releaseFailures, List<LateRelease> expiredWhileReleasing, long refusedClaims, long refusedWrites,
                   long staleAccepted, long lostOrDuplicated, long tokenDisorder, double[] releaseMillis, double[] load) {
 
         static final String MARKDOWN_HEADER = "| chaos, 4 workers, one service, 300 ms leases | s | grants | injected pauses |"
                 + " failed releases | of those, expired while the release waited | release p50 / p99 / max ms | lock timeouts |"
                 + " stale writes accepted | lost/duplicated | token disorder | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
 
-        /**
-         * The count, and for each such release the ms its lease had left at the call, the ms the release took
-         * and the ms of that it spent borrowing connections from the pool and executing statements.
-         */
+        /** The count of late releases, and each one's times ({@link LateRelease}). */
         String expired() {
             return expiredWhileReleasing.isEmpty() ? "0" : expiredWhileReleasing.size() + " (left / took / of that borrowing / executing ms: "
-                    + expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "%.1f / %.1f / %.1f / %.1f", e[0], e[1], e[2], e[3]))
-                    .collect(java.util.stream.Collectors.joining(", ")) + ")";
+                    + expiredWhileReleasing.stream().map(LateRelease::text).collect(Collectors.joining(", ")) + ")";
         }
 
         String markdownRow() {
@@ -106,8 +120,7 @@ final class LeaseChaos {
                             + " \"lostOrDuplicated\": %d, \"tokenDisorder\": %d, \"releaseP50Ms\": %s, \"releaseP99Ms\": %s,"
                             + " \"releaseMaxMs\": %s, \"loadBefore\": %s, \"loadAfter\": %s}",
                     database, variant, batching, seconds, grants, timeouts, pauses, releaseFailures, expiredWhileReleasing.size(),
-                    expiredWhileReleasing.stream().map(e -> String.format(Locale.ROOT, "[%.2f, %.2f, %.2f, %.2f]", e[0], e[1], e[2], e[3]))
-                            .collect(java.util.stream.Collectors.joining(", ", "[", "]")),
+                    expiredWhileReleasing.stream().map(LateRelease::json).collect(Collectors.joining(", ", "[", "]")),
                     refusedClaims, refusedWrites, staleAccepted, lostOrDuplicated, tokenDisorder,
                     Interleaved.jsonNumber(releaseMillis[0]), Interleaved.jsonNumber(releaseMillis[1]),
                     Interleaved.jsonNumber(releaseMillis[2]), Interleaved.jsonNumber(load[0]), Interleaved.jsonNumber(load[1]));
@@ -128,16 +141,14 @@ final class LeaseChaos {
             for (String name : NAMES) {
                 LeasePeers.execute(pool, "INSERT INTO " + RESOURCE + " (name, val) VALUES ('" + name + "', 0)");
             }
-            LeaseService service = variant.configure().apply(LeaseService.builder(timingBorrows(pool)).table(TABLE)).build();
+            LeaseService service = variant.configure().apply(LeaseService.builder(timingDatabaseCalls(pool)).table(TABLE)).build();
             FencedUpdate claim = FencedUpdate.of(RESOURCE, "name", "fence", "holder");
             FencedUpdate write = FencedUpdate.of(RESOURCE, "name", "fence", "val", "holder");
             AtomicLong grants = new AtomicLong();
             AtomicLong timeouts = new AtomicLong();
             AtomicLong pauses = new AtomicLong();
             AtomicLong releaseFailures = new AtomicLong();
-            // of each release that failed although called while its lease was live: ms left at the call, ms it took,
-            // ms of that spent borrowing connections from the pool, ms of it spent in executing statements
-            Queue<double[]> expiredWhileReleasing = new ConcurrentLinkedQueue<>();
+            Queue<LateRelease> expiredWhileReleasing = new ConcurrentLinkedQueue<>();
             AtomicLong refusedClaims = new AtomicLong();
             AtomicLong refusedWrites = new AtomicLong();
             Queue<Grant> allGrants = new ConcurrentLinkedQueue<>();
@@ -195,7 +206,8 @@ final class LeaseChaos {
                                     }
                                 }
                                 Instant calledAt = Instant.now();
-                                java.util.Arrays.fill(BORROW_NANOS.get(), 0);
+                                long[] database = DATABASE_NANOS.get();
+                                Arrays.fill(database, 0);
                                 long sent = System.nanoTime();
                                 boolean failed = false;
                                 try {
@@ -208,9 +220,9 @@ final class LeaseChaos {
                                 if (failed) {
                                     releaseFailures.incrementAndGet();
                                     if (calledAt.isBefore(lease.expiresAt())) {
-                                        expiredWhileReleasing.add(new double[] {
+                                        expiredWhileReleasing.add(new LateRelease(
                                                 Duration.between(calledAt, lease.expiresAt()).toNanos() / 1e6, took / 1e6,
-                                                BORROW_NANOS.get()[0] / 1e6, BORROW_NANOS.get()[1] / 1e6});
+                                                database[0] / 1e6, database[1] / 1e6));
                                     }
                                 }
                             }
@@ -245,41 +257,34 @@ final class LeaseChaos {
      * Nanoseconds the calling thread spent, since it last set them to 0, in the service pool's {@code getConnection}
      * (index 0) and in executing statements on its connections (index 1).
      */
-    private static final ThreadLocal<long[]> BORROW_NANOS = ThreadLocal.withInitial(() -> new long[2]);
+    private static final ThreadLocal<long[]> DATABASE_NANOS = ThreadLocal.withInitial(() -> new long[2]);
 
-    /** {@code pool}, with the time each thread spends borrowing from it and executing on its connections in {@link #BORROW_NANOS}. */
-    private static DataSource timingBorrows(HikariDataSource pool) {
-        return timed(pool, DataSource.class);
+    /** {@code pool}, adding to {@link #DATABASE_NANOS} the time each thread borrows from it and executes on its connections. */
+    private static DataSource timingDatabaseCalls(HikariDataSource pool) {
+        return (DataSource) timed(pool, DataSource.class);
     }
 
-    private static <T> T timed(Object target, Class<T> type) {
-        return type.cast(Proxy.newProxyInstance(LeaseChaos.class.getClassLoader(), new Class<?>[] {type},
-                (proxy, method, args) -> {
-                    String name = method.getName();
-                    long start = System.nanoTime();
-                    Object result;
-                    try {
-                        result = method.invoke(target, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    } finally {
-                        if (name.equals("getConnection")) {
-                            BORROW_NANOS.get()[0] += System.nanoTime() - start;
-                        } else if (name.startsWith("execute")) {
-                            BORROW_NANOS.get()[1] += System.nanoTime() - start;
-                        }
-                    }
-                    if (result instanceof Connection c && type == DataSource.class) {
-                        return timed(c, Connection.class);
-                    }
-                    if (result instanceof PreparedStatement ps && type == Connection.class) {
-                        return timed(ps, PreparedStatement.class);
-                    }
-                    if (result instanceof java.sql.Statement st && type == Connection.class) {
-                        return timed(st, java.sql.Statement.class);
-                    }
-                    return result;
-                }));
+    /** {@code target} as a {@code type} that times its calls; the connections and statements it returns are timed too. */
+    private static Object timed(Object target, Class<?> type) {
+        return Proxy.newProxyInstance(LeaseChaos.class.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            String name = method.getName();
+            long start = System.nanoTime();
+            Object result;
+            try {
+                result = method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            } finally {
+                if (name.equals("getConnection")) {
+                    DATABASE_NANOS.get()[0] += System.nanoTime() - start;
+                } else if (name.startsWith("execute")) {
+                    DATABASE_NANOS.get()[1] += System.nanoTime() - start;
+                }
+            }
+            Class<?> returned = method.getReturnType();
+            boolean timedToo = returned == Connection.class || returned == PreparedStatement.class || returned == Statement.class;
+            return result != null && timedToo ? timed(result, returned) : result;
+        });
     }
 
     private static long counter(Connection c, String name) throws SQLException {
