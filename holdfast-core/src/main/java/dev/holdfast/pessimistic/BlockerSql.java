@@ -94,7 +94,7 @@ abstract class BlockerSql {
             }
             blockers.putIfAbsent(id, new Blocker(id, rs.getString("blocks"), rs.getString("user_name"),
                     rs.getString("application"), rs.getString("client"), transactionStart(rs),
-                    rs.getString("state"), StatementText.shown(dialect, rs.getString("statement"))));
+                    rs.getString("state"), statement(rs)));
         }
         return new Reading(List.copyOf(blockers.values()), List.copyOf(hidden), role);
     }
@@ -112,13 +112,24 @@ abstract class BlockerSql {
     /** When the session began to wait, from {@link #waitingSql()}'s {@code waiting_since}. */
     abstract @Nullable Instant waitingSince(ResultSet rs) throws SQLException;
 
-    /** The statement text as shown: literals replaced, cut (see {@link StatementText}). */
-    @Nullable String statement(@Nullable String text) {
-        return StatementText.shown(dialect, text);
+    /**
+     * The statement of a row of {@link #sql()} or {@link #waitingSql()} as shown: literals replaced,
+     * cut (see {@link StatementText}); its column {@code statement_whole} says whether the database
+     * showed all of it.
+     */
+    @Nullable String statement(ResultSet rs) throws SQLException {
+        return StatementText.shown(dialect, rs.getString("statement"), rs.getBoolean("statement_whole"));
     }
 
     /** PostgreSQL: every blocker of a waiting backend is one {@code pg_blocking_pids()} call away. */
     static final class PostgreSql extends BlockerSql {
+        /**
+         * Whether {@code a.query} is all of the statement: PostgreSQL keeps at most
+         * {@code track_activity_query_size - 1} bytes of it, cut at a character (up to 4 bytes).
+         */
+        private static final String WHOLE = "(length(a.query) <= 4096 AND octet_length(a.query) < (SELECT"
+                + " setting::int FROM pg_settings WHERE name = 'track_activity_query_size') - 4)";
+
         PostgreSql() {
             super(Dialect.POSTGRESQL);
         }
@@ -141,7 +152,7 @@ abstract class BlockerSql {
                     + " a.usename AS user_name, a.application_name AS application, host(a.client_addr) AS client,"
                     + " a.xact_start AS transaction_start,"
                     + " a.state || coalesce(', waiting for ' || a.wait_event_type || '/' || a.wait_event, '') AS state,"
-                    + " left(a.query, 4096) AS statement,"
+                    + " left(a.query, 4096) AS statement, " + WHOLE + " AS statement_whole,"
                     + " coalesce(a.query = '<insufficient privilege>', false) AS hidden"
                     + " FROM chain c LEFT JOIN pg_stat_activity a ON a.pid = c.pid"
                     + " ORDER BY c.depth, c.pid LIMIT " + MAX_ROWS;
@@ -158,7 +169,8 @@ abstract class BlockerSql {
             return "SELECT w.pid::text AS session_id, a.usename AS user_name, a.application_name AS application,"
                     + " host(a.client_addr) AS client, coalesce(w.since, a.query_start) AS waiting_since,"
                     + " a.state || coalesce(', waiting for ' || a.wait_event_type || '/' || a.wait_event, '') AS state,"
-                    + " CASE WHEN a.query = '<insufficient privilege>' THEN NULL ELSE left(a.query, 4096) END AS statement"
+                    + " CASE WHEN a.query = '<insufficient privilege>' THEN NULL ELSE left(a.query, 4096) END AS statement,"
+                    + " " + WHOLE + " AS statement_whole"
                     + " FROM (SELECT pid, min(waitstart) AS since FROM pg_locks WHERE NOT granted AND pid IS NOT NULL"
                     + " AND pid <> pg_backend_pid() GROUP BY pid) w LEFT JOIN pg_stat_activity a ON a.pid = w.pid"
                     + " ORDER BY waiting_since NULLS LAST, w.pid LIMIT ?";
@@ -178,6 +190,12 @@ abstract class BlockerSql {
 
     /** MariaDB: InnoDB's lock waits, each waiting transaction with the transactions it waits for. */
     static final class MariaDb extends BlockerSql {
+        /**
+         * Whether the statement is all there: {@code PROCESSLIST.INFO} keeps 65,535 characters,
+         * {@code INNODB_TRX.trx_query} (read when INFO is null) 1,024.
+         */
+        private static final String WHOLE = "(p.INFO IS NOT NULL AND CHAR_LENGTH(p.INFO) < 4096)";
+
         /** ER_SPECIFIC_ACCESS_DENIED_ERROR: INNODB_TRX and INNODB_LOCK_WAITS need PROCESS. */
         private static final int ACCESS_DENIED = 1227;
 
@@ -202,7 +220,8 @@ abstract class BlockerSql {
                     + " CURRENT_USER() AS role, p.USER AS user_name, CAST(NULL AS CHAR) AS application, p.HOST AS client,"
                     + " UNIX_TIMESTAMP(b.trx_started) AS transaction_start,"
                     + " CONCAT_WS(', ', b.trx_state, p.COMMAND) AS state,"
-                    + " LEFT(COALESCE(p.INFO, b.trx_query), 4096) AS statement, FALSE AS hidden"
+                    + " LEFT(COALESCE(p.INFO, b.trx_query), 4096) AS statement, " + WHOLE + " AS statement_whole,"
+                    + " FALSE AS hidden"
                     // A transaction that only reads or share-locks has trx_id 0, and so has every such transaction
                     // of the server: a blocker holds a lock, a plain read elsewhere holds none.
                     + " FROM chain c JOIN information_schema.INNODB_TRX b ON b.trx_id = c.trx AND b.trx_lock_structs > 0"
@@ -234,7 +253,7 @@ abstract class BlockerSql {
             return "SELECT CAST(r.trx_mysql_thread_id AS CHAR) AS session_id, p.USER AS user_name,"
                     + " CAST(NULL AS CHAR) AS application, p.HOST AS client,"
                     + " UNIX_TIMESTAMP(r.trx_wait_started) AS waiting_since, CONCAT_WS(', ', r.trx_state, p.COMMAND) AS state,"
-                    + " LEFT(COALESCE(p.INFO, r.trx_query), 4096) AS statement"
+                    + " LEFT(COALESCE(p.INFO, r.trx_query), 4096) AS statement, " + WHOLE + " AS statement_whole"
                     + " FROM information_schema.INNODB_TRX r"
                     + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = r.trx_mysql_thread_id"
                     + " WHERE r.trx_state = 'LOCK WAIT' ORDER BY r.trx_wait_started, r.trx_mysql_thread_id LIMIT ?";
@@ -271,7 +290,7 @@ abstract class BlockerSql {
                     + " SELECT CAST(c.id AS VARCHAR) AS session_id, CAST(c.blocks AS VARCHAR) AS blocks,"
                     + " CURRENT_USER AS role, s.USER_NAME AS user_name, s.CLIENT_INFO AS application,"
                     + " s.CLIENT_ADDR AS client, s.SESSION_STATE AS state, s.EXECUTING_STATEMENT AS statement,"
-                    + " s.SESSION_ID IS NULL AS hidden"
+                    + " TRUE AS statement_whole, s.SESSION_ID IS NULL AS hidden"
                     + " FROM chain c LEFT JOIN INFORMATION_SCHEMA.SESSIONS s ON s.SESSION_ID = c.id"
                     + " ORDER BY c.depth, c.id LIMIT " + MAX_ROWS;
         }
@@ -285,7 +304,7 @@ abstract class BlockerSql {
         String waitingSql() {
             return "SELECT CAST(SESSION_ID AS VARCHAR) AS session_id, USER_NAME AS user_name, CLIENT_INFO AS application,"
                     + " CLIENT_ADDR AS client, EXECUTING_STATEMENT_START AS waiting_since, SESSION_STATE AS state,"
-                    + " EXECUTING_STATEMENT AS statement FROM INFORMATION_SCHEMA.SESSIONS"
+                    + " EXECUTING_STATEMENT AS statement, TRUE AS statement_whole FROM INFORMATION_SCHEMA.SESSIONS"
                     + " WHERE BLOCKER_ID IS NOT NULL ORDER BY EXECUTING_STATEMENT_START, SESSION_ID LIMIT ?";
         }
 

@@ -85,7 +85,7 @@ public final class RowLockWaits {
                 while (rs.next()) {
                     waits.add(new Waiting(rs.getString("session_id"), rs.getString("user_name"),
                             rs.getString("application"), rs.getString("client"), sql.waitingSince(rs),
-                            rs.getString("state"), sql.statement(rs.getString("statement"))));
+                            rs.getString("state"), sql.statement(rs)));
                 }
             }
         }

@@ -4,113 +4,62 @@ import dev.holdfast.jdbc.dialect.Dialect;
 
 import org.jspecify.annotations.Nullable;
 
+import java.util.List;
+
 /**
  * A blocker's statement as {@link Blocker#statement()} shows it: no bind value and no literal (a
- * MariaDB client-side prepared statement reaches the server with its values written in, and H2
- * lists a statement's parameters after it), whitespace collapsed, cut to
+ * MariaDB client-side prepared statement reaches the server with its values written in, and H2 lists
+ * a statement's parameters after it), no comment, whitespace collapsed, cut to
  * {@link Blocker#MAX_STATEMENT_LENGTH}.
  *
- * <p>Every quoted string (single quotes; double quotes too on MariaDB, where they quote strings;
- * PostgreSQL dollar quotes) and every number that is not part of a name becomes {@code ?}. A
- * string the database cut off before its end (PostgreSQL keeps {@code track_activity_query_size}
- * bytes) is replaced to the end. Erring towards hiding: a backslash inside quotes always escapes
- * the next character, which may hide more than the literal.
+ * <p>The text is read token by token by the database's own lexical rules ({@link SqlReading}): every
+ * string (in each of the database's forms) and every number becomes {@code ?}, every comment a space,
+ * and names, quoted ones too, stay. Where the rules depend on a setting of the blocker's session
+ * (PostgreSQL {@code standard_conforming_strings}, MariaDB {@code NO_BACKSLASH_ESCAPES} and
+ * {@code ANSI_QUOTES}, and the server version that decides whether MariaDB runs a versioned
+ * {@code /*!…} comment), the text is read each way and shown only as far as every reading agrees.
+ * Where a reading cannot be sure of what follows (an unterminated string, comment or name, a prefix
+ * before a quote that the database does not define), nothing after that point is shown, and the text
+ * ends in {@code …}. A reading that ends inside a string, name or comment of a statement the database
+ * shows whole is not how the database read it (it ran the statement), and is left out.
  */
 final class StatementText {
 
     private StatementText() {
     }
 
-    static @Nullable String shown(Dialect dialect, @Nullable String sql) {
+    /**
+     * @param sql   the text the database shows of the statement
+     * @param whole the database shows all of it: not cut by its limit ({@code track_activity_query_size}) or ours
+     */
+    static @Nullable String shown(Dialect dialect, @Nullable String sql, boolean whole) {
         if (sql == null || sql.isBlank()) {
             return null;
         }
-        String text = dialect == Dialect.H2 ? withoutH2Parameters(sql) : sql;
-        String redacted = redact(text, dialect == Dialect.MARIADB);
-        return cut(redacted.strip().replaceAll("\\s+", " "));
-    }
-
-    /** H2 appends the parameters of a prepared statement: {@code … WHERE id = ? {1: 42}}. */
-    private static String withoutH2Parameters(String sql) {
-        int parameters = sql.lastIndexOf(" {1: ");
-        return parameters < 0 ? sql : sql.substring(0, parameters);
-    }
-
-    static String redact(String sql, boolean doubleQuotedStrings) {
-        StringBuilder out = new StringBuilder(sql.length());
-        int i = 0;
-        int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            String tag = c == '$' ? dollarTag(sql, i) : null;
-            if (c == '\'' || (c == '"' && doubleQuotedStrings)) {
-                i = endOfQuoted(sql, i, c);
-                out.append('?');
-            } else if (tag != null) {
-                int end = sql.indexOf(tag, i + tag.length());
-                i = end < 0 ? n : end + tag.length();
-                out.append('?');
-            } else if (Character.isDigit(c) && !partOfName(sql, i)) {
-                i = endOfNumber(sql, i);
-                out.append('?');
-            } else {
-                out.append(c);
-                i++;
-            }
+        List<SqlReading.Shown> readings = SqlReading.of(dialect).stream().map(r -> r.shown(sql)).toList();
+        List<SqlReading.Shown> possible = readings.stream().filter(r -> !whole || !r.unterminated()).toList();
+        String agreed = null;
+        for (SqlReading.Shown reading : possible.isEmpty() ? readings : possible) {
+            agreed = agreed == null ? reading.text() : agreement(agreed, reading.text());
         }
-        return out.toString();
+        return agreed == null || agreed.isBlank() ? null : cut(agreed.strip());
     }
 
-    /** The index after the literal quoted by {@code quote} that starts at {@code start}. */
-    private static int endOfQuoted(String sql, int start, char quote) {
-        int i = start + 1;
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (c == '\\') {
-                i += 2;
-            } else if (c == quote) {
-                if (i + 1 < sql.length() && sql.charAt(i + 1) == quote) {
-                    i += 2; // a doubled quote stays inside the literal
-                } else {
-                    return i + 1;
-                }
-            } else {
-                i++;
-            }
+    /** What two readings show alike: all of it, or their common beginning and {@code …}. */
+    private static String agreement(String a, String b) {
+        if (a.equals(b)) {
+            return a;
         }
-        return sql.length();
-    }
-
-    /** {@code $$} or {@code $tag$} starting at {@code i}, or null (a {@code $1} placeholder is none). */
-    private static @Nullable String dollarTag(String sql, int i) {
-        int j = i + 1;
-        while (j < sql.length() && (Character.isLetter(sql.charAt(j)) || sql.charAt(j) == '_')) {
-            j++;
+        int same = 0;
+        while (same < a.length() && same < b.length() && a.charAt(same) == b.charAt(same)) {
+            same++;
         }
-        return j < sql.length() && sql.charAt(j) == '$' && (i == 0 || !isNameChar(sql.charAt(i - 1)))
-                ? sql.substring(i, j + 1) : null;
-    }
-
-    private static boolean partOfName(String sql, int i) {
-        return i > 0 && (isNameChar(sql.charAt(i - 1)) || sql.charAt(i - 1) == '$');
-    }
-
-    private static boolean isNameChar(char c) {
-        return Character.isLetterOrDigit(c) || c == '_';
-    }
-
-    /** Digits, a fraction, an exponent, or a hexadecimal {@code 0x…}: all of one number. */
-    private static int endOfNumber(String sql, int start) {
-        int i = start;
-        while (i < sql.length() && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '.'
-                || ((sql.charAt(i) == '+' || sql.charAt(i) == '-') && (sql.charAt(i - 1) == 'e' || sql.charAt(i - 1) == 'E')))) {
-            i++;
-        }
-        return i;
+        String common = a.substring(0, same).stripTrailing();
+        return common.endsWith(SqlReading.CUT) ? common : common + SqlReading.CUT;
     }
 
     private static String cut(String text) {
         return text.length() <= Blocker.MAX_STATEMENT_LENGTH ? text
-                : text.substring(0, Blocker.MAX_STATEMENT_LENGTH - 1) + "…";
+                : text.substring(0, Blocker.MAX_STATEMENT_LENGTH - 1) + SqlReading.CUT;
     }
 }

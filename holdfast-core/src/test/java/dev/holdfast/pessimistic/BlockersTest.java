@@ -209,6 +209,43 @@ class BlockersTest {
         }
     }
 
+    /**
+     * A blocker's statement with an apostrophe in a comment, or a string that ends in a backslash,
+     * shows none of its literals (they were shown in clear before comments and per-database escape
+     * rules were read).
+     */
+    @DatabaseTest
+    void aBlockersStatementShowsNoLiteralWhateverItsCommentsAndEscapes(TestDatabase db) throws Exception {
+        String backslash = db.kind() == TestDatabase.Kind.MARIADB ? "'C:\\\\'" : "'C:\\'"; // MariaDB escapes it
+        List<String> statements = List.of(
+                "SELECT val FROM %s /* the customer's note */ WHERE id = ? AND val <> 'Cmt-S3cr3t' FOR UPDATE",
+                "SELECT val FROM %s -- isn't it\n WHERE id = ? AND val <> 'Cmt-S3cr3t' FOR UPDATE",
+                "SELECT val FROM %s WHERE id = ? AND val <> " + backslash + " AND val <> 'Bs-S3cr3t' FOR UPDATE");
+        for (String statement : statements) {
+            try (BlockingSessions s = new BlockingSessions(db, 2)) {
+                Session a = s.begin("a");
+                Session b = s.begin("b");
+                s.lock(a, 1);
+                s.lock(b, 2);
+                s.waitFor(b, 1, statement); // A blocks B, which runs the statement
+                PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
+
+                Timeout t = timeout(db, db.dataSource(), locks, "a statement with comments and escapes",
+                        forUpdate(locks, s.table, 2, LockWait.atMost(BOUND)));
+
+                if (throughPooler(db, t)) {
+                    return;
+                }
+                assertThat(t.ids()).as(t.blockers().toString()).startsWith(b.id());
+                String shown = t.blockers().sessions().get(0).statement();
+                String id = db.kind() == TestDatabase.Kind.POSTGRESQL ? "$1" : "?"; // a bind value; written in, or listed
+                assertThat(shown).as(statement).isEqualTo("SELECT val FROM " + s.table + " WHERE id = " + id + " AND val <> ?"
+                        + (statement.contains("C:") ? " AND val <> ?" : "") + " FOR UPDATE");
+                assertThat(t.exception().getMessage()).doesNotContain("S3cr3t").doesNotContain("C:");
+            }
+        }
+    }
+
     @DatabaseTest
     void threeBlockersInAChain(TestDatabase db) throws Exception {
         try (BlockingSessions s = new BlockingSessions(db, 4)) {

@@ -95,17 +95,29 @@ final class BlockingSessions implements AutoCloseable {
      * literal and a bind value in its text; returns once the database shows it waiting.
      */
     void waitFor(Session session, long id) {
+        waitFor(session, id, "SELECT val FROM %s WHERE id = ? AND val <> '" + SECRET_LITERAL + "' AND val <> ? FOR UPDATE");
+    }
+
+    /**
+     * {@code session} starts to run {@code statement} in the background, with this table for its
+     * {@code %s}, {@code id} for its first parameter and {@link #SECRET_BIND} for its second, if any
+     * (no other question mark in its text):
+     * a statement that locks row {@code id}, held by another. Returns once the database shows it waiting.
+     */
+    void waitFor(Session session, long id, String statement) {
+        String sql = statement.formatted(table);
         sessions.put(session, background.submit(() -> {
-            try (PreparedStatement ps = session.connection().prepareStatement("SELECT val FROM " + table
-                    + " WHERE id = ? AND val <> '" + SECRET_LITERAL + "' AND val <> ? FOR UPDATE")) {
+            try (PreparedStatement ps = session.connection().prepareStatement(sql)) {
                 ps.setLong(1, id);
-                ps.setString(2, SECRET_BIND);
+                if (sql.chars().filter(c -> c == '?').count() > 1) {
+                    ps.setString(2, SECRET_BIND);
+                }
                 ps.executeQuery().close();
             }
             return null;
         }));
         waiting++;
-        LockWaits.awaitWaitingForALock(db, "%FROM " + table + " WHERE id = %", waiting);
+        LockWaits.awaitWaitingForALock(db, "%FROM " + table + "%", waiting);
     }
 
     private void select(Connection c, long id, String lock) throws SQLException {
