@@ -2,6 +2,8 @@ package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.internal.Jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,11 +23,6 @@ final class BlockerProbe {
 
     /** Longest a reading may run (a statement timeout of its own). */
     static final int QUERY_TIMEOUT_SECONDS = 5;
-
-    /** Why the blockers of a session the server does not know cannot be told. */
-    static final String NOT_A_BACKEND = "session %s is no session of the database server: a connection pooler between"
-            + " (PgBouncer) reports process ids of its own, so the server cannot say who blocks; connect directly,"
-            + " without the pooler, to have the blockers named";
 
     private final BlockerSql sql;
     private final DataSource source;
@@ -53,8 +50,9 @@ final class BlockerProbe {
                 if (!reading.blockers().isEmpty()) {
                     return Blockers.of(session, reading.blockers());
                 }
-                if (readings == 1 && !exists(c, session)) {
-                    return Blockers.unknown(NOT_A_BACKEND.formatted(session));
+                String unseen = readings == 1 ? unseen(c, session) : null;
+                if (unseen != null) {
+                    return Blockers.unknown(unseen);
                 }
                 long pause = TimeUnit.MILLISECONDS.toNanos(sql.rereadMillis());
                 if (System.nanoTime() + pause >= deadline || ended.await(pause, TimeUnit.NANOSECONDS)) {
@@ -76,21 +74,23 @@ final class BlockerProbe {
         }
     }
 
-    /** Whether the server has a session of that id (true where the driver's id is the server's for sure). */
-    private boolean exists(Connection c, String session) throws SQLException {
+    /** Why this role does not see the waiting session at all, or null if it does (or always would). */
+    private @Nullable String unseen(Connection c, String session) throws SQLException {
         String count = sql.sessionCountSql();
         if (count == null) {
-            return true;
+            return null;
         }
-        return Jdbc.autocommit(c, connection -> {
+        String because = Jdbc.autocommit(c, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(count)) {
                 ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
                 ps.setLong(1, Long.parseLong(session));
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() && rs.getLong(1) > 0;
+                    rs.next();
+                    return rs.getLong(1) > 0 ? "" : sql.unseenBecause(session, rs.getString(2));
                 }
             }
         });
+        return because.isEmpty() ? null : because;
     }
 
     private BlockerSql.Reading read(Connection c, String session) throws SQLException {

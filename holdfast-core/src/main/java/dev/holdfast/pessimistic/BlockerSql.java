@@ -56,11 +56,17 @@ abstract class BlockerSql {
     abstract String sql();
 
     /**
-     * Counts the sessions with the id bound as its parameter, or null where the driver's id is the
-     * server's for sure. Through a pooler (PgBouncer) pgjdbc learns a process id of the pooler's own.
+     * Counts the sessions this role sees with the id bound as its parameter (and names the role), or
+     * null where the waiting session is always seen: read when a session was not seen waiting, to tell
+     * why ({@link #unseenBecause}).
      */
     @Nullable String sessionCountSql() {
         return null;
+    }
+
+    /** Why the waiting {@code session} is not among the sessions {@code role} sees. */
+    String unseenBecause(String session, @Nullable String role) {
+        return "session " + session + " is not among the sessions " + role + " may see";
     }
 
     /** How long to wait before reading again when the session was not seen waiting. */
@@ -134,9 +140,18 @@ abstract class BlockerSql {
             super(Dialect.POSTGRESQL);
         }
 
+        /** Every role sees every backend in pg_stat_activity (if not what it runs). */
         @Override
         String sessionCountSql() {
-            return "SELECT count(*) FROM pg_stat_activity WHERE pid = CAST(? AS integer)";
+            return "SELECT count(*), current_user FROM pg_stat_activity WHERE pid = CAST(? AS integer)";
+        }
+
+        /** Through a pooler (PgBouncer) pgjdbc learns a process id of the pooler's own. */
+        @Override
+        String unseenBecause(String session, @Nullable String role) {
+            return "session " + session + " is no session of the database server: a connection pooler between"
+                    + " (PgBouncer) reports process ids of its own, so the server cannot say who blocks; connect"
+                    + " directly, without the pooler, to have the blockers named";
         }
 
         @Override
@@ -298,6 +313,17 @@ abstract class BlockerSql {
         @Override
         @Nullable Instant transactionStart(ResultSet rs) {
             return null; // H2 does not keep when a session's transaction began
+        }
+
+        /** A user who is no admin sees no session but its own, the waiting one neither. */
+        @Override
+        String sessionCountSql() {
+            return "SELECT COUNT(*), CURRENT_USER FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = CAST(? AS INTEGER)";
+        }
+
+        @Override
+        String unseenBecause(String session, @Nullable String role) {
+            return hiddenBecause(new Reading(List.of(), List.of(session), role));
         }
 
         @Override
