@@ -3,22 +3,22 @@ package dev.holdfast.jdbc;
 import java.util.List;
 
 /**
- * The tables Holdfast keeps state in. Each has DDL scripts per dialect, shipped in the jar at
- * {@code dev/holdfast/schema/<dialect>/<script>}, named so that Flyway can run them as versioned
- * migrations: point Flyway at {@code classpath:dev/holdfast/schema/<dialect>} and give it the
- * placeholder {@code ${<placeholder>}} with the table name. A later script changes a table that an
- * earlier one created, idempotently, so running every script at every start is also correct.
+ * The tables Holdfast keeps state in. Each has one DDL script per dialect, shipped in the jar at
+ * {@code dev/holdfast/schema/<dialect>/<script>}, that creates the table with its indexes and its
+ * satellite tables (for the leases {@code <name>_queue}, and on PostgreSQL {@code <name>_timelines}),
+ * the table name written as the placeholder {@code ${<placeholder>}}. Every statement is
+ * {@code CREATE … IF NOT EXISTS}, so running the scripts at every start is harmless. They are named
+ * as Flyway versioned migrations ({@code V1_1__holdfast_locks.sql}, {@code V1_2__holdfast_leases.sql};
+ * on H2 also {@link SchemaInstaller#CLOCK_SCRIPT}), so that Flyway can run a dialect's folder in a
+ * history table of Holdfast's own; a later change to a table will come as a script of a later version.
  */
 public enum HoldfastTable {
 
     /** The offline pessimistic locks of {@code dev.holdfast.pessimistic.offline}. */
-    OFFLINE_LOCKS("holdfast_locks", "V1_1__holdfast_locks.sql", "V1_3__holdfast_locks_ended.sql"),
+    OFFLINE_LOCKS("holdfast_locks", "V1_1__holdfast_locks.sql"),
 
     /** The distributed leases of {@code dev.holdfast.lease}. */
-    LEASES("holdfast_leases", "V1_2__holdfast_leases.sql", "V1_4__holdfast_leases_broken.sql",
-            "V1_5__holdfast_leases_queue.sql", "V1_6__holdfast_leases_handoff.sql",
-            "V1_7__holdfast_leases_timelines.sql", "V1_8__holdfast_leases_handoff_mariadb.sql",
-            "V1_9__holdfast_leases_waiters_mariadb.sql", "V1_10__holdfast_leases_queue_place.sql");
+    LEASES("holdfast_leases", "V1_2__holdfast_leases.sql");
 
     /** Longest table name the installer accepts: index names append up to 14 characters. */
     public static final int MAX_NAME_LENGTH = 48;
@@ -36,7 +36,10 @@ public enum HoldfastTable {
         return defaultName;
     }
 
-    /** The file names of the table's scripts inside each dialect's folder, in the order they run. */
+    /**
+     * The file names of the table's scripts inside each dialect's folder, in the order they run: one
+     * script in this version, which creates the table as it is; a later change adds a script.
+     */
     public List<String> scripts() {
         return scripts;
     }

@@ -21,9 +21,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * Creates Holdfast's tables from the DDL scripts shipped in the jar. Idempotent: every statement
- * is {@code CREATE … IF NOT EXISTS}, so it can run at every start of every server. Runs on its own
- * connection in autocommit mode.
+ * Creates Holdfast's tables from the DDL scripts shipped in the jar ({@link HoldfastTable#scripts()}).
+ * Idempotent: every statement is {@code CREATE … IF NOT EXISTS}, so it can run at every start of every
+ * server. Runs on its own connection in autocommit mode.
  *
  * <pre>{@code
  * new SchemaInstaller(dataSource).install(HoldfastTable.LEASES, "holdfast_leases");
@@ -31,7 +31,11 @@ import javax.sql.DataSource;
  */
 public final class SchemaInstaller {
 
-    private static final String CLOCK_SCRIPT = "V1_0__holdfast_clock.sql";
+    /**
+     * The file name of the script, in the {@code h2} folder only, that creates the clock function
+     * {@link Dialect#clock()} calls on H2 ({@link #installClock()}).
+     */
+    public static final String CLOCK_SCRIPT = "V1_0__holdfast_clock.sql";
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -41,6 +45,7 @@ public final class SchemaInstaller {
         this(dataSource, Dialect.detect(dataSource));
     }
 
+    /** Installs the scripts of {@code dialect}, without asking the database which it is. */
     public SchemaInstaller(DataSource dataSource, Dialect dialect) {
         this.dataSource = Arguments.notNull(dataSource, "dataSource");
         this.dialect = Arguments.notNull(dialect, "dialect");
@@ -89,8 +94,12 @@ public final class SchemaInstaller {
     }
 
     /**
-     * The DDL that {@link #install(HoldfastTable, String)} runs, with the table name filled in,
-     * for review or for a migration tool.
+     * The DDL that {@link #install(HoldfastTable, String)} runs for {@code table} (its
+     * {@linkplain HoldfastTable#scripts() scripts}, without H2's clock function), with the table name
+     * filled in, for review or for a migration tool.
+     *
+     * @throws IllegalArgumentException if {@code name} is not a plain unqualified identifier of at
+     *                                  most {@value HoldfastTable#MAX_NAME_LENGTH} characters
      */
     public static String script(Dialect dialect, HoldfastTable table, String name) {
         SqlIdentifier id = SqlIdentifier.unqualified(name);

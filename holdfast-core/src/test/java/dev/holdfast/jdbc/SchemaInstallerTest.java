@@ -5,8 +5,13 @@ import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,6 +50,38 @@ class SchemaInstallerTest {
             assertThatThrownBy(() -> SchemaInstaller.script(Dialect.POSTGRESQL, HoldfastTable.LEASES, bad))
                     .isInstanceOf(IllegalArgumentException.class);
         }
+    }
+
+    /**
+     * What the installer runs is what Flyway finds in a dialect's folder: one script per table (and H2's
+     * clock), no stray file a migration tool would also run.
+     */
+    @Test
+    void eachDialectsFolderHoldsExactlyTheScriptsTheInstallerRuns() throws URISyntaxException {
+        for (Dialect dialect : Dialect.values()) {
+            File folder = new File(Objects.requireNonNull(SchemaInstaller.class.getResource(
+                    "/dev/holdfast/schema/" + dialect.id())).toURI());
+            List<String> expected = new ArrayList<>();
+            if (dialect == Dialect.H2) {
+                expected.add(SchemaInstaller.CLOCK_SCRIPT);
+            }
+            for (HoldfastTable table : HoldfastTable.values()) {
+                expected.addAll(table.scripts());
+            }
+            assertThat(Arrays.asList(Objects.requireNonNull(folder.list()))).as(dialect.id())
+                    .containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    @Test
+    void aTablesScriptNamesTheTableAndItsSatellitesAndNothingElse() {
+        String ddl = SchemaInstaller.script(Dialect.POSTGRESQL, HoldfastTable.LEASES, "team_leases");
+        assertThat(ddl).doesNotContain("${").contains("CREATE TABLE IF NOT EXISTS team_leases (")
+                .contains("CREATE TABLE IF NOT EXISTS team_leases_queue (")
+                .contains("CREATE TABLE IF NOT EXISTS team_leases_timelines (")
+                .doesNotContain("holdfast_");
+        assertThat(SchemaInstaller.script(Dialect.H2, HoldfastTable.OFFLINE_LOCKS, "locks"))
+                .as("the clock is installed on its own").doesNotContain("ALIAS");
     }
 
     @Test

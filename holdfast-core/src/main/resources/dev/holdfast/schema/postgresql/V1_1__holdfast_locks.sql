@@ -1,14 +1,23 @@
 -- Offline pessimistic locks (dev.holdfast.pessimistic.offline). One row per resource that was ever locked;
 -- a released or expired row is taken over in place by the next tryLock, and purged by operators.
 -- lock_id is NULL once released; expiry is decided by database time only.
+-- ended_*: what ended the row's last lock (released by its owner, broken by an operator, replaced by
+-- the owner's re-acquire, or taken over after it expired), so that a refused lock id is told exactly
+-- what happened. Only the latest ended lock of a resource is kept.
 CREATE TABLE IF NOT EXISTS ${holdfast_locks_table} (
-    lock_type   VARCHAR(100) NOT NULL,
-    resource_id VARCHAR(200) NOT NULL,
-    lock_id     VARCHAR(32),
-    lock_owner  VARCHAR(200),
-    acquired_at TIMESTAMPTZ NOT NULL,
-    expires_at  TIMESTAMPTZ NOT NULL,
+    lock_type     VARCHAR(100) NOT NULL,
+    resource_id   VARCHAR(200) NOT NULL,
+    lock_id       VARCHAR(32),
+    lock_owner    VARCHAR(200),
+    acquired_at   TIMESTAMPTZ NOT NULL,
+    expires_at    TIMESTAMPTZ NOT NULL,
+    ended_lock_id VARCHAR(32),
+    ended_owner   VARCHAR(200),
+    ended_reason  VARCHAR(16),
+    ended_by      VARCHAR(200),
+    ended_at      TIMESTAMPTZ,
     CONSTRAINT ${holdfast_locks_table}_pk PRIMARY KEY (lock_type, resource_id)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS ${holdfast_locks_table}_lock_id_uk ON ${holdfast_locks_table} (lock_id);
 CREATE INDEX IF NOT EXISTS ${holdfast_locks_table}_expires_ix ON ${holdfast_locks_table} (expires_at);
+CREATE INDEX IF NOT EXISTS ${holdfast_locks_table}_ended_ix ON ${holdfast_locks_table} (ended_lock_id);

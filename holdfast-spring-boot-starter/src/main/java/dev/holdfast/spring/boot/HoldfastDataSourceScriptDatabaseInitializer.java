@@ -30,8 +30,6 @@ import javax.sql.DataSource;
  */
 public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScriptDatabaseInitializer {
 
-    private static final String CLOCK_SCRIPT = "V1_0__holdfast_clock.sql";
-
     private final SchemaInstaller installer;
     private final Map<HoldfastTable, String> names;
 
@@ -57,7 +55,7 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
         boolean clock = false;
         for (Resource script : scripts) {
             String file = script.getFilename();
-            clock |= CLOCK_SCRIPT.equals(file);
+            clock |= SchemaInstaller.CLOCK_SCRIPT.equals(file);
             names.forEach((table, name) -> {
                 if (table.scripts().contains(file)) {
                     tables.put(table, name);
@@ -79,7 +77,7 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
         String folder = "classpath:dev/holdfast/schema/" + dialect.id() + "/";
         List<String> locations = new ArrayList<>();
         if (dialect == Dialect.H2) {
-            locations.add(folder + CLOCK_SCRIPT);
+            locations.add(folder + SchemaInstaller.CLOCK_SCRIPT);
         }
         for (HoldfastTable table : HoldfastTable.values()) {
             if (names.containsKey(table)) {
