@@ -20,12 +20,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every Java block of the README and of {@code docs/} is a tagged region of a source file that the
  * build compiles and a test runs, word for word: a block is preceded by {@code <!-- snippet: NAME -->}
  * and NAME is the region between {@code // tag::NAME[]} and {@code // end::NAME[]} in exactly one
- * Java file of the repository (indentation removed).
+ * Java file of the repository (indentation removed). A block of another language (XML, properties,
+ * YAML) preceded by such a marker is checked the same way against a region of a file of its kind
+ * that a test reads, tagged {@code <!-- tag::NAME[] -->} or {@code # tag::NAME[]}.
  */
 class DocumentationSnippetsTest {
 
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: ([a-z0-9-]+) -->");
-    private static final Pattern TAG = Pattern.compile("//\\s*tag::([a-z0-9-]+)\\[]");
+    private static final Pattern TAG = Pattern.compile("(?://|#|<!--)\\s*tag::([a-z0-9-]+)\\[]\\s*(?:-->)?");
+    private static final Pattern END = Pattern.compile("(?://|#|<!--)\\s*end::([a-z0-9-]+)\\[]\\s*(?:-->)?");
+    private static final List<String> TAGGED_FILES = List.of(".java", ".xml", ".properties", ".yml", ".yaml");
 
     private static final Path ROOT = RepositoryRoot.path();
 
@@ -37,7 +41,8 @@ class DocumentationSnippetsTest {
         for (Path doc : documents()) {
             List<String> lines = Files.readAllLines(doc);
             for (int i = 0; i < lines.size(); i++) {
-                if (!lines.get(i).strip().equals("```java")) {
+                String fence = lines.get(i).strip();
+                if (!fence.startsWith("```") || fence.equals("```")) {
                     continue;
                 }
                 String where = ROOT.relativize(doc) + ":" + (i + 1);
@@ -48,7 +53,9 @@ class DocumentationSnippetsTest {
                 List<String> block = lines.subList(i + 1, end);
                 Matcher marker = i > 0 ? MARKER.matcher(lines.get(i - 1).strip()) : MARKER.matcher("");
                 if (!marker.matches()) {
-                    problems.add(where + ": a java block without <!-- snippet: NAME --> above it");
+                    if (fence.equals("```java")) {
+                        problems.add(where + ": a java block without <!-- snippet: NAME --> above it");
+                    }
                 } else {
                     List<Region> found = regions.getOrDefault(marker.group(1), List.of());
                     if (found.size() != 1) {
@@ -88,15 +95,14 @@ class DocumentationSnippetsTest {
     private static Map<String, List<Region>> regions() throws IOException {
         Map<String, List<Region>> regions = new HashMap<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
-            for (Path file : files.filter(p -> p.toString().endsWith(".java"))
+            for (Path file : files.filter(p -> TAGGED_FILES.stream().anyMatch(p.toString()::endsWith))
                     .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).toList()) {
                 List<String> lines = read(file);
                 for (int i = 0; i < lines.size(); i++) {
                     Matcher tag = TAG.matcher(lines.get(i).strip());
                     if (tag.matches()) {
-                        String end = "// end::" + tag.group(1) + "[]";
                         int j = i + 1;
-                        while (j < lines.size() && !lines.get(j).strip().equals(end)) {
+                        while (j < lines.size() && !isEnd(lines.get(j), tag.group(1))) {
                             j++;
                         }
                         regions.computeIfAbsent(tag.group(1), k -> new ArrayList<>())
@@ -106,6 +112,11 @@ class DocumentationSnippetsTest {
             }
         }
         return regions;
+    }
+
+    private static boolean isEnd(String line, String name) {
+        Matcher end = END.matcher(line.strip());
+        return end.matches() && end.group(1).equals(name);
     }
 
     private static List<String> read(Path file) {
