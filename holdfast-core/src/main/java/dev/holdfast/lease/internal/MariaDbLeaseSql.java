@@ -152,7 +152,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /**
      * The place of queue entry {@code q} in arrival order as one string: its {@code queued_at} in 20 fixed-width
      * digits, then its waiter id; compared in binary, it orders as {@code ORDER BY queued_at, owner}. A stored
-     * generated column (script {@code V1_10}), indexed with the name: the first live entry past a served mark is
+     * generated column ({@code <queue>.place}), indexed with the name: the first live entry past a served mark is
      * found by reading that index in order, with no sort and no string built per row.
      */
     private static String place(String q) {
