@@ -1,5 +1,0 @@
--- Who broke a lease (LeaseService.forceRelease) and when, so that its holder's next release or
--- renewal can say so; cleared by every ordinary release.
-ALTER TABLE ${holdfast_leases_table}
-    ADD COLUMN IF NOT EXISTS broken_by VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,
-    ADD COLUMN IF NOT EXISTS broken_at DATETIME(6) NULL;
