@@ -10,7 +10,8 @@ import java.util.List;
  * {@code CREATE … IF NOT EXISTS}, so running the scripts at every start is harmless. They are named
  * as Flyway versioned migrations ({@code V1_1__holdfast_locks.sql}, {@code V1_2__holdfast_leases.sql};
  * on H2 also {@link SchemaInstaller#CLOCK_SCRIPT}), so that Flyway can run a dialect's folder in a
- * history table of Holdfast's own; a later change to a table will come as a script of a later version.
+ * history table of Holdfast's own; the Liquibase changelog {@code dev/holdfast/schema/holdfast-changelog.xml}
+ * runs the same scripts. A later change to a table will come as a script of a later version.
  */
 public enum HoldfastTable {
 
