@@ -14,6 +14,9 @@
 # Ports and locations can be changed with HOLDFAST_FAULT_PG_PORT, HOLDFAST_FAULT_MARIADB_PORT and
 # HOLDFAST_FAULT_MARIADB_DIR. Needs root (creates a cluster, runs mariadbd as user mysql).
 set -euo pipefail
+# The servers it starts run as another user, who may not enter the caller's directory (a clone made by
+# mktemp -d is 0700): nothing here depends on it.
+cd /
 
 PG_CLUSTER=holdfast_fault
 PG_PORT=${HOLDFAST_FAULT_PG_PORT:-5433}

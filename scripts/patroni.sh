@@ -29,6 +29,9 @@
 # within 10 s. Needs root (the nodes run as user postgres) and Debian's packages patroni (3.0) and
 # etcd-server (3.4): apt-get install -y patroni etcd-server. Directory: HOLDFAST_PATRONI_DIR (/tmp/holdfast-patroni).
 set -euo pipefail
+# The servers it starts run as another user, who may not enter the caller's directory (a clone made by
+# mktemp -d is 0700): nothing here depends on it.
+cd /
 
 DIR=${HOLDFAST_PATRONI_DIR:-/tmp/holdfast-patroni}
 RUN_AS=postgres

@@ -20,6 +20,9 @@
 # reach the pair through HOLDFAST_REPLICA_URL (default
 # jdbc:postgresql://127.0.0.1:5434,127.0.0.1:5435/test?targetServerType=primary). Needs root.
 set -euo pipefail
+# The servers it starts run as another user, who may not enter the caller's directory (a clone made by
+# mktemp -d is 0700): nothing here depends on it.
+cd /
 [ -n "${PG_REPLICA_TRACE:-}" ] && PS4='+ $(date +%s.%N) ' && set -x
 
 CLUSTERS=${HOLDFAST_REPLICA_CLUSTERS:-holdfast}

@@ -17,6 +17,9 @@
 # HOLDFAST_PGBOUNCER_PORT (6432), HOLDFAST_PGBOUNCER_DIR (/tmp/holdfast-pgbouncer),
 # HOLDFAST_PGBOUNCER_UPSTREAM_PORT (5432).
 set -euo pipefail
+# The servers it starts run as another user, who may not enter the caller's directory (a clone made by
+# mktemp -d is 0700): nothing here depends on it.
+cd /
 
 PORT=${HOLDFAST_PGBOUNCER_PORT:-6432}
 DIR=${HOLDFAST_PGBOUNCER_DIR:-/tmp/holdfast-pgbouncer}
