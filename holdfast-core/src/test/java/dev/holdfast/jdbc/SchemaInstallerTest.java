@@ -5,13 +5,18 @@ import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
+import java.io.IOException;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,10 +62,9 @@ class SchemaInstallerTest {
      * clock), no stray file a migration tool would also run.
      */
     @Test
-    void eachDialectsFolderHoldsExactlyTheScriptsTheInstallerRuns() throws URISyntaxException {
+    void eachDialectsFolderHoldsExactlyTheScriptsTheInstallerRuns() throws Exception {
         for (Dialect dialect : Dialect.values()) {
-            File folder = new File(Objects.requireNonNull(SchemaInstaller.class.getResource(
-                    "/dev/holdfast/schema/" + dialect.id())).toURI());
+            List<String> found = filesIn("/dev/holdfast/schema/" + dialect.id());
             List<String> expected = new ArrayList<>();
             if (dialect == Dialect.H2) {
                 expected.add(SchemaInstaller.CLOCK_SCRIPT);
@@ -68,8 +72,24 @@ class SchemaInstallerTest {
             for (HoldfastTable table : HoldfastTable.values()) {
                 expected.addAll(table.scripts());
             }
-            assertThat(Arrays.asList(Objects.requireNonNull(folder.list()))).as(dialect.id())
-                    .containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(found).as(dialect.id()).containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    /** The names in a resource folder, whether the classes come from a folder or (another module's build) a jar. */
+    private static List<String> filesIn(String folder) throws IOException, URISyntaxException {
+        URI uri = Objects.requireNonNull(SchemaInstaller.class.getResource(folder), folder).toURI();
+        if (!"jar".equals(uri.getScheme())) {
+            return list(Path.of(uri));
+        }
+        try (FileSystem jar = FileSystems.newFileSystem(uri, Map.of())) {
+            return list(jar.provider().getPath(uri));
+        }
+    }
+
+    private static List<String> list(Path folder) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.map(file -> file.getFileName().toString().replace("/", "")).toList();
         }
     }
 
