@@ -333,6 +333,11 @@ public final class BlockingAcquire {
         return wakeUps != null && wakeUps.isPooled();
     }
 
+    /** Tests: how many hand-off notifications reached this service's PostgreSQL listener (0 elsewhere). */
+    long grantsHeard() {
+        return wakeUps == null ? 0 : wakeUps.grantsHeard();
+    }
+
     /** Tests: how many grants this service's waiters took from a hand-off's notification. */
     long handOffsReceived() {
         return handOffsReceived.sum();

@@ -24,6 +24,14 @@ public final class LeaseProbe {
         return blocking.handOffsReceived();
     }
 
+    /**
+     * How many hand-off notifications, each carrying a grant, reached this service's PostgreSQL listener, whether
+     * or not the waiter took its grant from them (it may have found it with a safety poll first); 0 elsewhere.
+     */
+    public long handOffNotificationsHeard() {
+        return blocking.grantsHeard();
+    }
+
     /** Whether this service's PostgreSQL listener listens now (false elsewhere, and until a waiting call starts it). */
     public boolean listening() {
         return blocking.listening();

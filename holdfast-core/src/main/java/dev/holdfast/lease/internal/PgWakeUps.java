@@ -48,6 +48,7 @@ public final class PgWakeUps implements AutoCloseable {
     /** {@link PgLeaseSql#listenerLockSql}: the listener's lock, pid and the table's resolved stem. */
     private final String lockSql;
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.LongAdder grantsHeard = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean listening;
     /** The listener connection's backend pid while it listens, else null. */
     private volatile @Nullable Integer listenerPid;
@@ -145,6 +146,11 @@ public final class PgWakeUps implements AutoCloseable {
         return name.codePointCount(0, name.length()) + ":" + name + waiter;
     }
 
+    /** Tests: how many hand-off notifications (each carrying a grant) reached this listener, taken or not. */
+    long grantsHeard() {
+        return grantsHeard.sum();
+    }
+
     void register(String key, Waiter waiter) {
         waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
     }
@@ -171,6 +177,9 @@ public final class PgWakeUps implements AutoCloseable {
             if (idEnd >= 0) {
                 String[] grant = payload.substring(idEnd + 1).split(" ");
                 handed = new Handed(Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
+            }
+            if (handed != null) {
+                grantsHeard.increment();
             }
             Set<Waiter> set = waiters.get(key);
             if (set != null) {
