@@ -43,6 +43,11 @@ class LeaseMariaDbWakeUpTest {
     /** How often the waiters of the tests that prove a wake-up poll, and how long they wait: far past any bound here. */
     private static final Duration POLL = Duration.ofMinutes(10);
     private static final String WAKE_UPS = "dev.holdfast.lease.internal.MariaDbWakeUps";
+    /**
+     * Held here: java.util.logging keeps loggers weakly, so a logger given a handler and then collected (before the
+     * wake-ups' class first logs) comes back without it, and its warnings go unseen (seen on a busy machine).
+     */
+    private static final Logger WAKE_UPS_LOG = Logger.getLogger(WAKE_UPS);
     /** MariaDB's "Query execution was interrupted". */
     private static final int INTERRUPTED = 1317;
 
@@ -156,7 +161,7 @@ class LeaseMariaDbWakeUpTest {
             a.release(again.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
             assertThat(warnings(records)).as("no outage").isZero();
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
         }
     }
 
@@ -239,7 +244,7 @@ class LeaseMariaDbWakeUpTest {
             }
             assertThat(warnings(records)).as("no outage").isZero();
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
             db.execute("DROP TABLE IF EXISTS " + table + "_weight");
         }
     }
@@ -348,7 +353,7 @@ class LeaseMariaDbWakeUpTest {
                 assertThat(records).anyMatch(r -> r.getMessage().contains("CONNECTION ADMIN"));
             }
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
             db.execute("DROP USER " + grantee);
         }
     }
@@ -378,7 +383,7 @@ class LeaseMariaDbWakeUpTest {
             assertThat(got.token()).isEqualTo(held.token() + 1);
             b.release(got);
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
         }
     }
 
@@ -412,7 +417,7 @@ class LeaseMariaDbWakeUpTest {
             assertThat(warnings(records)).as("one warning for the outage").isEqualTo(1);
             b.release(got);
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
         }
         awaitNoWatcher(db, table);
     }
@@ -447,7 +452,7 @@ class LeaseMariaDbWakeUpTest {
             await("b's wake-up connection recovered").atMost(LeaseFixture.AT_MOST)
                     .until(() -> records.stream().anyMatch(r -> r.getMessage().contains("resumed")));
         } finally {
-            Logger.getLogger(WAKE_UPS).removeHandler(handler);
+            WAKE_UPS_LOG.removeHandler(handler);
         }
     }
 
@@ -614,7 +619,7 @@ class LeaseMariaDbWakeUpTest {
             public void close() {
             }
         };
-        Logger.getLogger(WAKE_UPS).addHandler(handler);
+        WAKE_UPS_LOG.addHandler(handler);
         return records;
     }
 
