@@ -35,4 +35,21 @@ public class LeaseExpiredException extends LeaseNotHeldException {
         return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
                 refused.brokenBy(), refused.brokenAt());
     }
+
+    /** What {@code call} returns; an internal refusal it raises goes on in the public vocabulary ({@link #of}). */
+    static <T> T reported(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (NotHeld refused) {
+            throw of(refused);
+        }
+    }
+
+    /** Runs {@code call}; an internal refusal it raises goes on in the public vocabulary ({@link #of}). */
+    static void reported(Runnable call) {
+        reported(() -> {
+            call.run();
+            return true;
+        });
+    }
 }

@@ -3,6 +3,7 @@ package dev.holdfast.lease;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.jdbc.CommitDurability;
+import dev.holdfast.jdbc.ConnectionPool;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -11,7 +12,6 @@ import dev.holdfast.lease.internal.LeaseEngine;
 import dev.holdfast.lease.internal.LeaseProbe;
 import dev.holdfast.lease.internal.LeaseSettings;
 import dev.holdfast.lease.internal.LeaseTuning;
-import dev.holdfast.lease.internal.NotHeld;
 import dev.holdfast.lease.internal.WaitTimedOut;
 import org.jspecify.annotations.Nullable;
 
@@ -19,9 +19,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
+
+import static dev.holdfast.lease.LeaseExpiredException.reported;
 
 /**
  * Distributed leases in a database table, with fencing tokens, a bounded blocking acquire and keep-alive. Every
@@ -88,6 +89,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
         private @Nullable GrantListener onGrant;
         private @Nullable DataSource listenerDataSource;
+        private ConnectionPool connectionPool = ConnectionPool.ABORTING;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -167,6 +169,15 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /**
+         * MariaDB: how the pool lets go of the connections the wake-ups borrowed, and its size for the warning when
+         * it is too small for them (default {@link ConnectionPool#ABORTING}); see {@link ConnectionPool}.
+         */
+        public Builder connectionPool(ConnectionPool pool) {
+            this.connectionPool = Arguments.notNull(pool, "pool");
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -177,7 +188,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource), batching, onGrant);
+                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool), batching, onGrant);
         }
     }
 
@@ -296,17 +307,5 @@ public final class LeaseService implements Leases, LeaseRenewer {
     /** Internal, for Holdfast's tests and benchmarks: what this service's parts counted; may change in any release. */
     public LeaseProbe probe() {
         return engine.probe();
-    }
-
-    private static <T> T reported(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (NotHeld refused) {
-            throw LeaseExpiredException.of(refused);
-        }
-    }
-
-    private static void reported(Runnable call) {
-        reported(() -> { call.run(); return true; });
     }
 }

@@ -328,6 +328,11 @@ public final class BlockingAcquire {
         return mariaDbWakeUps != null && mariaDbWakeUps.watching();
     }
 
+    /** Tests: how many of the MariaDB wake-ups' connections were handed to the pool to retire. */
+    long wakeUpConnectionsRetired() {
+        return mariaDbWakeUps == null ? 0 : mariaDbWakeUps.retired();
+    }
+
     /** Tests: whether the listener found that a pooler keeps notifications from it, so waiters poll. */
     boolean listenerBehindPooler() {
         return wakeUps != null && wakeUps.isPooled();

@@ -36,7 +36,7 @@ record LeaseParts(LeaseCalls calls, LeaseJdbc jdbc, @Nullable PgWakeUps wakeUps,
                 r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
         MariaDbWakeUps mariaDbWakeUps = sql instanceof MariaDbLeaseSql maria && s.tuning().wakeUps()
-                ? new MariaDbWakeUps(s.dataSource(), maria, pollers, threads, s.tuning().polling().safetyPollNanos(),
+                ? new MariaDbWakeUps(s.dataSource(), s.connectionPool(), maria, pollers, threads, s.tuning().polling().safetyPollNanos(),
                 jdbc.handOffWakes().nextWaiters()) : null;
         Grants grants = new Grants(cohorts);
         BlockingAcquire blocking = new BlockingAcquire(calls, jdbc, new TimeoutLook(sql), wakeUps, mariaDbWakeUps, threads, pollers,

@@ -50,6 +50,11 @@ public final class LeaseProbe {
         return blocking.wakeUpWatching();
     }
 
+    /** MariaDB: how many of the wake-ups' connections this service handed to its pool to retire (ended for good). */
+    public long wakeUpConnectionsRetired() {
+        return blocking.wakeUpConnectionsRetired();
+    }
+
     /** How many times this service passed a lease on in memory. */
     public long cohortHandOffs() {
         return cohorts == null ? 0 : cohorts.handOffs();

@@ -1,6 +1,7 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.CommitDurability;
+import dev.holdfast.jdbc.ConnectionPool;
 import dev.holdfast.jdbc.dialect.Dialect;
 
 import org.jspecify.annotations.Nullable;
@@ -18,10 +19,12 @@ import javax.sql.DataSource;
  * @param failoverGraceMicros the longest TTL, and on PostgreSQL the grace after a promotion in which
  *                       nothing is granted; 0 for neither
  * @param listenerDataSource PostgreSQL: where the wake-ups' listener connects, null for {@code dataSource}
+ * @param connectionPool MariaDB: how the wake-ups' connections leave the pool, and its size for a warning
  */
 public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
                             int cohortHandOffs, boolean batching, long lingerNanos, long failoverGraceMicros,
-                            LeaseTuning tuning, @Nullable DataSource listenerDataSource) {
+                            LeaseTuning tuning, @Nullable DataSource listenerDataSource,
+                            ConnectionPool connectionPool) {
 
     /** {@code lingerNanos} of adaptive batching. */
     public static final long ADAPTIVE = -1;

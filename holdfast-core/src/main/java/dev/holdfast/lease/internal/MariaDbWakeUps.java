@@ -38,7 +38,8 @@ import javax.sql.DataSource;
  * <p>A wake-up is a hint: the grant stays the release's (or the waiter's own look's) decision, and a waiter still
  * looks by itself, every 50 ms while the connection is up, at its usual poll otherwise. While the connections are
  * down (or the pool has none to spare beside them), waiters poll; the outage is logged once. The connections never
- * go back to the pool: they are closed, so that a late kill can only find a connection id that no longer exists.
+ * go back to the pool: they are retired ({@link dev.holdfast.jdbc.ConnectionPool#retire}), so that a late kill can
+ * only find a connection id that no longer exists.
  */
 final class MariaDbWakeUps implements AutoCloseable {
 
@@ -86,15 +87,15 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** Before this ({@link System#nanoTime()}), no connections are borrowed: the last ones could not be published. */
     private long unpublishedUntil = System.nanoTime();
 
-    MariaDbWakeUps(DataSource dataSource, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos,
+    MariaDbWakeUps(DataSource dataSource, dev.holdfast.jdbc.ConnectionPool pool, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos,
                    NextWaiters nextWaiters) {
         this.sql = sql;
         this.nextWaiters = nextWaiters;
         this.pollers = pollers;
-        this.spares = new SpareConnections(dataSource, threads, sql.table);
+        this.spares = new SpareConnections(dataSource, pool, threads, sql.table);
         this.entries = new GrantedEntries(sql);
         // Once it is alive, each waiter looks, and publishes it: a release may hand it the lease from then on.
-        this.connection = new WakeUpConnection(spares, sql.table, pollers::wakeAll,
+        this.connection = new WakeUpConnection(spares, pool, sql.table, pollers::wakeAll,
                 System.getLogger(MariaDbWakeUps.class.getName()));
         this.sleepNanos = Math.max(MIN_WATCH_NANOS, Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
@@ -127,6 +128,11 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
     boolean connected() {
         return connection.listener() != null;
+    }
+
+    /** How many of the wake-ups' connections were handed to the pool to retire. */
+    long retired() {
+        return connection.retired();
     }
 
     /** The id waiters publish so that a release may hand them the lease, or null. */

@@ -1,16 +1,18 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.jdbc.ConnectionPool;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A MariaDB service's wake-up connection ({@link MariaDbWakeUps}) and the connection that holds its
  * doorbell: borrowed together when needed ({@link SpareConnections}), the first marked alive while
  * borrowed ({@link MariaDbHandOff#markAlive}), the second holding the user-level lock the first waits
- * for ({@link MariaDbHandOff#holdBell}), which a release's kill ends; both aborted at the end (their
- * sessions end, and their locks with them). Used by one thread at a time, whoever has its owner's turn;
+ * for ({@link MariaDbHandOff#holdBell}), which a release's kill ends; both retired at the end
+ * ({@link ConnectionPool#retire}: their sessions end, and their locks with them). Used by one thread at a time, whoever has its owner's turn;
  * {@link #listener()} may be read by any thread.
  */
 final class WakeUpConnection {
@@ -20,6 +22,9 @@ final class WakeUpConnection {
     /** The wake-ups' own logger: an outage and its end are theirs. */
     private final System.Logger log;
     private final SpareConnections spares;
+    private final ConnectionPool pool;
+    /** How many connections were handed to the pool to retire. */
+    private final AtomicLong retired = new AtomicLong();
     private final String table;
     /** Run when a borrowed connection is marked alive: waiters may publish it from now on. */
     private final Runnable alive;
@@ -32,9 +37,10 @@ final class WakeUpConnection {
     private long idleSince;
     private boolean outageReported;
 
-    WakeUpConnection(SpareConnections spares, String table, Runnable alive, System.Logger log) {
+    WakeUpConnection(SpareConnections spares, ConnectionPool pool, String table, Runnable alive, System.Logger log) {
         this.log = log;
         this.spares = spares;
+        this.pool = pool;
         this.table = table;
         this.alive = alive;
     }
@@ -137,9 +143,9 @@ final class WakeUpConnection {
     }
 
     /**
-     * Closes both connections for good (their sessions end, and their locks with them): aborted, so that the pool
-     * discards them; a release's kill that comes late then finds no session of that id, where a pooled one would
-     * run somebody else's statement.
+     * Closes both connections for good (their sessions end, and their locks with them): retired, so that the pool
+     * never lends them again; a release's kill that comes late then finds no session of that id, where a pooled one
+     * would run somebody else's statement.
      */
     void close() {
         Connection c = connection;
@@ -152,8 +158,13 @@ final class WakeUpConnection {
         end(b);
     }
 
-    /** Gives the user-level locks of {@code c} back, then aborts and closes it. */
-    private static void end(@Nullable Connection c) {
+    /** How many connections were handed to the pool to retire. */
+    long retired() {
+        return retired.get();
+    }
+
+    /** Gives the user-level locks of {@code c} back, then has the pool retire it. */
+    private void end(@Nullable Connection c) {
         if (c == null) {
             return;
         }
@@ -162,11 +173,12 @@ final class WakeUpConnection {
         } catch (SQLException | RuntimeException ignored) {
             // broken: its session, and its locks, end with it
         }
+        retired.incrementAndGet();
         try {
-            c.abort(Runnable::run);
-        } catch (SQLException | RuntimeException ignored) {
-            // closed anyway below
+            pool.retire(c);
+        } catch (SQLException | RuntimeException e) {
+            // A retirer that failed may leave the connection to the pool: its locks were given back above.
+            log.log(System.Logger.Level.DEBUG, "Lease wake-ups (table " + table + "): retiring a connection failed", e);
         }
-        BoundedBorrow.closeQuietly(c);
     }
 }

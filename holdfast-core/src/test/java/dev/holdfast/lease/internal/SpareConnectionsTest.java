@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.jdbc.ConnectionPool;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Proxy;
@@ -66,7 +67,7 @@ class SpareConnectionsTest {
     void aPoolThatFailsTheSecondOrTheSpareRequestKeepsNothingBorrowed() {
         for (int failAt = 1; failAt <= 3; failAt++) {
             FailingPool pool = new FailingPool(failAt, false);
-            SpareConnections spares = new SpareConnections(pool.dataSource(), LeaseThreads.SHARED, "t");
+            SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
             Throwable thrown = catchThrowable(() -> spares.borrow(2));
             assertThat(thrown).as("request %d failed", failAt).isNotNull();
             assertThat(pool.open).as("request %d failed: every connection given back", failAt).isEmpty();
@@ -76,7 +77,7 @@ class SpareConnectionsTest {
     @Test
     void aConnectionThatFailsToTakeAutoCommitKeepsNothingBorrowed() {
         FailingPool pool = new FailingPool(Integer.MAX_VALUE, true);
-        SpareConnections spares = new SpareConnections(pool.dataSource(), LeaseThreads.SHARED, "t");
+        SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
         assertThat(catchThrowable(() -> spares.borrow(2))).isInstanceOf(SQLException.class);
         assertThat(pool.open).isEmpty();
     }
@@ -84,7 +85,7 @@ class SpareConnectionsTest {
     @Test
     void twoConnectionsAndASpareAreKeptTwoAndTheSpareGivenBack() throws Exception {
         FailingPool pool = new FailingPool(Integer.MAX_VALUE, false);
-        SpareConnections spares = new SpareConnections(pool.dataSource(), LeaseThreads.SHARED, "t");
+        SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
         List<Connection> kept = spares.borrow(2);
         assertThat(kept).hasSize(2);
         assertThat(pool.requests).hasValue(3);
