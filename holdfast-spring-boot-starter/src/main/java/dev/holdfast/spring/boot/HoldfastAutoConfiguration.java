@@ -1,6 +1,7 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.internal.Invariants;
+import dev.holdfast.jdbc.ConnectionPool;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.GrantListener;
@@ -33,7 +34,8 @@ import javax.sql.DataSource;
  * through the pool: {@code holdfast.pessimistic.name-blockers}; {@code holdfast.application-name} names
  * the connections of a HikariCP pool), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
- * {@link LeaseService} ({@code holdfast.lease.*}; told of its grants by a {@link GrantListener} bean) and their tables
+ * {@link LeaseService} ({@code holdfast.lease.*}; told of its grants by a {@link GrantListener} bean; its MariaDB
+ * wake-up connections leave the pool through a {@link ConnectionPool} bean, HikariCP's by default) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
  * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off.
  *
@@ -74,6 +76,18 @@ public class HoldfastAutoConfiguration {
         @Bean
         static ApplicationNamePostProcessor holdfastApplicationNamePostProcessor(Environment environment) {
             return new ApplicationNamePostProcessor(environment.getRequiredProperty("holdfast.application-name"));
+        }
+    }
+
+    /** HikariCP: the lease service's MariaDB wake-up connections leave the pool without its warnings. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "com.zaxxer.hikari.HikariDataSource")
+    static class HikariConnectionPoolConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ConnectionPool holdfastConnectionPool(DataSource dataSource) {
+            return HikariConnectionPool.of(nonTransactional(dataSource));
         }
     }
 
@@ -118,9 +132,10 @@ public class HoldfastAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                      ObjectProvider<GrantListener> grantListener) {
+                                      ObjectProvider<GrantListener> grantListener, ObjectProvider<ConnectionPool> pool) {
         LeaseService.Builder builder = LeaseService.builder(nonTransactional(dataSource));
         grantListener.ifUnique(builder::onGrant);
+        pool.ifUnique(builder::connectionPool);
         return builder
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
