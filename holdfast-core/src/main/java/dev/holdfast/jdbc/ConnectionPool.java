@@ -13,7 +13,9 @@ import java.sql.SQLException;
  * connection's statement with {@code KILL QUERY <connection id>}, from another process maybe; a kill that arrives
  * late must find no session of that id, since a pooled session would be running somebody else's statement. So these
  * connections never go back to the pool: once the service needs them no more (a second without waiting calls, a
- * failure, {@code close()}), it gives their user-level locks back and hands each to {@link #retire}, once.
+ * failure, {@code close()}), it gives their user-level locks back and hands each to {@link #retire}, once. It takes
+ * them only if the pool can lend a third at the same moment (once, given back at once), so that its own statements
+ * never wait for the two: a pool needs three connections, and two more than the application's own concurrent calls.
  *
  * <p>{@link #ABORTING}, the default, works with any pool, but HikariCP logs a warning with a stack trace for every
  * aborted connection ("marked as broken"). With HikariCP, evict the connection instead (the Spring Boot starter does

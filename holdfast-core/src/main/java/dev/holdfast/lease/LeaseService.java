@@ -170,8 +170,8 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * MariaDB: how the pool lets go of the connections the wake-ups borrowed, and its size for the warning when
-         * it is too small for them (default {@link ConnectionPool#ABORTING}); see {@link ConnectionPool}.
+         * MariaDB: how the pool lets go of the two connections the wake-ups keep, and its size for the warning when it is
+         * too small (default {@link ConnectionPool#ABORTING}; with HikariCP, evict them: see {@link ConnectionPool}).
          */
         public Builder connectionPool(ConnectionPool pool) {
             this.connectionPool = Arguments.notNull(pool, "pool");
@@ -223,8 +223,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
      * <p>Waiters queue in the database in arrival order; a free lease goes only to the first live waiter. On
      * PostgreSQL the release grants it to that waiter and notifies it ({@code LISTEN/NOTIFY}, one listener thread
      * and one pooled connection per service; size the pool for it); on H2 waiters poll (1 to 5 ms backoff), woken by a
-     * release through their service; on MariaDB by any release too (KILL QUERY, two pooled connections). The bound covers waiting
-     * for a pooled connection too (plus at most 0.1 s, so that every call makes at least one attempt). With
+     * release through their service; on MariaDB by any release too (KILL QUERY; two pooled connections, with room for a
+     * third: {@link Builder#connectionPool}). The bound covers waiting for a pooled connection too (plus at most 0.1 s,
+     * so that every call makes at least one attempt). With
      * {@link Builder#cohortHandOffs}, calls of this service for one name and owner wait in memory instead.
      *
      * @throws IllegalStateException if this service was closed and {@code maxWait > 0}
