@@ -12,6 +12,7 @@ import dev.holdfast.pessimistic.RowLockWaits;
 import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -39,13 +40,19 @@ import java.util.function.Function;
  *       {@code DELETE /actuator/holdfast/leases?name=n}: force-release, by the request's principal.</li>
  * </ul>
  *
+ * <p>The force-releases are off by default ({@link Access#READ_ONLY}, as Boot's own destructive
+ * operations): {@code management.endpoint.holdfast.access=unrestricted} turns them on. Even then a
+ * request without an authenticated principal is refused with 403 and changes nothing, so every
+ * force-release names who did it; protect the endpoint with Spring Security (or the container's
+ * authentication) before turning the writes on.
+ *
  * <p>Every page holds at most {@code limit} items ({@value #DEFAULT_LIMIT} unless asked, at most
  * {@value #MAX_LIMIT}; row-lock waits at most {@value #MAX_ROW_LOCK_WAITS}, as each costs a query);
  * {@code more} says whether there are more, and {@code next} is the cursor to pass as {@code after}
  * for the next page. Bad input answers 400, an unknown section or a lock or lease that is not live
  * 404, and changes nothing.
  */
-@WebEndpoint(id = "holdfast")
+@WebEndpoint(id = "holdfast", defaultAccess = Access.READ_ONLY)
 public class HoldfastEndpoint {
 
     /** Items per page unless {@code limit} says otherwise. */
@@ -125,7 +132,7 @@ public class HoldfastEndpoint {
 
     /** The answer to a force-release. */
     public record Released(String section, @Nullable String type, @Nullable String id, @Nullable String name,
-                           @Nullable String by) {
+                           String by) {
     }
 
     /** What a refused request gets, with its 4xx status. */
@@ -184,20 +191,25 @@ public class HoldfastEndpoint {
     /**
      * {@code DELETE /actuator/holdfast/locks?type=&id=} or {@code /leases?name=}: breaks a live
      * offline lock or lease whoever holds it, naming the request's principal as the operator (the
-     * holder is told who broke it). 404, changing nothing, if it is not live.
+     * holder is told who broke it). 404, changing nothing, if it is not live; 403, changing nothing,
+     * without an authenticated principal: a lease broken by nobody in particular could not be traced.
      */
     @DeleteOperation
     public WebEndpointResponse<Object> forceRelease(@Selector String section, @Nullable String type, @Nullable String id,
                                                     @Nullable String name, SecurityContext security) {
         Principal principal = security.getPrincipal();
-        String by = principal == null ? null : principal.getName();
         try {
+            if (principal == null || principal.getName() == null || principal.getName().isBlank()) {
+                throw new Refused(403, "a force-release needs an authenticated principal, to record who did it;"
+                        + " sign the request in (Spring Security, or the container's authentication)");
+            }
+            String by = principal.getName();
             switch (section) {
                 case LOCKS -> {
                     JdbcLockManager l = require(locks, section);
                     String t = present(type, "type");
                     String i = present(id, "id");
-                    boolean broken = checked(() -> by == null ? l.forceRelease(t, i) : l.forceRelease(t, i, by));
+                    boolean broken = checked(() -> l.forceRelease(t, i, by));
                     if (!broken) {
                         throw new Refused(404, "no live lock on " + t + " " + i);
                     }
@@ -206,7 +218,7 @@ public class HoldfastEndpoint {
                 case LEASES -> {
                     LeaseService l = require(leases, section);
                     String n = present(name, "name");
-                    boolean broken = checked(() -> by == null ? l.forceRelease(n) : l.forceRelease(n, by));
+                    boolean broken = checked(() -> l.forceRelease(n, by));
                     if (!broken) {
                         throw new Refused(404, "no live lease " + n);
                     }

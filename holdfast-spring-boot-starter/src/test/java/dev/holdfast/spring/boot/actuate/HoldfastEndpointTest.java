@@ -229,6 +229,11 @@ class HoldfastEndpointTest {
         assertRefused(endpoint.forceRelease("leases", null, null, "other", as("ops")), 404, "no live lease other");
         assertRefused(endpoint.forceRelease("row-lock-waits", null, null, "x", as("ops")), 400, "only locks and leases");
         assertRefused(endpoint.forceRelease("what", null, null, "x", as("ops")), 404, "no section");
+        assertRefused(endpoint.forceRelease("locks", "order", "A-1", null, SecurityContext.NONE), 403,
+                "authenticated principal");
+        assertRefused(endpoint.forceRelease("leases", null, null, "report", SecurityContext.NONE), 403,
+                "authenticated principal");
+        assertRefused(endpoint.forceRelease("leases", null, null, "report", as(" ")), 403, "authenticated principal");
         assertThat(tables()).isEqualTo(before);
 
         WebEndpointResponse<Object> broken = endpoint.forceRelease("locks", "order", "A-1", null, as("ops"));
