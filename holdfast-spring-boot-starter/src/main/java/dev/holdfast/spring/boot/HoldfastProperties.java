@@ -227,12 +227,27 @@ public class HoldfastProperties {
          */
         private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
+        /**
+         * Whether the start fails when Holdfast's tables or some of their columns are missing (checked
+         * after every database initializer, Flyway and Liquibase included, with one statement per
+         * table that reads no row), with a report that says how to create them.
+         */
+        private boolean schemaCheck = true;
+
         public DatabaseInitializationMode getInitializeSchema() {
             return initializeSchema;
         }
 
         public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+
+        public boolean isSchemaCheck() {
+            return schemaCheck;
+        }
+
+        public void setSchemaCheck(boolean schemaCheck) {
+            this.schemaCheck = schemaCheck;
         }
     }
 

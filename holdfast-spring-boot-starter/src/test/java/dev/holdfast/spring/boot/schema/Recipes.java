@@ -37,7 +37,8 @@ final class Recipes {
     static ApplicationContextRunner application(PrivateSchema schema, Class<?>... autoConfigurations) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(autoConfigurations))
-                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class,
+                        HoldfastSchemaCheckAutoConfiguration.class))   // the check runs after the migrations
                 // the test closes the pool, not the context
                 .withBean(DataSource.class, () -> new DelegatingDataSource(schema.dataSource()))
                 .withBean(UsesHoldfastAtStartup.class);
