@@ -51,6 +51,8 @@ public final class LeaseGuard implements AutoCloseable {
 
     /** A renewal's statement may take at least this long before the connection is abandoned. */
     private static final long MIN_RENEWAL_BOUND_MILLIS = 1000;
+    /** Losses at WARNING (the logger of the lease service's own DEBUG lines). */
+    private static final System.Logger LOG = System.getLogger("dev.holdfast.lease");
 
     private final LeaseRenewer renewer;
     private final LeaseThreads threads;
@@ -286,6 +288,11 @@ public final class LeaseGuard implements AutoCloseable {
         tell(lose(why, cause));
     }
 
+    /** Every loss at WARN, with or without {@code onLost}: the worker is interrupted, and someone should know why. */
+    private static void warn(LeaseLostException loss) {
+        LOG.log(System.Logger.Level.WARNING, loss.getMessage(), loss.getCause());
+    }
+
     /** Under {@link #lock}: marks the guard lost and interrupts the worker; null if it was already lost or closed. */
     private @Nullable LeaseLostException lose(String why, @Nullable Throwable cause) {
         synchronized (lock) {
@@ -294,6 +301,7 @@ public final class LeaseGuard implements AutoCloseable {
             }
             LeaseLostException loss = new LeaseLostException(lease.name(), lease.token(), message(why), cause);
             lost = loss;
+            warn(loss);
             cancelTasks();
             if (worker != null) {
                 worker.interrupt();

@@ -13,6 +13,9 @@ import java.util.function.BiConsumer;
  */
 public final class LeaseEngine implements AutoCloseable {
 
+    /** Acquisitions, refusals and releases at DEBUG (the application's logging decides whether they show). */
+    private static final System.Logger LOG = System.getLogger("dev.holdfast.lease");
+
     private final LeaseSettings settings;
     private final LeaseParts parts;
     private volatile boolean closed;
@@ -35,7 +38,7 @@ public final class LeaseEngine implements AutoCloseable {
         LeaseBatches batches = parts.batches();
         Optional<LeaseRow> grant = batches != null ? batches.acquire(name, owner, ttlMicros)
                 : parts.calls().acquire(name, owner, ttlMicros, false);
-        return grant.map(g -> parts.grants().fromDatabase(g, sent, Grants.Path.ACQUIRED));
+        return logged("acquired", name, owner, grant.map(g -> parts.grants().fromDatabase(g, sent, Grants.Path.ACQUIRED)));
     }
 
     /** A grant, or a renewal if {@code owner} holds it already; empty if another owner does. */
@@ -43,7 +46,7 @@ public final class LeaseEngine implements AutoCloseable {
         LeaseArguments.checkNameAndOwner(name, owner);
         long ttlMicros = ttlMicros(ttl);
         closeCohort(name, owner); // it may renew (even shorten) a grant this service passes on
-        return parts.calls().acquire(name, owner, ttlMicros, true);
+        return logged("acquired or renewed", name, owner, parts.calls().acquire(name, owner, ttlMicros, true));
     }
 
     /**
@@ -58,7 +61,13 @@ public final class LeaseEngine implements AutoCloseable {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        return parts.blocking().lock(name, owner, ttlMicros, waitNanos);
+        try {
+            return logged("acquired", parts.blocking().lock(name, owner, ttlMicros, waitNanos));
+        } catch (WaitTimedOut e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' refused to '" + owner + "': not granted within "
+                    + maxWait);
+            throw e;
+        }
     }
 
     /**
@@ -90,7 +99,31 @@ public final class LeaseEngine implements AutoCloseable {
     public void release(String name, String owner, @Nullable Long token, Duration heldAtLeast) {
         LeaseArguments.checkNameAndOwner(name, owner);
         long micros = LeaseArguments.heldAtLeastMicros(heldAtLeast);
-        parts.releases().release(name, owner, token, micros == 0 ? null : micros);
+        try {
+            parts.releases().release(name, owner, token, micros == 0 ? null : micros);
+        } catch (NotHeld e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' not released by '" + owner + "' (token "
+                    + token + "): " + e.getMessage());
+            throw e;
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' released by '" + owner + "' (token " + token
+                + (micros == 0 ? ")" : "), kept until " + heldAtLeast + " after its grant"));
+    }
+
+    private static Optional<LeaseRow> logged(String what, String name, String owner, Optional<LeaseRow> grant) {
+        if (grant.isPresent()) {
+            logged(what, grant.get());
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' refused to '" + owner
+                    + "': live under another owner");
+        }
+        return grant;
+    }
+
+    private static LeaseRow logged(String what, LeaseRow grant) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + grant.name() + "' " + what + " by '" + grant.owner()
+                + "' (token " + grant.token() + ", until " + grant.expiresAt() + ")");
+        return grant;
     }
 
     /**
