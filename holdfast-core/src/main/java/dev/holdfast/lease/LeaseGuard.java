@@ -301,6 +301,7 @@ public final class LeaseGuard implements AutoCloseable {
             }
             LeaseLostException loss = new LeaseLostException(lease.name(), lease.token(), message(why), cause);
             lost = loss;
+            threads.lost(String.valueOf(loss.getMessage()));
             warn(loss);
             cancelTasks();
             if (worker != null) {

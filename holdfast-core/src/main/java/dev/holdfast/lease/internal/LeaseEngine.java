@@ -193,7 +193,7 @@ public final class LeaseEngine implements AutoCloseable {
 
     /** Tests and benchmarks: what the parts counted. */
     public LeaseProbe probe() {
-        return new LeaseProbe(parts.blocking(), parts.cohorts(), parts.batches(), parts.grants());
+        return new LeaseProbe(parts.blocking(), parts.cohorts(), parts.batches(), parts.grants(), parts.threads());
     }
 
     /** Ends every cohort, stops the wake-up listener and the threads. Leases stay as they are. */

@@ -2,6 +2,7 @@ package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
+import java.time.Instant;
 import java.util.function.BiConsumer;
 
 /** Tests and benchmarks: what a service did, counted by its parts, and a hook told of every grant. */
@@ -11,8 +12,11 @@ public final class LeaseProbe {
     private final @Nullable CohortHandOffs cohorts;
     private final @Nullable LeaseBatches batches;
     private final Grants grants;
+    private final LeaseThreads threads;
 
-    LeaseProbe(BlockingAcquire blocking, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, Grants grants) {
+    LeaseProbe(BlockingAcquire blocking, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, Grants grants,
+               LeaseThreads threads) {
+        this.threads = threads;
         this.blocking = blocking;
         this.cohorts = cohorts;
         this.batches = batches;
@@ -53,6 +57,21 @@ public final class LeaseProbe {
     /** MariaDB: how many of the wake-ups' connections this service handed to its pool to retire (ended for good). */
     public long wakeUpConnectionsRetired() {
         return blocking.wakeUpConnectionsRetired();
+    }
+
+    /** How many leases this service's guards lost since it was built. */
+    public long leasesLost() {
+        return threads.losses();
+    }
+
+    /** Why the latest of those was lost (name, owner, token and reason), or null if none was. */
+    public @Nullable String lastLoss() {
+        return threads.lastLoss();
+    }
+
+    /** When the latest of those was found lost (this JVM's clock), or null if none was. */
+    public @Nullable Instant lastLossAt() {
+        return threads.lastLossAt();
     }
 
     /** How many times this service passed a lease on in memory. */

@@ -2,6 +2,7 @@ package dev.holdfast.lease.internal;
 
 import org.jspecify.annotations.Nullable;
 
+import java.time.Instant;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,6 +11,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The two thread pools of leases, each started at its first use: a timer that never does I/O and
@@ -21,12 +23,37 @@ public final class LeaseThreads implements AutoCloseable {
     public static final LeaseThreads SHARED = new LeaseThreads("shared");
 
     private final String suffix;
+    private final AtomicLong losses = new AtomicLong();
+    private volatile @Nullable String lastLoss;
+    private volatile @Nullable Instant lastLossAt;
     private volatile @Nullable ScheduledExecutorService timer;
     private volatile @Nullable ExecutorService background;
     private volatile boolean closed;
 
     LeaseThreads(String suffix) {
         this.suffix = suffix;
+    }
+
+    /** Records that a guard on these threads lost its lease ({@code why}: the loss's message), for health reports. */
+    public void lost(String why) {
+        lastLoss = why;
+        lastLossAt = Instant.now();
+        losses.incrementAndGet();
+    }
+
+    /** How many guards on these threads lost their lease since they were made. */
+    public long losses() {
+        return losses.get();
+    }
+
+    /** The message of the latest loss, or null if none. */
+    public @Nullable String lastLoss() {
+        return lastLoss;
+    }
+
+    /** When the latest loss was found (this JVM's clock), or null if none. */
+    public @Nullable Instant lastLossAt() {
+        return lastLossAt;
     }
 
     /**
