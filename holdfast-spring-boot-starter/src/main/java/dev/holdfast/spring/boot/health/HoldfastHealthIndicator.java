@@ -4,8 +4,8 @@ import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaCheck;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.LeaseHealth;
 import dev.holdfast.lease.LeaseService;
-import dev.holdfast.lease.internal.LeaseProbe;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -61,22 +61,22 @@ public class HoldfastHealthIndicator extends AbstractHealthIndicator {
         }
         builder.up().withDetail("schema", "present and current");
         if (leases != null) {
-            LeaseProbe probe = leases.probe();
-            builder.withDetail("wakeUps", wakeUps(probe)).withDetail("leasesLost", probe.leasesLost());
-            if (probe.lastLoss() != null) {
-                builder.withDetail("lastLoss", probe.lastLoss()).withDetail("lastLossAt", String.valueOf(probe.lastLossAt()));
+            LeaseHealth lease = LeaseHealth.of(leases);
+            builder.withDetail("wakeUps", wakeUps(lease)).withDetail("leasesLost", lease.leasesLost());
+            if (lease.lastLoss() != null) {
+                builder.withDetail("lastLoss", lease.lastLoss()).withDetail("lastLossAt", String.valueOf(lease.lastLossAt()));
             }
         }
     }
 
-    private String wakeUps(LeaseProbe probe) {
+    private String wakeUps(LeaseHealth lease) {
         return switch (dialect) {
-            case POSTGRESQL -> probe.listening() ? "notified (LISTEN)"
-                    : probe.listenerBehindPooler()
+            case POSTGRESQL -> lease.listening() ? "notified (LISTEN)"
+                    : lease.listenerBehindPooler()
                             ? "polling: a pooler keeps notifications from the listener (PgBouncer in transaction mode)"
                             : "polling: the listener starts with the first waiting acquire, or is reconnecting (see the"
                                     + " dev.holdfast.lease log)";
-            case MARIADB -> probe.wakeUpWatching() ? "watching (a wake-up connection)"
+            case MARIADB -> lease.wakeUpWatching() ? "watching (a wake-up connection)"
                     : "polling: the wake-up connection opens with a waiting acquire when the pool has a spare"
                             + " connection (see the dev.holdfast.lease log)";
             default -> "in-process";
