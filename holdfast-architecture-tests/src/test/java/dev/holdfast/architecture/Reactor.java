@@ -44,6 +44,7 @@ final class Reactor {
             new Module("holdfast-shedlock", Kind.LIBRARY),
             new Module("holdfast-spring-boot-starter", Kind.LIBRARY),
             new Module("examples/shop", Kind.EXAMPLE),
+            new Module("examples/quickstart", Kind.EXAMPLE),
             new Module("benchmarks", Kind.BENCHMARK));
 
     private static JavaClasses classes;
