@@ -220,7 +220,7 @@ public final class LeaseJdbc {
      * Runs an update that matches at most one row; where it reports that someone may wait
      * (PostgreSQL), then the hand-off: in the same transaction on a manual-commit connection, else in
      * one of its own. With {@code withHandOff} (the last release of this name in this service found
-     * waiters), the update and the hand-off go in one round trip instead ({@link LeaseSql#withHandOffSql}:
+     * waiters), the update and the hand-off go in one round trip instead ({@link PgLeaseSql#withHandOffSql}:
      * the hand-off grants nothing if the update did not match or nobody waits after all). True if the
      * update matched.
      */

@@ -8,10 +8,6 @@ import java.time.Instant;
  * A release or renewal matched no grant of the caller, and why; the facade reports it as a
  * {@code LeaseNotHeldException} (or {@code LeaseExpiredException}). Carries no stack trace: it is
  * translated before it leaves the library.
- *
- * @param current  the row as it was read when this was diagnosed, or null if there is none
- * @param brokenBy who force-released it ({@link Why#BROKEN}), or null if not named
- * @param brokenAt when it was force-released ({@link Why#BROKEN}), else null
  */
 public final class NotHeld extends RuntimeException {
 
@@ -60,14 +56,17 @@ public final class NotHeld extends RuntimeException {
         return why == Why.EXPIRED || why == Why.GRANTED_AGAIN;
     }
 
+    /** The row as it was read when this was diagnosed, or null if there is none. */
     public @Nullable LeaseRow current() {
         return current;
     }
 
+    /** Who force-released it ({@link Why#BROKEN}), or null if not named. */
     public @Nullable String brokenBy() {
         return brokenBy;
     }
 
+    /** When it was force-released ({@link Why#BROKEN}), else null. */
     public @Nullable Instant brokenAt() {
         return brokenAt;
     }

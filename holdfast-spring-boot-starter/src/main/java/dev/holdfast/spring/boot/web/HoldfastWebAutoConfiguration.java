@@ -21,7 +21,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Spring MVC helpers for offline locks in a servlet web application: {@link LockId} binding
+ * Spring MVC helpers for offline locks in a servlet web application: {@link dev.holdfast.pessimistic.offline.LockId LockId} binding
  * ({@link LockIdConverter}), {@link OfflineLockExceptionHandler}, {@link VersionConflictExceptionHandler}
  * (version conflicts, {@link ClientVersion}, tampered states), and {@link LockHeartbeat} for the
  * static script {@code /holdfast/heartbeat.js} this module ships.
