@@ -19,6 +19,8 @@ public interface AggregateMember {
     /**
      * The root entity of this member's aggregate: a managed entity (or proxy) with a {@code @Version}
      * attribute, never a member itself. {@code null} means the member belongs to no aggregate yet.
+     *
+     * @return the aggregate's root entity, or {@code null} if this member belongs to none yet
      */
     Object aggregateRoot();
 }

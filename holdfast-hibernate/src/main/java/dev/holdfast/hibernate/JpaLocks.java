@@ -41,6 +41,11 @@ public final class JpaLocks {
      * {@code maxWait} for another transaction's lock. Two statements: the bounded lock of the row
      * (by its table and id column) and the {@code find} with {@link LockModeType#PESSIMISTIC_WRITE}.
      *
+     * @param <T>     the entity's class
+     * @param em      the entity manager, in an active transaction
+     * @param type    the entity's class, a mapped entity with a single id attribute
+     * @param id      the entity's id
+     * @param maxWait how long to wait at most for another transaction's lock on the row; zero does not wait
      * @return the locked entity, or {@code null} if there is no such row
      * @throws LockTimeoutException     if the bound ran out (or, for zero, the row was locked): the
      *                                  database transaction has been rolled back and the JPA
@@ -64,6 +69,13 @@ public final class JpaLocks {
      * bean carries its metrics and observations), and its timeout names the blockers as {@code locks} do (the
      * starter's observe them through the application's pool).
      *
+     * @param <T>     the entity's class
+     * @param em      the entity manager, in an active transaction
+     * @param type    the entity's class, a mapped entity with a single id attribute
+     * @param id      the entity's id
+     * @param maxWait how long to wait at most for another transaction's lock on the row; zero does not wait
+     * @param locks   the locks to lock the row with, for the session's database
+     * @return the locked entity, or {@code null} if there is no such row
      * @throws IllegalArgumentException also if {@code locks} are for another database than the session's; nothing
      *                                  is locked then
      */

@@ -61,6 +61,8 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
     /**
      * A provider whose owners start with this host's name and the JVM's process id. {@code leases}
      * stays the caller's: {@link #close()} leaves it open.
+     *
+     * @param leases the leases that back this provider's locks
      */
     public HoldfastLockProvider(Leases leases) {
         this(leases, defaultNode());
@@ -69,7 +71,8 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
     /**
      * A provider on {@code leases}, which stays the caller's: {@link #close()} leaves it open.
      *
-     * @param node how this server appears in owners (at most 160 characters)
+     * @param leases the leases that back this provider's locks
+     * @param node   how this server appears in owners (at most 160 characters)
      */
     public HoldfastLockProvider(Leases leases, String node) {
         this(leases, node, false);
@@ -87,6 +90,9 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
     /**
      * A provider on the default lease table of {@code dataSource}, with a {@link LeaseService} of its
      * own that {@link #close()} closes.
+     *
+     * @param dataSource the database whose lease table ({@code holdfast_leases}) holds the locks
+     * @return a provider that owns its lease service
      */
     public static HoldfastLockProvider of(DataSource dataSource) {
         return new HoldfastLockProvider(LeaseService.builder(dataSource).build(), defaultNode(), true);
@@ -151,7 +157,11 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
             this.heldAtLeast = heldAtLeast;
         }
 
-        /** The lease behind this lock, with its fencing token. */
+        /**
+         * The lease behind this lock, with its fencing token.
+         *
+         * @return the lease this lock holds
+         */
         public Lease lease() {
             return lease;
         }

@@ -45,7 +45,13 @@ public abstract class LeasesContract {
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration SHORT = Duration.ofMillis(200);
 
-    /** Fresh leases whose names no other test sees. */
+    /**
+     * Fresh leases whose names no other test sees. Each test gets its own from here, on each database it runs on.
+     *
+     * @param db the database the test runs on, with its pool and names for the tables the test creates
+     * @return the leases under test, closed by the test that got them
+     * @throws Exception if they cannot be made; the test fails with it
+     */
     protected abstract Leases leases(TestDatabase db) throws Exception;
 
     @DatabaseTest

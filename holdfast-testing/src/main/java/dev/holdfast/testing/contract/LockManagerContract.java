@@ -41,7 +41,13 @@ public abstract class LockManagerContract {
     private static final String TYPE = "purchase_order";
     private static final Duration LONG = Duration.ofMinutes(1);
 
-    /** A fresh manager whose locks no other test sees. */
+    /**
+     * A fresh manager whose locks no other test sees. Each test gets its own from here, on each database it runs on.
+     *
+     * @param db the database the test runs on, with its pool and names for the tables the test creates
+     * @return the lock manager under test
+     * @throws Exception if it cannot be made; the test fails with it
+     */
     protected abstract LockManager lockManager(TestDatabase db) throws Exception;
 
     @DatabaseTest
