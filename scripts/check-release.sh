@@ -67,7 +67,7 @@ for f in $(printf '%s\n' "${!expected[@]}" | sort); do
     for target in "$path" "$path.asc"; do
       if [ ! -f "$target.$sum" ]; then
         [ "$target" = "$path" ] && problem "$f.$sum: missing"
-      elif read -r recorded _ <"$target.$sum" && [ "$recorded" != "$("${sum}sum" "$target" | cut -d' ' -f1)" ]; then
+      elif [ "$(awk '{ print $1; exit }' "$target.$sum")" != "$("${sum}sum" "$target" | cut -d' ' -f1)" ]; then
         problem "${target#"$staging"/}.$sum: does not match the file"
       fi
     done

@@ -72,6 +72,8 @@ refuses "a signature of another file" "$core.jar.asc: does not verify" cp "$core
 refuses "a checksum that does not match" "$core.pom.sha1: does not match" cp "$core.jar.sha1" "$core.pom.sha1"
 refuses "a missing javadoc jar" "$core-javadoc.jar: missing" rm "$core-javadoc.jar"
 refuses "a POM without description" "$core.pom: no description" sed -i '/<description>/d' "$core.pom"
+refuses "a parent POM without licenses" "$core.pom: no licenses" \
+  sed -i '/<licenses>/,/<\/licenses>/d' "dev/holdfast/holdfast-parent/$version/holdfast-parent-$version.pom"
 refuses "a tests jar" "$core-tests.jar: not a published file" cp "$core.jar" "$core-tests.jar"
 refuses "an unpublished module" "dev/holdfast/holdfast-shop/$version/holdfast-shop-$version.jar: not a published file" \
   install -D "$core.jar" "dev/holdfast/holdfast-shop/$version/holdfast-shop-$version.jar"

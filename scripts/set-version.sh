@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets the version of every module: replaces the root POM's version wherever a POM names it as its own or
-# its parent's (each POM names it once). Runs on the Maven here (3.8), which versions-maven-plugin no longer
+# its parent's (each POM names it once), and sets project.build.outputTimestamp to now. Runs on the Maven here (3.8), which versions-maven-plugin no longer
 # supports.
 #
 # Usage: scripts/set-version.sh <new-version>   (in the directory of the tree to change)
@@ -18,6 +18,8 @@ if [ -z "$old" ]; then
 fi
 mapfile -t poms < <(find . -name pom.xml -not -path '*/target/*' | sort)
 sed -i "s#<version>$old</version>#<version>$new</version>#" "${poms[@]}"
+# The time every jar entry carries (reproducible builds): the time this version was set.
+sed -i "s#<project.build.outputTimestamp>[^<]*</project.build.outputTimestamp>#<project.build.outputTimestamp>$(date -u +%Y-%m-%dT%H:%M:%SZ)</project.build.outputTimestamp>#" pom.xml
 if grep -l -F -- "$old" "${poms[@]}"; then
   echo "FAIL: $old is still named in the POMs above" >&2
   exit 1
