@@ -8,21 +8,18 @@ import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseArguments;
-import dev.holdfast.lease.internal.LeaseEngine;
 import dev.holdfast.lease.internal.LeaseProbe;
 import dev.holdfast.lease.internal.LeaseSettings;
 import dev.holdfast.lease.internal.LeaseTuning;
-import dev.holdfast.lease.internal.WaitTimedOut;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
-
-import static dev.holdfast.lease.LeaseExpiredException.reported;
 
 /**
  * Distributed leases in a database table, with fencing tokens, a bounded blocking acquire and keep-alive. Every
@@ -63,13 +60,13 @@ public final class LeaseService implements Leases, LeaseRenewer {
     /** Longest TTL or wait bound. */
     public static final Duration MAX_DURATION = LeaseArguments.MAX_DURATION;
 
-    private final Batching batching;
-    private final LeaseEngine engine;
+    private final EngineLeases direct; // the engine's calls, and the batching the service was built with
+    private final Leases calls; // direct, or the decorators around it
 
-    private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant) {
-        this.batching = batching;
-        this.engine = new LeaseEngine(settings);
-        engine.onGrant(onGrant == null ? null : (row, path) -> onGrant.granted(Lease.of(row), GrantPath.of(path)));
+    private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant,
+                         List<UnaryOperator<Leases>> decorators) {
+        this.direct = new EngineLeases(settings, batching, onGrant);
+        this.calls = direct.decoratedBy(decorators);
     }
 
     /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
@@ -90,6 +87,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private @Nullable GrantListener onGrant;
         private @Nullable DataSource listenerDataSource;
         private ConnectionPool connectionPool = ConnectionPool.ABORTING;
+        private final List<UnaryOperator<Leases>> decorators = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -178,6 +176,13 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
+        /** The {@link Leases} calls through {@code decorator.apply(calls)}: the own ones, or the previous decorator's
+         * (the last is the outermost), as for meters or translated exceptions; a guard's own calls are not decorated. */
+        public Builder decoratedBy(UnaryOperator<Leases> decorator) {
+            decorators.add(Arguments.notNull(decorator, "decorator"));
+            return this;
+        }
+
         /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
@@ -188,33 +193,34 @@ public final class LeaseService implements Leases, LeaseRenewer {
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool), batching, onGrant);
+                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool), batching,
+                    onGrant, List.copyOf(decorators));
         }
     }
 
     /** The dialect in use. */
     public Dialect dialect() {
-        return engine.settings().dialect();
+        return direct.engine().settings().dialect();
     }
 
     /** The lease table. */
     public String table() {
-        return engine.settings().table();
+        return direct.engine().settings().table();
     }
 
     /** The batching this service was built with. */
     public Batching batching() {
-        return batching;
+        return direct.batching();
     }
 
     @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
-        return engine.acquire(name, owner, ttl).map(Lease::of);
+        return calls.tryAcquire(name, owner, ttl);
     }
 
     @Override
     public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
-        return engine.acquireOrRenew(name, owner, ttl).map(Lease::of);
+        return calls.tryAcquireOrRenew(name, owner, ttl);
     }
 
     /**
@@ -232,81 +238,73 @@ public final class LeaseService implements Leases, LeaseRenewer {
      */
     @Override
     public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
-        try {
-            return Lease.of(engine.acquire(name, owner, ttl, maxWait));
-        } catch (WaitTimedOut timedOut) {
-            throw LeaseTimeoutException.of(name, owner, maxWait, timedOut);
-        }
+        return calls.acquire(name, owner, ttl, maxWait);
     }
 
     @Override
     public Lease renew(Lease lease, Duration ttl) {
-        return reported(() -> Lease.of(engine.renew(Lease.checked(lease).row(), ttl)));
+        return calls.renew(lease, ttl);
     }
 
-    /** As a {@link LeaseRenewer}: the statement gives up after about {@code bound} on a stalled network. */
+    /** As a {@link LeaseRenewer}: gives up after about {@code bound} on a stalled network; not decorated. */
     @Override
     public Optional<Lease> renew(Lease lease, Duration ttl, Duration bound) {
-        return reported(() -> engine.renewBounded(Lease.checked(lease).row(), ttl, bound).map(Lease::of));
+        return direct.renew(lease, ttl, bound);
     }
 
     @Override
     public void release(Lease lease) {
-        release(lease, Duration.ZERO);
+        calls.release(lease);
     }
 
     @Override
     public void release(Lease lease, Duration heldAtLeast) {
-        Lease.checked(lease);
-        reported(() -> engine.release(lease.name(), lease.owner(), lease.token(), heldAtLeast));
+        calls.release(lease, heldAtLeast);
     }
 
     @Override
     public void unlock(String name, String owner) {
-        reported(() -> engine.release(name, owner, null, Duration.ZERO));
+        calls.unlock(name, owner);
     }
 
     @Override
     public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
-        Lease.checked(lease);
-        engine.checkKeepAlive(ttl);
-        long sent = System.nanoTime();
-        return LeaseGuard.start(this, engine.threads(), renew(lease, ttl), ttl, sent, onLost);
+        return calls.keepAlive(lease, ttl, onLost);
     }
 
     @Override
     public List<Lease> list() {
-        return engine.list().stream().map(Lease::of).toList();
+        return calls.list();
     }
 
     @Override
     public Optional<Lease> find(String name) {
-        return engine.find(name).map(Lease::of);
+        return calls.find(name);
     }
 
     @Override
     public boolean forceRelease(String name) {
-        return engine.forceRelease(name);
+        return calls.forceRelease(name);
     }
 
     @Override
     public boolean forceRelease(String name, String by) {
-        return engine.forceRelease(name, by);
+        return calls.forceRelease(name, by);
     }
 
     /** Stops the background threads (the listener connection goes back to the pool). Leases stay as they are. */
     @Override
     public void close() {
-        engine.close();
+        calls.close();
     }
 
     /** What batching and cohort hand-off did since this service was built; all zero where both are off. */
     public BatchingStats batchingStats() {
-        return BatchingStats.of(engine.probe());
+        return BatchingStats.of(direct.engine().probe());
     }
 
     /** Internal, for Holdfast's tests and benchmarks: what this service's parts counted; may change in any release. */
     public LeaseProbe probe() {
-        return engine.probe();
+        return direct.engine().probe();
     }
 }

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -84,6 +85,8 @@ public final class JdbcLockManager implements LockManager {
     private final Retry races;
     /** Purges repeat only a deadlock victim. */
     private final Retry deadlocks;
+    /** Where the {@link LockManager} calls go: the own ones, or the decorators around them. */
+    private final LockManager calls;
 
     private JdbcLockManager(Builder b, Dialect dialect) {
         this.dataSource = b.dataSource;
@@ -106,6 +109,11 @@ public final class JdbcLockManager implements LockManager {
         this.replaceOwnSql = sql.replaceOwn(relaxed);
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS, retries::incrementAndGet);
         this.deadlocks = new Retry(dialect, java.util.Set.of(SqlErrorKind.DEADLOCK), ATTEMPTS, retries::incrementAndGet);
+        LockManager decorated = new Direct();
+        for (UnaryOperator<LockManager> decorator : b.decorators) {
+            decorated = Invariants.nonNull(decorator.apply(decorated), "a decorator returned null");
+        }
+        this.calls = decorated;
     }
 
     /** A builder over {@code dataSource}, a plain (not transaction-aware) pool. */
@@ -137,19 +145,74 @@ public final class JdbcLockManager implements LockManager {
 
     @Override
     public LockId tryLock(String type, String id) {
-        requireUnbound("tryLock");
-        return acquire(type, id, null, defaultExpiry);
+        return calls.tryLock(type, id);
     }
 
     @Override
     public LockId tryLock(String type, String id, String owner) {
-        return tryLock(type, id, owner, defaultExpiry);
+        return calls.tryLock(type, id, owner);
     }
 
     @Override
     public LockId tryLock(String type, String id, String owner, Duration expiry) {
-        Names.require("owner", owner, MAX_OWNER_LENGTH);
-        return acquire(type, id, owner, expiry);
+        return calls.tryLock(type, id, owner, expiry);
+    }
+
+    @Override
+    public Reacquired reacquire(String type, String id, String owner) {
+        return calls.reacquire(type, id, owner);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One statement when the lock is free; when the owner holds it, a second one that gives the live
+     * row a new id in place (so two tabs racing leave exactly one id: the row's). If the owner's lock
+     * ends between the two, the call starts over (at most {@value #ATTEMPTS} times).
+     */
+    @Override
+    public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
+        return calls.reacquire(type, id, owner, expiry);
+    }
+
+    @Override
+    public void checkLock(LockId lockId) {
+        calls.checkLock(lockId);
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id) {
+        calls.checkLock(lockId, type, id);
+    }
+
+    @Override
+    public void checkLock(LockId lockId, String type, String id, String owner) {
+        calls.checkLock(lockId, type, id, owner);
+    }
+
+    @Override
+    public void releaseLock(LockId lockId) {
+        calls.releaseLock(lockId);
+    }
+
+    @Override
+    public void releaseLock(LockId lockId, String owner) {
+        calls.releaseLock(lockId, owner);
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, long incMillis) {
+        calls.extendLockExpiration(lockId, incMillis);
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, Duration increment) {
+        calls.extendLockExpiration(lockId, increment);
+    }
+
+    @Override
+    public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
+        calls.extendLockExpiration(lockId, owner, increment);
     }
 
     private LockId acquire(String type, String id, @Nullable String owner, Duration expiry) {
@@ -178,76 +241,6 @@ public final class JdbcLockManager implements LockManager {
         });
     }
 
-    @Override
-    public Reacquired reacquire(String type, String id, String owner) {
-        return reacquire(type, id, owner, defaultExpiry);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>One statement when the lock is free; when the owner holds it, a second one that gives the live
-     * row a new id in place (so two tabs racing leave exactly one id: the row's). If the owner's lock
-     * ends between the two, the call starts over (at most {@value #ATTEMPTS} times).
-     */
-    @Override
-    public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
-        Names.require("owner", owner, MAX_OWNER_LENGTH);
-        long micros = Durations.micros(Durations.positive("expiry", expiry, maxExpiry));
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return new Reacquired(acquire(type, id, owner, expiry), false);
-            } catch (AlreadyLockedException e) {
-                if (!owner.equals(e.owner().orElse(null)) || attempt >= ATTEMPTS) {
-                    throw e;
-                }
-            }
-            LockId fresh = LockId.generate(random);
-            int replaced = update("reacquire " + type + " " + id, replaceOwnSql, ps -> {
-                ps.setString(1, fresh.getValue());
-                ps.setLong(2, micros);
-                ps.setString(3, type);
-                ps.setString(4, id);
-                ps.setString(5, owner);
-            });
-            if (replaced == 1) {
-                return new Reacquired(fresh, true);
-            }
-            // The owner's lock ended since it was seen (released, expired, broken): take it anew.
-            retries.incrementAndGet();
-        }
-    }
-
-    @Override
-    public void checkLock(LockId lockId) {
-        requireUnbound("checkLock");
-        verify(requireLockId(lockId), null, null, null);
-    }
-
-    @Override
-    public void checkLock(LockId lockId, String type, String id) {
-        requireUnbound("checkLock");
-        verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
-                Names.require("id", id, MAX_ID_LENGTH), null);
-    }
-
-    @Override
-    public void checkLock(LockId lockId, String type, String id, String owner) {
-        verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
-                Names.require("id", id, MAX_ID_LENGTH), Names.require("owner", owner, MAX_OWNER_LENGTH));
-    }
-
-    @Override
-    public void releaseLock(LockId lockId) {
-        requireUnbound("releaseLock");
-        release(requireLockId(lockId), null);
-    }
-
-    @Override
-    public void releaseLock(LockId lockId, String owner) {
-        release(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH));
-    }
-
     private void release(LockId lockId, @Nullable String owner) {
         int updated = update("releaseLock", owner == null ? releaseSql : releaseOwnedSql, ps -> {
             ps.setString(1, lockId.getValue());
@@ -258,26 +251,6 @@ public final class JdbcLockManager implements LockManager {
         if (updated == 0) {
             explainRefusal(lockId, owner);
         }
-    }
-
-    @Override
-    public void extendLockExpiration(LockId lockId, long incMillis) {
-        requireUnbound("extendLockExpiration");
-        if (incMillis <= 0 || incMillis > maxExpiry.toMillis()) {
-            throw new IllegalArgumentException("increment must be 1 to " + maxExpiry.toMillis() + " ms, not " + incMillis);
-        }
-        extend(requireLockId(lockId), null, Duration.ofMillis(incMillis));
-    }
-
-    @Override
-    public void extendLockExpiration(LockId lockId, Duration increment) {
-        requireUnbound("extendLockExpiration");
-        extend(requireLockId(lockId), null, increment);
-    }
-
-    @Override
-    public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
-        extend(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH), increment);
     }
 
     private void extend(LockId lockId, @Nullable String owner, Duration increment) {
@@ -604,6 +577,110 @@ public final class JdbcLockManager implements LockManager {
         });
     }
 
+    /** The lock manager's own calls, before any {@link Builder#decoratedBy decorator}. */
+    private final class Direct implements LockManager {
+
+        @Override
+        public LockId tryLock(String type, String id) {
+            requireUnbound("tryLock");
+            return acquire(type, id, null, defaultExpiry);
+        }
+
+        @Override
+        public LockId tryLock(String type, String id, String owner) {
+            return tryLock(type, id, owner, defaultExpiry);
+        }
+
+        @Override
+        public LockId tryLock(String type, String id, String owner, Duration expiry) {
+            Names.require("owner", owner, MAX_OWNER_LENGTH);
+            return acquire(type, id, owner, expiry);
+        }
+
+        @Override
+        public Reacquired reacquire(String type, String id, String owner) {
+            return reacquire(type, id, owner, defaultExpiry);
+        }
+
+        @Override
+        public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
+            Names.require("owner", owner, MAX_OWNER_LENGTH);
+            long micros = Durations.micros(Durations.positive("expiry", expiry, maxExpiry));
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return new Reacquired(acquire(type, id, owner, expiry), false);
+                } catch (AlreadyLockedException e) {
+                    if (!owner.equals(e.owner().orElse(null)) || attempt >= ATTEMPTS) {
+                        throw e;
+                    }
+                }
+                LockId fresh = LockId.generate(random);
+                int replaced = update("reacquire " + type + " " + id, replaceOwnSql, ps -> {
+                    ps.setString(1, fresh.getValue());
+                    ps.setLong(2, micros);
+                    ps.setString(3, type);
+                    ps.setString(4, id);
+                    ps.setString(5, owner);
+                });
+                if (replaced == 1) {
+                    return new Reacquired(fresh, true);
+                }
+                // The owner's lock ended since it was seen (released, expired, broken): take it anew.
+                retries.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void checkLock(LockId lockId) {
+            requireUnbound("checkLock");
+            verify(requireLockId(lockId), null, null, null);
+        }
+
+        @Override
+        public void checkLock(LockId lockId, String type, String id) {
+            requireUnbound("checkLock");
+            verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
+                    Names.require("id", id, MAX_ID_LENGTH), null);
+        }
+
+        @Override
+        public void checkLock(LockId lockId, String type, String id, String owner) {
+            verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
+                    Names.require("id", id, MAX_ID_LENGTH), Names.require("owner", owner, MAX_OWNER_LENGTH));
+        }
+
+        @Override
+        public void releaseLock(LockId lockId) {
+            requireUnbound("releaseLock");
+            release(requireLockId(lockId), null);
+        }
+
+        @Override
+        public void releaseLock(LockId lockId, String owner) {
+            release(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH));
+        }
+
+        @Override
+        public void extendLockExpiration(LockId lockId, long incMillis) {
+            requireUnbound("extendLockExpiration");
+            if (incMillis <= 0 || incMillis > maxExpiry.toMillis()) {
+                throw new IllegalArgumentException("increment must be 1 to " + maxExpiry.toMillis() + " ms, not " + incMillis);
+            }
+            extend(requireLockId(lockId), null, Duration.ofMillis(incMillis));
+        }
+
+        @Override
+        public void extendLockExpiration(LockId lockId, Duration increment) {
+            requireUnbound("extendLockExpiration");
+            extend(requireLockId(lockId), null, increment);
+        }
+
+        @Override
+        public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
+            extend(requireLockId(lockId), Names.require("owner", owner, MAX_OWNER_LENGTH), increment);
+        }
+    }
+
     /** Configuration of a {@link JdbcLockManager}. */
     public static final class Builder {
         private final DataSource dataSource;
@@ -614,6 +691,7 @@ public final class JdbcLockManager implements LockManager {
         private boolean ownerBinding;
         private CommitDurability durability = CommitDurability.RELAXED;
         private SecureRandom random = new SecureRandom();
+        private final List<UnaryOperator<LockManager>> decorators = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
@@ -658,6 +736,18 @@ public final class JdbcLockManager implements LockManager {
         /** The source of lock ids; default a new {@link SecureRandom}. */
         public Builder random(SecureRandom random) {
             this.random = Arguments.notNull(random, "random");
+            return this;
+        }
+
+        /**
+         * Sends the {@link LockManager} calls through {@code decorator.apply(locks)}, for what must hold whichever
+         * way the lock manager is reached: meters, observations, exceptions translated for a framework. The
+         * decorator gets the lock manager's own calls (or the previous decorator's result: the last one given is
+         * the outermost) and must not call the lock manager itself. The operator calls ({@code heldLocks},
+         * {@code forceRelease}, {@code purgeExpired}, …) are not decorated.
+         */
+        public Builder decoratedBy(UnaryOperator<LockManager> decorator) {
+            decorators.add(Arguments.notNull(decorator, "decorator"));
             return this;
         }
 

@@ -25,6 +25,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
@@ -37,7 +40,10 @@ import javax.sql.DataSource;
  * {@link LeaseService} ({@code holdfast.lease.*}; told of its grants by a {@link GrantListener} bean; its MariaDB
  * wake-up connections leave the pool through a {@link ConnectionPool} bean, HikariCP's by default) and their tables
  * ({@link HoldfastDataSourceScriptDatabaseInitializer}, {@code holdfast.jdbc.initialize-schema}). Every
- * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off.
+ * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off. The
+ * lock manager's and the lease service's calls go through every {@link LockManagerDecorator} and
+ * {@link LeasesDecorator} bean (meters, observations, exception translation), so each is one bean whichever of
+ * its types is injected.
  *
  * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
  * manager is given the pool itself, never a {@link TransactionAwareDataSourceProxy} (one is
@@ -111,9 +117,12 @@ public class HoldfastAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(LockManager.class)
     @DependsOnDatabaseInitialization
-    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
+    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
+                                        ObjectProvider<LockManagerDecorator> decorators) {
         HoldfastProperties.Offline offline = properties.getOffline();
-        return JdbcLockManager.builder(nonTransactional(dataSource))
+        JdbcLockManager.Builder builder = JdbcLockManager.builder(nonTransactional(dataSource));
+        innermostFirst(decorators).forEach(d -> builder.decoratedBy(d::decorate));
+        return builder
                 .dialect(dialect)
                 .table(offline.getTable())
                 .defaultExpiry(offline.getDefaultExpiry())
@@ -132,10 +141,12 @@ public class HoldfastAutoConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
     LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                      ObjectProvider<GrantListener> grantListener, ObjectProvider<ConnectionPool> pool) {
+                                      ObjectProvider<GrantListener> grantListener, ObjectProvider<ConnectionPool> pool,
+                                      ObjectProvider<LeasesDecorator> decorators) {
         LeaseService.Builder builder = LeaseService.builder(nonTransactional(dataSource));
         grantListener.ifUnique(builder::onGrant);
         pool.ifUnique(builder::connectionPool);
+        innermostFirst(decorators).forEach(d -> builder.decoratedBy(d::decorate));
         return builder
                 .dialect(dialect)
                 .table(properties.getLease().getTable())
@@ -143,6 +154,13 @@ public class HoldfastAutoConfiguration {
                 .cohortHandOffs(properties.getLease().getCohortHandOffs())
                 .batching(properties.getLease().toBatching())
                 .build();
+    }
+
+    /** The decorators from the last in order (innermost) to the first: a builder makes the last one given the outermost. */
+    private static <T> List<T> innermostFirst(ObjectProvider<T> decorators) {
+        List<T> ordered = new ArrayList<>(decorators.orderedStream().toList());
+        Collections.reverse(ordered);
+        return ordered;
     }
 
     /**

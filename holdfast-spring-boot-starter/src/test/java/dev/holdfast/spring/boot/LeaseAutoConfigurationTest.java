@@ -6,7 +6,6 @@ import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
 import dev.holdfast.spring.boot.metrics.LeaseBatchingMetrics;
-import dev.holdfast.spring.boot.metrics.MeteredLeases;
 import dev.holdfast.spring.boot.metrics.VersionConflictCounter;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -50,7 +49,8 @@ class LeaseAutoConfigurationTest {
         String locksTable = db.newTableName("hf_sb_locks");
         try (HikariDataSource pool = db.newPool(4)) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class,
+                            org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
                     .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
@@ -59,9 +59,8 @@ class LeaseAutoConfigurationTest {
                         assertThat(context).hasNotFailed();
                         LeaseService service = context.getBean(LeaseService.class);
                         assertThat(service.table()).isEqualTo(leasesTable);
-                        MeteredLeases leases = context.getBean(MeteredLeases.class);
-                        assertThat(leases.delegate()).isSameAs(service);
-                        assertThat(context.getBean(dev.holdfast.lease.Leases.class)).isSameAs(leases);
+                        dev.holdfast.lease.Leases leases = context.getBean(dev.holdfast.lease.Leases.class);
+                        assertThat(leases).isSameAs(service);
                         MeterRegistry registry = context.getBean(MeterRegistry.class);
 
                         Lease first = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
@@ -195,7 +194,8 @@ class LeaseAutoConfigurationTest {
         db.dropAfterTest(leasesTable + "_queue");
         try (HikariDataSource pool = db.newPool(4)) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class,
+                            org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
                     .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,

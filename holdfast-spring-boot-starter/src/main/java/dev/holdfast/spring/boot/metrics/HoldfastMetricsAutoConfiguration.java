@@ -1,14 +1,13 @@
 package dev.holdfast.spring.boot.metrics;
 
 import dev.holdfast.lease.LeaseService;
-import dev.holdfast.lease.Leases;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
-import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
+import dev.holdfast.spring.boot.LeasesDecorator;
+import dev.holdfast.spring.boot.LockManagerDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Qualifier;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,15 +15,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Primary;
+import org.springframework.core.annotation.Order;
 
 /**
  * Micrometer metrics for Holdfast, when micrometer-core is on the class path and the application has
- * a {@link MeterRegistry}: a {@link MeteredLockManager} around the auto-configured
- * {@link JdbcLockManager} (the {@code @Primary} {@link LockManager}; inject {@code JdbcLockManager}
- * for the operator calls), {@link PessimisticLockMetrics} observing {@link PessimisticLocks},
- * {@link MeteredLeases} around the {@link LeaseService} (the {@code @Primary} {@link dev.holdfast.lease.Leases}),
- * {@link LeaseBatchingMetrics} of that service's batching and cohort hand-off, and the {@link VersionConflictCounter}.
+ * a {@link MeterRegistry}: a {@link MeteredLockManager} around the calls of the auto-configured
+ * {@link JdbcLockManager} and {@link MeteredLeases} around those of the {@link LeaseService} (as a
+ * {@link LockManagerDecorator} and a {@link LeasesDecorator}: the bean is metered whichever of its types is
+ * injected), {@link PessimisticLockMetrics} observing {@link PessimisticLocks}, and, as {@link MeterBinder}s that
+ * Boot binds to its registries, the held offline locks ({@link MeteredLockManager#heldLocks}) and
+ * {@link LeaseBatchingMetrics} of the service's batching and cohort hand-off; the {@link VersionConflictCounter}.
  * {@code holdfast.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class, afterName = {
@@ -37,31 +37,32 @@ import org.springframework.context.annotation.Primary;
 public class HoldfastMetricsAutoConfiguration {
 
     @Bean
-    @Primary
-    @ConditionalOnSingleCandidate(JdbcLockManager.class)
-    @ConditionalOnMissingBean(MeteredLockManager.class)
-    MeteredLockManager holdfastMeteredLockManager(JdbcLockManager lockManager, MeterRegistry registry,
-            @Qualifier("holdfastObservedLockManager") ObjectProvider<LockManager> observed) {
-        // with observations on, meter the observed lock manager: each call counted once and observed once
-        return new MeteredLockManager(observed.getIfAvailable(() -> lockManager), registry, lockManager);
+    @Order(LeasesDecorator.METRICS_ORDER)
+    @ConditionalOnMissingBean(name = "holdfastMeteredLockManager")
+    LockManagerDecorator holdfastMeteredLockManager(MeterRegistry registry) {
+        return locks -> new MeteredLockManager(locks, registry, null);
     }
 
     @Bean
-    @Primary
-    @ConditionalOnSingleCandidate(LeaseService.class)
-    @ConditionalOnMissingBean(MeteredLeases.class)
-    MeteredLeases holdfastMeteredLeases(LeaseService leases, MeterRegistry registry,
-            @Qualifier("holdfastObservedLeases") ObjectProvider<Leases> observed) {
-        return new MeteredLeases(observed.getIfAvailable(() -> leases), registry);
+    @ConditionalOnSingleCandidate(JdbcLockManager.class)
+    @ConditionalOnMissingBean(name = "holdfastOfflineLocksHeld")
+    MeterBinder holdfastOfflineLocksHeld(JdbcLockManager lockManager) {
+        return MeteredLockManager.heldLocks(lockManager);
     }
 
+    @Bean
+    @Order(LeasesDecorator.METRICS_ORDER)
+    @ConditionalOnMissingBean(name = "holdfastMeteredLeases")
+    LeasesDecorator holdfastMeteredLeases(MeterRegistry registry) {
+        return leases -> new MeteredLeases(leases, registry);
+    }
+
+    /** Bound by Boot, as every {@link MeterBinder} bean (binding it here too would register its meters twice). */
     @Bean
     @ConditionalOnSingleCandidate(LeaseService.class)
     @ConditionalOnMissingBean
-    LeaseBatchingMetrics holdfastLeaseBatchingMetrics(LeaseService leases, MeterRegistry registry) {
-        LeaseBatchingMetrics metrics = new LeaseBatchingMetrics(leases);
-        metrics.bindTo(registry); // also bound where Boot binds MeterBinder beans: registering a meter again keeps the first
-        return metrics;
+    LeaseBatchingMetrics holdfastLeaseBatchingMetrics(LeaseService leases) {
+        return new LeaseBatchingMetrics(leases);
     }
 
     @Bean

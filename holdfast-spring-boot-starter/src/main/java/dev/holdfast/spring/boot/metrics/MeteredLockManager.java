@@ -12,6 +12,7 @@ import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.jspecify.annotations.Nullable;
 
@@ -69,10 +70,16 @@ public final class MeteredLockManager implements LockManager {
         this.releases = Counter.builder(RELEASES).description("Offline locks released by their holder").register(registry);
         this.extensions = Counter.builder(EXTENSIONS).description("Offline lock expiries extended").register(registry);
         if (store != null) {
-            Gauge.builder(HELD, store, MeteredLockManager::countHeld)
-                    .description("Live offline locks (all servers; capped at " + HELD_CAP + ")")
-                    .register(registry);
+            heldLocks(store).bindTo(registry);
         }
+    }
+
+    /** The {@value #HELD} gauge of {@code store} alone, for a registry to bind (a decorator has no store to count). */
+    public static MeterBinder heldLocks(JdbcLockManager store) {
+        Arguments.notNull(store, "store");
+        return registry -> Gauge.builder(HELD, store, MeteredLockManager::countHeld)
+                .description("Live offline locks (all servers; capped at " + HELD_CAP + ")")
+                .register(registry);
     }
 
     private static double countHeld(JdbcLockManager jdbc) {

@@ -3,6 +3,8 @@ package dev.holdfast.spring.boot.observation;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.GrantListener;
 import dev.holdfast.lease.LeaseService;
+import dev.holdfast.spring.boot.LeasesDecorator;
+import dev.holdfast.spring.boot.LockManagerDecorator;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
@@ -15,20 +17,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Primary;
+import org.springframework.core.annotation.Order;
 
 /**
  * Micrometer observations of Holdfast ({@link HoldfastObservation}), when micrometer-observation is on the class
  * path and the application has an {@link ObservationRegistry} (Boot's {@code ObservationAutoConfiguration} makes
  * one): {@link PessimisticLockObservations} observing the {@code PessimisticLocks} bean, {@link ObservedLeases}
- * around the {@link LeaseService} (whose grants it tags through {@link ObservedLeases#grantListener}),
- * {@link ObservedLockManager} around the {@link JdbcLockManager}, and {@link VersionConflictObservations}. A bean of
- * a convention type ({@link PessimisticLockObservationConvention}, …) replaces that default convention.
+ * around the calls of the {@link LeaseService} (whose grants it tags through {@link ObservedLeases#grantListener})
+ * and {@link ObservedLockManager} around those of the {@link JdbcLockManager} (as a {@link LeasesDecorator} and a
+ * {@link LockManagerDecorator}: the bean is observed whichever of its types is injected), and
+ * {@link VersionConflictObservations}. A bean of a convention type ({@link PessimisticLockObservationConvention},
+ * …) replaces that default convention.
  *
- * <p>With the metrics ({@link HoldfastMetricsAutoConfiguration}) on too, the metered decorators stay the
- * {@code @Primary} {@code Leases} and {@code LockManager} and wrap the observed ones: every call is counted once by
- * the meters and observed once. {@code holdfast.observations.enabled=false} turns it off.
+ * <p>With the metrics ({@link HoldfastMetricsAutoConfiguration}) on too, the meters wrap the observations: every
+ * call is counted once by the meters and observed once. {@code holdfast.observations.enabled=false} turns it off.
  */
 @AutoConfiguration(after = {HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class},
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
@@ -36,9 +38,6 @@ import org.springframework.context.annotation.Primary;
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "holdfast.observations.enabled", matchIfMissing = true)
 public class HoldfastObservationAutoConfiguration {
-
-    static final String METERED_LEASES = "dev.holdfast.spring.boot.metrics.MeteredLeases";
-    static final String METERED_LOCK_MANAGER = "dev.holdfast.spring.boot.metrics.MeteredLockManager";
 
     @Bean
     @ConditionalOnMissingBean
@@ -63,59 +62,23 @@ public class HoldfastObservationAutoConfiguration {
         return ObservedLeases.grantListener(registry);
     }
 
-    /** Without metered leases: the observed leases are the {@code @Primary} {@code Leases}. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnSingleCandidate(LeaseService.class)
-    @ConditionalOnMissingBean(type = METERED_LEASES, value = ObservedLeases.class)
-    static class PrimaryObservedLeases {
-
-        @Bean
-        @Primary
-        ObservedLeases holdfastObservedLeases(LeaseService leases, ObservationRegistry registry,
-                                              ObjectProvider<LeaseObservationConvention> convention) {
-            return new ObservedLeases(leases, registry, leases.dialect(), convention.getIfUnique());
-        }
+    @Bean
+    @Order(LeasesDecorator.OBSERVATIONS_ORDER)
+    @ConditionalOnSingleCandidate(Dialect.class)
+    @ConditionalOnMissingBean(name = "holdfastObservedLeases")
+    LeasesDecorator holdfastObservedLeases(ObservationRegistry registry, Dialect dialect,
+                                           ObjectProvider<LeaseObservationConvention> convention) {
+        LeaseObservationConvention custom = convention.getIfUnique();
+        return leases -> new ObservedLeases(leases, registry, dialect, custom);
     }
 
-    /** With metered leases: the observed leases are what they meter (they find this bean by its name). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnSingleCandidate(LeaseService.class)
-    @ConditionalOnBean(type = METERED_LEASES)
-    @ConditionalOnMissingBean(ObservedLeases.class)
-    static class MeteredObservedLeases {
-
-        @Bean
-        ObservedLeases holdfastObservedLeases(LeaseService leases, ObservationRegistry registry,
-                                              ObjectProvider<LeaseObservationConvention> convention) {
-            return new ObservedLeases(leases, registry, leases.dialect(), convention.getIfUnique());
-        }
-    }
-
-    /** Without a metered lock manager: the observed one is the {@code @Primary} {@code LockManager}. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnSingleCandidate(JdbcLockManager.class)
-    @ConditionalOnMissingBean(type = METERED_LOCK_MANAGER, value = ObservedLockManager.class)
-    static class PrimaryObservedLockManager {
-
-        @Bean
-        @Primary
-        ObservedLockManager holdfastObservedLockManager(JdbcLockManager locks, ObservationRegistry registry,
-                                                        ObjectProvider<OfflineLockObservationConvention> convention) {
-            return new ObservedLockManager(locks, registry, locks.dialect(), convention.getIfUnique());
-        }
-    }
-
-    /** With a metered lock manager: the observed one is what it meters (it finds this bean by its name). */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnSingleCandidate(JdbcLockManager.class)
-    @ConditionalOnBean(type = METERED_LOCK_MANAGER)
-    @ConditionalOnMissingBean(ObservedLockManager.class)
-    static class MeteredObservedLockManager {
-
-        @Bean
-        ObservedLockManager holdfastObservedLockManager(JdbcLockManager locks, ObservationRegistry registry,
-                                                        ObjectProvider<OfflineLockObservationConvention> convention) {
-            return new ObservedLockManager(locks, registry, locks.dialect(), convention.getIfUnique());
-        }
+    @Bean
+    @Order(LeasesDecorator.OBSERVATIONS_ORDER)
+    @ConditionalOnSingleCandidate(Dialect.class)
+    @ConditionalOnMissingBean(name = "holdfastObservedLockManager")
+    LockManagerDecorator holdfastObservedLockManager(ObservationRegistry registry, Dialect dialect,
+                                                     ObjectProvider<OfflineLockObservationConvention> convention) {
+        OfflineLockObservationConvention custom = convention.getIfUnique();
+        return locks -> new ObservedLockManager(locks, registry, dialect, custom);
     }
 }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.lease.LeaseTimeoutException;
 import dev.holdfast.lease.Leases;
 import dev.holdfast.optimistic.StaleRow;
@@ -18,13 +19,11 @@ import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
-import dev.holdfast.spring.boot.metrics.MeteredLeases;
 import dev.holdfast.spring.boot.metrics.MeteredLockManager;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -186,7 +185,7 @@ class HoldfastObservationTest {
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         LockManager locks = context.getBean(LockManager.class);
-                        assertThat(locks).isInstanceOf(ObservedLockManager.class); // no MeterRegistry: observed only
+                        assertThat(locks).isSameAs(context.getBean(JdbcLockManager.class)); // one bean, observed by its decorator
                         LockId id = locks.tryLock("purchase_order", "A-1", "kim");
                         assertThat(last(stopped, "holdfast.offline.lock")).containsEntry("holdfast.technique", "offline")
                                 .containsEntry("holdfast.operation", "try_lock").containsEntry("holdfast.outcome", "acquired")
@@ -227,7 +226,7 @@ class HoldfastObservationTest {
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         Leases leases = context.getBean(Leases.class);
-                        assertThat(leases).isInstanceOf(ObservedLeases.class);
+                        assertThat(leases).isSameAs(context.getBean(LeaseService.class));
                         Lease held = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
                         assertThat(last(stopped, "holdfast.lease.acquire")).containsEntry("holdfast.technique", "lease")
                                 .containsEntry("holdfast.operation", "try_acquire").containsEntry("holdfast.outcome", "acquired")
@@ -357,20 +356,17 @@ class HoldfastObservationTest {
         try (HikariDataSource pool = TestDatabase.Kind.H2.newPool("obs-boot", 4)) {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, HoldfastAutoConfiguration.class,
-                            HoldfastMetricsAutoConfiguration.class, HoldfastObservationAutoConfiguration.class))
+                            HoldfastMetricsAutoConfiguration.class, HoldfastObservationAutoConfiguration.class,
+                            org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
                     .withBean(MeterRegistry.class, () -> meterRegistry)
-                    .withBean(DefaultMeterObservationHandler.class, () -> new DefaultMeterObservationHandler(meterRegistry))
                     .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + unique("hf_obs_boot_locks"),
                             "holdfast.lease.table=" + unique("hf_obs_boot_leases"))
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         MeterRegistry meters = context.getBean(MeterRegistry.class);
-                        MeteredLeases leases = (MeteredLeases) context.getBean(Leases.class);
-                        assertThat(leases.delegate()).isInstanceOf(ObservedLeases.class);
-                        assertThat(((ObservedLeases) leases.delegate()).delegate()).isSameAs(context.getBean(LeaseService.class));
-                        MeteredLockManager locks = (MeteredLockManager) context.getBean(LockManager.class);
-                        assertThat(locks.delegate()).isInstanceOf(ObservedLockManager.class);
+                        Leases leases = context.getBean(Leases.class);
+                        LockManager locks = context.getBean(LockManager.class);
 
                         assertThat(leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1))).isPresent();
                         assertThat(leases.tryAcquire("nightly", "server-2", Duration.ofMinutes(1))).isEmpty();
@@ -410,14 +406,13 @@ class HoldfastObservationTest {
                     .withBean(ObservationRegistry.class, TestObservationRegistry::create)
                     .withPropertyValues("holdfast.observations.enabled=false")
                     .run(context -> {
-                        assertThat(context).doesNotHaveBean(ObservedLeases.class).doesNotHaveBean(PessimisticLockObservations.class);
+                        assertThat(context).doesNotHaveBean("holdfastObservedLeases").doesNotHaveBean(PessimisticLockObservations.class);
                         assertThat(context.getBean(Leases.class)).isInstanceOf(LeaseService.class);
                     });
         }
         try (HikariDataSource pool = TestDatabase.Kind.H2.newPool("obs-none", 4)) {
             runner(pool, unique("hf_obs_off_locks"), unique("hf_obs_off_leases")).run(context -> {
-                assertThat(context).hasNotFailed().doesNotHaveBean(ObservedLockManager.class);
-                assertThat(context.getBean(LockManager.class)).isNotInstanceOf(ObservedLockManager.class);
+                assertThat(context).hasNotFailed().doesNotHaveBean("holdfastObservedLockManager");
             });
         }
     }
