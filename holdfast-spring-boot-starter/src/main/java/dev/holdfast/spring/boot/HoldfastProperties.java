@@ -9,7 +9,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import java.time.Duration;
 
 /**
- * Settings under {@code holdfast.*}.
+ * Settings under holdfast.*.
  */
 @ConfigurationProperties("holdfast")
 public class HoldfastProperties {
@@ -81,7 +81,7 @@ public class HoldfastProperties {
         return pessimistic;
     }
 
-    /** Settings under {@code holdfast.pessimistic.*}: row locks ({@code PessimisticLocks}). */
+    /** Settings under holdfast.pessimistic.*: row locks (PessimisticLocks). */
     public static class Pessimistic {
 
         /**
@@ -103,45 +103,45 @@ public class HoldfastProperties {
         return web;
     }
 
-    /** Settings under {@code holdfast.lease.*}: distributed leases ({@code LeaseService}). */
+    /** Settings under holdfast.lease.*: distributed leases (LeaseService). */
     public static class Lease {
 
         /** The leases table, a plain SQL identifier (optionally schema-qualified). */
         private String table = "holdfast_leases";
 
         /**
-         * How releases commit: {@code relaxed} (the default) lets a release on PostgreSQL skip the wait
-         * for the WAL flush (its own statement only); {@code durable} waits. Acquires and renewals are
+         * How releases commit: relaxed (the default) lets a release on PostgreSQL skip the wait
+         * for the WAL flush (its own statement only); durable waits. Acquires and renewals are
          * always durable.
          */
         private CommitDurability durability = CommitDurability.RELAXED;
 
         /**
          * Cohort hand-off: how many times in a row a release may pass a lease in memory to a waiting
-         * {@code lock} call of this instance with the same owner, before it goes back to the database
+         * lock call of this instance with the same owner, before it goes back to the database
          * queue (0, the default, turns it off). Fencing tokens stay strictly increasing.
          */
         private int cohortHandOffs;
 
         /**
-         * Batched commits: {@code adaptive} (the default): as concurrent while measured faster than
-         * calls alone, an acquire batch waiting for threads only while that pays; {@code off}: every
-         * call a statement of its own; {@code concurrent}: concurrent
-         * {@code tryAcquire} and {@code release} calls of this instance share multi-row statements, one
-         * commit each; {@code lockstep} (deprecated expert override): as concurrent, and an acquire
-         * batch waits up to {@code lockstep-linger} for the threads the last batch answered.
+         * Batched commits: adaptive (the default): as concurrent while measured faster than
+         * calls alone, an acquire batch waiting for threads only while that pays; off: every
+         * call a statement of its own; concurrent: concurrent
+         * tryAcquire and release calls of this instance share multi-row statements, one
+         * commit each; lockstep (deprecated expert override): as concurrent, and an acquire
+         * batch waits up to lockstep-linger for the threads the last batch answered.
          * PostgreSQL and MariaDB; ignored on H2.
          */
         private BatchingMode batching = BatchingMode.ADAPTIVE;
 
         /**
-         * With {@code batching: lockstep}, how long a batch waits for the threads the last batch
+         * With batching: lockstep, how long a batch waits for the threads the last batch
          * answered: more than 0, at most 1 s (default 1 ms); keep it well below the time threads hold
          * their leases. Refused with another batching mode.
          */
         private @Nullable Duration lockstepLinger;
 
-        /** The modes of {@code holdfast.lease.batching}. */
+        /** The modes of holdfast.lease.batching. */
         public enum BatchingMode {
             /** Every call a statement of its own. */
             OFF,
@@ -149,7 +149,7 @@ public class HoldfastProperties {
             ADAPTIVE,
             /** Calls queued while a statement of their kind is in flight go together in the next. */
             CONCURRENT,
-            /** Deprecated expert override: concurrent, and a batch waits {@code lockstep-linger} for the threads the last one answered. */
+            /** Deprecated expert override: concurrent, and a batch waits lockstep-linger for the threads the last one answered. */
             LOCKSTEP
         }
 
@@ -194,9 +194,9 @@ public class HoldfastProperties {
         }
 
         /**
-         * The {@link dev.holdfast.lease.Batching} these settings name.
+         * The Batching these settings name.
          *
-         * @throws IllegalArgumentException if {@code lockstep-linger} is set without {@code batching: lockstep}
+         * @throws IllegalArgumentException if lockstep-linger is set without batching: lockstep
          */
         public dev.holdfast.lease.Batching toBatching() {
             if (lockstepLinger != null && batching != BatchingMode.LOCKSTEP) {
@@ -217,7 +217,7 @@ public class HoldfastProperties {
         return dev.holdfast.lease.Batching.lockstep(linger);
     }
 
-    /** Settings under {@code holdfast.jdbc.*}. */
+    /** Settings under holdfast.jdbc.*. */
     public static class Jdbc {
 
         /**
@@ -251,7 +251,7 @@ public class HoldfastProperties {
         }
     }
 
-    /** Settings under {@code holdfast.offline.*}: the offline pessimistic locks ({@code LockManager}). */
+    /** Settings under holdfast.offline.*: the offline pessimistic locks (LockManager). */
     public static class Offline {
 
         /** The offline locks table, a plain SQL identifier (optionally schema-qualified). */
@@ -318,7 +318,7 @@ public class HoldfastProperties {
         }
     }
 
-    /** Settings under {@code holdfast.web.*}: the Spring MVC helpers. */
+    /** Settings under holdfast.web.*: the Spring MVC helpers. */
     public static class Web {
 
         /**
@@ -361,6 +361,55 @@ public class HoldfastProperties {
 
         public void setLockProblemView(@Nullable String lockProblemView) {
             this.lockProblemView = lockProblemView;
+        }
+    }
+
+    // the switches read by the metrics and observation auto-configurations, here so that they are documented
+    private final Metrics metrics = new Metrics();
+
+    private final Observations observations = new Observations();
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Observations getObservations() {
+        return observations;
+    }
+
+    /** Settings under holdfast.metrics.*: Micrometer meters. */
+    public static class Metrics {
+
+        /**
+         * Whether Holdfast's locks and leases are metered, when micrometer-core is on the class path and a
+         * MeterRegistry bean exists.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** Settings under holdfast.observations.*: Micrometer observations (timers, spans). */
+    public static class Observations {
+
+        /**
+         * Whether Holdfast's lock waits and acquires are observed, when micrometer-observation is on the class
+         * path and an ObservationRegistry bean exists.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

@@ -8,6 +8,9 @@ import dev.holdfast.spring.boot.LeasesDecorator;
 import dev.holdfast.spring.boot.LockManagerDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.annotation.Order;
+import org.springframework.util.ClassUtils;
 
 /**
  * Micrometer metrics for Holdfast, when micrometer-core is on the class path and the application has
@@ -35,6 +39,8 @@ import org.springframework.core.annotation.Order;
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "holdfast.metrics.enabled", matchIfMissing = true)
 public class HoldfastMetricsAutoConfiguration {
+
+    private static final String OBSERVATIONS = "dev.holdfast.spring.boot.observation.PessimisticLockObservations";
 
     @Bean
     @Order(LeasesDecorator.METRICS_ORDER)
@@ -71,9 +77,18 @@ public class HoldfastMetricsAutoConfiguration {
         return new VersionConflictCounter(registry);
     }
 
+    /**
+     * Untimed where Holdfast's observation of each row lock reaches a meter handler (Boot's, with metrics and
+     * observations both): that handler's timer is the one timing of the call.
+     */
     @Bean
     @ConditionalOnMissingBean(PessimisticLocks.Observer.class)
-    PessimisticLockMetrics holdfastPessimisticLockMetrics(MeterRegistry registry) {
-        return new PessimisticLockMetrics(registry);
+    PessimisticLockMetrics holdfastPessimisticLockMetrics(MeterRegistry registry, ListableBeanFactory beans,
+            ObjectProvider<MeterObservationHandler<?>> meterHandlers) {
+        // by name: the observation package refers to this one, not the other way round
+        ClassLoader loader = getClass().getClassLoader();
+        boolean observed = ClassUtils.isPresent(OBSERVATIONS, loader)
+                && beans.getBeanNamesForType(ClassUtils.resolveClassName(OBSERVATIONS, loader), false, false).length > 0;
+        return new PessimisticLockMetrics(registry, !(observed && meterHandlers.stream().findAny().isPresent()));
     }
 }

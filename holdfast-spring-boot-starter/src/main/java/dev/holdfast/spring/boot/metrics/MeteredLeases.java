@@ -18,18 +18,25 @@ import java.util.function.Consumer;
 /**
  * {@link Leases} that counts what the leases it decorates do: {@code holdfast.lease.acquisitions},
  * {@code holdfast.lease.refusals} (held by another caller, or a blocking acquire's bound ran out; tag
- * {@code reason} = held, timeout) and {@code holdfast.lease.losses} (a kept-alive lease was lost), all
- * tagged {@code name}; and the gauge {@code holdfast.leases.held} (live leases of all servers, one query
- * per publish). Every call is delegated unchanged, exceptions included.
+ * {@code reason} = held, timeout) and {@code holdfast.lease.losses} (a kept-alive lease was lost); and the gauge
+ * {@code holdfast.leases.held} (live leases of all servers, one query per publish). The lease name is no tag:
+ * names are often per entity (an order, a tenant), and each would be a meter of its own; observations carry it as
+ * a high-cardinality key. Every call is delegated unchanged, exceptions included.
  */
 public final class MeteredLeases implements Leases {
 
     private final Leases leases;
-    private final MeterRegistry registry;
+    private final Counter acquisitions;
+    private final Counter refusedHeld;
+    private final Counter refusedTimeout;
+    private final Counter losses;
 
     public MeteredLeases(Leases leases, MeterRegistry registry) {
         this.leases = leases;
-        this.registry = registry;
+        this.acquisitions = Counter.builder("holdfast.lease.acquisitions").description("Leases granted").register(registry);
+        this.refusedHeld = refusals("held", registry);
+        this.refusedTimeout = refusals("timeout", registry);
+        this.losses = Counter.builder("holdfast.lease.losses").description("Kept-alive leases lost").register(registry);
         Gauge.builder("holdfast.leases.held", leases, l -> l.list().size())
                 .description("Live leases (all servers, database time)")
                 .register(registry);
@@ -44,7 +51,7 @@ public final class MeteredLeases implements Leases {
     @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
         Optional<Lease> lease = leases.tryAcquire(name, owner, ttl);
-        count(lease.isPresent() ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
+        (lease.isPresent() ? acquisitions : refusedHeld).increment();
         return lease;
     }
 
@@ -52,7 +59,7 @@ public final class MeteredLeases implements Leases {
     @Override
     public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
         Optional<Lease> lease = leases.tryAcquireOrRenew(name, owner, ttl);
-        count(lease.isPresent() ? "holdfast.lease.acquisitions" : "holdfast.lease.refusals", name, "held");
+        (lease.isPresent() ? acquisitions : refusedHeld).increment();
         return lease;
     }
 
@@ -61,10 +68,10 @@ public final class MeteredLeases implements Leases {
     public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
         try {
             Lease lease = leases.acquire(name, owner, ttl, maxWait);
-            count("holdfast.lease.acquisitions", name, null);
+            acquisitions.increment();
             return lease;
         } catch (LeaseTimeoutException e) {
-            count("holdfast.lease.refusals", name, "timeout");
+            refusedTimeout.increment();
             throw e;
         }
     }
@@ -93,7 +100,7 @@ public final class MeteredLeases implements Leases {
     @Override
     public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
         return leases.keepAlive(lease, ttl, lost -> {
-            count("holdfast.lease.losses", lease.name(), null);
+            losses.increment();
             if (onLost != null) {
                 onLost.accept(lost);
             }
@@ -126,11 +133,8 @@ public final class MeteredLeases implements Leases {
         leases.close();
     }
 
-    private void count(String meter, String name, @Nullable String reason) {
-        Counter.Builder b = Counter.builder(meter).tag("name", name);
-        if (reason != null) {
-            b.tag("reason", reason);
-        }
-        b.register(registry).increment();
+    private static Counter refusals(String reason, MeterRegistry registry) {
+        return Counter.builder("holdfast.lease.refusals").description("Lease acquires refused")
+                .tag("reason", reason).register(registry);
     }
 }

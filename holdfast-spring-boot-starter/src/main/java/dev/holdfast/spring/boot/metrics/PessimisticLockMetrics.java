@@ -26,7 +26,9 @@ import java.time.Duration;
  *       no-wait found the row held)</td><td>{@code table}</td></tr>
  * </table>
  *
- * Table names are the only tag with values from the application; they are few.
+ * Table names are the only tag with values from the application; they are few. Built untimed, it leaves out
+ * {@value #WAIT}: where an observation of each lock ({@code PessimisticLockObservations}) goes to a meter handler,
+ * that handler's timer {@code holdfast.pessimistic.lock} is the one timing of the call.
  */
 public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
 
@@ -34,9 +36,17 @@ public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
     public static final String TIMEOUTS = "holdfast.pessimistic.lock.timeouts";
 
     private final MeterRegistry registry;
+    private final boolean timed;
 
+    /** Times the locks ({@value #WAIT}) and counts the timeouts. */
     public PessimisticLockMetrics(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /** @param timed whether to time the locks ({@value #WAIT}); the timeouts are counted either way */
+    public PessimisticLockMetrics(MeterRegistry registry, boolean timed) {
         this.registry = Arguments.notNull(registry, "registry");
+        this.timed = timed;
     }
 
     @Override
@@ -45,9 +55,11 @@ public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
         String outcome = failure == null ? (locked ? "locked" : "absent")
                 : failure instanceof LockTimeoutException ? "timeout"
                 : failure instanceof DeadlockException ? "deadlock" : "error";
-        Timer.builder(WAIT).description("Pessimistic row lock statements, waiting included")
-                .tag("table", table).tag("outcome", outcome)
-                .register(registry).record(waited);
+        if (timed) {
+            Timer.builder(WAIT).description("Pessimistic row lock statements, waiting included")
+                    .tag("table", table).tag("outcome", outcome)
+                    .register(registry).record(waited);
+        }
         if (failure instanceof LockTimeoutException) {
             Counter.builder(TIMEOUTS).description("Row lock waits that ran out of their bound")
                     .tag("table", table).register(registry).increment();
