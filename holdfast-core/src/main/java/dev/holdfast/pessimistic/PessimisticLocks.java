@@ -9,6 +9,7 @@ import dev.holdfast.jdbc.dialect.SqlErrorKind;
 import org.jspecify.annotations.Nullable;
 
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -101,12 +102,15 @@ public final class PessimisticLocks {
     private final RowLockSql sql;
     private final Observer observer;
     private final BlockerWatcher watcher;
+    private final UnaryOperator<RuntimeException> failures;
 
-    private PessimisticLocks(Dialect dialect, Observer observer, BlockerWatcher watcher) {
+    private PessimisticLocks(Dialect dialect, Observer observer, BlockerWatcher watcher,
+                             UnaryOperator<RuntimeException> failures) {
         this.dialect = Arguments.notNull(dialect, "dialect");
         this.sql = RowLockSql.forDialect(dialect);
         this.observer = Arguments.notNull(observer, "observer");
         this.watcher = watcher;
+        this.failures = failures;
     }
 
     /**
@@ -114,7 +118,7 @@ public final class PessimisticLocks {
      * {@link DataSource} with {@link #blockersFrom(DataSource)}.
      */
     public static PessimisticLocks of(Dialect dialect) {
-        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE));
+        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE), UnaryOperator.identity());
     }
 
     /**
@@ -123,12 +127,21 @@ public final class PessimisticLocks {
      */
     public static PessimisticLocks of(DataSource dataSource) {
         Dialect dialect = Dialect.detect(dataSource);
-        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource));
+        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource), UnaryOperator.identity());
     }
 
     /** The same locks, reporting every attempt to {@code observer} (replacing any earlier one). */
     public PessimisticLocks observedBy(Observer observer) {
-        return new PessimisticLocks(dialect, observer, watcher);
+        return new PessimisticLocks(dialect, observer, watcher, failures);
+    }
+
+    /**
+     * The same locks, throwing {@code translate.apply(e)} in place of each exception {@code e} of a lock call (for
+     * a framework's exceptions, with {@code e} as their cause; returning {@code e} keeps it), replacing any earlier
+     * translation. Observers still see Holdfast's exception.
+     */
+    public PessimisticLocks failuresAs(UnaryOperator<RuntimeException> translate) {
+        return new PessimisticLocks(dialect, observer, watcher, Arguments.notNull(translate, "translate"));
     }
 
     /**
@@ -143,13 +156,13 @@ public final class PessimisticLocks {
      */
     public PessimisticLocks blockersFrom(DataSource dataSource) {
         Arguments.notNull(dataSource, "dataSource");
-        return new PessimisticLocks(dialect, observer, BlockerWatcher.through(dialect, dataSource));
+        return new PessimisticLocks(dialect, observer, BlockerWatcher.through(dialect, dataSource), failures);
     }
 
     /** The same locks, never observing a wait: every timeout's blockers are unknown. */
     public PessimisticLocks withoutBlockers() {
         return new PessimisticLocks(dialect, observer, BlockerWatcher.none(dialect,
-                "observing waits is turned off (PessimisticLocks.withoutBlockers())"));
+                "observing waits is turned off (PessimisticLocks.withoutBlockers())"), failures);
     }
 
     /** Whether timeouts name their blockers: a {@link DataSource} to observe waits through was given. */
@@ -183,6 +196,14 @@ public final class PessimisticLocks {
      * @throws IllegalStateException    if the connection is in auto-commit mode (a lock would end at once)
      */
     public boolean forUpdate(Connection connection, RowRef row, LockWait wait) {
+        try {
+            return lockOne(connection, row, wait);
+        } catch (RuntimeException e) {
+            throw translated(e);
+        }
+    }
+
+    private boolean lockOne(Connection connection, RowRef row, LockWait wait) {
         requireArguments(connection, wait);
         if (row == null) {
             throw new IllegalArgumentException("row must not be null");
@@ -209,6 +230,19 @@ public final class PessimisticLocks {
      * @see #forUpdate(Connection, RowRef, LockWait)
      */
     public List<RowRef> forUpdateAll(Connection connection, Collection<RowRef> rows, LockWait wait) {
+        try {
+            return lockAll(connection, rows, wait);
+        } catch (RuntimeException e) {
+            throw translated(e);
+        }
+    }
+
+    private RuntimeException translated(RuntimeException e) {
+        RuntimeException t = failures.apply(e);
+        return t != null ? t : e;
+    }
+
+    private List<RowRef> lockAll(Connection connection, Collection<RowRef> rows, LockWait wait) {
         requireArguments(connection, wait);
         if (rows == null || rows.stream().anyMatch(Objects::isNull)) {
             throw new IllegalArgumentException("rows must not be null or contain null");

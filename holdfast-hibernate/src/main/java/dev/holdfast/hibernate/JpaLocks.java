@@ -97,8 +97,11 @@ public final class JpaLocks {
             if (!found) {
                 return null;
             }
-        } catch (RowLockException e) {
-            markRollbackOnly(session, e);
+        } catch (RuntimeException e) {
+            // given the Spring starter's locks, the RowLockException is the cause of Spring's exception
+            if (e instanceof RowLockException || e.getCause() instanceof RowLockException) {
+                markRollbackOnly(session, e);
+            }
             throw e;
         }
         return em.find(type, id, LockModeType.PESSIMISTIC_WRITE);

@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
@@ -43,7 +44,8 @@ import javax.sql.DataSource;
  * bean backs off when the application defines its own; {@code holdfast.enabled=false} turns all of it off. The
  * lock manager's and the lease service's calls go through every {@link LockManagerDecorator} and
  * {@link LeasesDecorator} bean (meters, observations, exception translation), so each is one bean whichever of
- * its types is injected.
+ * its types is injected. The beans throw Spring's {@code DataAccessException}s ({@link HoldfastExceptionTranslator}),
+ * wherever they are called from, with Holdfast's exception as the cause.
  *
  * <p>Lock operations commit on their own, whatever transaction the caller has open: the lock
  * manager is given the pool itself, never a {@link TransactionAwareDataSourceProxy} (one is
@@ -65,10 +67,11 @@ public class HoldfastAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     PessimisticLocks holdfastPessimisticLocks(Dialect dialect, DataSource dataSource, HoldfastProperties properties,
-                                              ObjectProvider<PessimisticLocks.Observer> observers) {
-        PessimisticLocks locks = properties.getPessimistic().isNameBlockers()
+                                              ObjectProvider<PessimisticLocks.Observer> observers,
+                                              HoldfastExceptionTranslator translator) {
+        PessimisticLocks locks = (properties.getPessimistic().isNameBlockers()
                 ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
-                : PessimisticLocks.of(dialect).withoutBlockers();
+                : PessimisticLocks.of(dialect).withoutBlockers()).failuresAs(translator::translate);
         PessimisticLocks.Observer observer = Observers.all(observers.orderedStream().toList());
         return observer == null ? locks : locks.observedBy(observer);
     }
@@ -101,6 +104,22 @@ public class HoldfastAutoConfiguration {
     @ConditionalOnMissingBean
     static HoldfastExceptionTranslator holdfastExceptionTranslator() {
         return new HoldfastExceptionTranslator();
+    }
+
+    /** Outermost around the lease service's calls: callers get Spring's exceptions, the meters Holdfast's. */
+    @Bean
+    @Order(LeasesDecorator.TRANSLATION_ORDER)
+    @ConditionalOnMissingBean(name = "holdfastTranslatingLeases")
+    static LeasesDecorator holdfastTranslatingLeases(HoldfastExceptionTranslator translator) {
+        return leases -> new TranslatingLeases(leases, translator);
+    }
+
+    /** Outermost around the lock manager's calls, as for the leases. */
+    @Bean
+    @Order(LeasesDecorator.TRANSLATION_ORDER)
+    @ConditionalOnMissingBean(name = "holdfastTranslatingLockManager")
+    static LockManagerDecorator holdfastTranslatingLockManager(HoldfastExceptionTranslator translator) {
+        return locks -> new TranslatingLockManager(locks, translator);
     }
 
     /** Holdfast's tables, as {@code holdfast.jdbc.initialize-schema} says (by default on embedded databases only). */

@@ -12,8 +12,10 @@ import dev.holdfast.optimistic.VersionConflictException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
@@ -43,12 +45,17 @@ import java.sql.SQLException;
  *       {@link LeaseLostException}: the caller no longer holds its lease</td>
  *       <td>{@link PessimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link DatabaseException} wrapping an {@link SQLException}</td><td>what Spring's
- *       {@link SQLExceptionSubclassTranslator} makes of that SQLException</td></tr>
+ *       {@link SQLExceptionSubclassTranslator} makes of that SQLException (remade with the Holdfast exception as
+ *       its cause where its type takes a message and a cause); if nothing, a
+ *       {@link DataAccessResourceFailureException} when the SQLException has no SQLState (the pool is closed or the
+ *       driver failed: Holdfast's own statements are not the cause), else an {@link UncategorizedSQLException}</td></tr>
  *   <tr><td>anything else</td><td>{@code null}: not translated</td></tr>
  * </table>
  *
- * As a {@link PersistenceExceptionTranslator} bean it is picked up by Spring's
- * {@code @Repository} exception translation; {@link #translate(RuntimeException)} serves direct use.
+ * The starter's {@code LeaseService}, {@code JdbcLockManager} and {@code PessimisticLocks} throw its translations
+ * wherever they are called from ({@link TranslatingLeases}, {@link TranslatingLockManager},
+ * {@code PessimisticLocks.failuresAs}); as a {@link PersistenceExceptionTranslator} bean it is also picked up by
+ * Spring's {@code @Repository} exception translation; {@link #translate(RuntimeException)} serves direct use.
  */
 public class HoldfastExceptionTranslator implements PersistenceExceptionTranslator {
 
@@ -78,9 +85,29 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
             return new PessimisticLockingFailureException(ex.getMessage(), ex);
         }
         if (ex instanceof DatabaseException e && e.getCause() instanceof SQLException sql) {
-            return sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);
+            DataAccessException translated = sqlTranslator.translate("Holdfast: " + e.getMessage(), null, sql);
+            if (translated != null) {
+                return withCause(translated, e);
+            }
+            // Holdfast's statements are its own, tested SQL: a failure without an SQLState comes from the
+            // driver or the pool (closed, out of reach), not from the statement
+            return sql.getSQLState() == null ? new DataAccessResourceFailureException(e.getMessage(), e)
+                    : new UncategorizedSQLException("Holdfast: " + e.getMessage(), null, sql);
         }
         return null;
+    }
+
+    /**
+     * {@code translated} again, with the Holdfast exception as its cause where its type takes a message and a
+     * cause (Spring's SQL translators make it with the driver's exception as the cause); else as it is.
+     */
+    private static DataAccessException withCause(DataAccessException translated, DatabaseException holdfast) {
+        try {
+            return translated.getClass().getConstructor(String.class, Throwable.class)
+                    .newInstance(translated.getMessage(), holdfast);
+        } catch (ReflectiveOperationException | RuntimeException noSuchConstructor) {
+            return translated;
+        }
     }
 
     /** The translation of {@code ex}, or {@code ex} itself if there is none. */

@@ -57,7 +57,7 @@ public class OrderService {
      * no longer save.
      *
      * @throws OrderNotFoundException                     no such order (no lock is taken)
-     * @throws dev.holdfast.pessimistic.offline.AlreadyLockedException another admin edits it
+     * @throws dev.holdfast.spring.boot.OfflineLockHeldException another admin edits it (the cause says who)
      */
     public Reacquired startEditing(String admin, String orderNumber) {
         anyOrder(orderNumber);
@@ -72,7 +72,7 @@ public class OrderService {
      * order's, since customers do not take the admin's lock. The lock is released by the caller once
      * this transaction has committed ({@link #stopEditing}).
      *
-     * @throws dev.holdfast.pessimistic.offline.LockNotHeldException       the lock expired, was broken or released, is another
+     * @throws dev.holdfast.spring.boot.OfflineLockLostException the lock expired, was broken or released, is another
      *                                                     admin's or another order's, or was never issued
      * @throws OrderVersionCheck.StaleOrderException      the order changed since the page was opened
      * @throws OrderStateException                        shipping has started
@@ -93,7 +93,7 @@ public class OrderService {
     /**
      * Releases the admin's edit lock (after saving, or on cancel).
      *
-     * @throws dev.holdfast.pessimistic.offline.LockNotHeldException if it authorizes nothing any more (expired, broken, another's)
+     * @throws dev.holdfast.spring.boot.OfflineLockLostException if it authorizes nothing any more (expired, broken, another's)
      */
     public void stopEditing(String admin, LockId lockId) {
         editLocks.releaseLock(lockId, admin);
@@ -131,7 +131,7 @@ public class OrderService {
      * @throws OrderNotFoundException                       not the customer's order (nothing revealed)
      * @throws OrderVersionCheck.StaleOrderException        the order changed since the customer saw {@code seenVersion}
      * @throws OrderStateException                          shipping has started
-     * @throws dev.holdfast.pessimistic.LockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
+     * @throws dev.holdfast.spring.boot.RowLockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
      */
     @Transactional
     public Order changeShippingInfo(String customer, String orderNumber, long seenVersion, ShippingInfo newInfo) {
@@ -149,7 +149,7 @@ public class OrderService {
      * @throws OrderNotFoundException                       no such order
      * @throws OrderVersionCheck.StaleOrderException        the order changed since the admin saw {@code seenVersion}
      * @throws OrderStateException                          the order is not being prepared
-     * @throws dev.holdfast.pessimistic.LockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
+     * @throws dev.holdfast.spring.boot.RowLockTimeoutException another transaction held the order for {@link #LOCK_WAIT}
      */
     @Transactional
     public Order startShipping(String admin, String orderNumber, long seenVersion) {

@@ -1,8 +1,8 @@
 package dev.holdfast.shop.web;
 
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.Reacquired;
-import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
@@ -153,7 +153,7 @@ class AdminOrderEditController {
         try {
             orders.stopEditing(admin.getName(), lockId);
             return true;
-        } catch (LockNotHeldException e) {
+        } catch (OfflineLockLostException e) {   // the starter's lock manager throws Spring's exceptions
             return false;
         }
     }

@@ -1,5 +1,6 @@
 package dev.holdfast.shop.web;
 
+import org.springframework.dao.PessimisticLockingFailureException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.RowLockException;
 import dev.holdfast.shop.order.ChangeText;
@@ -90,6 +91,16 @@ class ShopExceptionHandler {
     @ExceptionHandler(RowLockTimeoutException.class)
     String busyTranslated(RowLockTimeoutException e, HttpServletRequest request, HttpServletResponse response, Model model) {
         return busy(e.getCause(), request, response, model);
+    }
+
+    /** A deadlock through the starter's exception translation; other locking failures are not this handler's. */
+    @ExceptionHandler(PessimisticLockingFailureException.class)
+    String busyTranslated(PessimisticLockingFailureException e, HttpServletRequest request, HttpServletResponse response,
+                          Model model) {
+        if (e.getCause() instanceof RowLockException rowLock) {
+            return busy(rowLock, request, response, model);
+        }
+        throw e;
     }
 
     @ExceptionHandler(OrderNotFoundException.class)

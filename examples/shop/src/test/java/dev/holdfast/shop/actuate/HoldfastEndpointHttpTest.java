@@ -1,5 +1,6 @@
 package dev.holdfast.shop.actuate;
 
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
@@ -189,7 +190,8 @@ class HoldfastEndpointHttpTest {
             assertThat(broken.statusCode()).as(broken.body()).isEqualTo(200);
             assertThat(JSON.readTree(broken.body()).get("by").asString()).isEqualTo("admin");
             assertThatThrownBy(() -> locks.checkLock(held, "purchase_order", "A/1 ü", "kim"))
-                    .isInstanceOfSatisfying(LockEndedException.class, e -> assertThat(e.endedBy()).contains("admin"));
+                    .isInstanceOfSatisfying(OfflineLockLostException.class, e -> assertThat(e.getCause())
+                            .isInstanceOfSatisfying(LockEndedException.class, ended -> assertThat(ended.endedBy()).contains("admin")));
             assertThat(send(shop, "DELETE", lockPath, "admin").statusCode()).isEqualTo(404);
             HttpResponse<String> leaseBroken = send(shop, "DELETE", "/actuator/holdfast/leases?name=" + q("nightly report"),
                     "kim");

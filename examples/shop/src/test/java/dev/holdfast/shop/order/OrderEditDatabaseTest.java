@@ -1,6 +1,7 @@
 package dev.holdfast.shop.order;
 
-import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.spring.boot.OfflineLockHeldException;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.Reacquired;
@@ -30,15 +31,16 @@ class OrderEditDatabaseTest {
         LockId kimsA = shop.service.startEditing("kim", a).lockId();
         LockId adminsB = shop.service.startEditing("admin", b).lockId();
         assertThatThrownBy(() -> shop.service.startEditing("admin", a))
-                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("kim"));
+                .isInstanceOfSatisfying(OfflineLockHeldException.class, e -> assertThat(e.getCause().owner()).contains("kim"));
 
         assertThatThrownBy(() -> shop.service.edit("admin", a, kimsA, 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOfSatisfying(ForeignLockException.class,
-                        e -> assertThat(e.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER));
+                .isInstanceOfSatisfying(OfflineLockLostException.class, e -> assertThat(e.getCause())
+                        .isInstanceOfSatisfying(ForeignLockException.class,
+                                f -> assertThat(f.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER)));
         assertThatThrownBy(() -> shop.service.edit("kim", a, adminsB, 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOf(ForeignLockException.class);
+                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(ForeignLockException.class);
         assertThatThrownBy(() -> shop.service.edit("kim", a, LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"), 0, NEW_RECEIVER, List.of(2)))
-                .isExactlyInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class).cause().isExactlyInstanceOf(LockNotHeldException.class);
         assertThat(shop.version(a)).isZero();
         assertThat(shop.activeConnections()).isZero();
 
@@ -50,7 +52,7 @@ class OrderEditDatabaseTest {
         // released: the next admin gets the lock; the old lock id authorizes nothing any more
         LockId next = shop.service.startEditing("admin", a).lockId();
         assertThatThrownBy(() -> shop.service.edit("kim", a, kimsA, 1, NEW_RECEIVER, List.of(3)))
-                .isInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(LockNotHeldException.class);
         shop.service.stopEditing("admin", next);
         shop.service.stopEditing("admin", adminsB);
         assertThat(shop.version(a)).isEqualTo(1);
@@ -68,10 +70,10 @@ class OrderEditDatabaseTest {
 
         assertThat(secondTab.replaced()).isTrue();
         assertThatThrownBy(() -> shop.service.edit("admin", a, firstTab.lockId(), 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(LockNotHeldException.class);
         assertThat(shop.version(a)).isZero();
         assertThatThrownBy(() -> shop.service.startEditing("kim", a))
-                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("admin"));
+                .isInstanceOfSatisfying(OfflineLockHeldException.class, e -> assertThat(e.getCause().owner()).contains("admin"));
         shop.service.edit("admin", a, secondTab.lockId(), 0, NEW_RECEIVER, List.of(2));
         shop.service.stopEditing("admin", secondTab.lockId());
         assertThat(shop.version(a)).isEqualTo(1);

@@ -84,7 +84,8 @@ class OrderServiceDatabaseTest {
             assertThat(PessimisticLocks.of(shop.dataSource()).forUpdate(holder,
                     RowRef.of(shop.table, "order_number", order), LockWait.atMost(Duration.ofSeconds(1)))).isTrue();
             long start = System.nanoTime();
-            assertThatThrownBy(() -> shop.service.startShipping("kim", order, 0)).isInstanceOf(LockTimeoutException.class);
+            assertThatThrownBy(() -> shop.service.startShipping("kim", order, 0))
+                    .isInstanceOf(dev.holdfast.spring.boot.RowLockTimeoutException.class).cause().isInstanceOf(LockTimeoutException.class);
             long waited = (System.nanoTime() - start) / 1_000_000;
             assertThat(waited).isBetween(2_900L, 10_000L);
             holder.rollback();

@@ -8,6 +8,7 @@ import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
@@ -126,6 +127,8 @@ public class LockHeartbeat {
             locks.extendLockExpiration(parsed.get(), owner, interval);
         } catch (LockNotHeldException e) {
             return problem(LockProblem.of(e), display, title);
+        } catch (OfflineLockLostException e) { // the starter's lock manager says it the Spring way
+            return problem(LockProblem.of(e.getCause()), display, title);
         }
         Optional<LockStatus> status = status(type, id).filter(s -> owner.equals(s.owner()));
         if (status.isEmpty()) { // ended between the extension and this read: the store tells how
@@ -133,6 +136,8 @@ public class LockHeartbeat {
                 locks.checkLock(parsed.get(), type, id, owner);
             } catch (LockNotHeldException e) {
                 return problem(LockProblem.of(e), display, title);
+            } catch (OfflineLockLostException e) {
+                return problem(LockProblem.of(e.getCause()), display, title);
             }
             return problem(LockProblem.of(new LockNotHeldException()), display, title);
         }

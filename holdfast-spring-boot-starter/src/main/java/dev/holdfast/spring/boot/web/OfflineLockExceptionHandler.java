@@ -3,6 +3,8 @@ package dev.holdfast.spring.boot.web;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.MalformedLockIdException;
+import dev.holdfast.spring.boot.OfflineLockHeldException;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +52,8 @@ public class OfflineLockExceptionHandler {
     }
 
     /** JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). */
-    @ExceptionHandler(value = {AlreadyLockedException.class, LockNotHeldException.class, MalformedLockIdException.class,
+    @ExceptionHandler(value = {AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
+            OfflineLockLostException.class, MalformedLockIdException.class,
             MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
             BindException.class}, produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
     public ResponseEntity<ProblemDetail> problemDetail(Exception e) throws Exception {
@@ -59,7 +62,8 @@ public class OfflineLockExceptionHandler {
     }
 
     /** Browsers and everyone else: the application's view, or the built-in page. */
-    @ExceptionHandler({AlreadyLockedException.class, LockNotHeldException.class, MalformedLockIdException.class,
+    @ExceptionHandler({AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
+            OfflineLockLostException.class, MalformedLockIdException.class,
             MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
             BindException.class})
     public ModelAndView page(Exception e, HttpServletRequest request) throws Exception {
@@ -81,6 +85,12 @@ public class OfflineLockExceptionHandler {
     private static LockProblem problemFor(Exception e) throws Exception {
         if (e instanceof AlreadyLockedException x) {
             return LockProblem.of(x);
+        }
+        if (e instanceof OfflineLockHeldException x) { // the starter's lock manager throws Spring's exceptions
+            return LockProblem.of(x.getCause());
+        }
+        if (e instanceof OfflineLockLostException x) {
+            return LockProblem.of(x.getCause());
         }
         if (e instanceof LockNotHeldException x) {
             return LockProblem.of(x);

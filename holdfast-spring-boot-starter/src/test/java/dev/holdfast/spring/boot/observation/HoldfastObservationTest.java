@@ -1,7 +1,9 @@
 package dev.holdfast.spring.boot.observation;
 
+import dev.holdfast.spring.boot.OfflineLockHeldException;
+import dev.holdfast.spring.boot.RowLockTimeoutException;
+import org.springframework.dao.CannotAcquireLockException;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
@@ -149,11 +151,11 @@ class HoldfastObservationTest {
                             holder.setAutoCommit(false);
                             locks.forUpdate(holder, row, LockWait.atMost(Duration.ofSeconds(3)));
                             c.setAutoCommit(false);
-                            assertThatThrownBy(() -> locks.forUpdate(c, row, LockWait.noWait())).isInstanceOf(LockTimeoutException.class);
+                            assertThatThrownBy(() -> locks.forUpdate(c, row, LockWait.noWait())).isInstanceOf(RowLockTimeoutException.class).cause().isInstanceOf(LockTimeoutException.class);
                             assertThat(last(stopped, "holdfast.pessimistic.lock")).containsEntry("holdfast.outcome", "timeout")
                                     .containsEntry("holdfast.lock.wait", "no_wait").containsEntry("error", "LockTimeoutException");
                             assertThatThrownBy(() -> locks.forUpdate(c, row, LockWait.atMost(Duration.ofMillis(300))))
-                                    .isInstanceOf(LockTimeoutException.class);
+                                    .isInstanceOf(RowLockTimeoutException.class).cause().isInstanceOf(LockTimeoutException.class);
                             assertThat(last(stopped, "holdfast.pessimistic.lock")).containsEntry("holdfast.outcome", "timeout")
                                     .containsEntry("holdfast.lock.wait", "bounded");
                             holder.rollback();
@@ -163,7 +165,8 @@ class HoldfastObservationTest {
                         try (Connection c = pool.getConnection()) {
                             c.setAutoCommit(false);
                             assertThatThrownBy(() -> locks.forUpdate(c, RowRef.of(orders + "_missing", "order_no", "A-1"),
-                                    LockWait.atMost(Duration.ofSeconds(1)))).isInstanceOf(DatabaseException.class);
+                                    LockWait.atMost(Duration.ofSeconds(1)))).isInstanceOf(org.springframework.dao.DataAccessException.class)
+                                    .hasRootCauseInstanceOf(java.sql.SQLException.class); // the bean's exceptions are Spring's
                         }
                         assertThat(last(stopped, "holdfast.pessimistic.lock")).containsEntry("holdfast.outcome", "error")
                                 .containsEntry("error", "DatabaseException");
@@ -192,7 +195,7 @@ class HoldfastObservationTest {
                                 .containsEntry("db.system", db.id()).containsEntry("holdfast.lock.type", "purchase_order")
                                 .containsEntry("high:holdfast.lock.name", "purchase_order:A-1");
 
-                        assertThatThrownBy(() -> locks.tryLock("purchase_order", "A-1", "admin")).isInstanceOf(AlreadyLockedException.class);
+                        assertThatThrownBy(() -> locks.tryLock("purchase_order", "A-1", "admin")).isInstanceOf(OfflineLockHeldException.class).cause().isInstanceOf(AlreadyLockedException.class);
                         assertThat(last(stopped, "holdfast.offline.lock")).containsEntry("holdfast.outcome", "refused")
                                 .containsEntry("error", "AlreadyLockedException");
 
@@ -238,7 +241,7 @@ class HoldfastObservationTest {
                                 .containsEntry("holdfast.lease.grant", "none").doesNotContainKey("error");
 
                         assertThatThrownBy(() -> leases.acquire("nightly", "server-2", Duration.ofMinutes(1), Duration.ofMillis(200)))
-                                .isInstanceOf(LeaseTimeoutException.class);
+                                .isInstanceOf(CannotAcquireLockException.class).cause().isInstanceOf(LeaseTimeoutException.class);
                         assertThat(last(stopped, "holdfast.lease.acquire")).containsEntry("holdfast.operation", "acquire")
                                 .containsEntry("holdfast.outcome", "timeout").containsEntry("holdfast.lease.grant", "none")
                                 .containsEntry("error", "LeaseTimeoutException");

@@ -1,0 +1,117 @@
+package dev.holdfast.spring.boot;
+
+import dev.holdfast.internal.Arguments;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseGuard;
+import dev.holdfast.lease.LeaseLostException;
+import dev.holdfast.lease.Leases;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * {@link Leases} whose calls throw what a {@link HoldfastExceptionTranslator} makes of the exceptions of the leases
+ * they decorate: Spring's {@code DataAccessException}s, the Holdfast exception as their cause; an exception it
+ * does not translate (a bad argument) is thrown as it is. A kept-alive lease's loss still reaches {@code onLost}
+ * as the {@link LeaseLostException} it is, and the {@link LeaseGuard} is the decorated leases' own.
+ */
+public final class TranslatingLeases implements Leases {
+
+    private final Leases delegate;
+    private final HoldfastExceptionTranslator translator;
+
+    public TranslatingLeases(Leases delegate, HoldfastExceptionTranslator translator) {
+        this.delegate = Arguments.notNull(delegate, "delegate");
+        this.translator = Arguments.notNull(translator, "translator");
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
+        return translated(() -> delegate.tryAcquire(name, owner, ttl));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
+        return translated(() -> delegate.tryAcquireOrRenew(name, owner, ttl));
+    }
+
+    @Override
+    public Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+        try {
+            return delegate.acquire(name, owner, ttl, maxWait);
+        } catch (RuntimeException e) {
+            throw translator.translate(e);
+        }
+    }
+
+    @Override
+    public Lease renew(Lease lease, Duration ttl) {
+        return translated(() -> delegate.renew(lease, ttl));
+    }
+
+    @Override
+    public void release(Lease lease) {
+        translated(() -> delegate.release(lease));
+    }
+
+    @Override
+    public void release(Lease lease, Duration heldAtLeast) {
+        translated(() -> delegate.release(lease, heldAtLeast));
+    }
+
+    @Override
+    public void unlock(String name, String owner) {
+        translated(() -> delegate.unlock(name, owner));
+    }
+
+    @Override
+    public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
+        return translated(() -> delegate.keepAlive(lease, ttl, onLost));
+    }
+
+    @Override
+    public List<Lease> list() {
+        return translated(delegate::list);
+    }
+
+    @Override
+    public Optional<Lease> find(String name) {
+        return translated(() -> delegate.find(name));
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return translated(() -> delegate.forceRelease(name));
+    }
+
+    @Override
+    public boolean forceRelease(String name, String by) {
+        return translated(() -> delegate.forceRelease(name, by));
+    }
+
+    /** Closes the decorated leases. */
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    private <T> T translated(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            throw translator.translate(e);
+        }
+    }
+
+    private void translated(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            throw translator.translate(e);
+        }
+    }
+}
