@@ -180,8 +180,12 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
                 Instant extendedAt = renewed.expiresAt().minus(newConfig.getLockAtMostFor());
                 Duration minimum = Duration.between(renewed.acquiredAt(), extendedAt).plus(newConfig.getLockAtLeastFor());
                 return Optional.of(new HoldfastLock(newConfig, renewed, leases, minimum));
-            } catch (LeaseNotHeldException e) {
-                return Optional.empty();
+            } catch (RuntimeException e) {
+                // leases that translate their exceptions (the Spring starter's) give it as the cause
+                if (e instanceof LeaseNotHeldException || e.getCause() instanceof LeaseNotHeldException) {
+                    return Optional.empty();
+                }
+                throw e;
             }
         }
     }
