@@ -34,7 +34,7 @@ import javax.sql.DataSource;
 
 /**
  * Configures Holdfast from the application's single {@link DataSource}: the {@link Dialect} (detected,
- * or {@code holdfast.dialect}), {@link PessimisticLocks} (observed by every {@link PessimisticLocks.Observer} bean; whose timeouts name their blockers, observed
+ * or {@code holdfast.dialect}), {@link PessimisticLocks} and {@link TransactionalRowLocks} on it (observed by every {@link PessimisticLocks.Observer} bean; whose timeouts name their blockers, observed
  * through the pool: {@code holdfast.pessimistic.name-blockers}; {@code holdfast.application-name} names
  * the connections of a HikariCP pool), a {@link HoldfastExceptionTranslator}, the
  * offline {@link LockManager} (a {@link JdbcLockManager}, {@code holdfast.offline.*}), the
@@ -74,6 +74,14 @@ public class HoldfastAutoConfiguration {
                 : PessimisticLocks.of(dialect).withoutBlockers()).failuresAs(translator::translate);
         PessimisticLocks.Observer observer = Observers.all(observers.orderedStream().toList());
         return observer == null ? locks : locks.observedBy(observer);
+    }
+
+    /** Row locks on the current Spring transaction's connection, through the {@link PessimisticLocks} bean. */
+    @Bean
+    @ConditionalOnMissingBean
+    TransactionalRowLocks holdfastTransactionalRowLocks(PessimisticLocks locks, DataSource dataSource) {
+        // the transaction manager binds the pool, not a proxy around it: look the connection up by the pool
+        return new TransactionalRowLocks(locks, nonTransactional(dataSource));
     }
 
     /** {@code holdfast.application-name}: names the connections of a HikariCP pool. */
