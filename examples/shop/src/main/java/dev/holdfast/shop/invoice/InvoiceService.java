@@ -12,18 +12,16 @@ import dev.holdfast.optimistic.offline.BusinessTransaction;
 import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.optimistic.offline.OptimisticOfflineLock;
 import dev.holdfast.optimistic.offline.TamperedStateException;
+import dev.holdfast.spring.boot.TransactionalRowLocks;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import java.security.SecureRandom;
-import java.sql.Connection;
 import java.time.Clock;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 
 /**
  * Scenario 4, the invoice run: an optimistic offline lock with a read-set check. Page 1
@@ -43,7 +41,7 @@ public class InvoiceService {
 
     private final OrderRepository orders;
     private final InvoiceRepository invoices;
-    private final DataSource dataSource;
+    private final TransactionalRowLocks rowLocks;
     private final VersionedTable orderTable;
     private final OptimisticOfflineLock offline;
     private final Clock clock;
@@ -52,11 +50,12 @@ public class InvoiceService {
      * @param key the HMAC key for sealed states (base64, at least 32 bytes); every instance of a cluster
      *            needs the same one. Empty: a random key per start (states do not survive a restart).
      */
-    public InvoiceService(OrderRepository orders, InvoiceRepository invoices, DataSource dataSource, Dialect dialect,
-                          ShopTableNames tables, Clock clock, @Value("${shop.invoice.state-key:}") String key) {
+    public InvoiceService(OrderRepository orders, InvoiceRepository invoices, TransactionalRowLocks rowLocks,
+                          Dialect dialect, ShopTableNames tables, Clock clock,
+                          @Value("${shop.invoice.state-key:}") String key) {
         this.orders = orders;
         this.invoices = invoices;
-        this.dataSource = dataSource;
+        this.rowLocks = rowLocks;
         this.clock = clock;
         this.orderTable = VersionedTable.builder(tables.orders()).entity(OrderVersionCheck.ENTITY)
                 .idColumn(Order.KEY_COLUMN).dialect(dialect).build();
@@ -107,14 +106,13 @@ public class InvoiceService {
         if (version == null || read.size() != 1) {
             throw new IllegalStateException("a state sealed for order " + orderNumber + " must record exactly that order");
         }
-        Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            orderTable.verifyUnchanged(connection, orderNumber, version); // shared lock until commit
+            // shared lock until commit, on the JPA transaction's connection
+            rowLocks.onTransactionConnection(connection ->
+                    orderTable.verifyUnchanged(connection, orderNumber, version));
         } catch (VersionConflictException e) {
             Order current = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
             throw OrderVersionCheck.staleRead(e, current, dev.holdfast.shop.order.ChangeText.of("attempt.invoice"));
-        } finally {
-            DataSourceUtils.releaseConnection(connection, dataSource);
         }
         Order order = orders.findById(orderNumber).orElseThrow(() -> new OrderNotFoundException(orderNumber));
         return invoices.save(new Invoice(orderNumber, order.getShippingInfo(), order.getTotalCents(),

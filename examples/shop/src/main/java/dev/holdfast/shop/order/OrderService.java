@@ -4,18 +4,15 @@ import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.LockWait;
-import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.shop.schema.ShopTableNames;
-import org.springframework.jdbc.datasource.DataSourceUtils;
+import dev.holdfast.spring.boot.TransactionalRowLocks;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import javax.sql.DataSource;
 
 /**
  * Application service of the order aggregate. Every change follows the same steps in one
@@ -31,21 +28,20 @@ public class OrderService {
     public static final String EDIT_LOCK_TYPE = "purchase_order";
 
     private final OrderRepository orders;
-    private final DataSource dataSource;
-    private final PessimisticLocks locks;
+    private final TransactionalRowLocks rowLocks;
     private final ShopTableNames tables;
     private final Clock clock;
     private final LockManager editLocks;
 
     /**
-     * {@code locks} and {@code editLocks} come from holdfast-spring-boot-starter's auto-configuration (dialect
-     * detected from the DataSource; offline locks in {@code holdfast_locks}, bound to their owner).
+     * {@code rowLocks} and {@code editLocks} come from holdfast-spring-boot-starter's auto-configuration (dialect
+     * detected from the DataSource; row locks on the running transaction's connection; offline locks in
+     * {@code holdfast_locks}, bound to their owner).
      */
-    public OrderService(OrderRepository orders, DataSource dataSource, PessimisticLocks locks, ShopTableNames tables,
+    public OrderService(OrderRepository orders, TransactionalRowLocks rowLocks, ShopTableNames tables,
                         Clock clock, LockManager editLocks) {
         this.orders = orders;
-        this.dataSource = dataSource;
-        this.locks = locks;
+        this.rowLocks = rowLocks;
         this.tables = tables;
         this.clock = clock;
         this.editLocks = editLocks;
@@ -168,13 +164,8 @@ public class OrderService {
      */
     private void lockOrder(String orderNumber) {
         // tag::lock-order[]
-        Connection connection = DataSourceUtils.getConnection(dataSource);
-        try {
-            locks.forUpdate(connection, RowRef.of(tables.orders(), Order.KEY_COLUMN, orderNumber), LockWait.atMost(LOCK_WAIT));
-            // A missing row needs no lock: the load that follows reports it.
-        } finally {
-            DataSourceUtils.releaseConnection(connection, dataSource);
+        rowLocks.forUpdate(RowRef.of(tables.orders(), Order.KEY_COLUMN, orderNumber), LockWait.atMost(LOCK_WAIT));
+        // A missing row needs no lock: the load that follows reports it.
         // end::lock-order[]
-        }
     }
 }
