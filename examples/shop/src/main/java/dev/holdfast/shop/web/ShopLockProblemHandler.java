@@ -7,6 +7,8 @@ import dev.holdfast.shop.order.OrderService;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.MessageSource;
 import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 
 import java.util.Locale;
@@ -20,8 +22,13 @@ import java.util.regex.Pattern;
  * the problem: the signed-in user, the expiry in the viewer's time zone, a link back to the order, and
  * the problem's title and detail in the viewer's language ({@code lock-problem.<code>.*} in the message
  * bundles; a code without a text there keeps the library's English words).
+ *
+ * <p>First among the shop's advice: the starter's lock manager throws Spring's exceptions (an
+ * {@code OfflineLockHeldException} is a {@code PessimisticLockingFailureException}), and Spring asks each advice in
+ * order, so {@link ShopExceptionHandler}'s handler of locking failures would otherwise take them.
  */
 @ControllerAdvice
+@Order(Ordered.HIGHEST_PRECEDENCE)
 class ShopLockProblemHandler extends OfflineLockExceptionHandler {
 
     private static final Pattern ORDER_PAGE = Pattern.compile("^/admin/orders/([A-Za-z0-9-]{1,32})(/|$)");

@@ -33,7 +33,11 @@ import java.util.Map;
  * {@code holdfast.web.lock-problem-view} with the {@link LockProblem} as model attribute
  * {@value #MODEL_ATTRIBUTE}, or a small built-in page.
  *
- * <p>It has the lowest precedence, so an application's own handlers win. To add to the model (the
+ * <p>It has the lowest precedence, so an application's own handlers win. Spring asks each advice in order, and the
+ * starter's lock manager throws Spring's exceptions ({@code OfflineLockHeldException} is a
+ * {@code PessimisticLockingFailureException}): an application advice that handles {@code DataAccessException} or
+ * {@code PessimisticLockingFailureException} takes these too, unless it is ordered after this one (or a subclass of
+ * this one is ordered first, as the reference shop's is). To add to the model (the
  * signed-in user for a page header, a reload link), subclass it as a {@code @ControllerAdvice} bean
  * and override {@link #addToModel}; the auto-configured one then backs off.
  */
