@@ -103,8 +103,17 @@ public class NightlyReportJob {
         return skipped.get();
     }
 
-    /** One attempt: runs the job if this instance gets the lease, else skips. */
+    /** One scheduled attempt: runs the job if this instance gets the lease, else skips. */
     public Outcome runOnce() {
+        return runOnce(null);
+    }
+
+    /**
+     * One attempt: runs the job if this instance gets the lease, else skips.
+     *
+     * @param requestedBy the admin who pressed "Run now" (a refusal is listed as theirs); null for the schedule
+     */
+    public Outcome runOnce(String requestedBy) {
         // tag::nightly-run[]
         Lease granted;
         try {
@@ -114,8 +123,10 @@ public class NightlyReportJob {
                 throw refused;
             }
             skipped.incrementAndGet();
-            waits.lease(instanceId, held);   // the admin locks page lists who held it
-            log.info("{}: skipped, {}", JOB, held.getMessage());   // names the holder (owner, token, since, until)
+            // The admin locks page lists who waited (the admin, or this instance's schedule) and who held it.
+            waits.lease(requestedBy == null ? instanceId : requestedBy, instanceId, held);
+            log.info("{}: skipped{}, {}", JOB, requestedBy == null ? "" : " (Run now by " + requestedBy + ")",
+                    held.getMessage());   // names the holder (owner, token, since, until)
             return Outcome.skipped(held.holder().orElse(null));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

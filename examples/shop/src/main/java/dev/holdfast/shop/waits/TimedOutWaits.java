@@ -28,7 +28,8 @@ public class TimedOutWaits {
      * One wait that ran out.
      *
      * @param at             when it gave up (this server's clock)
-     * @param waiter         who waited: the signed-in user, or the shop instance for its job
+     * @param waiter         who waited: the signed-in user (an admin's "Run now" too), or the shop instance for its schedule
+     * @param instance       for a lease: the shop instance that asked for it; else null
      * @param kind           {@code row} (an order's row lock) or {@code lease}
      * @param what           the order number or the lease name
      * @param blockers       for a row lock: who held it, or why that is unknown; else null
@@ -36,11 +37,21 @@ public class TimedOutWaits {
      * @param waitersAhead   for a lease: how many waited ahead of the caller; null if unknown or a row lock
      * @param unknownBecause for a lease: why the holder is unknown; else null
      */
-    public record Entry(Instant at, String waiter, String kind, String what, Blockers blockers, Holder holder,
+    public record Entry(Instant at, String waiter, String instance, String kind, String what, Blockers blockers, Holder holder,
                         Integer waitersAhead, String unknownBecause) {
 
         public boolean rowLock() {
             return "row".equals(kind);
+        }
+
+        /** True if a user asked for the lease on {@link #instance} (an admin's "Run now"), not the instance itself. */
+        public boolean onBehalfOfUser() {
+            return instance != null && !instance.equals(waiter);
+        }
+
+        /** True if the lease was held by the very instance that asked: another run of it, not a deadlock on itself. */
+        public boolean heldByOwnInstance() {
+            return holder != null && instance != null && instance.equals(holder.owner());
         }
     }
 
@@ -53,12 +64,12 @@ public class TimedOutWaits {
 
     /** A row lock of order {@code orderNumber} that {@code waiter} waited for in vain. */
     public void rowLock(String waiter, String orderNumber, LockTimeoutException e) {
-        add(new Entry(clock.instant(), waiter, "row", orderNumber, e.blockers(), null, null, null));
+        add(new Entry(clock.instant(), waiter, null, "row", orderNumber, e.blockers(), null, null, null));
     }
 
-    /** A lease that {@code waiter} was not granted in time. */
-    public void lease(String waiter, LeaseTimeoutException e) {
-        add(new Entry(clock.instant(), waiter, "lease", e.leaseName(), null, e.holder().orElse(null),
+    /** A lease that {@code waiter} asked for on shop instance {@code instance} and was not granted in time. */
+    public void lease(String waiter, String instance, LeaseTimeoutException e) {
+        add(new Entry(clock.instant(), waiter, instance, "lease", e.leaseName(), null, e.holder().orElse(null),
                 e.waitersAhead().isPresent() ? e.waitersAhead().getAsInt() : null, e.holderUnknownBecause().orElse(null)));
     }
 

@@ -92,8 +92,8 @@ class AdminLocksController {
     }
 
     @PostMapping("/run-job")
-    String runJob(RedirectAttributes redirect) {
-        NightlyReportJob.Outcome outcome = job.runOnce();
+    String runJob(Principal admin, RedirectAttributes redirect) {
+        NightlyReportJob.Outcome outcome = job.runOnce(admin.getName());
         if (!outcome.ran()) {
             // Runs are exclusive per run, not per instance: a run of this very instance may hold the lease.
             Texts.Html since = new Texts.Html(fmt.clockHtml(outcome.heldSince()));

@@ -45,7 +45,9 @@ class ShopExceptionHandler {
         response.setStatus(HttpStatus.CONFLICT.value());
         model.addAttribute("currentUser", ViewSupport.signedIn());
         model.addAttribute("conflict", e);
-        model.addAttribute("order", orders.anyOrder(e.orderNumber()));
+        dev.holdfast.shop.order.Order current = orders.anyOrder(e.orderNumber());
+        model.addAttribute("order", current);
+        model.addAttribute("theirChanges", TheirChanges.of(request, current));
         model.addAttribute("reloadLink", orderPage(request, e.orderNumber()));
         model.addAttribute("typed", typed(request, e.orderNumber()));
         return "conflict";

@@ -33,7 +33,7 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
     static final int MAX_LENGTH = 200;
 
     /** The shop's form fields and the message key of each one's label. */
-    private static final Map<String, String> LABELS = labels();
+    static final Map<String, String> LABELS = labels();
 
     /** A form field: its name, the message key of its label, and its values (several for quantities). */
     public record Field(String name, String label, List<String> values) {
@@ -109,7 +109,7 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
         return changes.isEmpty();
     }
 
-    private static List<String> values(HttpServletRequest request, String name) {
+    static List<String> values(HttpServletRequest request, String name) {
         String[] values = request.getParameterValues(name);
         if (values == null || values.length == 0 || values.length > 50) {
             return null;
@@ -117,7 +117,7 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
         return Arrays.stream(values).map(TypedValues::clip).toList();
     }
 
-    private static List<String> currentValues(Order order, String name) {
+    static List<String> currentValues(Order order, String name) {
         ShippingInfo info = order.getShippingInfo();
         return switch (name) {
             case "receiverName" -> List.of(info.receiver().name());

@@ -120,7 +120,23 @@ class JobNoticesBrowserTest {
             assertThat(other.css("#notice time").getDomAttribute("datetime")).isEqualTo(held.acquiredAt().toString());
             other.screenshot("job-refused-same-instance");
 
+            // Issue 55 item 12: the locks page lists the refusal as the admin's, not as the instance waiting on itself.
             other.open("/admin/locks");
+            String pressedBy = other == seoul ? "admin" : "kim";
+            WebElement wait = other.css("#waits tbody tr");
+            assertThat(wait.getDomAttribute("data-kind")).isEqualTo("lease");
+            String waiter = wait.findElement(org.openqa.selenium.By.className("wait-waiter")).getText();
+            String blockedBy = wait.findElement(org.openqa.selenium.By.className("wait-blocked-by")).getText();
+            if (other == seoul) {
+                assertThat(waiter).isEqualTo(pressedBy + "(" + instance + "에서 지금 실행)");
+                assertThat(blockedBy).startsWith("같은 인스턴스에서 먼저 시작해 아직 진행 중인 실행(토큰 " + held.token() + ")")
+                        .doesNotContain(instance + " 소유");
+            } else {
+                assertThat(waiter).isEqualTo(pressedBy + " (Run now on " + instance + ")");
+                assertThat(blockedBy).startsWith("an earlier run on this same instance, still in progress (token " + held.token() + ")")
+                        .doesNotContain("held by " + instance);
+            }
+            other.screenshot("job-refused-same-instance-waits");
             other.click("break-lease-" + NightlyReportJob.JOB);
             run.get(30, TimeUnit.SECONDS);
         }

@@ -36,7 +36,12 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
 
         assertThat(admin.page()).isEqualTo("conflict");
         assertThat(admin.status()).isEqualTo(409);
-        assertThat(admin.text("conflict-change")).contains("alice").contains("changed the shipping address to").contains("99 New Street");
+        assertThat(admin.text("conflict-change")).contains("alice").contains("changed these fields");
+        // only what alice changed, old and new
+        assertThat(admin.all("#their-changes dd")).hasSize(2);
+        assertThat(admin.css("#their-address1 .their-before").getText()).isEqualTo("1 Original Road");
+        assertThat(admin.css("#their-address1 .their-after").getText()).isEqualTo("99 New Street");
+        assertThat(admin.css("#their-zipCode .their-after").getText()).isEqualTo("54321");
         assertThat(admin.text("conflict-summary")).contains("You saw version 0").contains("now at version 1");
         assertThat(admin.text("conflict-attempted")).contains("start shipping").contains("not saved");
         assertThat(admin.text("ship-to")).contains("99 New Street");
