@@ -32,12 +32,12 @@ class LeaseMariaDbLockFactsTest {
             assertThat(value(holder, "SELECT GET_LOCK(?, 0)", lock)).isEqualTo(1);
             assertThat(value(first, "SELECT GET_LOCK(?, 0.2)", lock)).as("a fraction of a second, then 0").isZero();
             CompletableFuture<Long> firstSleeps = CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock));
-            awaitSleepers(db, lock, 1);
+            awaitSleepers(db, lock, 1, firstSleeps);
             CompletableFuture<Long> secondSleeps = CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock));
-            awaitSleepers(db, lock, 2);
+            awaitSleepers(db, lock, 2, firstSleeps, secondSleeps);
             assertThat(value(holder, "SELECT RELEASE_LOCK(?)", lock)).isEqualTo(1);
             assertThat(firstSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
-            awaitSleepers(db, lock, 1);
+            awaitSleepers(db, lock, 1, secondSleeps);
             assertThat(secondSleeps).as("the second sleeps on while the first holds it").isNotDone();
             first.close(); // its session ends: the lock goes to the next sleeper
             assertThat(secondSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
@@ -97,10 +97,23 @@ class LeaseMariaDbLockFactsTest {
         }
     }
 
-    private static void awaitSleepers(TestDatabase db, String lock, int sleepers) {
+    /**
+     * Waits until {@code sleepers} sessions sleep on {@code lock}; fails at once, saying how, if one of the
+     * {@code waits} that should sleep ended (a wait that ends early is what this test looks for, not a timeout).
+     */
+    @SafeVarargs
+    private static void awaitSleepers(TestDatabase db, String lock, int sleepers, CompletableFuture<Long>... waits) {
         await(sleepers + " sessions sleeping on " + lock).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
-                        "SELECT GET_LOCK('" + lock + "', 60)") == sleepers);
+                .until(() -> {
+                    for (CompletableFuture<Long> wait : waits) {
+                        assertThat(wait).as("a wait on %s that should sleep; the server's sessions: %s", lock,
+                                db.queryString("SELECT GROUP_CONCAT(CONCAT(ID, ' ', COMMAND, ' ', COALESCE(STATE, ''),"
+                                        + " ' ', COALESCE(INFO, '')) SEPARATOR '; ') FROM information_schema.PROCESSLIST"
+                                        + " WHERE INFO IS NULL OR INFO NOT LIKE '%PROCESSLIST%'")).isNotDone();
+                    }
+                    return db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                            "SELECT GET_LOCK('" + lock + "', 60)") == sleepers;
+                });
     }
 
     /** The one value of {@code sql}, with {@code lock} bound if it has a parameter. */
