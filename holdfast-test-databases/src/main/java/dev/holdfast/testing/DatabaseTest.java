@@ -25,6 +25,9 @@ import java.lang.annotation.Target;
 @ExtendWith(DatabaseMatrix.class)
 public @interface DatabaseTest {
 
-    /** Restricts the test to these databases; empty means every database. */
+    /**
+     * {@return the databases the test is restricted to; empty, the default, means every database} The test
+     * runs through every entry of {@code HOLDFAST_TEST_DATABASES} that reaches one of them.
+     */
     TestDatabase.Kind[] only() default {};
 }

@@ -52,30 +52,47 @@ public final class FaultDatabase {
         };
     }
 
+    /** {@return the database system: {@link TestDatabase.Kind#POSTGRESQL} or {@link TestDatabase.Kind#MARIADB}} */
     public TestDatabase.Kind kind() {
         return kind;
     }
 
-    /** {@code postgresql} or {@code mariadb}. */
+    /** {@return the database system's id: {@code postgresql} or {@code mariadb}} */
     public String id() {
         return kind.id();
     }
 
+    /** {@return the server's JDBC URL: {@code HOLDFAST_FAULT_<KIND>_URL}, else the default (see {@link FaultTest})} */
     public String url() {
         return url;
     }
 
-    /** The server's host, from the URL. */
+    /**
+     * {@return the server's host, as the URL names it}
+     *
+     * @throws IllegalStateException if the URL is not of the form {@code jdbc:<driver>://<host>:<port>/...}
+     */
     public String host() {
         return hostPort().group(2);
     }
 
-    /** The server's TCP port, from the URL. */
+    /**
+     * {@return the server's TCP port, as the URL names it}
+     *
+     * @throws IllegalStateException if the URL is not of the form {@code jdbc:<driver>://<host>:<port>/...}
+     */
     public int port() {
         return Integer.parseInt(hostPort().group(3));
     }
 
-    /** The URL with host and port replaced, e.g. to connect through a proxy. */
+    /**
+     * Builds the URL with host and port replaced, e.g. to connect through a proxy.
+     *
+     * @param host the host to put in, such as a proxy's
+     * @param port the TCP port to put in (not checked)
+     * @return the URL with {@code host} and {@code port} in place of the server's; database and settings kept
+     * @throws IllegalStateException if the URL is not of the form {@code jdbc:<driver>://<host>:<port>/...}
+     */
     public String urlVia(String host, int port) {
         Matcher m = hostPort();
         return m.group(1) + host + ":" + port + m.group(4);
@@ -92,6 +109,9 @@ public final class FaultDatabase {
     /**
      * A small pool for the test's own statements (set-up, checks); closed when the test ends. It
      * recovers by itself after a restart, as any HikariCP pool does.
+     *
+     * @return the admin pool: 4 connections at most, 30 seconds' wait for one; the same pool on every call
+     *         during the test, which the test does not close
      */
     public synchronized DataSource admin() {
         if (admin == null) {
@@ -101,37 +121,97 @@ public final class FaultDatabase {
         return admin;
     }
 
-    /** A new pool, as an application would configure it, closed when the test ends. */
+    /**
+     * Creates a new pool to this server, as an application would configure it; closed when the test ends.
+     * The pool opens no connection before one is asked for.
+     *
+     * @param name              the start of the pool's name (HikariCP's log and thread names), to which a
+     *                          unique number is appended
+     * @param maxSize           the most connections the pool holds; at least 1
+     * @param connectionTimeout how long the pool waits for a connection: at least 250 ms (HikariCP's floor),
+     *                          or zero for no limit
+     * @return the new pool, which the test may close earlier
+     * @throws IllegalArgumentException if {@code maxSize} is less than 1, or {@code connectionTimeout} is
+     *                                  neither zero nor at least 250 ms
+     */
     public HikariDataSource newPool(String name, int maxSize, Duration connectionTimeout) {
         return newPoolAt(url, name, maxSize, connectionTimeout);
     }
 
-    /** A new pool to another URL of this server (e.g. through a proxy), closed when the test ends. */
+    /**
+     * Creates a new pool to another URL of this server (e.g. through a proxy, see {@link #urlVia}), signing
+     * in as the server's user; closed when the test ends. The pool opens no connection before one is asked for.
+     *
+     * @param jdbcUrl           the URL to connect to
+     * @param name              the start of the pool's name (HikariCP's log and thread names), to which a
+     *                          unique number is appended
+     * @param maxSize           the most connections the pool holds; at least 1
+     * @param connectionTimeout how long the pool waits for a connection: at least 250 ms (HikariCP's floor),
+     *                          or zero for no limit
+     * @return the new pool, which the test may close earlier
+     * @throws IllegalArgumentException if {@code maxSize} is less than 1, or {@code connectionTimeout} is
+     *                                  neither zero nor at least 250 ms
+     */
     public HikariDataSource newPoolAt(String jdbcUrl, String name, int maxSize, Duration connectionTimeout) {
         return scratch.newPool(jdbcUrl, user, password, name + "-" + COUNTER.incrementAndGet(), maxSize, connectionTimeout);
     }
 
-    /** A table name no other test uses: {@code prefix_<random>}; dropped when the test ends. */
+    /**
+     * A table name no other test uses: {@code prefix_<random>}. The table is dropped, if it exists, when the
+     * test ends; so are the tables whose names begin with it and an underscore.
+     *
+     * @param prefix the start of the name, used as given; the name goes into SQL unquoted, so the prefix is a
+     *               plain identifier (letters, digits, underscores)
+     * @return {@code prefix}, an underscore and up to 8 random lower-case letters and digits
+     */
     public String newTableName(String prefix) {
         return scratch.newTableName(prefix);
     }
 
-    /** Drops {@code table} (if it exists) when the test ends. */
+    /**
+     * Drops {@code table} (if it exists) when the test ends, for tables a test did not name itself.
+     *
+     * @param table the table's name as SQL takes it, used unquoted in {@code DROP TABLE IF EXISTS}; unless it
+     *              is qualified or quoted, the tables whose names begin with it and an underscore are dropped too
+     */
     public void dropAfterTest(String table) {
         scratch.dropAfterTest(table);
     }
 
-    /** Runs one statement in auto-commit mode on the admin pool; returns its update count. */
+    /**
+     * Runs one statement in auto-commit mode, on a connection of the admin pool ({@link #admin()}).
+     *
+     * @param sql        the statement, with a {@code ?} for each parameter
+     * @param parameters the values of the {@code ?} placeholders, in order (bound with {@code setObject})
+     * @return the statement's update count; 0 for a statement that returns rows
+     * @throws SQLException if the admin pool has no connection to give within 30 seconds, or the statement fails
+     */
     public int execute(String sql, Object... parameters) throws SQLException {
         return Scratch.execute(admin(), sql, parameters);
     }
 
-    /** Runs a query expected to return one number in one row, on the admin pool. */
+    /**
+     * Runs a query expected to return one number in one row, on a connection of the admin pool
+     * ({@link #admin()}).
+     *
+     * @param sql        the query, with a {@code ?} for each parameter
+     * @param parameters the values of the {@code ?} placeholders, in order (bound with {@code setObject})
+     * @return the first column of the first row, as a {@code long}; 0 if it is SQL {@code NULL}
+     * @throws SQLException if the query returns no row or fails, or the admin pool has no connection to give
+     *                      within 30 seconds
+     */
     public long queryLong(String sql, Object... parameters) throws SQLException {
         return Scratch.queryOne(admin(), Long.class, sql, parameters);
     }
 
-    /** The server's id of a connection's session: PostgreSQL's backend process id, MariaDB's connection id. */
+    /**
+     * Asks the server for the id of a connection's session.
+     *
+     * @param c an open connection to this server, from any pool; the query runs on it
+     * @return PostgreSQL's backend process id ({@code pg_backend_pid()}), a process of this machine that
+     *         {@link #signal} can reach; MariaDB's connection id ({@code CONNECTION_ID()}), which is no process id
+     * @throws SQLException if the query fails, e.g. on a closed or broken connection
+     */
     public long sessionId(Connection c) throws SQLException {
         String sql = kind == TestDatabase.Kind.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
@@ -142,9 +222,15 @@ public final class FaultDatabase {
 
     /**
      * Restarts the server for real (its process exits, a new one starts) with
-     * {@code scripts/fault-servers.sh restart}, and waits until it accepts connections again.
+     * {@code scripts/fault-servers.sh restart}, and waits until it accepts connections again. The server
+     * runs on this machine; the script finds it by the URL's port. How long it took goes to standard output.
      *
-     * @return how long the restart took
+     * @return how long the restart took, until a new connection was accepted
+     * @throws IOException           if the script cannot be started, exits with a status other than 0, or does
+     *                               not finish within 120 seconds
+     * @throws InterruptedException  if the thread is interrupted while it waits for the script or the server
+     * @throws IllegalStateException if the script is not found ({@link #script()}), or the server accepts no
+     *                               connection within 60 seconds after the script
      */
     public Duration restart() throws IOException, InterruptedException {
         return cycle("restart");
@@ -153,9 +239,15 @@ public final class FaultDatabase {
     /**
      * Kills the server without a shutdown (PostgreSQL: immediate stop, nothing flushed; MariaDB:
      * SIGKILL) with {@code scripts/fault-servers.sh crash}, starts it again (crash recovery) and
-     * waits until it accepts connections.
+     * waits until it accepts connections. The server runs on this machine; the script finds it by the URL's
+     * port. How long it took goes to standard output.
      *
-     * @return how long it took
+     * @return how long it took, until a new connection was accepted
+     * @throws IOException           if the script cannot be started, exits with a status other than 0, or does
+     *                               not finish within 120 seconds
+     * @throws InterruptedException  if the thread is interrupted while it waits for the script or the server
+     * @throws IllegalStateException if the script is not found ({@link #script()}), or the server accepts no
+     *                               connection within 60 seconds after the script
      */
     public Duration crash() throws IOException, InterruptedException {
         return cycle("crash");
@@ -170,7 +262,16 @@ public final class FaultDatabase {
         return took;
     }
 
-    /** Sends {@code signal} (e.g. {@code STOP}, {@code CONT}) to a local process of the server. */
+    /**
+     * Sends {@code signal} (e.g. {@code STOP}, {@code CONT}) to a local process of the server, with
+     * {@code kill}.
+     *
+     * @param pid    the process's id on this machine, such as a PostgreSQL session's {@link #sessionId}
+     * @param signal the signal's name as {@code kill} takes it, without {@code SIG}: {@code STOP}, {@code CONT}, ...
+     * @throws IOException          if {@code kill} cannot be started, fails (no such process, not permitted, no
+     *                              such signal) or does not finish within 120 seconds
+     * @throws InterruptedException if the thread is interrupted while it waits for {@code kill}
+     */
     public void signal(long pid, String signal) throws IOException, InterruptedException {
         run("kill", "-" + signal, Long.toString(pid));
     }
@@ -192,7 +293,12 @@ public final class FaultDatabase {
         return text;
     }
 
-    /** {@code scripts/fault-servers.sh}, found by walking up from the working directory. */
+    /**
+     * Finds {@code scripts/fault-servers.sh} by walking up from the working directory.
+     *
+     * @return the absolute path of the script in the working directory or the nearest of its parents that has one
+     * @throws IllegalStateException if neither the working directory nor any of its parents has it
+     */
     public static Path script() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolve("scripts").resolve("fault-servers.sh");

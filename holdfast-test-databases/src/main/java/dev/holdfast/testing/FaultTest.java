@@ -29,6 +29,9 @@ import java.lang.annotation.Target;
 @ExtendWith(FaultServers.class)
 public @interface FaultTest {
 
-    /** Restricts the test to these databases (PostgreSQL, MariaDB); empty means both. */
+    /**
+     * {@return the databases the test is restricted to, among PostgreSQL and MariaDB (H2, which has no
+     * fault server, is ignored); empty, the default, means both}
+     */
     TestDatabase.Kind[] only() default {};
 }

@@ -18,7 +18,19 @@ public final class MachineLock implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Waits until the lock {@code name} is free, then holds it. */
+    /**
+     * Waits until the lock {@code name} is free, then holds it. The wait has no time limit. The lock is
+     * for JVMs, not for the threads of one: within one JVM, only one thread at a time may wait for or
+     * hold a lock of a given name.
+     *
+     * @param name the lock's name, part of the lock file's name ({@code holdfast-<name>.lock}), so no path
+     *             separators
+     * @return the held lock; {@link #close()} gives it back
+     * @throws IOException if the lock file cannot be created or opened, or the thread is interrupted while
+     *                     it waits ({@link java.nio.channels.FileLockInterruptionException})
+     * @throws java.nio.channels.OverlappingFileLockException if this JVM holds the lock {@code name} already,
+     *                     or another of its threads waits for it
+     */
     public static MachineLock take(String name) throws IOException {
         Path file = Path.of(System.getProperty("java.io.tmpdir"), "holdfast-" + name + ".lock");
         FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
