@@ -46,6 +46,7 @@ class LeasePoolFaultTest {
         HikariDataSource pool = db.newPool("app", 2, BORROW_TIMEOUT);
         HikariDataSource otherPool = db.newPool("other", 4, BORROW_TIMEOUT);
         ExecutorService executor = Executors.newCachedThreadPool();
+        SchedulingDelay delay = SchedulingDelay.watch();
         try (LeaseService leases = LeaseService.builder(pool).table(table).build();
              LeaseService other = LeaseService.builder(otherPool).table(table).build()) {
             KeptAliveWorker.Crew crew = new KeptAliveWorker.Crew(executor, leases, TTL, pool, checker, names);
@@ -94,7 +95,9 @@ class LeasePoolFaultTest {
             }
 
             FaultChecker.Report report = checker.check();
-            long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
+            long machineDelay = delay.worstMillis(); // this machine's own lateness in this run, added to every bound
+            System.out.printf("[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
+                long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
             long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
             long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
             System.out.printf("[%s] pool exhaustion during keep-alive: TTL %d ms; workers told %s ms relative to their last"
@@ -105,13 +108,14 @@ class LeasePoolFaultTest {
             assertThat(allToldWhileExhausted).as("every worker was told while the pool was still exhausted").isTrue();
             KeptAliveWorker.assertEachToldOfTheLoss(told);
             assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
-                    .isLessThanOrEqualTo(TOLD_SLACK_MILLIS);
+                    .isLessThanOrEqualTo(TOLD_SLACK_MILLIS + machineDelay);
             assertThat(worstWait).as("longest another application was blocked (ms)")
-                    .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS);
+                    .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS + 2 * machineDelay);
             assertThat(staleAccepted).as("stale writes accepted").isZero();
             report.assertNoViolation();
         } finally {
             executor.shutdownNow();
+            delay.close();
         }
     }
 

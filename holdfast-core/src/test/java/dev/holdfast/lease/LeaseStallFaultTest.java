@@ -50,6 +50,7 @@ class LeaseStallFaultTest {
         String table = FaultChecker.installLeases(db);
         FaultChecker checker = new FaultChecker(db, NAMES.toArray(String[]::new));
         ExecutorService executor = Executors.newCachedThreadPool();
+        SchedulingDelay delay = SchedulingDelay.watch();
         try (StallingProxy proxy = pg ? null : new StallingProxy(db.host(), db.port())) {
             HikariDataSource holderPool = pg ? db.newPool("holder", 1, Duration.ofSeconds(30))
                     : db.newPoolAt(db.urlVia("127.0.0.1", proxy.port()), "holder", 1, Duration.ofSeconds(30));
@@ -113,6 +114,8 @@ class LeaseStallFaultTest {
                     other.release(lease);
                 }
                 FaultChecker.Report report = checker.check();
+                long machineDelay = delay.worstMillis(); // this machine's own lateness in this run, added to every bound
+                System.out.printf("[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
                 long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
                 long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
                 long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
@@ -126,14 +129,15 @@ class LeaseStallFaultTest {
                 assertThat(allToldWhileStalled).as("every worker was told while its connection was still stalled").isTrue();
                 KeptAliveWorker.assertEachToldOfTheLoss(told);
                 assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
-                        .isLessThanOrEqualTo(TOLD_SLACK_MILLIS);
+                        .isLessThanOrEqualTo(TOLD_SLACK_MILLIS + machineDelay);
                 assertThat(worstWait).as("longest another application was blocked (ms)")
-                        .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS);
+                        .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS + 2 * machineDelay);
                 assertThat(staleAccepted).as("stale writes accepted").isZero();
                 report.assertNoViolation();
             }
         } finally {
             executor.shutdownNow();
+            delay.close();
         }
     }
 

@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Mutual exclusion under stress: 16 workers, each a separate "server" with its own pool and lease
  * service (or four servers of four workers each, with cohort hand-off and/or batched commits), fight
  * over 2 lease names (8 in the batching variant) for 20,000 grants in total, or for as many as a time
- * budget allows on a slow machine (at least {@value #MIN_GRANTS}, for which a run may take up to three
- * budgets). Half use
+ * budget allows on a slow machine (at least {@value #MIN_GRANTS}, for which a run on a machine whose cores
+ * are busy with other work goes on past the budget, up to four minutes: the test checks that the grants
+ * keep coming, not how fast). Half use
  * {@link LeaseService#tryAcquire} and spin, half use the blocking {@link LeaseService#acquire}. Inside
  * the critical section a worker claims the protected row with its token, reads the counter, and in
  * about 1% of sections pauses longer than the TTL (a GC pause), then writes counter + 1 — every write
@@ -60,8 +61,12 @@ class LeaseStressTest {
      * {@code -Dholdfast.stress.seconds=120}.
      */
     private static final Duration BUDGET = Duration.ofSeconds(Long.getLong("holdfast.stress.seconds", 15));
-    /** A run that has not reached {@link #MIN_GRANTS} at its budget goes on until it does, at most this long. */
-    private static final Duration CAP = BUDGET.multipliedBy(3);
+    /**
+     * A run that has not reached {@link #MIN_GRANTS} at its budget goes on until it does, at most this long. A
+     * shared machine with both cores busy and other builds beside gave 1,520 grants on MariaDB in 45 s.
+     */
+    private static final Duration CAP = BUDGET.multipliedBy(3).compareTo(Duration.ofMinutes(4)) > 0
+            ? BUDGET.multipliedBy(3) : Duration.ofMinutes(4);
     private static final Duration TTL = Duration.ofMillis(100);
     private static final String[] NAMES = {"alpha", "beta"};
     private static final String[] EIGHT_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
