@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 /** Root of the outcomes of {@link LeaseService}: a lease not held, expired, lost, or not granted in time. */
 public abstract class LeaseException extends HoldfastException {
 
+    /** The lease name concerned. */
     private final String name;
 
     LeaseException(String name, String message, @Nullable Throwable cause) {
@@ -13,7 +14,7 @@ public abstract class LeaseException extends HoldfastException {
         this.name = name;
     }
 
-    /** The lease name concerned. */
+    /** {@return the lease name concerned} */
     public String leaseName() {
         return name;
     }

@@ -14,6 +14,8 @@ public class LeaseExpiredException extends LeaseNotHeldException {
     /**
      * For implementations of {@link Leases}: the caller's grant ran out.
      *
+     * @param name    the lease name
+     * @param message the detail message
      * @param current the lease's row as it is now
      * @param reason  {@link Reason#EXPIRED}, or {@link Reason#GRANTED_AGAIN} if a newer grant exists
      */

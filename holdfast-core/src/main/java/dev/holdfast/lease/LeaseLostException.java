@@ -11,6 +11,7 @@ import java.util.Optional;
  */
 public class LeaseLostException extends LeaseException {
 
+    /** The fencing token of the lost grant. */
     private final long token;
 
     LeaseLostException(String name, long token, String message, @Nullable Throwable cause) {
@@ -18,14 +19,15 @@ public class LeaseLostException extends LeaseException {
         this.token = token;
     }
 
-    /** The fencing token of the lost grant. */
+    /** {@return the fencing token of the lost grant} */
     public long token() {
         return token;
     }
 
     /**
-     * Why the lease was lost, when a renewal was refused: the refusal says whether it expired, was
-     * granted again, or was broken by an operator (and by whom); empty when renewals kept failing.
+     * {@return why the lease was lost, when a renewal was refused: the refusal says whether it expired,
+     * was granted again, or was broken by an operator (and by whom); empty when renewals kept failing
+     * or the lease was found lost for a reason not known}
      */
     public Optional<LeaseNotHeldException> refusal() {
         return getCause() instanceof LeaseNotHeldException refused ? Optional.of(refused) : Optional.empty();

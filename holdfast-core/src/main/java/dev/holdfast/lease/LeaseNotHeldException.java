@@ -33,14 +33,20 @@ public class LeaseNotHeldException extends LeaseException {
     }
 
     private final transient @Nullable Lease current;
+    /** Why the caller does not hold the lease. */
     private final Reason reason;
+    /** Who force-released the lease ({@link Reason#BROKEN}), or null if not named. */
     private final @Nullable String brokenBy;
+    /** When the lease was force-released ({@link Reason#BROKEN}, database time), else null. */
     private final @Nullable Instant brokenAt;
 
     /**
      * For implementations of {@link Leases}: a release or renewal that matched no grant of the caller.
      *
+     * @param name     the lease name
+     * @param message  the detail message
      * @param current  the lease's row as it is now, or null if there is none
+     * @param reason   why the caller does not hold the lease
      * @param brokenBy who force-released it ({@link Reason#BROKEN}), or null if not named
      * @param brokenAt when it was force-released ({@link Reason#BROKEN}), else null
      */
@@ -53,22 +59,28 @@ public class LeaseNotHeldException extends LeaseException {
         this.brokenAt = brokenAt;
     }
 
-    /** The lease row as it was when the failure was diagnosed; empty if there is no row. */
+    /**
+     * {@return the lease row as it was when the failure was diagnosed; empty if there is no row, or
+     * after the exception was serialized (the row is not serialized)}
+     */
     public Optional<Lease> current() {
         return Optional.ofNullable(current);
     }
 
-    /** Why the caller does not hold the lease. */
+    /** {@return why the caller does not hold the lease} */
     public Reason reason() {
         return reason;
     }
 
-    /** For {@link Reason#BROKEN}: the operator who broke it, if they were named. */
+    /**
+     * {@return for {@link Reason#BROKEN}, the operator who broke the lease; empty if they were not
+     * named, or for another reason}
+     */
     public Optional<String> brokenBy() {
         return Optional.ofNullable(brokenBy);
     }
 
-    /** For {@link Reason#BROKEN}: when it was broken (database time). */
+    /** {@return for {@link Reason#BROKEN}, when the lease was broken (database time); empty for another reason} */
     public Optional<Instant> brokenAt() {
         return Optional.ofNullable(brokenAt);
     }

@@ -19,15 +19,25 @@ import java.util.OptionalInt;
  */
 public class LeaseTimeoutException extends LeaseException {
 
+    /** The bound that ran out. */
     private final Duration maxWait;
+    /** Who held the lease when the caller gave up; null if it was free or that is unknown. */
     private final @Nullable Holder holder;
+    /** How many live waiters had queued before the caller; -1 if unknown. */
     private final int waitersAhead;
+    /** When (database time) the holder and waiters were read; null if unknown. */
     private final @Nullable Instant seenAt;
+    /** Why the holder and the waiters ahead are unknown; null when they are known. */
     private final @Nullable String unknownBecause;
 
     /**
      * For implementations of {@link Leases} that do not look: {@code acquire} of {@code name} for
      * {@code owner} waited {@code maxWait} in {@code attempts} attempts; the holder is unknown.
+     *
+     * @param name     the lease name
+     * @param owner    who asked for the lease
+     * @param maxWait  the bound that ran out
+     * @param attempts how many times the call tried to acquire the lease (for the message)
      */
     public LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts) {
         this(name, owner, maxWait, attempts, null, -1, null, "this Leases implementation does not tell");
@@ -38,6 +48,13 @@ public class LeaseTimeoutException extends LeaseException {
      * {@code seenAt}) the lease was held by {@code holder} (null: free) with {@code waitersAhead}
      * live waiters queued before the caller.
      *
+     * @param name         the lease name
+     * @param owner        who asked for the lease
+     * @param maxWait      the bound that ran out
+     * @param attempts     how many times the call tried to acquire the lease (for the message)
+     * @param holder       who held the lease when the caller gave up, or null if it was free
+     * @param waitersAhead how many live waiters had queued before the caller, 0 or more
+     * @param seenAt       when the holder and the waiters were read (database time); not null
      * @throws IllegalArgumentException if {@code waitersAhead} is negative or {@code seenAt} null
      */
     public LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts, @Nullable Holder holder,
@@ -49,6 +66,11 @@ public class LeaseTimeoutException extends LeaseException {
      * For implementations of {@link Leases}: as above, but looking failed, for the reason
      * {@code unknownBecause}.
      *
+     * @param name           the lease name
+     * @param owner          who asked for the lease
+     * @param maxWait        the bound that ran out
+     * @param attempts       how many times the call tried to acquire the lease (for the message)
+     * @param unknownBecause why the holder and the waiters ahead are unknown; not blank
      * @throws IllegalArgumentException if {@code unknownBecause} is null or blank
      */
     public LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts, String unknownBecause) {
@@ -101,38 +123,38 @@ public class LeaseTimeoutException extends LeaseException {
                 + waiters;
     }
 
-    /** The bound that ran out. */
+    /** {@return the bound that ran out} */
     public Duration maxWait() {
         return maxWait;
     }
 
     /**
-     * Who held the lease when the caller gave up (owner, since, until, token); empty if it was free
-     * at that instant, or if that is unknown ({@link #holderUnknownBecause()} then says why).
+     * {@return who held the lease when the caller gave up (owner, since, until, token); empty if it
+     * was free at that instant, or if that is unknown ({@link #holderUnknownBecause()} then says why)}
      */
     public Optional<Holder> holder() {
         return Optional.ofNullable(holder);
     }
 
     /**
-     * How many live waiters had queued before the caller when it gave up (every live one if the call
-     * had no place in the queue, as with a zero wait); empty if unknown.
+     * {@return how many live waiters had queued before the caller when it gave up (every live one if
+     * the call had no place in the queue, as with a zero wait); empty if unknown}
      */
     public OptionalInt waitersAhead() {
         return unknownBecause == null ? OptionalInt.of(waitersAhead) : OptionalInt.empty();
     }
 
-    /** When (database time) the holder and waiters were read; empty if unknown. */
+    /** {@return when (database time) the holder and waiters were read; empty if unknown} */
     public Optional<Instant> seenAt() {
         return Optional.ofNullable(seenAt);
     }
 
-    /** Whether the holder (or that the lease was free) and the waiters ahead are known. */
+    /** {@return whether the holder (or that the lease was free) and the waiters ahead are known} */
     public boolean holderKnown() {
         return unknownBecause == null;
     }
 
-    /** Why the holder and the waiters ahead are unknown; empty when they are known. */
+    /** {@return why the holder and the waiters ahead are unknown; empty when they are known} */
     public Optional<String> holderUnknownBecause() {
         return Optional.ofNullable(unknownBecause);
     }
