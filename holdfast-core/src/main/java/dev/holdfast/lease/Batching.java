@@ -86,6 +86,7 @@ public final class Batching {
      * batch answered.
      *
      * @param linger more than 0, at most 1 s
+     * @return lockstep batching with {@code linger}
      * @throws IllegalArgumentException if {@code linger} is null, not positive or longer than 1 s
      * @deprecated an expert override, kept for workloads measured to gain from a fixed linger; use
      *             {@link #ADAPTIVE}, which waits only while it pays
@@ -99,12 +100,12 @@ public final class Batching {
         return new Batching("LOCKSTEP", linger.toNanos());
     }
 
-    /** Whether calls are batched at all. */
+    /** {@return whether calls are batched at all: false for {@link #OFF} only} */
     public boolean isOn() {
         return lingerNanos >= 0;
     }
 
-    /** The linger of lockstep batching; {@link Duration#ZERO} for the other modes. */
+    /** {@return the linger of lockstep batching; {@link Duration#ZERO} for the other modes} */
     public Duration linger() {
         return Duration.ofNanos(Math.max(0, lingerNanos));
     }

@@ -29,12 +29,12 @@ public record BatchingStats(long acquireCalls, long acquireStatements, long rele
         return new BatchingStats(b[0], b[1], b[2], b[3], b[4], probe.cohortHandOffs());
     }
 
-    /** Acquire calls per acquire statement; 0 if none was sent. */
+    /** {@return acquire calls per acquire statement; 0 if none was sent} */
     public double acquireCallsPerStatement() {
         return acquireStatements == 0 ? 0 : (double) acquireCalls / acquireStatements;
     }
 
-    /** Release calls per release statement; 0 if none was sent. */
+    /** {@return release calls per release statement; 0 if none was sent} */
     public double releaseCallsPerStatement() {
         return releaseStatements == 0 ? 0 : (double) releaseCalls / releaseStatements;
     }

@@ -37,10 +37,16 @@ public final class FencedUpdate {
     }
 
     /**
+     * A fenced update of {@code valueColumns} in {@code table}, its statement built once. Each name is
+     * a plain identifier as {@link SqlIdentifier} defines it; only {@code table} may be
+     * schema-qualified.
+     *
      * @param table        the resource table
-     * @param keyColumn    its key column
+     * @param keyColumn    its key column, unique: a write counts only if it changed exactly one row
      * @param fenceColumn  a nullable BIGINT column holding the highest token that wrote the row
-     * @param valueColumns the columns the write sets, at least one
+     * @param valueColumns the columns the write sets, at least one, in the order of
+     *                     {@link #update}'s values
+     * @return the fenced update, thread-safe and reusable
      * @throws IllegalArgumentException if a name is not a plain identifier, or no value column is given
      */
     public static FencedUpdate of(String table, String keyColumn, String fenceColumn, String... valueColumns) {
@@ -56,7 +62,10 @@ public final class FencedUpdate {
                 + fence + " IS NULL OR " + fence + " <= ?)", columns.size());
     }
 
-    /** The statement, for review or for use inside a larger SQL unit. */
+    /**
+     * {@return the statement, for review or for use inside a larger SQL unit} Its parameters are the
+     * values, the token, the key, and the token again.
+     */
     public String sql() {
         return sql;
     }
@@ -64,8 +73,14 @@ public final class FencedUpdate {
     /**
      * Writes {@code values} to the row {@code key} if {@code token} is not older than the row's fence.
      *
+     * @param connection the caller's connection: the write joins its transaction, or commits alone in
+     *                   auto-commit mode; it is neither committed nor closed here
+     * @param token      the fencing token of the caller's grant ({@link Lease#token()})
+     * @param key        the value of the key column of the row to write
+     * @param values     the new values, one for each value column, in the order {@link #of} was given them
      * @return true if written; false if a newer grant has written the row (stale token) or there is no such row
      * @throws IllegalArgumentException if the number of values does not match the value columns
+     * @throws SQLException             if the database refused the statement or the connection failed
      */
     public boolean update(Connection connection, long token, Object key, Object... values) throws SQLException {
         if (values == null || values.length != this.values) {

@@ -7,6 +7,11 @@ package dev.holdfast.lease;
 @FunctionalInterface
 public interface GrantListener {
 
-    /** {@code lease} was granted by way of {@code path}. An exception thrown here is ignored. */
+    /**
+     * {@code lease} was granted by way of {@code path}. An exception thrown here is ignored.
+     *
+     * @param lease the grant, as the call that asked for it is about to return it
+     * @param path  how the grant reached that call
+     */
     void granted(Lease lease, GrantPath path);
 }

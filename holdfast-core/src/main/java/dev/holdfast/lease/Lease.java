@@ -21,12 +21,18 @@ import java.time.Instant;
  */
 public record Lease(String name, String owner, long token, Instant acquiredAt, Instant expiresAt) {
 
-    /** Whether this row records a release (or a force-release) rather than a grant that ran out. */
+    /**
+     * {@return whether this row records a release or a force-release, rather than a live grant or one
+     * that ran out}
+     */
     public boolean isReleased() {
         return expiresAt.equals(acquiredAt);
     }
 
-    /** Who holds this grant, since and until when, with its token: the vocabulary shared with offline locks. */
+    /**
+     * {@return who holds this grant, since and until when, with its token} The vocabulary shared with
+     * offline locks.
+     */
     public Holder holder() {
         return new Holder(owner, acquiredAt, expiresAt, token);
     }

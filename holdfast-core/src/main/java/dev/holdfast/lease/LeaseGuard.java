@@ -91,11 +91,15 @@ public final class LeaseGuard implements AutoCloseable {
      * started this way (daemon threads that end when idle). It renews the lease once before it
      * returns, so a lease that is already lost is never guarded.
      *
-     * @param ttl    each renewal's TTL, at least 3 ms; renewals run every ttl/3
-     * @param onLost told once, on a background thread, when the lease is lost; may be null
-     * @throws LeaseNotHeldException if {@code renewer} refused the first renewal
-     * @throws LeaseLostException    if the first renewal found the lease not held, for a reason not known
-     * @throws IllegalArgumentException if an argument is null or {@code ttl} is out of range
+     * @param renewer renews and releases the lease
+     * @param lease   the grant to guard, as acquired (its name, owner and token)
+     * @param ttl     each renewal's TTL, 3 ms to 366 days; renewals run every ttl/3
+     * @param onLost  told once, on a background thread, when the lease is lost; may be null
+     * @return the open guard, holding the lease as renewed by its first renewal
+     * @throws LeaseNotHeldException    if {@code renewer} refused the first renewal
+     * @throws LeaseLostException       if the first renewal found the lease not held, for a reason not known
+     * @throws IllegalArgumentException if {@code renewer}, {@code lease} or {@code ttl} is null, the
+     *                                  lease's name or owner is invalid, or {@code ttl} is out of range
      */
     public static LeaseGuard start(LeaseRenewer renewer, Lease lease, Duration ttl,
                                    @Nullable Consumer<LeaseLostException> onLost) {
@@ -115,22 +119,29 @@ public final class LeaseGuard implements AutoCloseable {
         return new LeaseGuard(renewer, threads, renewed, ttl, sentNanos, Thread.currentThread(), onLost);
     }
 
-    /** The grant, with the expiry of its last successful renewal. */
+    /** {@return the grant, with the expiry (database time) its last successful renewal set} */
     public Lease lease() {
         return lease;
     }
 
-    /** The fencing token (renewals keep it). */
+    /** {@return the grant's fencing token (renewals keep it)} */
     public long token() {
         return lease.token();
     }
 
-    /** True while the lease is certainly held: not lost, not closed, and the last renewal's deadline not passed. */
+    /**
+     * {@return true while the lease is certainly held: not lost, not closed, and the last renewal's
+     * deadline not passed}
+     */
     public boolean isValid() {
         return lost == null && !closed && System.nanoTime() - validUntil < 0;
     }
 
-    /** The loss, if the lease was lost. */
+    /**
+     * {@return the loss, if the lease was found lost while the guard was open; else empty} If the
+     * deadline has passed and the timer has not marked the loss yet, this call marks it, as the timer
+     * would: the working thread is interrupted and {@code onLost} is told.
+     */
     public Optional<LeaseLostException> loss() {
         if (lost == null && !closed && System.nanoTime() - validUntil >= 0) {
             markLost("was not renewed before its last confirmed expiry", null);
@@ -139,6 +150,9 @@ public final class LeaseGuard implements AutoCloseable {
     }
 
     /**
+     * Throws the loss if the lease is lost, as {@link #loss()} finds it; returns normally while the
+     * guard is open and valid.
+     *
      * @throws LeaseLostException   if the lease is lost (same exception as given to {@code onLost})
      * @throws IllegalStateException if the guard was closed
      */

@@ -23,7 +23,12 @@ import java.time.Instant;
 public record LeaseHealth(boolean listening, boolean listenerBehindPooler, boolean wakeUpWatching, long leasesLost,
                           @Nullable String lastLoss, @Nullable Instant lastLossAt) {
 
-    /** The health of {@code service} now. */
+    /**
+     * {@return the health of {@code service} now}
+     *
+     * @param service the service to report on
+     * @throws IllegalArgumentException if {@code service} is null
+     */
     public static LeaseHealth of(LeaseService service) {
         LeaseProbe probe = Arguments.notNull(service, "service").probe();
         return new LeaseHealth(probe.listening(), probe.listenerBehindPooler(), probe.wakeUpWatching(),

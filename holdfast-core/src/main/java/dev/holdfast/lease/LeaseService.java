@@ -69,7 +69,14 @@ public final class LeaseService implements Leases, LeaseRenewer {
         this.calls = direct.decoratedBy(decorators);
     }
 
-    /** A builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect detected. */
+    /**
+     * {@return a builder for leases in {@code dataSource}; table {@code holdfast_leases}, dialect
+     * detected}
+     *
+     * @param dataSource a plain pool of the database that holds the lease table, not one bound to the
+     *                   caller's transaction
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -93,7 +100,13 @@ public final class LeaseService implements Leases, LeaseRenewer {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
         }
 
-        /** The dialect, instead of detecting it from the data source (which borrows a connection). */
+        /**
+         * Sets the dialect, instead of detecting it from the data source (which borrows a connection).
+         *
+         * @param dialect the dialect of the data source's database
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dialect} is null
+         */
         public Builder dialect(Dialect dialect) {
             this.dialect = Arguments.notNull(dialect, "dialect");
             return this;
@@ -102,6 +115,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
         /**
          * The lease table, as installed by {@code SchemaInstaller.install(HoldfastTable.LEASES, table)};
          * {@link IllegalArgumentException} if it is not a plain (optionally schema-qualified) identifier.
+         *
+         * @param table the table's name, as {@link SqlIdentifier} allows it (default {@code holdfast_leases})
+         * @return this builder
          */
         public Builder table(String table) {
             this.table = SqlIdentifier.of(table).value();
@@ -112,6 +128,10 @@ public final class LeaseService implements Leases, LeaseRenewer {
          * How releases commit (default {@link CommitDurability#RELAXED}: on PostgreSQL without waiting for the
          * durable flush, inside their own statement's transaction). Acquires and renewals are always durable, so no
          * fencing token can repeat after a crash.
+         *
+         * @param durability how releases commit
+         * @return this builder
+         * @throws IllegalArgumentException if {@code durability} is null
          */
         public Builder durability(CommitDurability durability) {
             this.durability = Arguments.notNull(durability, "durability");
@@ -126,13 +146,21 @@ public final class LeaseService implements Leases, LeaseRenewer {
          * {@code max} tokens, so {@link #find} shows the top of the block). Renew and release it through this service.
          *
          * @param max hand-offs in memory of one database grant, 0 (off) to 10,000
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is out of range
          */
         public Builder cohortHandOffs(int max) {
             this.cohortHandOffs = LeaseArguments.cohortHandOffs(max);
             return this;
         }
 
-        /** Whether concurrent calls commit together (default {@link Batching#ADAPTIVE}); see {@link Batching}. */
+        /**
+         * Sets whether concurrent calls commit together (default {@link Batching#ADAPTIVE}); see {@link Batching}.
+         *
+         * @param batching the batching mode
+         * @return this builder
+         * @throws IllegalArgumentException if {@code batching} is null
+         */
         public Builder batching(Batching batching) {
             this.batching = Arguments.notNull(batching, "batching");
             return this;
@@ -143,6 +171,10 @@ public final class LeaseService implements Leases, LeaseRenewer {
          * nothing until {@code longestTtl} after its first grant statement, so no new holder overlaps a grant the old
          * primary made and the standby never received. A longer TTL is then refused ({@link IllegalArgumentException});
          * give every service of the table the same bound. H2, MariaDB: only the bound applies.
+         *
+         * @param longestTtl the longest TTL the service grants or renews for, and the grace: 1 ms to 366 days
+         * @return this builder
+         * @throws IllegalArgumentException if {@code longestTtl} is null or out of range
          */
         public Builder failoverGrace(Duration longestTtl) {
             LeaseArguments.ttlMicros(longestTtl);
@@ -150,7 +182,14 @@ public final class LeaseService implements Leases, LeaseRenewer {
             return this;
         }
 
-        /** Tells {@code listener} of each grant of the service, and how it reached its caller (see {@link GrantListener}). */
+        /**
+         * Tells {@code listener} of each grant of the service, and how it reached its caller (see
+         * {@link GrantListener}). A later call replaces the listener.
+         *
+         * @param listener told of each grant, on the thread of the call that asked for it
+         * @return this builder
+         * @throws IllegalArgumentException if {@code listener} is null
+         */
         public Builder onGrant(GrantListener listener) {
             this.onGrant = Arguments.notNull(listener, "listener");
             return this;
@@ -161,6 +200,10 @@ public final class LeaseService implements Leases, LeaseRenewer {
          * the service's data source. Behind a transaction-pooling PgBouncer, where {@code LISTEN} does not
          * survive the transaction, give it a data source that reaches PostgreSQL directly (or through
          * session pooling); it keeps one connection. Without one there, blocking waiters poll (logged once).
+         *
+         * @param direct a data source that reaches PostgreSQL directly, or through session pooling
+         * @return this builder
+         * @throws IllegalArgumentException if {@code direct} is null
          */
         public Builder listenerDataSource(DataSource direct) {
             this.listenerDataSource = Arguments.notNull(direct, "listenerDataSource");
@@ -170,26 +213,49 @@ public final class LeaseService implements Leases, LeaseRenewer {
         /**
          * MariaDB: how the pool lets go of the two connections the wake-ups keep, and its size for the warning when it is
          * too small (default {@link ConnectionPool#ABORTING}; with HikariCP, evict them: see {@link ConnectionPool}).
+         *
+         * @param pool how the service's pool lets go of a connection, and its size
+         * @return this builder
+         * @throws IllegalArgumentException if {@code pool} is null
          */
         public Builder connectionPool(ConnectionPool pool) {
             this.connectionPool = Arguments.notNull(pool, "pool");
             return this;
         }
 
-        /** The {@link Leases} calls through {@code decorator.apply(calls)}: the own ones, or the previous decorator's
-         * (the last is the outermost), as for meters or translated exceptions; a guard's own calls are not decorated. */
+        /**
+         * Sends the {@link Leases} calls through {@code decorator.apply(calls)}: the own ones, or the previous
+         * decorator's (the last is the outermost), as for meters or translated exceptions; a guard's own calls are
+         * not decorated.
+         *
+         * @param decorator given the calls so far when the service is built; returns the calls that wrap them,
+         *                  not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code decorator} is null
+         */
         public Builder decoratedBy(UnaryOperator<Leases> decorator) {
             decorators.add(Arguments.notNull(decorator, "decorator"));
             return this;
         }
 
-        /** Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release. */
+        /**
+         * Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release.
+         *
+         * @param change given the current tuning, returns the tuning to use
+         * @return this builder
+         */
         public Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
             return this;
         }
 
-        /** The service. */
+        /**
+         * {@return a new service, open; close it at shutdown} Without a {@link #dialect}, it borrows one
+         * connection to detect it.
+         *
+         * @throws DatabaseException        if detecting the dialect failed to connect or to read the metadata
+         * @throws IllegalArgumentException if the detected database is not one Holdfast supports
+         */
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
             return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
@@ -198,17 +264,17 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
     }
 
-    /** The dialect in use. */
+    /** {@return the dialect in use: the builder's, or the one detected} */
     public Dialect dialect() {
         return direct.engine().settings().dialect();
     }
 
-    /** The lease table. */
+    /** {@return the lease table's name, as given to {@link Builder#table} (default {@code holdfast_leases})} */
     public String table() {
         return direct.engine().settings().table();
     }
 
-    /** The batching this service was built with. */
+    /** {@return the batching this service was built with} */
     public Batching batching() {
         return direct.batching();
     }
@@ -298,12 +364,15 @@ public final class LeaseService implements Leases, LeaseRenewer {
         calls.close();
     }
 
-    /** What batching and cohort hand-off did since this service was built; all zero where both are off. */
+    /** {@return what batching and cohort hand-off did since this service was built; all zero where both are off} */
     public BatchingStats batchingStats() {
         return BatchingStats.of(direct.engine().probe());
     }
 
-    /** Internal, for Holdfast's tests and benchmarks: what this service's parts counted; may change in any release. */
+    /**
+     * {@return what this service's parts counted} Internal, for Holdfast's tests and benchmarks; may change in any
+     * release.
+     */
     public LeaseProbe probe() {
         return direct.engine().probe();
     }

@@ -44,6 +44,9 @@ public final class LeaseView {
      * The view of {@code leases}' table, read through {@code dataSource} (the pool the service
      * was built on).
      *
+     * @param dataSource the pool to read through, which reaches the service's database
+     * @param leases     the service whose table and dialect the view reads
+     * @return the view; it holds no connection between calls
      * @throws IllegalArgumentException if an argument is null
      */
     public static LeaseView of(DataSource dataSource, LeaseService leases) {
@@ -57,6 +60,8 @@ public final class LeaseView {
      *
      * @param afterName the last name of the previous page, or null for the first page
      * @param limit     1 to {@value #MAX_LIMIT}
+     * @return the live leases after {@code afterName}, ordered by name as the database sorts it, at
+     *         most {@code limit}; empty if there are none
      * @throws IllegalArgumentException for an invalid name or limit
      * @throws DatabaseException        if the database failed
      */
@@ -92,6 +97,8 @@ public final class LeaseView {
      * @param afterName  the name of the last waiter of the previous page, or null for the first page
      * @param afterPlace the place of the last waiter of the previous page (ignored without {@code afterName})
      * @param limit      1 to {@value #MAX_LIMIT}
+     * @return the live waiters after {@code afterName}'s {@code afterPlace}, ordered by lease name as
+     *         the database sorts it and then by place, at most {@code limit}; empty if there are none
      * @throws IllegalArgumentException for an invalid name, place or limit
      * @throws DatabaseException        if the database failed
      */

@@ -40,6 +40,10 @@ public interface Leases extends AutoCloseable {
      * server) never both hold the lease. Extend a grant through its handle ({@link #renew},
      * {@link #keepAlive}); the re-entrant form is {@link #tryAcquireOrRenew}.
      *
+     * @param name  the lease name: 1 to {@value LeaseService#MAX_NAME_LENGTH} characters, not blank,
+     *              without control characters or unpaired surrogates
+     * @param owner who asks for it, by the same rules as {@code name}
+     * @param ttl   how long the grant lasts, from the database's now: 1 ms to 366 days
      * @return the grant, or empty if the lease is live
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
      * @throws DatabaseException        if the store failed (the grant may or may not exist)
@@ -52,6 +56,10 @@ public interface Leases extends AutoCloseable {
      * the same owner share one lease: use it only where the owner names one caller (for instance a
      * per-call id), or where sharing is meant.
      *
+     * @param name  the lease name: 1 to {@value LeaseService#MAX_NAME_LENGTH} characters, not blank,
+     *              without control characters or unpaired surrogates
+     * @param owner who asks for it, by the same rules as {@code name}
+     * @param ttl   how long the grant lasts, from the database's now: 1 ms to 366 days
      * @return the grant (new, or the owner's own, extended), or empty if another owner holds it
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
      * @throws DatabaseException        if the store failed
@@ -63,6 +71,11 @@ public interface Leases extends AutoCloseable {
      * {@code tryLock(name, owner, duration)}): re-entrant, and true if {@code owner} holds the lease
      * now. {@link #find} returns the grant.
      *
+     * @param name  the lease name: 1 to {@value LeaseService#MAX_NAME_LENGTH} characters, not blank,
+     *              without control characters or unpaired surrogates
+     * @param owner who asks for it, by the same rules as {@code name}
+     * @param ttl   how long the grant lasts, from the database's now: 1 ms to 366 days
+     * @return true if {@code owner} holds the lease now (granted or extended), false if another owner does
      * @throws IllegalArgumentException for a bad name, owner or ttl (nothing is written)
      * @throws DatabaseException        if the store failed
      */
@@ -75,7 +88,11 @@ public interface Leases extends AutoCloseable {
      * it or for its grant to expire. Exclusive like {@link #tryAcquire}: a live grant, even one of
      * {@code owner}, is waited for.
      *
-     * @param maxWait zero tries once
+     * @param name    the lease name: 1 to {@value LeaseService#MAX_NAME_LENGTH} characters, not blank,
+     *                without control characters or unpaired surrogates
+     * @param owner   who asks for it, by the same rules as {@code name}
+     * @param ttl     how long the grant lasts, from the database's now: 1 ms to 366 days
+     * @param maxWait how long to wait at most, 0 to 366 days; zero tries once
      * @return the grant, as {@link #tryAcquire}
      * @throws LeaseTimeoutException if the lease was not granted when {@code maxWait} ran out: it names
      *                               who held it then and how many waiters were queued ahead of the
@@ -89,6 +106,9 @@ public interface Leases extends AutoCloseable {
     /**
      * Extends a live grant to now + {@code ttl}, keeping its token.
      *
+     * @param lease the caller's grant, as an acquire or an earlier renewal returned it (name, owner
+     *              and token must match)
+     * @param ttl   the new time to live, from the database's now: 1 ms to 366 days
      * @return the grant with its new expiry
      * @throws LeaseExpiredException if it had already expired (another owner may hold it now)
      * @throws LeaseNotHeldException if it was released, or never this caller's
@@ -98,6 +118,7 @@ public interface Leases extends AutoCloseable {
     /**
      * Releases this grant (name, owner and token must match); the token keeps counting.
      *
+     * @param lease the caller's grant, as an acquire or a renewal returned it
      * @throws LeaseExpiredException if the grant had run out first: the caller's critical section may
      *                               have overlapped another holder's
      * @throws LeaseNotHeldException if it was already released, force-released, or not this caller's
@@ -109,6 +130,9 @@ public interface Leases extends AutoCloseable {
      * ahead, the lease stays live until then, else it is released now (ShedLock's
      * {@code lockAtLeastFor}).
      *
+     * @param lease       the caller's grant, as an acquire or a renewal returned it
+     * @param heldAtLeast the shortest time the lease is held, counted from {@link Lease#acquiredAt()}:
+     *                    0 to 366 days
      * @throws LeaseExpiredException if the grant had run out first
      * @throws LeaseNotHeldException if it was released already or is not this caller's
      */
@@ -118,6 +142,8 @@ public interface Leases extends AutoCloseable {
      * Releases {@code name} if {@code owner} holds it, whatever the token: the seed-compatible release,
      * the pair of {@link #tryLock}.
      *
+     * @param name  the lease name
+     * @param owner the owner whose grant is released
      * @throws LeaseExpiredException if the owner's grant had run out first
      * @throws LeaseNotHeldException if another owner holds it, or it is not held
      */
@@ -134,9 +160,12 @@ public interface Leases extends AutoCloseable {
      * threads shared by all such guards ({@link LeaseGuard#start}); an implementation overrides it to
      * bound each renewal or to use threads of its own.
      *
+     * @param lease  the caller's grant, as an acquire or a renewal returned it
+     * @param ttl    each renewal's TTL, 3 ms to 366 days; renewals run every ttl/3
      * @param onLost called once, on a background thread, when the guard finds the lease lost while it
      *               is open; may be null. Not called when {@link LeaseGuard#close()} itself finds the
      *               deadline passed (close then throws the {@link LeaseLostException})
+     * @return the open guard, holding the lease as its first renewal extended it
      * @throws LeaseExpiredException if the lease had already expired
      * @throws LeaseNotHeldException if it was not held
      */
@@ -155,10 +184,15 @@ public interface Leases extends AutoCloseable {
         }, lease, ttl, onLost);
     }
 
-    /** The leases live now, ordered by name. */
+    /** {@return the leases live now, ordered by name; empty if there are none} */
     List<Lease> list();
 
-    /** The last grant of {@code name}, live or not (a released one has {@link Lease#isReleased()}). */
+    /**
+     * {@return the last grant of {@code name}, live or not (a released one has
+     * {@link Lease#isReleased()}); empty if the store has no row of that name}
+     *
+     * @param name the lease name
+     */
     Optional<Lease> find(String name);
 
     /**
@@ -166,6 +200,7 @@ public interface Leases extends AutoCloseable {
      * at its next renewal or release ({@link LeaseNotHeldException}); its fenced writes are refused
      * once the next holder writes. The token is kept, so the next grant's is greater.
      *
+     * @param name the lease name
      * @return true if a live lease was expired
      */
     boolean forceRelease(String name);
@@ -175,7 +210,8 @@ public interface Leases extends AutoCloseable {
      * who broke the lease and when ({@link LeaseNotHeldException#reason()} {@code BROKEN},
      * {@link LeaseNotHeldException#brokenBy()}).
      *
-     * @param by the operator, as the holder will read it
+     * @param name the lease name
+     * @param by   the operator, as the holder will read it; the rules of a lease name apply
      * @return true if a live lease was expired
      */
     boolean forceRelease(String name, String by);
