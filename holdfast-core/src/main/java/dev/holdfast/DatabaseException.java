@@ -9,12 +9,18 @@ import java.sql.SQLException;
  */
 public class DatabaseException extends HoldfastException {
 
+    /**
+     * Creates the exception for a failure of {@code cause} while Holdfast was doing {@code what}.
+     *
+     * @param what  what Holdfast was doing, as in {@code "acquiring lease 'report'"}; the message begins with it
+     * @param cause the driver's exception; not null
+     */
     public DatabaseException(String what, SQLException cause) {
         super(what + ": " + cause.getMessage()
                 + " [SQLState " + cause.getSQLState() + ", code " + cause.getErrorCode() + "]", cause);
     }
 
-    /** The driver's exception. */
+    /** {@return the driver's exception, the cause this exception was created with} */
     public SQLException sqlException() {
         // The constructor takes the cause, and initCause cannot replace it: this never throws.
         if (getCause() instanceof SQLException cause) {

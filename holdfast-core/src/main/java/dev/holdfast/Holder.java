@@ -18,7 +18,15 @@ import java.time.Instant;
  */
 public record Holder(@Nullable String owner, Instant acquiredAt, Instant expiresAt, @Nullable Long token) {
 
-    /** @throws IllegalArgumentException if {@code acquiredAt} or {@code expiresAt} is null */
+    /**
+     * Creates a holder.
+     *
+     * @param owner      who holds it; null for an offline lock taken without an owner
+     * @param acquiredAt since when; not null
+     * @param expiresAt  until when; not null
+     * @param token      a lease grant's fencing token; null for an offline lock
+     * @throws IllegalArgumentException if {@code acquiredAt} or {@code expiresAt} is null
+     */
     public Holder {
         if (acquiredAt == null || expiresAt == null) {
             throw new IllegalArgumentException("acquiredAt and expiresAt must not be null");

@@ -13,10 +13,21 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class HoldfastException extends RuntimeException {
 
+    /**
+     * Creates an exception without a cause.
+     *
+     * @param message the detail message
+     */
     protected HoldfastException(String message) {
         super(message);
     }
 
+    /**
+     * Creates an exception with a cause.
+     *
+     * @param message the detail message
+     * @param cause   the exception that led to this one; null if none
+     */
     protected HoldfastException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }

@@ -18,6 +18,13 @@ public class PoolingModeException extends DatabaseException {
             + " prepared statement of pgjdbc on another server connection: add prepareThreshold=0 to the JDBC URL"
             + " (e.g. jdbc:postgresql://host:6432/db?prepareThreshold=0), or use session pooling";
 
+    /**
+     * Creates the exception for a lost prepared statement; its message follows {@code what} with the fix
+     * ({@code prepareThreshold=0} or session pooling).
+     *
+     * @param what  what Holdfast was doing, as in {@code "acquiring lease 'report'"}
+     * @param cause the driver's exception (SQLState 26000 or 42P05); not null
+     */
     public PoolingModeException(String what, SQLException cause) {
         super(what + " (" + ADVICE + ")", cause);
     }
