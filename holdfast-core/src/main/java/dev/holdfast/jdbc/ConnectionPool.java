@@ -50,12 +50,15 @@ public interface ConnectionPool {
      * Ends the session of {@code connection}, borrowed from the service's data source, for good: the pool must never
      * lend it again. Called once per connection, on a thread of the service, which uses the connection no more; what
      * it throws is ignored.
+     *
+     * @param connection a connection the service borrowed from its data source; not null
+     * @throws SQLException if ending the session or closing the connection fails; the service logs it and goes on
      */
     void retire(Connection connection) throws SQLException;
 
     /**
-     * The pool's maximum size now, named in the warning that the pool is too small for the wake-ups (with the size
-     * to set); 0 if unknown, the default.
+     * {@return the pool's maximum number of connections now, or 0 if unknown (the default)} The service names it in
+     * the warning that the pool is too small for the wake-ups, with the size to set.
      */
     default int maximumSize() {
         return 0;

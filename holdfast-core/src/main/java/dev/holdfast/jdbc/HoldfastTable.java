@@ -32,20 +32,24 @@ public enum HoldfastTable {
         this.scripts = List.of(scripts);
     }
 
-    /** The table name used when none is configured. */
+    /** {@return the table name used when none is configured, e.g. {@code holdfast_leases}} */
     public String defaultName() {
         return defaultName;
     }
 
     /**
-     * The file names of the table's scripts inside each dialect's folder, in the order they run: one
-     * script in this version, which creates the table as it is; a later change adds a script.
+     * {@return the file names of the table's scripts inside each dialect's folder, in the order they run}
+     * The list is unmodifiable and holds one script in this version, which creates the table as it is;
+     * a later change adds a script.
      */
     public List<String> scripts() {
         return scripts;
     }
 
-    /** The Flyway placeholder the script uses for the table name: {@code <defaultName>_table}. */
+    /**
+     * {@return the Flyway placeholder the scripts use for the table name: {@code <defaultName>_table}, e.g.
+     * {@code holdfast_leases_table}}
+     */
     public String placeholder() {
         return defaultName + "_table";
     }

@@ -66,12 +66,24 @@ public final class SchemaCheck {
     public record Problem(HoldfastTable table, String relation, List<String> missingColumns, String script,
                           @Nullable String detail) {
 
-        /** Copies the column list. */
+        /**
+         * Creates a problem; copies the column list.
+         *
+         * @param table          the Holdfast table whose scripts create what is missing
+         * @param relation       the missing or outdated table as named in the database, or the clock function's name
+         * @param missingColumns the columns the table lacks; empty when the whole table or function is missing;
+         *                       not null and without null elements
+         * @param script         the class path resource of the script that creates it
+         * @param detail         what the database said, or null
+         */
         public Problem {
             missingColumns = List.copyOf(missingColumns);
         }
 
-        /** One line for people: what is missing, where it comes from. */
+        /**
+         * {@return one line for people: what is missing, the script that creates it and the database's detail
+         * if any}
+         */
         public String describe() {
             String what = missingColumns.isEmpty()
                     ? (relation.endsWith("()") ? "function " : "table ") + relation + " is missing"
@@ -84,8 +96,10 @@ public final class SchemaCheck {
     /**
      * Looks at every table of {@code tables}, each under its configured name.
      *
+     * @param tables the tables to look at, each with its configured table name (unqualified); not null
      * @return what is missing, in table order; empty when everything is there
-     * @throws IllegalArgumentException if a name is not a plain identifier {@link SchemaInstaller} accepts
+     * @throws IllegalArgumentException if {@code tables} is null, or a name is not a plain identifier
+     *                                  {@link SchemaInstaller} accepts
      * @throws dev.holdfast.DatabaseException if no connection could be had (nothing could be told)
      */
     public List<Problem> check(Map<HoldfastTable, String> tables) {

@@ -40,18 +40,38 @@ public final class SchemaInstaller {
     private final DataSource dataSource;
     private final Dialect dialect;
 
-    /** Detects the dialect from the data source. */
+    /**
+     * Creates an installer for the database behind {@code dataSource}, whose dialect it detects at once
+     * (borrowing one connection).
+     *
+     * @param dataSource the database to install into; not null
+     * @throws IllegalArgumentException if {@code dataSource} is null, or its database is not one Holdfast supports
+     * @throws DatabaseException        if no connection could be had or its metadata could not be read
+     */
     public SchemaInstaller(DataSource dataSource) {
         this(dataSource, Dialect.detect(dataSource));
     }
 
-    /** Installs the scripts of {@code dialect}, without asking the database which it is. */
+    /**
+     * Creates an installer that installs the scripts of {@code dialect}, without asking the database which
+     * it is. Connects to nothing until it installs.
+     *
+     * @param dataSource the database to install into; not null
+     * @param dialect    whose scripts to run; not null
+     * @throws IllegalArgumentException if {@code dataSource} or {@code dialect} is null
+     */
     public SchemaInstaller(DataSource dataSource, Dialect dialect) {
         this.dataSource = Arguments.notNull(dataSource, "dataSource");
         this.dialect = Arguments.notNull(dialect, "dialect");
     }
 
-    /** Installs {@code table} under its {@linkplain HoldfastTable#defaultName() default name}. */
+    /**
+     * Installs {@code table} under its {@linkplain HoldfastTable#defaultName() default name}, as
+     * {@link #install(HoldfastTable, String)} does.
+     *
+     * @param table the table to create; not null
+     * @throws DatabaseException if no connection could be had or a statement failed
+     */
     public void install(HoldfastTable table) {
         install(table, table.defaultName());
     }
@@ -60,8 +80,14 @@ public final class SchemaInstaller {
      * Creates {@code table} named {@code name} with its indexes if it does not exist yet, and on H2
      * the clock function of {@link Dialect#clock()}.
      *
-     * @throws IllegalArgumentException if {@code name} is not a plain unqualified identifier of at
-     *                                  most {@value HoldfastTable#MAX_NAME_LENGTH} characters
+     * @param table the table to create; not null
+     * @param name  the table's name in the database: a plain unqualified identifier (see {@link SqlIdentifier})
+     *              of at most {@value HoldfastTable#MAX_NAME_LENGTH} characters; its satellite tables and indexes
+     *              are named after it
+     * @throws IllegalArgumentException if {@code table} is null, or {@code name} is null or not a plain unqualified
+     *                                  identifier of at most {@value HoldfastTable#MAX_NAME_LENGTH} characters
+     * @throws DatabaseException        if no connection could be had or a statement failed (a clash with
+     *                                  another server creating the same tables at once is retried once)
      */
     public void install(HoldfastTable table, String name) {
         Arguments.notNull(table, "table");
@@ -70,9 +96,14 @@ public final class SchemaInstaller {
 
     /**
      * {@link #install(HoldfastTable, String)} for several tables at once, each under its name, on one
-     * connection (on H2 the clock function once, first).
+     * connection (on H2 the clock function once, first). The tables are created in the order of
+     * {@link HoldfastTable}'s constants, whatever the map's order.
      *
-     * @throws IllegalArgumentException for a bad name; then nothing is created
+     * @param tables each table to create with its name, as {@link #install(HoldfastTable, String)} takes them;
+     *               not null; an empty map creates only H2's clock function
+     * @throws IllegalArgumentException if {@code tables} is null, or for a bad name; then nothing is created
+     * @throws DatabaseException        if no connection could be had or a statement failed (a clash with
+     *                                  another server creating the same tables at once is retried once)
      */
     public void install(Map<HoldfastTable, String> tables) {
         Arguments.notNull(tables, "tables");
@@ -86,7 +117,11 @@ public final class SchemaInstaller {
         run(statements, ordered.toString());
     }
 
-    /** Creates the clock function that {@link Dialect#clock()} needs on H2; nothing elsewhere. */
+    /**
+     * Creates the clock function that {@link Dialect#clock()} needs on H2; nothing elsewhere.
+     *
+     * @throws DatabaseException if no connection could be had or a statement failed
+     */
     public void installClock() {
         if (dialect == Dialect.H2) {
             run(split(read(dialect, CLOCK_SCRIPT)), "the H2 clock function");
@@ -96,9 +131,13 @@ public final class SchemaInstaller {
     /**
      * The DDL that {@link #install(HoldfastTable, String)} runs for {@code table} (its
      * {@linkplain HoldfastTable#scripts() scripts}, without H2's clock function), with the table name
-     * filled in, for review or for a migration tool.
+     * filled in, for review or for a migration tool. Connects to no database.
      *
-     * @throws IllegalArgumentException if {@code name} is not a plain unqualified identifier of at
+     * @param dialect whose scripts to read; not null
+     * @param table   the table whose scripts to read; not null
+     * @param name    the table's name, as {@link #install(HoldfastTable, String)} takes it
+     * @return the text of the table's scripts, comments included, one after the other in the order they run
+     * @throws IllegalArgumentException if {@code name} is null or not a plain unqualified identifier of at
      *                                  most {@value HoldfastTable#MAX_NAME_LENGTH} characters
      */
     public static String script(Dialect dialect, HoldfastTable table, String name) {

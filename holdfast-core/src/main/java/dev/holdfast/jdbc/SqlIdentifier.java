@@ -32,6 +32,9 @@ public record SqlIdentifier(String value) {
     private static final int LONGEST_RESERVED = RESERVED.stream().mapToInt(String::length).max().orElse(0);
 
     /**
+     * Validates {@code value}; see the class description for the rules.
+     *
+     * @param value the identifier, {@code name} or {@code schema.name}
      * @throws IllegalArgumentException if {@code value} is null or not a plain identifier
      */
     public SqlIdentifier {
@@ -68,12 +71,24 @@ public record SqlIdentifier(String value) {
         }
     }
 
-    /** Validates {@code value}; see the class description for the rules. */
+    /**
+     * Validates {@code value}; see the class description for the rules.
+     *
+     * @param value the identifier, {@code name} or {@code schema.name}
+     * @return the validated identifier
+     * @throws IllegalArgumentException if {@code value} is null or not a plain identifier
+     */
     public static SqlIdentifier of(String value) {
         return new SqlIdentifier(value);
     }
 
-    /** Validates {@code value} and requires it to be unqualified (no schema part). */
+    /**
+     * Validates {@code value} and requires it to be unqualified (no schema part).
+     *
+     * @param value the identifier, {@code name} without a schema
+     * @return the validated identifier
+     * @throws IllegalArgumentException if {@code value} is null, not a plain identifier, or schema-qualified
+     */
     public static SqlIdentifier unqualified(String value) {
         SqlIdentifier id = new SqlIdentifier(value);
         if (id.isQualified()) {
@@ -82,7 +97,7 @@ public record SqlIdentifier(String value) {
         return id;
     }
 
-    /** Whether the identifier has a schema part. */
+    /** {@return whether the identifier has a schema part ({@code schema.name})} */
     public boolean isQualified() {
         return value.indexOf('.') >= 0;
     }

@@ -134,7 +134,10 @@ public enum Dialect {
         this.id = id;
     }
 
-    /** Short lower-case name: {@code h2}, {@code postgresql}, {@code mariadb}. */
+    /**
+     * {@return the dialect's short lower-case name: {@code h2}, {@code postgresql} or {@code mariadb}} It names
+     * the dialect's folder of schema scripts.
+     */
     public String id() {
         return id;
     }
@@ -143,6 +146,8 @@ public enum Dialect {
      * An SQL expression for the database's current time that moves inside a transaction (at
      * least per statement), for expiry decisions. On H2 it needs the clock function that
      * {@link dev.holdfast.jdbc.SchemaInstaller} creates.
+     *
+     * @return the expression, e.g. {@code clock_timestamp()} on PostgreSQL
      */
     public abstract String clock();
 
@@ -152,15 +157,30 @@ public enum Dialect {
      *
      * @param timestamp an SQL expression (a column, {@link #clock()}), never user input
      * @param micros    an SQL expression, usually a {@code ?} placeholder, never user input
+     * @return the expression, with {@code timestamp} and {@code micros} placed in it as given
      */
     public abstract String plusMicros(String timestamp, String micros);
 
-    /** {@link #clock()} plus {@code micros} microseconds (an SQL expression or a {@code ?}). */
+    /**
+     * An SQL expression for {@link #clock()} plus a number of microseconds.
+     *
+     * @param micros an SQL expression for the number of microseconds, usually a {@code ?} placeholder, never
+     *               user input
+     * @return the expression, as {@link #plusMicros(String, String)} builds it
+     */
     public String clockPlusMicros(String micros) {
         return plusMicros(clock(), micros);
     }
 
-    /** Reads a timestamp column written by Holdfast as an {@link Instant}; {@code null} stays null. */
+    /**
+     * Reads a timestamp column written by Holdfast as an {@link Instant}.
+     *
+     * @param rs     a result set positioned on a row; not null
+     * @param column the column's index, 1 for the first
+     * @return the instant, or null if the column is SQL {@code NULL}
+     * @throws SQLException if the driver cannot read the column (a closed result set, no such column, a value
+     *                      that is not a timestamp)
+     */
     public abstract @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException;
 
     abstract SqlErrorKind classifyCode(String sqlState, int vendorCode);
@@ -168,6 +188,10 @@ public enum Dialect {
     /**
      * Classifies an exception by SQLState and vendor code, looking through causes and chained
      * SQL exceptions, so that wrapped driver errors are recognised too.
+     *
+     * @param failure the exception to classify, an {@link SQLException} or one that wraps it
+     * @return the first kind other than {@link SqlErrorKind#OTHER} that one of the SQL exceptions found
+     *         shows; {@link SqlErrorKind#OTHER} if none does, or if there is no SQL exception at all
      */
     public SqlErrorKind classify(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
@@ -202,7 +226,14 @@ public enum Dialect {
         return SqlErrorKind.OTHER;
     }
 
-    /** The database's current time, read with {@link #clock()}. */
+    /**
+     * Reads the database's current time with {@link #clock()}, in the connection's current transaction if
+     * it has one.
+     *
+     * @param connection an open connection to a database of this dialect; not null
+     * @return the database's current time
+     * @throws DatabaseException if the statement fails (on H2 also when the clock function is not installed)
+     */
     public Instant now(Connection connection) {
         try (PreparedStatement ps = connection.prepareStatement("SELECT " + clock());
              ResultSet rs = ps.executeQuery()) {
@@ -217,7 +248,10 @@ public enum Dialect {
     /**
      * The dialect of the database behind a connection, from {@link DatabaseMetaData}.
      *
+     * @param connection an open connection; not null; left open
+     * @return the dialect of its database
      * @throws IllegalArgumentException for a database Holdfast does not support
+     * @throws DatabaseException        if the database metadata cannot be read
      */
     public static Dialect detect(Connection connection) {
         try {
@@ -227,7 +261,14 @@ public enum Dialect {
         }
     }
 
-    /** Borrows one connection to {@linkplain #detect(Connection) detect} the dialect. */
+    /**
+     * Borrows one connection to {@linkplain #detect(Connection) detect} the dialect, and closes it.
+     *
+     * @param dataSource the database; not null
+     * @return the dialect of its database
+     * @throws IllegalArgumentException if {@code dataSource} is null, or for a database Holdfast does not support
+     * @throws DatabaseException        if no connection could be had or its metadata cannot be read
+     */
     public static Dialect detect(DataSource dataSource) {
         Arguments.notNull(dataSource, "dataSource");
         try (Connection connection = dataSource.getConnection()) {
@@ -240,6 +281,11 @@ public enum Dialect {
     /**
      * Maps a JDBC product name ({@code H2}, {@code PostgreSQL}, {@code MariaDB}) or a dialect
      * {@linkplain #id() id} to its dialect.
+     *
+     * @param productName the name, in any case; not null. Only the whole name {@code h2} means H2; a name
+     *                    containing {@code postgres} or {@code mariadb} means PostgreSQL or MariaDB
+     * @return the dialect
+     * @throws IllegalArgumentException if {@code productName} is null or names no supported database
      */
     public static Dialect fromProductName(String productName) {
         String name = Arguments.notNull(productName, "productName").toLowerCase(Locale.ROOT);

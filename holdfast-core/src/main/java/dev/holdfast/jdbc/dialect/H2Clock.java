@@ -18,7 +18,10 @@ public final class H2Clock {
     private H2Clock() {
     }
 
-    /** The current time, in UTC, with microsecond precision where the platform has it. */
+    /**
+     * {@return this JVM's current time, at offset UTC, with microsecond precision where the platform has it}
+     * H2 calls it under the name {@link #ALIAS}.
+     */
     public static OffsetDateTime clockTimestamp() {
         // Not OffsetDateTime.now(UTC): it builds the offset's ZoneRules on every call, over half of
         // this function's time, and every lease statement calls it.
