@@ -27,7 +27,9 @@ public final class Assignments {
         this.values = values;
     }
 
-    /** No column changes: the update only increments the version (a forced increment). */
+    /**
+     * {@return no column changes: an update with them only increments the version (a forced increment)}
+     */
     public static Assignments none() {
         return NONE;
     }
@@ -35,16 +37,24 @@ public final class Assignments {
     /**
      * One column and its new value ({@code null} stores NULL).
      *
-     * @throws IllegalArgumentException if {@code column} is not a plain unqualified identifier
+     * @param column the column's name, a plain unqualified identifier (see {@link SqlIdentifier})
+     * @param value  the value to store, bound as a parameter with {@code PreparedStatement.setObject}, so of a
+     *               type the driver accepts; null stores NULL
+     * @return assignments of this one column
+     * @throws IllegalArgumentException if {@code column} is null or not a plain unqualified identifier
      */
     public static Assignments of(String column, Object value) {
         return NONE.and(column, value);
     }
 
     /**
-     * These assignments plus one more.
+     * These assignments plus one more, assigned last; this instance stays as it is.
      *
-     * @throws IllegalArgumentException if {@code column} is not a plain identifier or is already assigned
+     * @param column the column's name, a plain unqualified identifier (see {@link SqlIdentifier})
+     * @param value  the value to store, as {@link #of(String, Object)} takes it; null stores NULL
+     * @return new assignments with {@code column} added at the end
+     * @throws IllegalArgumentException if {@code column} is null, not a plain unqualified identifier, or already
+     *                                  assigned (compared without regard to case)
      */
     public Assignments and(String column, Object value) {
         SqlIdentifier id = SqlIdentifier.unqualified(column);
@@ -58,16 +68,17 @@ public final class Assignments {
         return new Assignments(Collections.unmodifiableMap(copy));
     }
 
-    /** The columns, in order. */
+    /** {@return the columns, in the order they were assigned; an unmodifiable list} */
     public List<SqlIdentifier> columns() {
         return List.copyOf(values.keySet());
     }
 
-    /** The values, in the order of {@link #columns()}; may contain nulls. */
+    /** {@return the values, in the order of {@link #columns()}; an unmodifiable list that may contain nulls} */
     public List<Object> values() {
         return Collections.unmodifiableList(new ArrayList<>(values.values()));
     }
 
+    /** {@return whether no column is assigned, as in {@link #none()}} */
     public boolean isEmpty() {
         return values.isEmpty();
     }

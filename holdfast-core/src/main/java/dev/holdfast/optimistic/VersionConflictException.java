@@ -18,14 +18,23 @@ import java.util.stream.Collectors;
  */
 public class VersionConflictException extends HoldfastException {
 
+    /** Every stale row, in the order they were found; never empty. */
     private final List<StaleRow> staleRows;
 
+    /**
+     * Creates the exception for one stale row; its message is the row's {@link StaleRow#describe()}.
+     *
+     * @param staleRow the stale row; not null
+     */
     public VersionConflictException(StaleRow staleRow) {
         this(List.of(staleRow));
     }
 
     /**
-     * @throws IllegalArgumentException if {@code staleRows} is empty
+     * Creates the exception for one or more stale rows; the message describes each.
+     *
+     * @param staleRows every stale row, in the order they were found; not empty, without null elements
+     * @throws IllegalArgumentException if {@code staleRows} is null or empty
      */
     public VersionConflictException(List<StaleRow> staleRows) {
         super(message(staleRows));
@@ -40,8 +49,10 @@ public class VersionConflictException extends HoldfastException {
      * VersionConflictException.requireVersion(order.stamp(), "order", orderNo, request.version());
      * }</pre>
      *
-     * @param entity what the row is, for the message (e.g. {@code "order"})
-     * @param id     the row's key, for the message
+     * @param current       the row's stamp, as read now; not null
+     * @param entity        what the row is, for the message (e.g. {@code "order"}); not null
+     * @param id            the row's key, for the message; not null
+     * @param clientVersion the version the client says it had
      * @throws VersionConflictException if the versions differ
      */
     public static void requireVersion(VersionStamp current, String entity, Object id, long clientVersion) {
@@ -60,7 +71,7 @@ public class VersionConflictException extends HoldfastException {
         return rows.size() + " stale rows: " + rows.stream().map(StaleRow::describe).collect(Collectors.joining("; "));
     }
 
-    /** Every stale row, in the order they were found. */
+    /** {@return every stale row, in the order they were found; never empty} */
     public List<StaleRow> staleRows() {
         return staleRows;
     }
@@ -69,38 +80,41 @@ public class VersionConflictException extends HoldfastException {
         return staleRows.get(0);
     }
 
-    /** The first stale row's entity, e.g. {@code "order"}. */
+    /** {@return the first stale row's entity, e.g. {@code "order"}} */
     public String entity() {
         return first().entity();
     }
 
-    /** The first stale row's key. */
+    /** {@return the first stale row's key} */
     public Object id() {
         return first().id();
     }
 
-    /** The version the caller had for the first stale row. */
+    /** {@return the version the caller had for the first stale row} */
     public long expectedVersion() {
         return first().expectedVersion();
     }
 
-    /** Whether the first stale row was deleted. */
+    /** {@return whether the first stale row was deleted} */
     public boolean deleted() {
         return first().deleted();
     }
 
-    /** The first stale row's current version; empty if it was deleted. */
+    /** {@return the first stale row's current version; empty if it was deleted} */
     public Optional<Long> currentVersion() {
         return first().currentVersion();
     }
 
-    /** Who last modified the first stale row; empty if it was deleted or the column is null. */
+    /** {@return who last modified the first stale row; empty if it was deleted or the column is null} */
     public Optional<String> modifiedBy() {
         VersionStamp current = first().current();
         return current == null ? Optional.empty() : Optional.ofNullable(current.modifiedBy());
     }
 
-    /** When (database time) the first stale row was last modified; empty if deleted or null. */
+    /**
+     * {@return when (database time) the first stale row was last modified; empty if it was deleted or the
+     * column is null}
+     */
     public Optional<Instant> modified() {
         VersionStamp current = first().current();
         return current == null ? Optional.empty() : Optional.ofNullable(current.modified());

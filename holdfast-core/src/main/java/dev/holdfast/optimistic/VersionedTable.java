@@ -72,31 +72,44 @@ public final class VersionedTable {
         return id.value().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** Starts configuring a versioned table; defaults: columns {@code id, version, modified_by, modified}. */
+    /**
+     * Starts configuring a versioned table; defaults: columns {@code id, version, modified_by, modified}.
+     *
+     * @param table the table's name: a plain identifier, optionally schema-qualified (see {@link SqlIdentifier})
+     * @return a new builder
+     * @throws IllegalArgumentException if {@code table} is null or not a plain identifier
+     */
     public static Builder builder(String table) {
         return new Builder(SqlIdentifier.of(table));
     }
 
-    /** The table's name. */
+    /** {@return the table's name, schema-qualified if it was given so} */
     public SqlIdentifier table() {
         return table;
     }
 
-    /** The key column. */
+    /** {@return the key column} */
     public SqlIdentifier idColumn() {
         return idColumn;
     }
 
-    /** The row of this table with key {@code id}, as row locks and business transactions name it. */
+    /**
+     * The row of this table with key {@code id}, as row locks and business transactions name it.
+     *
+     * @param id the row's key, as {@link #key(Object)} takes it
+     * @return the row
+     * @throws IllegalArgumentException if {@code id} is not a valid key (see {@link #key(Object)})
+     */
     public RowRef row(Object id) {
         return new RowRef(table, idColumn, key(id));
     }
 
-    /** The word used for its rows in messages, e.g. {@code "order"}. */
+    /** {@return the word used for its rows in messages, e.g. {@code "order"}; the table name unless configured} */
     public String entity() {
         return entity;
     }
 
+    /** {@return the database the table is in, as configured} */
     public Dialect dialect() {
         return dialect;
     }
@@ -106,11 +119,16 @@ public final class VersionedTable {
      * version, sets {@code modified_by} and {@code modified} (database time). One statement when it
      * succeeds.
      *
-     * @param changes the caller's columns; {@link Assignments#none()} only bumps the version
+     * @param connection      the connection whose transaction the update runs in (or auto-commit); not null
+     * @param id              the row's key, as {@link #key(Object)} takes it
+     * @param expectedVersion the version the caller read; not negative
+     * @param modifiedBy      who writes, stored in the {@code modified_by} column; not null or blank
+     * @param changes         the caller's columns; {@link Assignments#none()} only bumps the version
      * @return the row's new version, {@code expectedVersion + 1}
      * @throws VersionConflictException if the row has another version or no longer exists
      * @throws IllegalArgumentException for a null, negative or unsupported argument, or an
      *                                  assignment to the key or a version column
+     * @throws DatabaseException        for any other SQL failure; a transaction is then rolled back
      */
     public long update(Connection connection, Object id, long expectedVersion, String modifiedBy, Assignments changes) {
         Object key = key(id);
@@ -144,9 +162,14 @@ public final class VersionedTable {
     }
 
     /**
-     * Deletes one row if it still has {@code expectedVersion}.
+     * Deletes one row if it still has {@code expectedVersion}. One statement when it succeeds.
      *
+     * @param connection      the connection whose transaction the delete runs in (or auto-commit); not null
+     * @param id              the row's key, as {@link #key(Object)} takes it
+     * @param expectedVersion the version the caller read; not negative
      * @throws VersionConflictException if the row has another version or no longer exists
+     * @throws IllegalArgumentException for a null connection, a negative version or an invalid key
+     * @throws DatabaseException        for any other SQL failure; a transaction is then rolled back
      */
     public void delete(Connection connection, Object id, long expectedVersion) {
         Object key = key(id);
@@ -164,7 +187,15 @@ public final class VersionedTable {
         }
     }
 
-    /** The row's current stamp, or empty if there is no such row. One plain SELECT. */
+    /**
+     * Reads the row's current stamp. One plain SELECT; takes no lock.
+     *
+     * @param connection the connection to read on, in its transaction if it has one; not null
+     * @param id         the row's key, as {@link #key(Object)} takes it
+     * @return the row's stamp, or empty if there is no such row
+     * @throws IllegalArgumentException for a null connection or an invalid key
+     * @throws DatabaseException        if the SELECT fails; a transaction is then rolled back
+     */
     public Optional<VersionStamp> read(Connection connection, Object id) {
         Object key = key(id);
         requireArguments(connection, 0);
@@ -173,9 +204,16 @@ public final class VersionedTable {
 
     /**
      * The client-carried version check, one SELECT, before any work: returns the row's stamp if it
-     * has {@code clientVersion}, and otherwise refuses.
+     * has {@code clientVersion}, and otherwise refuses. Takes no lock: a later write still needs its
+     * own version check.
      *
+     * @param connection    the connection to read on, in its transaction if it has one; not null
+     * @param id            the row's key, as {@link #key(Object)} takes it
+     * @param clientVersion the version the client says it had; not negative
+     * @return the row's stamp, whose version is {@code clientVersion}
      * @throws VersionConflictException if the row has another version or no longer exists
+     * @throws IllegalArgumentException for a null connection, a negative version or an invalid key
+     * @throws DatabaseException        if the SELECT fails; a transaction is then rolled back
      */
     public VersionStamp matchVersion(Connection connection, Object id, long clientVersion) {
         Object key = key(id);
@@ -189,8 +227,15 @@ public final class VersionedTable {
      * row locks). This is the read-set check of an optimistic offline lock: it refuses an
      * inconsistent read.
      *
+     * @param connection      the connection of the caller's transaction; not null, not in auto-commit mode
+     * @param id              the row's key, as {@link #key(Object)} takes it
+     * @param expectedVersion the version the caller read; not negative
+     * @return the row's stamp, whose version is {@code expectedVersion}
      * @throws VersionConflictException if the row has another version or no longer exists
      * @throws IllegalStateException    if the connection is in auto-commit mode (the lock would end at once)
+     * @throws IllegalArgumentException for a null connection, a negative version or an invalid key
+     * @throws DatabaseException        if the SELECT fails (a lock wait that runs out included); the
+     *                                  transaction is then rolled back
      */
     public VersionStamp verifyUnchanged(Connection connection, Object id, long expectedVersion) {
         Object key = key(id);
@@ -259,7 +304,12 @@ public final class VersionedTable {
      * The key as this table binds it: integral numbers become {@link Long}; {@link String},
      * {@link UUID} and {@link BigDecimal} stay as they are.
      *
-     * @throws IllegalArgumentException for null, a blank or over-long (1024) string, or another type
+     * @param id the key: a {@link String}, an integral number ({@link Long}, {@link Integer},
+     *           {@link Short}, {@link Byte}, or a {@link BigInteger} within {@code long}), a {@link UUID} or a
+     *           {@link BigDecimal}
+     * @return the key in that form
+     * @throws IllegalArgumentException for null, a blank or over-long (1024) string, a {@link BigInteger}
+     *                                  beyond {@code long}, or another type
      */
     public static Object key(Object id) {
         return Keys.normalize("id", id);
@@ -284,7 +334,13 @@ public final class VersionedTable {
             this.table = table;
         }
 
-        /** The word for a row in messages (default: the table name), 1 to 64 characters. */
+        /**
+         * Sets the word for a row in messages, e.g. {@code "order"} (default: the table name).
+         *
+         * @param entity the word, 1 to 64 characters, not blank
+         * @return this builder
+         * @throws IllegalArgumentException if {@code entity} is null, blank or longer than 64 characters
+         */
         public Builder entity(String entity) {
             if (entity == null || entity.isBlank() || entity.length() > 64) {
                 throw new IllegalArgumentException("entity must be 1 to 64 characters and not blank");
@@ -293,33 +349,78 @@ public final class VersionedTable {
             return this;
         }
 
+        /**
+         * Sets the name of the key column, which must be unique (default {@code id}).
+         *
+         * @param column a plain unqualified identifier (see {@link SqlIdentifier})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code column} is null, not a plain identifier, or schema-qualified
+         */
         public Builder idColumn(String column) {
             this.id = SqlIdentifier.unqualified(column);
             return this;
         }
 
+        /**
+         * Sets the name of the version column, a {@code BIGINT} that every write increments (default
+         * {@code version}).
+         *
+         * @param column a plain unqualified identifier (see {@link SqlIdentifier})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code column} is null, not a plain identifier, or schema-qualified
+         */
         public Builder versionColumn(String column) {
             this.version = SqlIdentifier.unqualified(column);
             return this;
         }
 
+        /**
+         * Sets the name of the column that records who wrote last, a {@code VARCHAR} (default
+         * {@code modified_by}).
+         *
+         * @param column a plain unqualified identifier (see {@link SqlIdentifier})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code column} is null, not a plain identifier, or schema-qualified
+         */
         public Builder modifiedByColumn(String column) {
             this.modifiedBy = SqlIdentifier.unqualified(column);
             return this;
         }
 
+        /**
+         * Sets the name of the column that records when the row was written last, in database time
+         * (default {@code modified}).
+         *
+         * @param column a plain unqualified identifier (see {@link SqlIdentifier})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code column} is null, not a plain identifier, or schema-qualified
+         */
         public Builder modifiedColumn(String column) {
             this.modified = SqlIdentifier.unqualified(column);
             return this;
         }
 
-        /** The table's database (required: a versioned table has no data source to detect it from). */
+        /**
+         * Sets the table's database (required: a versioned table has no data source to detect it from).
+         *
+         * @param dialect the database's dialect; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dialect} is null
+         */
         public Builder dialect(Dialect dialect) {
             this.dialect = Arguments.notNull(dialect, "dialect");
             return this;
         }
 
-        /** @throws IllegalStateException if no {@link #dialect(Dialect) dialect} was set */
+        /**
+         * Builds the versioned table. Runs no SQL: whether the table and its columns exist shows at the
+         * first statement.
+         *
+         * @return the versioned table
+         * @throws IllegalStateException    if no {@link #dialect(Dialect) dialect} was set
+         * @throws IllegalArgumentException if the key, version, modified-by and modified columns are not four
+         *                                  different names (compared without regard to case)
+         */
         public VersionedTable build() {
             if (dialect == null) {
                 throw new IllegalStateException("a VersionedTable needs its dialect: call dialect(..) before build()");

@@ -41,9 +41,16 @@ public final class BusinessTransaction {
     }
 
     /**
-     * Reads a row's stamp on {@code connection} and records its version.
+     * Reads a row's stamp on {@code connection} and records its version, as
+     * {@link VersionedTable#read} and {@link #recordRead} do.
      *
+     * @param connection the connection to read on, in its transaction if it has one; not null
+     * @param table      a table registered with the lock that began this business transaction
+     * @param id         the row's key, as {@link VersionedTable#key(Object)} takes it
      * @return the row's stamp, or empty if there is no such row (nothing is recorded then)
+     * @throws VersionConflictException if the row was recorded before with another version
+     * @throws IllegalArgumentException for an unregistered table, a null connection or a bad id
+     * @throws dev.holdfast.DatabaseException if the SELECT fails; a transaction is then rolled back
      */
     public Optional<VersionStamp> read(Connection connection, VersionedTable table, Object id) {
         Optional<VersionStamp> stamp = tables.registered(table).read(connection, id);
@@ -55,6 +62,10 @@ public final class BusinessTransaction {
      * Records that the business transaction read version {@code version} of a row (loaded by the
      * caller, e.g. through JPA). Recording the same row again with the same version does nothing.
      *
+     * @param table   a table registered with the lock that began this business transaction
+     * @param id      the row's key, as {@link VersionedTable#key(Object)} takes it
+     * @param version the version the caller read; not negative
+     * @return this business transaction
      * @throws VersionConflictException if the row was recorded before with another version: the
      *                                  business transaction has already seen two states of it
      * @throws IllegalArgumentException for an unregistered table, a bad id or a negative version
@@ -78,9 +89,15 @@ public final class BusinessTransaction {
     }
 
     /**
-     * Plans a conditional update of a row read earlier, at the version then read.
+     * Plans a conditional update of a row read earlier, at the version then read. It replaces a
+     * write or delete planned before for the same row. The columns are checked at commit.
      *
-     * @throws IllegalStateException if the row was not read in this business transaction
+     * @param table   a table registered with the lock that began this business transaction
+     * @param id      the row's key, as {@link VersionedTable#key(Object)} takes it
+     * @param changes the columns to set, as {@link VersionedTable#update} takes them; not null
+     * @return this business transaction
+     * @throws IllegalStateException    if the row was not read in this business transaction
+     * @throws IllegalArgumentException for null changes, an unregistered table or a bad id
      */
     public BusinessTransaction write(VersionedTable table, Object id, Assignments changes) {
         Arguments.notNull(changes, "changes");
@@ -88,9 +105,14 @@ public final class BusinessTransaction {
     }
 
     /**
-     * Plans a conditional delete of a row read earlier, at the version then read.
+     * Plans a conditional delete of a row read earlier, at the version then read. It replaces a
+     * write planned before for the same row.
      *
-     * @throws IllegalStateException if the row was not read in this business transaction
+     * @param table a table registered with the lock that began this business transaction
+     * @param id    the row's key, as {@link VersionedTable#key(Object)} takes it
+     * @return this business transaction
+     * @throws IllegalStateException    if the row was not read in this business transaction
+     * @throws IllegalArgumentException for an unregistered table or a bad id
      */
     public BusinessTransaction delete(VersionedTable table, Object id) {
         return plan(table, id, Action.DELETE, null);
@@ -107,14 +129,14 @@ public final class BusinessTransaction {
         return this;
     }
 
-    /** The recorded version of every row, in commit order. */
+    /** {@return the recorded version of every row, in commit order; an unmodifiable copy} */
     public Map<RowRef, Long> versions() {
         Map<RowRef, Long> versions = new TreeMap<>();
         rows.forEach((row, entry) -> versions.put(row, entry.version()));
         return Collections.unmodifiableMap(versions);
     }
 
-    /** The rows that will be written (updated or deleted) at commit. */
+    /** {@return the rows that will be written (updated or deleted) at commit, in commit order; an unmodifiable copy} */
     public java.util.Set<RowRef> writes() {
         java.util.Set<RowRef> writes = new java.util.TreeSet<>();
         rows.forEach((row, entry) -> {

@@ -59,8 +59,11 @@ public final class OptimisticOfflineLock {
     }
 
     /**
+     * Starts configuring an optimistic offline lock.
+     *
      * @param serverKey the secret that signs sealed states, at least {@value #MIN_KEY_BYTES} bytes
      *                  (copied); all servers of a cluster need the same key
+     * @return a new builder
      * @throws IllegalArgumentException if the key is null or too short
      */
     public static Builder builder(byte[] serverKey) {
@@ -70,29 +73,48 @@ public final class OptimisticOfflineLock {
         return new Builder(serverKey.clone());
     }
 
-    /** A new, empty business transaction. */
+    /** {@return a new, empty business transaction of this lock} */
     public BusinessTransaction begin() {
         return new BusinessTransaction(tables);
     }
 
-    /** {@link #seal(BusinessTransaction, String)} with no binding. */
+    /**
+     * {@link #seal(BusinessTransaction, String)} with no binding: the state opens with {@link #open(String)}.
+     *
+     * @param tx a business transaction this lock began or opened
+     * @return the sealed state
+     * @throws IllegalArgumentException if {@code tx} is null or belongs to another optimistic offline lock
+     */
     public String seal(BusinessTransaction tx) {
         return seal(tx, "");
     }
 
     /**
      * The recorded versions of {@code tx} as a compact, URL-safe, signed string for a session or a
-     * hidden form field (a few characters per row and per table name, plus 44 for the signature). Planned writes are not included.
+     * hidden form field (a few characters per row and per table name, plus 44 for the signature).
+     * Planned writes are not included.
      *
+     * @param tx      a business transaction this lock began or opened
      * @param binding what the state may only be opened with, e.g. the user's name or session id
-     *                ({@code ""} for none)
+     *                ({@code ""} for none); not null
+     * @return the sealed state
+     * @throws IllegalArgumentException if {@code tx} or {@code binding} is null, or {@code tx} belongs to another
+     *                                  optimistic offline lock
      */
     public String seal(BusinessTransaction tx, String binding) {
         own(tx);
         return codec.seal(tx.versions(), Arguments.notNull(binding, "binding"));
     }
 
-    /** {@link #open(String, String)} with no binding. */
+    /**
+     * {@link #open(String, String)} with no binding, for a state sealed with {@link #seal(BusinessTransaction)}.
+     *
+     * @param state the sealed state, as the client sent it back
+     * @return the restored business transaction, with the recorded versions and no planned writes
+     * @throws TamperedStateException   if the state is null or empty, or does not verify under this key without
+     *                                  a binding
+     * @throws IllegalArgumentException if it names a table this lock does not know (a configuration change)
+     */
     public BusinessTransaction open(String state) {
         return open(state, "");
     }
@@ -100,8 +122,12 @@ public final class OptimisticOfflineLock {
     /**
      * Restores a business transaction from {@link #seal}.
      *
-     * @throws TamperedStateException   if the state does not verify under this key and binding
-     * @throws IllegalArgumentException if it names a table this lock does not know (a configuration change)
+     * @param state   the sealed state, as the client sent it back
+     * @param binding the binding it was sealed with ({@code ""} for none); not null
+     * @return the restored business transaction, with the recorded versions and no planned writes
+     * @throws TamperedStateException   if the state is null or empty, or does not verify under this key and binding
+     * @throws IllegalArgumentException if {@code binding} is null, or the state names a table this lock does not
+     *                                  know (a configuration change)
      */
     public BusinessTransaction open(String state, String binding) {
         BusinessTransaction tx = begin();
@@ -123,9 +149,15 @@ public final class OptimisticOfflineLock {
      * ({@link VersionedTable#verifyUnchanged}). If any row is stale, everything is rolled back and
      * the exception lists every stale row.
      *
-     * @param modifiedBy stored in {@code modified_by} of every written row
-     * @return the new version of every updated row (deleted and verified rows are not included)
+     * @param dataSource where to take the connection from; not null
+     * @param tx         a business transaction this lock began or opened
+     * @param modifiedBy stored in {@code modified_by} of every written row; not null or blank
+     * @return the new version of every updated row, in commit order (deleted and verified rows are not
+     *         included); an unmodifiable map
      * @throws VersionConflictException if any row changed or was deleted since it was read; nothing was written
+     * @throws IllegalArgumentException if an argument is null, {@code modifiedBy} is blank, {@code tx} belongs to
+     *                                  another optimistic offline lock, or a planned write assigns a column the
+     *                                  versioned table manages; nothing was written
      * @throws DatabaseException        for any other database failure; nothing was written
      */
     public Map<RowRef, Long> commit(DataSource dataSource, BusinessTransaction tx, String modifiedBy) {
@@ -184,9 +216,13 @@ public final class OptimisticOfflineLock {
         }
 
         /**
-         * Registers a table whose rows business transactions may read and write.
+         * Registers a table whose rows business transactions may read and write. Registering the same
+         * instance again does nothing.
          *
-         * @throws IllegalArgumentException if another table of the same name is registered
+         * @param table the versioned table; not null. Its name, exactly as configured, is what sealed states
+         *              name it by
+         * @return this builder
+         * @throws IllegalArgumentException if {@code table} is null, or another table of the same name is registered
          */
         public Builder table(VersionedTable table) {
             Arguments.notNull(table, "table");
@@ -197,6 +233,12 @@ public final class OptimisticOfflineLock {
             return this;
         }
 
+        /**
+         * Builds the optimistic offline lock.
+         *
+         * @return the optimistic offline lock
+         * @throws IllegalArgumentException if no table was registered
+         */
         public OptimisticOfflineLock build() {
             if (tables.isEmpty()) {
                 throw new IllegalArgumentException("register at least one table");
