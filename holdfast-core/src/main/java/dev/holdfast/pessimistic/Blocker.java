@@ -41,6 +41,15 @@ public record Blocker(String sessionId, String blocks, @Nullable String user, @N
      * Cuts a longer {@code statement} to {@value #MAX_STATEMENT_LENGTH} characters (the last one
      * {@code …}); the other texts are kept as given.
      *
+     * @param sessionId        the blocking session's id; not blank
+     * @param blocks           the id of the session this one blocks; not blank
+     * @param user             the database user, or null
+     * @param applicationName  the client's application name, or null
+     * @param clientAddress    the client's address, or null
+     * @param transactionStart when the session's transaction began, or null
+     * @param state            what the session was doing, or null
+     * @param statement        the statement with its literals replaced, or null; a longer one than
+     *                         {@value #MAX_STATEMENT_LENGTH} characters is cut
      * @throws IllegalArgumentException if {@code sessionId} or {@code blocks} is null or blank
      */
     public Blocker {

@@ -31,6 +31,13 @@ public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, 
     public static final int MAX_DEPTH = 5;
 
     /**
+     * Checks that the parts agree with each other and copies {@code sessions}.
+     *
+     * @param waitingSession the id of the session that waited; not null when the blockers are known
+     * @param sessions       the blockers, nearest first; not null, without null elements, at most
+     *                       {@value #MAX_SESSIONS}; empty exactly when the blockers are unknown
+     * @param omitted        how many more blockers there were; not negative, zero when unknown
+     * @param unknownBecause null when the blockers are known; else why they are not, not blank
      * @throws IllegalArgumentException if the parts contradict each other: known blockers without a
      *                                  waiting session or sessions, more than {@value #MAX_SESSIONS}
      *                                  sessions, a negative {@code omitted}, or unknown blockers with
@@ -56,7 +63,12 @@ public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, 
      * The blockers of {@code waitingSession}, nearest first: the first {@value #MAX_SESSIONS} kept,
      * the rest counted in {@link #omitted()}.
      *
-     * @throws IllegalArgumentException if {@code waitingSession} is null or {@code sessions} empty
+     * @param waitingSession the id of the session that waited; not null
+     * @param sessions       every blocker the database named, nearest first; not empty, without null
+     *                       elements
+     * @return known blockers
+     * @throws IllegalArgumentException if {@code waitingSession} is null, or {@code sessions} is null,
+     *                                  empty or holds null
      */
     public static Blockers of(String waitingSession, List<Blocker> sessions) {
         if (sessions == null || sessions.isEmpty()) {
@@ -69,6 +81,8 @@ public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, 
     /**
      * Blockers that could not be told, and why.
      *
+     * @param because why the blockers are unknown, for messages and logs; not blank
+     * @return unknown blockers, without a waiting session or sessions
      * @throws IllegalArgumentException if {@code because} is null or blank
      */
     public static Blockers unknown(String because) {
@@ -87,12 +101,12 @@ public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, 
         return List.copyOf(sessions);
     }
 
-    /** Whether the database named the blockers: then {@link #sessions()} is not empty. */
+    /** {@return whether the database named the blockers: then {@link #sessions()} is not empty} */
     public boolean known() {
         return unknownBecause == null;
     }
 
-    /** The sessions the waiting session waited for itself (empty when unknown). */
+    /** {@return the sessions the waiting session waited for itself, unmodifiable; empty when unknown} */
     public List<Blocker> direct() {
         return sessions.stream().filter(b -> b.blocks().equals(waitingSession)).collect(Collectors.toUnmodifiableList());
     }

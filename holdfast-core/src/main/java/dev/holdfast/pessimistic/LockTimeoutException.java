@@ -12,7 +12,9 @@ import java.time.Duration;
  */
 public class LockTimeoutException extends RowLockException {
 
+    /** How the lock was allowed to wait. */
     private final LockWait wait;
+    /** The sessions that blocked the wait, or why they are unknown. */
     private final Blockers blockers;
 
     LockTimeoutException(RowRef row, LockWait wait, Duration waited, @Nullable Throwable cause, Blockers blockers) {
@@ -32,20 +34,20 @@ public class LockTimeoutException extends RowLockException {
         return what + "; the transaction was rolled back";
     }
 
-    /** How the lock was allowed to wait: a bound, no wait, or skip locked. */
+    /** {@return how the lock was allowed to wait: a bound, no wait, or skip locked} */
     public LockWait lockWait() {
         return wait;
     }
 
-    /** The bound that ran out; zero for a no-wait or skip-locked lock. */
+    /** {@return the bound that ran out; zero for a no-wait or skip-locked lock} */
     public Duration bound() {
         return wait.bound();
     }
 
     /**
-     * The sessions that blocked the wait, as the database showed them shortly before the bound ran
-     * out ({@link PessimisticLocks} explains how and when); or why they are unknown: always unknown
-     * for a no-wait or skip-locked lock, which does not wait.
+     * {@return the sessions that blocked the wait, as the database showed them shortly before the
+     * bound ran out ({@link PessimisticLocks} explains how and when); or why they are unknown} They
+     * are always unknown for a no-wait or skip-locked lock, which does not wait.
      */
     public Blockers blockers() {
         return blockers;

@@ -42,6 +42,8 @@ public final class LockWait {
      * Waits at most {@code bound}, rounded up to whole milliseconds. A zero bound is
      * {@link #noWait()}.
      *
+     * @param bound the longest wait for the row; zero to {@link #MAX}
+     * @return a bounded wait, or {@link #noWait()} for a zero bound
      * @throws IllegalArgumentException if {@code bound} is null, negative or longer than {@link #MAX}
      */
     public static LockWait atMost(Duration bound) {
@@ -62,17 +64,17 @@ public final class LockWait {
     }
 
     /**
-     * Fails at once with {@link LockTimeoutException} if another transaction holds the row, or
-     * holds or waits for a lock on its table that a row lock must wait for.
+     * {@return a wait that fails at once with {@link LockTimeoutException} if another transaction
+     * holds the row, or holds or waits for a lock on its table that a row lock must wait for}
      */
     public static LockWait noWait() {
         return NO_WAIT;
     }
 
     /**
-     * Never waits and never fails for a held row: it is left out of the result instead. A locked
-     * table cannot be skipped: like {@link #noWait()}, it fails at once with
-     * {@link LockTimeoutException}, and the transaction is rolled back.
+     * {@return a wait that never waits and never fails for a held row: the row is left out of the
+     * result instead} A locked table cannot be skipped: like {@link #noWait()}, it fails at once
+     * with {@link LockTimeoutException}, and the transaction is rolled back.
      */
     public static LockWait skipLocked() {
         return SKIP_LOCKED;
@@ -82,7 +84,7 @@ public final class LockWait {
         return mode;
     }
 
-    /** The bound; zero for no-wait and skip-locked. */
+    /** {@return the bound, in whole milliseconds; zero for no-wait and skip-locked} */
     public Duration bound() {
         return bound;
     }

@@ -57,10 +57,18 @@ public final class PessimisticLocks {
     @FunctionalInterface
     public interface Observer {
         /**
+         * Told how one lock attempt ended.
+         *
+         * @param row     the row the lock was taken on
+         * @param wait    the wait the caller gave (for {@link #forUpdateAll}, the whole call's, not the
+         *                part left for this row)
+         * @param waited  how long the lock statement took; zero when {@link #forUpdateAll}'s bound ran
+         *                out before this row's statement began
          * @param locked  whether the row is now locked (false: no such row, or skipped)
-         * @param waited  how long the lock statement took
          * @param failure null on success, else the {@link LockTimeoutException},
-         *                {@link DeadlockException} or {@link DatabaseException} about to be thrown
+         *                {@link DeadlockException} or {@link DatabaseException} about to be thrown (or,
+         *                for a failure that is not a database answer, the driver's runtime exception),
+         *                before any {@link #failuresAs translation}
          */
         void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure);
 
@@ -69,6 +77,10 @@ public final class PessimisticLocks {
          * ended, in place of {@link #lockEnded}, on the same thread. An observer that times the wait
          * itself or opens a span around it overrides this. The default tells {@link #lockEnded}. An
          * exception it throws is ignored (the lock then goes unobserved).
+         *
+         * @param row  the row about to be locked
+         * @param wait the wait the caller gave (for {@link #forUpdateAll}, the whole call's)
+         * @return the attempt to tell how the lock ended
          */
         default Attempt lockStarting(RowRef row, LockWait wait) {
             return (waited, locked, failure) -> lockEnded(row, wait, waited, locked, failure);
@@ -77,7 +89,13 @@ public final class PessimisticLocks {
         /** One lock attempt under way, as {@link #lockStarting} began it. */
         @FunctionalInterface
         interface Attempt {
-            /** As {@link Observer#lockEnded}, for the row and wait the attempt began with. */
+            /**
+             * As {@link Observer#lockEnded}, for the row and wait the attempt began with.
+             *
+             * @param waited  how long the lock statement took
+             * @param locked  whether the row is now locked (false: no such row, or skipped)
+             * @param failure null on success, else the exception about to be thrown
+             */
             void ended(Duration waited, boolean locked, @Nullable RuntimeException failure);
         }
     }
@@ -116,6 +134,10 @@ public final class PessimisticLocks {
     /**
      * Locks for a database of the given dialect. Their timeouts name no blockers until given a
      * {@link DataSource} with {@link #blockersFrom(DataSource)}.
+     *
+     * @param dialect the database's dialect; not null
+     * @return locks without an observer, whose timeouts name no blockers
+     * @throws IllegalArgumentException if {@code dialect} is null
      */
     public static PessimisticLocks of(Dialect dialect) {
         return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE), UnaryOperator.identity());
@@ -124,13 +146,24 @@ public final class PessimisticLocks {
     /**
      * Locks for the database behind {@code dataSource}; borrows one connection to detect it. Their
      * timeouts name their blockers, observed through {@code dataSource} (see the class description).
+     *
+     * @param dataSource the database's pool itself, not a proxy bound to the caller's transaction;
+     *                   not null
+     * @return locks without an observer, whose timeouts name their blockers
+     * @throws IllegalArgumentException if {@code dataSource} is null or its database is not supported
+     * @throws DatabaseException        if no connection could be borrowed or its metadata read
      */
     public static PessimisticLocks of(DataSource dataSource) {
         Dialect dialect = Dialect.detect(dataSource);
         return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource), UnaryOperator.identity());
     }
 
-    /** The same locks, reporting every attempt to {@code observer} (replacing any earlier one). */
+    /**
+     * {@return the same locks, reporting every attempt to {@code observer} (replacing any earlier one)}
+     *
+     * @param observer told the outcome of every lock attempt; not null
+     * @throws IllegalArgumentException if {@code observer} is null
+     */
     public PessimisticLocks observedBy(Observer observer) {
         return new PessimisticLocks(dialect, observer, watcher, failures);
     }
@@ -139,6 +172,11 @@ public final class PessimisticLocks {
      * The same locks, throwing {@code translate.apply(e)} in place of each exception {@code e} of a lock call (for
      * a framework's exceptions, with {@code e} as their cause; returning {@code e} keeps it), replacing any earlier
      * translation. Observers still see Holdfast's exception.
+     *
+     * @param translate maps each exception of a lock call to the one to throw; not null (a null
+     *                  result keeps the original exception)
+     * @return the same locks, with their exceptions translated
+     * @throws IllegalArgumentException if {@code translate} is null
      */
     public PessimisticLocks failuresAs(UnaryOperator<RuntimeException> translate) {
         return new PessimisticLocks(dialect, observer, watcher, Arguments.notNull(translate, "translate"));
@@ -152,6 +190,8 @@ public final class PessimisticLocks {
      * came; if the pool is exhausted, the observation waits for a connection on its own thread
      * while the lock call ends on time with its blockers unknown.
      *
+     * @param dataSource the pool to borrow observing connections from; not null
+     * @return the same locks, whose timeouts name their blockers
      * @throws IllegalArgumentException if {@code dataSource} is null
      */
     public PessimisticLocks blockersFrom(DataSource dataSource) {
@@ -159,25 +199,40 @@ public final class PessimisticLocks {
         return new PessimisticLocks(dialect, observer, BlockerWatcher.through(dialect, dataSource), failures);
     }
 
-    /** The same locks, never observing a wait: every timeout's blockers are unknown. */
+    /** {@return the same locks, never observing a wait: every timeout's blockers are unknown} */
     public PessimisticLocks withoutBlockers() {
         return new PessimisticLocks(dialect, observer, BlockerWatcher.none(dialect,
                 "observing waits is turned off (PessimisticLocks.withoutBlockers())"), failures);
     }
 
-    /** Whether timeouts name their blockers: a {@link DataSource} to observe waits through was given. */
+    /** {@return whether timeouts name their blockers: a {@link DataSource} to observe waits through was given} */
     public boolean namesBlockers() {
         return watcher.observes();
     }
 
-    /** The dialect in use. */
+    /** {@return the dialect in use} */
     public Dialect dialect() {
         return dialect;
     }
 
     /**
      * Locks the row of {@code table} whose {@code keyColumn} is {@code key}, waiting at most
-     * {@code maxWait}. Shorthand for {@link #forUpdate(Connection, RowRef, LockWait)}.
+     * {@code maxWait}. Shorthand for {@link #forUpdate(Connection, RowRef, LockWait)} with
+     * {@link RowRef#of(String, String, Object)} and {@link LockWait#atMost(Duration)}.
+     *
+     * @param connection a connection inside a transaction (auto-commit off)
+     * @param table      the table, a plain identifier, optionally schema-qualified
+     * @param keyColumn  the unique key column, a plain identifier
+     * @param key        the key value, of a type {@link RowRef#of(String, String, Object)} accepts
+     * @param maxWait    the longest wait, zero (no wait) to {@link LockWait#MAX}; rounded up to
+     *                   whole milliseconds
+     * @return true if the row exists and is now locked; false if there is no such row
+     * @throws LockTimeoutException     if the wait bound ran out, or a zero bound found the row held
+     * @throws DeadlockException        if this transaction was chosen as a deadlock victim
+     * @throws DatabaseException        for any other database failure
+     * @throws IllegalArgumentException for a null argument, an invalid name or key, or a negative or
+     *                                  too long {@code maxWait}
+     * @throws IllegalStateException    if the connection is in auto-commit mode (a lock would end at once)
      */
     public boolean forUpdate(Connection connection, String table, String keyColumn, Object key, Duration maxWait) {
         return forUpdate(connection, RowRef.of(table, keyColumn, key), LockWait.atMost(maxWait));
@@ -187,6 +242,8 @@ public final class PessimisticLocks {
      * Locks one row for the rest of the caller's transaction.
      *
      * @param connection a connection inside a transaction (auto-commit off)
+     * @param row        the row to lock
+     * @param wait       how long to wait if another transaction holds the row
      * @return true if the row exists and is now locked; false if there is no such row, or it was
      *         held by another transaction and {@code wait} is {@link LockWait#skipLocked()}
      * @throws LockTimeoutException     if the wait bound ran out, or a no-wait lock found the row held
@@ -223,10 +280,18 @@ public final class PessimisticLocks {
      * both locked, which is harmless if they are one table). One extra query reads the current
      * schema, only when a call names the same table, column and key both with and without a schema.
      *
+     * @param connection a connection inside a transaction (auto-commit off)
+     * @param rows       the rows to lock, in any order; may be empty, must not contain null
+     * @param wait       how long the whole call may wait for rows other transactions hold
      * @return the rows now locked, in locking order: missing rows (and, with skip-locked, held
      *         rows) are left out
-     * @throws LockTimeoutException if the bound ran out before every row was locked; nothing stays
-     *                              locked, as the transaction was rolled back
+     * @throws LockTimeoutException     if the bound ran out before every row was locked; nothing
+     *                                  stays locked, as the transaction was rolled back
+     * @throws DeadlockException        if this transaction was chosen as a deadlock victim
+     * @throws DatabaseException        for any other database failure, reading the current schema
+     *                                  included
+     * @throws IllegalArgumentException for a null argument, or {@code rows} containing null
+     * @throws IllegalStateException    if the connection is in auto-commit mode
      * @see #forUpdate(Connection, RowRef, LockWait)
      */
     public List<RowRef> forUpdateAll(Connection connection, Collection<RowRef> rows, LockWait wait) {

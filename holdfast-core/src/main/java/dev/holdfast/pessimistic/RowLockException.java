@@ -14,7 +14,9 @@ import java.time.Duration;
  */
 public abstract class RowLockException extends HoldfastException {
 
+    /** The row that was being locked. */
     private final RowRef row;
+    /** How long the lock statement ran before it failed. */
     private final Duration waited;
 
     RowLockException(String message, RowRef row, Duration waited, @Nullable Throwable cause) {
@@ -23,17 +25,17 @@ public abstract class RowLockException extends HoldfastException {
         this.waited = waited;
     }
 
-    /** The row that was being locked. */
+    /** {@return the row that was being locked} */
     public RowRef row() {
         return row;
     }
 
-    /** How long the lock statement ran before it failed. */
+    /** {@return how long the lock statement ran before it failed} */
     public Duration waited() {
         return waited;
     }
 
-    /** Always true: the transaction was rolled back before this was thrown. */
+    /** {@return true, always: the transaction was rolled back before this was thrown} */
     public boolean transactionRolledBack() {
         return true;
     }

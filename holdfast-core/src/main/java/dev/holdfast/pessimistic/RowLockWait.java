@@ -30,6 +30,17 @@ public record RowLockWait(String sessionId, @Nullable String user, @Nullable Str
                           @Nullable String statement, Blockers blockers) {
 
     /**
+     * Cuts a longer {@code statement} to {@value Blocker#MAX_STATEMENT_LENGTH} characters (the last
+     * one {@code …}); the other parts are kept as given.
+     *
+     * @param sessionId       the waiting session's id; not blank
+     * @param user            the database user, or null
+     * @param applicationName the client's application name, or null
+     * @param clientAddress   the client's address, or null
+     * @param waitingSince    when the session began to wait, or null
+     * @param state           what the session is doing, or null
+     * @param statement       the waiting statement with its literals replaced, or null
+     * @param blockers        the sessions it waits for, or why they are unknown; not null
      * @throws IllegalArgumentException if {@code sessionId} is null or blank, or {@code blockers} null
      */
     public RowLockWait {

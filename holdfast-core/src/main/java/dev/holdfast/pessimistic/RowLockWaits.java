@@ -50,6 +50,9 @@ public final class RowLockWaits {
     /**
      * The waits of the database behind {@code dataSource}, which lends the reading connection.
      *
+     * @param dialect    the database's dialect; not null
+     * @param dataSource the pool that lends a connection for each {@link #list(int)}; not null
+     * @return a reader of the waits; it borrows no connection until {@link #list(int)}
      * @throws IllegalArgumentException if an argument is null
      */
     public static RowLockWaits of(Dialect dialect, DataSource dataSource) {
@@ -61,6 +64,8 @@ public final class RowLockWaits {
      * that stopped waiting between the two readings is left out.
      *
      * @param limit 1 to {@value #MAX_LIMIT}
+     * @return the waiting sessions, each with its blockers; empty if no session waits (always empty
+     *         on H2 for a role that is not an admin)
      * @throws IllegalArgumentException if {@code limit} is out of range
      * @throws DatabaseException        if the reading failed (on MariaDB: also without {@code PROCESS})
      */

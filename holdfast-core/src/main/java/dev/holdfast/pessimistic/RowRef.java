@@ -39,6 +39,15 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
             .thenComparing(r -> r.keyColumn.value());
 
     /**
+     * Checks the parts and puts the key in its normal form (an {@link Integer}, {@link Short},
+     * {@link Byte} or {@link BigInteger} becomes a {@link Long}).
+     *
+     * @param table     the table, a plain identifier, optionally schema-qualified; not null
+     * @param keyColumn the unique key column, a plain identifier; not null
+     * @param key       the key value: a {@link String} (1 to {@value #MAX_STRING_KEY} characters, not
+     *                  blank), a {@link Long}, {@link Integer}, {@link Short} or {@link Byte}, a
+     *                  {@link BigInteger} that fits a {@code long}, a {@link BigDecimal} or a
+     *                  {@link UUID}
      * @throws IllegalArgumentException if any part is null or invalid
      */
     public RowRef {
@@ -48,12 +57,31 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
         key = Keys.normalize("key", key);
     }
 
-    /** The row of {@code table} whose {@code keyColumn} equals {@code key}. */
+    /**
+     * {@return the row of {@code table} whose {@code keyColumn} equals {@code key}}
+     *
+     * @param table     the table, a plain identifier ({@link SqlIdentifier}), optionally
+     *                  schema-qualified ({@code sales.purchase_order})
+     * @param keyColumn the unique key column, a plain identifier without a schema or table part
+     * @param key       the key value: a {@link String} (1 to {@value #MAX_STRING_KEY} characters, not
+     *                  blank), a {@link Long}, {@link Integer}, {@link Short} or {@link Byte}, a
+     *                  {@link BigInteger} that fits a {@code long}, a {@link BigDecimal} or a
+     *                  {@link UUID}
+     * @throws IllegalArgumentException if a name is null or not a plain identifier, or the key is null
+     *                                  or not of an accepted type and size
+     */
     public static RowRef of(String table, String keyColumn, Object key) {
         return new RowRef(SqlIdentifier.of(table), SqlIdentifier.unqualified(keyColumn), key);
     }
 
-    /** The row of {@code table} whose column {@code id} equals {@code key}. */
+    /**
+     * {@return the row of {@code table} whose column {@code id} equals {@code key}}
+     *
+     * @param table the table, a plain identifier ({@link SqlIdentifier}), optionally schema-qualified
+     * @param key   the value of the {@code id} column, of a type {@link #of(String, String, Object)} accepts
+     * @throws IllegalArgumentException if {@code table} is null or not a plain identifier, or the key
+     *                                  is null or not of an accepted type and size
+     */
     public static RowRef of(String table, Object key) {
         return of(table, "id", key);
     }
