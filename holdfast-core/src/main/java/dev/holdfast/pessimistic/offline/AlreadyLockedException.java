@@ -12,13 +12,27 @@ import java.util.Optional;
  */
 public class AlreadyLockedException extends LockException {
 
+    /** The type of the locked resource. */
     private final String type;
+    /** The id of the locked resource. */
     private final String id;
+    /** Who holds the lock; null if it was taken without an owner. */
     private final @Nullable String owner;
+    /** When the holder took the lock (database time). */
     private final Instant acquiredAt;
+    /** When the lock expires unless extended (database time). */
     private final Instant expiresAt;
 
-    /** @param owner who holds the lock; null if it was taken without an owner */
+    /**
+     * An exception for the live lock on {@code type}/{@code id}; the message names the owner and the
+     * expiry, never the lock id.
+     *
+     * @param type       the type of the locked resource
+     * @param id         the id of the locked resource
+     * @param owner      who holds the lock; null if it was taken without an owner
+     * @param acquiredAt when the holder took the lock (database time)
+     * @param expiresAt  when the lock expires unless extended (database time)
+     */
     public AlreadyLockedException(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
         super(type + " " + id + " is locked" + (owner == null ? "" : " by " + owner) + " until " + expiresAt);
         this.type = type;
@@ -28,30 +42,32 @@ public class AlreadyLockedException extends LockException {
         this.expiresAt = expiresAt;
     }
 
+    /** {@return the type of the locked resource} */
     public String type() {
         return type;
     }
 
+    /** {@return the id of the locked resource} */
     public String id() {
         return id;
     }
 
-    /** Who holds the lock; empty if it was taken without an owner. */
+    /** {@return who holds the lock; empty if it was taken without an owner} */
     public Optional<String> owner() {
         return Optional.ofNullable(owner);
     }
 
-    /** When the holder took the lock (database time). */
+    /** {@return when the holder took the lock (database time)} */
     public Instant acquiredAt() {
         return acquiredAt;
     }
 
-    /** When the lock expires unless extended (database time). */
+    /** {@return when the lock expires unless extended (database time)} */
     public Instant expiresAt() {
         return expiresAt;
     }
 
-    /** Who holds the lock, since and until when, in the vocabulary shared with leases (no token). */
+    /** {@return who holds the lock, since and until when, in the vocabulary shared with leases (no token)} */
     public Holder holder() {
         return new Holder(owner, acquiredAt, expiresAt, null);
     }

@@ -15,13 +15,21 @@ public class ForeignLockException extends LockNotHeldException {
         OTHER_OWNER
     }
 
+    /** What did not match. */
     private final Reason reason;
 
+    /**
+     * An exception for a live lock id presented for another resource or by another owner.
+     *
+     * @param reason  what did not match
+     * @param message what was expected (the resource or the owner), for logs; never a lock id
+     */
     public ForeignLockException(Reason reason, String message) {
         super(message);
         this.reason = reason;
     }
 
+    /** {@return what did not match: the resource or the owner} */
     public Reason reason() {
         return reason;
     }

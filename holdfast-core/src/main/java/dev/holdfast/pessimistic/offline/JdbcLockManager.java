@@ -116,27 +116,38 @@ public final class JdbcLockManager implements LockManager {
         this.calls = decorated;
     }
 
-    /** A builder over {@code dataSource}, a plain (not transaction-aware) pool. */
+    /**
+     * {@return a builder over {@code dataSource}, with the defaults each of its settings names}
+     *
+     * @param dataSource the pool that lends a connection to each call: a plain (not
+     *                   transaction-aware) pool; not null
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
 
+    /** {@return the dialect of the locks table's database} */
     public Dialect dialect() {
         return dialect;
     }
 
+    /** {@return the locks table's name, optionally schema-qualified} */
     public String table() {
         return table;
     }
 
+    /** {@return the expiry of a lock taken or re-acquired without an explicit one} */
     public Duration defaultExpiry() {
         return defaultExpiry;
     }
 
+    /** {@return whether {@code tryLock}, {@code reacquire} and releases wait for a durable commit} */
     public CommitDurability durability() {
         return durability;
     }
 
+    /** {@return whether owner binding is on: the owner-less forms then raise {@link IllegalStateException}} */
     public boolean ownerBinding() {
         return ownerBinding;
     }
@@ -345,7 +356,13 @@ public final class JdbcLockManager implements LockManager {
 
     // ---------------------------------------------------------------- operators
 
-    /** The live lock on {@code type}/{@code id}, if any: who holds it and until when. */
+    /**
+     * {@return the live lock on {@code type}/{@code id}, if any: who holds it and until when}
+     *
+     * @param type the kind of resource: 1 to {@value LockManager#MAX_TYPE_LENGTH} characters
+     * @param id   the resource's id within its type: 1 to {@value LockManager#MAX_ID_LENGTH} characters
+     * @throws IllegalArgumentException for a bad type or id
+     */
     public Optional<HeldLock> holder(String type, String id) {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
@@ -362,6 +379,8 @@ public final class JdbcLockManager implements LockManager {
      * @param type  only this type, or null for all
      * @param owner only this owner, or null for all
      * @param limit at most this many (1 to 10,000)
+     * @return the live locks, at most {@code limit}; empty if there are none
+     * @throws IllegalArgumentException for an invalid type, owner or limit
      */
     public List<HeldLock> heldLocks(@Nullable String type, @Nullable String owner, int limit) {
         if (type != null) {
@@ -396,6 +415,7 @@ public final class JdbcLockManager implements LockManager {
      *                  for the first page
      * @param afterId   the id of the last lock of the previous page; null for the first page
      * @param limit     at most this many (1 to 10,000)
+     * @return the next page of live locks, at most {@code limit}; empty after the last page
      * @throws IllegalArgumentException for an invalid name or limit, or only one of
      *                                  {@code afterType} and {@code afterId}
      */
@@ -437,6 +457,11 @@ public final class JdbcLockManager implements LockManager {
     /**
      * Breaks the live lock on {@code type}/{@code id}, whoever holds it, without naming the operator;
      * see {@link #forceRelease(String, String, String)}.
+     *
+     * @param type the kind of resource: 1 to {@value LockManager#MAX_TYPE_LENGTH} characters
+     * @param id   the resource's id within its type: 1 to {@value LockManager#MAX_ID_LENGTH} characters
+     * @return whether there was a live lock to break
+     * @throws IllegalArgumentException for a bad type or id
      */
     public boolean forceRelease(String type, String id) {
         return breakLock(type, id, null);
@@ -447,8 +472,12 @@ public final class JdbcLockManager implements LockManager {
      * authorizing anything at once, and a later use of it is told {@code by} broke it, and when
      * ({@link LockEndedException}). Durable.
      *
-     * @param by the operator, as the lock's owner will read it
+     * @param type the kind of resource: 1 to {@value LockManager#MAX_TYPE_LENGTH} characters
+     * @param id   the resource's id within its type: 1 to {@value LockManager#MAX_ID_LENGTH} characters
+     * @param by   the operator, as the lock's owner will read it: 1 to
+     *             {@value LockManager#MAX_OWNER_LENGTH} characters
      * @return whether there was a live lock to break
+     * @throws IllegalArgumentException for a bad type, id or operator
      */
     public boolean forceRelease(String type, String id, String by) {
         return breakLock(type, id, Names.require("by", by, MAX_OWNER_LENGTH));
@@ -471,6 +500,7 @@ public final class JdbcLockManager implements LockManager {
      *
      * @param maxRows 1 to 100,000; a few hundred keeps each transaction to milliseconds
      * @return how many rows were deleted
+     * @throws IllegalArgumentException if {@code maxRows} is out of range
      */
     public int purgeExpired(int maxRows) {
         if (maxRows < 1 || maxRows > 100_000) {
@@ -504,7 +534,10 @@ public final class JdbcLockManager implements LockManager {
      * Purges in batches of {@code batchSize} until a batch finds fewer rows, each batch its own
      * transaction.
      *
+     * @param batchSize the most rows one batch deletes, as {@link #purgeExpired(int)}'s
+     *                  {@code maxRows}: 1 to 100,000
      * @return how many rows were deleted in all
+     * @throws IllegalArgumentException if {@code batchSize} is out of range
      */
     public long purgeAllExpired(int batchSize) {
         long total = 0;
@@ -516,7 +549,7 @@ public final class JdbcLockManager implements LockManager {
         return total;
     }
 
-    /** How many statements were repeated after a transient conflict (see the class description). */
+    /** {@return how many statements were repeated after a transient conflict (see the class description)} */
     public long retries() {
         return retries.get();
     }
@@ -697,43 +730,88 @@ public final class JdbcLockManager implements LockManager {
             this.dataSource = Arguments.notNull(dataSource, "dataSource");
         }
 
-        /** The dialect; detected from the data source (one borrowed connection) if not set. */
+        /**
+         * Sets the dialect; detected from the data source (one borrowed connection) if not set.
+         *
+         * @param dialect the dialect of the data source's database; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dialect} is null
+         */
         public Builder dialect(Dialect dialect) {
             this.dialect = Arguments.notNull(dialect, "dialect");
             return this;
         }
 
-        /** The locks table, a plain identifier (optionally schema-qualified); default {@code holdfast_locks}. */
+        /**
+         * Sets the locks table; default {@code holdfast_locks}.
+         *
+         * @param table the table's name, a plain identifier, optionally schema-qualified
+         * @return this builder
+         * @throws IllegalArgumentException if {@code table} is null or not a plain identifier
+         */
         public Builder table(String table) {
             this.table = SqlIdentifier.of(table).value();
             return this;
         }
 
-        /** Expiry of {@code tryLock} without an explicit one; default 5 minutes. */
+        /**
+         * Sets the expiry of {@code tryLock} and {@code reacquire} without an explicit one; default
+         * 5 minutes.
+         *
+         * @param expiry at least 1 ms and at most the maximum expiry (checked by {@link #build()}); not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code expiry} is null
+         */
         public Builder defaultExpiry(Duration expiry) {
             this.defaultExpiry = Arguments.notNull(expiry, "expiry");
             return this;
         }
 
-        /** Longest expiry and increment accepted, and the cap on any extended expiry from now; default 1 day. */
+        /**
+         * Sets the longest expiry and increment accepted, and the cap on any extended expiry from now;
+         * default 1 day.
+         *
+         * @param max 1 ms to 365 days (checked by {@link #build()}); not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is null
+         */
         public Builder maxExpiry(Duration max) {
             this.maxExpiry = Arguments.notNull(max, "max");
             return this;
         }
 
-        /** When on, every check, release and extension must name the owner; default off. */
+        /**
+         * Sets owner binding; default off.
+         *
+         * @param on true to require the owner: the owner-less forms of {@code tryLock}, check, release
+         *           and extension then raise {@link IllegalStateException}
+         * @return this builder
+         */
         public Builder ownerBinding(boolean on) {
             this.ownerBinding = on;
             return this;
         }
 
-        /** Whether tryLock and release wait for a durable commit; default {@link CommitDurability#RELAXED}. */
+        /**
+         * Sets whether {@code tryLock}, {@code reacquire} and releases wait for a durable commit;
+         * default {@link CommitDurability#RELAXED}. Extensions and {@code forceRelease} are always durable.
+         *
+         * @param durability the commit durability; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code durability} is null
+         */
         public Builder durability(CommitDurability durability) {
             this.durability = Arguments.notNull(durability, "durability");
             return this;
         }
 
-        /** The source of lock ids; default a new {@link SecureRandom}. */
+        /**
+         * Sets the source of lock ids; default a new {@link SecureRandom}.
+         *
+         * @param random the generator each lock id's 128 bits come from; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code random} is null
+         */
         public Builder random(SecureRandom random) {
             this.random = Arguments.notNull(random, "random");
             return this;
@@ -745,6 +823,10 @@ public final class JdbcLockManager implements LockManager {
          * decorator gets the lock manager's own calls (or the previous decorator's result: the last one given is
          * the outermost) and must not call the lock manager itself. The operator calls ({@code heldLocks},
          * {@code forceRelease}, {@code purgeExpired}, …) are not decorated.
+         *
+         * @param decorator wraps the lock manager's calls; not null, and must not return null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code decorator} is null
          */
         public Builder decoratedBy(UnaryOperator<LockManager> decorator) {
             decorators.add(Arguments.notNull(decorator, "decorator"));
@@ -752,7 +834,13 @@ public final class JdbcLockManager implements LockManager {
         }
 
         /**
-         * @throws IllegalArgumentException if the expiries are not 1 ms ≤ default ≤ max ≤ 365 days
+         * Builds the lock manager, detecting the dialect if none was set.
+         *
+         * @return a lock manager with these settings
+         * @throws IllegalArgumentException if the expiries are not 1 ms ≤ default ≤ max ≤ 365 days, or
+         *                                  the detected database is not supported
+         * @throws dev.holdfast.DatabaseException if the dialect had to be detected and no connection
+         *                                        could be borrowed or its metadata read
          */
         public JdbcLockManager build() {
             if (maxExpiry.compareTo(Duration.ofMillis(1)) < 0 || maxExpiry.compareTo(Duration.ofDays(365)) > 0) {

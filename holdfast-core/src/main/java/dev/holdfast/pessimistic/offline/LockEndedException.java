@@ -25,14 +25,26 @@ public class LockEndedException extends LockNotHeldException {
         EXPIRED
     }
 
+    /** The type of the resource whose lock ended. */
     private final String type;
+    /** The id of the resource whose lock ended. */
     private final String id;
+    /** How the lock ended. */
     private final Reason reason;
+    /** Who released, broke or replaced the lock; null for an expiry or an unnamed operator. */
     private final @Nullable String endedBy;
+    /** When the lock ended (database time). */
     private final Instant endedAt;
+    /** The live lock on the resource now; null if nobody holds it. */
     private final @Nullable HeldLock holder;
 
     /**
+     * An exception for the ended lock on {@code type}/{@code id}; the message says how, by whom and
+     * when it ended and who holds the resource now.
+     *
+     * @param type    the type of the resource whose lock ended
+     * @param id      the id of the resource whose lock ended
+     * @param reason  how the lock ended
      * @param endedBy who ended it: the owner for {@link Reason#RELEASED} and {@link Reason#REPLACED}, the
      *                operator for {@link Reason#BROKEN} (null when the operator was not named), null for
      *                {@link Reason#EXPIRED}
@@ -50,29 +62,32 @@ public class LockEndedException extends LockNotHeldException {
         this.holder = holder;
     }
 
+    /** {@return the type of the resource whose lock ended} */
     public String type() {
         return type;
     }
 
+    /** {@return the id of the resource whose lock ended} */
     public String id() {
         return id;
     }
 
+    /** {@return how the lock ended} */
     public Reason reason() {
         return reason;
     }
 
-    /** Who released, broke or replaced the lock; empty for an expiry or an unnamed operator. */
+    /** {@return who released, broke or replaced the lock; empty for an expiry or an unnamed operator} */
     public Optional<String> endedBy() {
         return Optional.ofNullable(endedBy);
     }
 
-    /** When the lock ended (database time). */
+    /** {@return when the lock ended (database time)} */
     public Instant endedAt() {
         return endedAt;
     }
 
-    /** Who holds the resource now, since and until when; empty if nobody does. */
+    /** {@return who holds the resource now, since and until when; empty if nobody does} */
     public Optional<HeldLock> holder() {
         return Optional.ofNullable(holder);
     }

@@ -10,6 +10,11 @@ import dev.holdfast.HoldfastException;
  */
 public abstract class LockException extends HoldfastException {
 
+    /**
+     * An exception with the given message.
+     *
+     * @param message what was refused and why, for logs; never a lock id
+     */
     protected LockException(String message) {
         super(message);
     }

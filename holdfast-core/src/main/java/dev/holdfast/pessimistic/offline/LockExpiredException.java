@@ -9,10 +9,20 @@ import java.time.Instant;
  */
 public class LockExpiredException extends LockNotHeldException {
 
+    /** The type of the locked resource. */
     private final String type;
+    /** The id of the locked resource. */
     private final String id;
+    /** When the lock expired (database time). */
     private final Instant expiredAt;
 
+    /**
+     * An exception for an expired lock on {@code type}/{@code id}.
+     *
+     * @param type      the type of the locked resource
+     * @param id        the id of the locked resource
+     * @param expiredAt when the lock expired (database time)
+     */
     public LockExpiredException(String type, String id, Instant expiredAt) {
         super("The lock on " + type + " " + id + " expired at " + expiredAt);
         this.type = type;
@@ -20,15 +30,17 @@ public class LockExpiredException extends LockNotHeldException {
         this.expiredAt = expiredAt;
     }
 
+    /** {@return the type of the locked resource} */
     public String type() {
         return type;
     }
 
+    /** {@return the id of the locked resource} */
     public String id() {
         return id;
     }
 
-    /** When the lock expired (database time). */
+    /** {@return when the lock expired (database time)} */
     public Instant expiredAt() {
         return expiredAt;
     }

@@ -33,6 +33,7 @@ public final class LockId {
     /**
      * A lock id from its string form, as {@link #getValue()} gave it.
      *
+     * @param value {@value #LENGTH} base64url characters encoding 128 bits
      * @throws MalformedLockIdException if {@code value} is not a well-formed lock id
      */
     public LockId(String value) {
@@ -46,6 +47,8 @@ public final class LockId {
     /**
      * Parses a lock id from a form or URL.
      *
+     * @param value the string form, as {@link #getValue()} gave it
+     * @return the lock id; whether it authorizes anything is not checked
      * @throws MalformedLockIdException if {@code value} is null or not {@value #LENGTH} base64url
      *                                  characters encoding 128 bits
      */
@@ -53,7 +56,12 @@ public final class LockId {
         return new LockId(value);
     }
 
-    /** Like {@link #parse}, but empty instead of an exception for a malformed value. */
+    /**
+     * Like {@link #parse}, but empty instead of an exception for a malformed value.
+     *
+     * @param value the string form, as {@link #getValue()} gave it; may be null
+     * @return the lock id; empty if {@code value} is null or malformed
+     */
     public static Optional<LockId> tryParse(String value) {
         return problem(value) == null ? Optional.of(new LockId(value)) : Optional.empty();
     }
@@ -82,7 +90,7 @@ public final class LockId {
         return null;
     }
 
-    /** The full value, to put in a hidden form field; treat it as a secret. */
+    /** {@return the full value, to put in a hidden form field; treat it as a secret} */
     public String getValue() {
         return value;
     }

@@ -10,10 +10,16 @@ package dev.holdfast.pessimistic.offline;
  */
 public class LockNotHeldException extends LockException {
 
+    /** An exception for a lock id that authorizes nothing, for a reason that is not known. */
     public LockNotHeldException() {
         this("No lock for this lock id: it was released, taken over after expiry, purged, or never issued");
     }
 
+    /**
+     * An exception with the given message, for a subtype that knows the reason.
+     *
+     * @param message why the lock id authorizes nothing, for logs; never a lock id
+     */
     protected LockNotHeldException(String message) {
         super(message);
     }

@@ -7,6 +7,11 @@ package dev.holdfast.pessimistic.offline;
  */
 public class MalformedLockIdException extends IllegalArgumentException {
 
+    /**
+     * An exception whose message is {@code "Malformed lock id: "} followed by {@code message}.
+     *
+     * @param message what is wrong with the value (its length or characters); never the value itself
+     */
     public MalformedLockIdException(String message) {
         super("Malformed lock id: " + message);
     }

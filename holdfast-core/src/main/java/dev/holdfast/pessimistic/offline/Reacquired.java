@@ -11,6 +11,13 @@ import dev.holdfast.internal.Arguments;
  */
 public record Reacquired(LockId lockId, boolean replaced) {
 
+    /**
+     * Checks that {@code lockId} is given.
+     *
+     * @param lockId   the only id that authorizes the lock now; not null
+     * @param replaced true if the owner already held the lock and its earlier id was replaced
+     * @throws IllegalArgumentException if {@code lockId} is null
+     */
     public Reacquired {
         Arguments.notNull(lockId, "lockId");
     }
