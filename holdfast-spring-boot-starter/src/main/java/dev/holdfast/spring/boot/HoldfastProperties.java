@@ -41,42 +41,65 @@ public class HoldfastProperties {
 
     private final Web web = new Web();
 
+    /** {@return whether Holdfast configures itself from the application's DataSource} */
     public boolean isEnabled() {
         return enabled;
     }
 
+    /**
+     * Sets whether Holdfast configures itself from the application's DataSource.
+     *
+     * @param enabled false to turn Holdfast's auto-configuration off
+     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
+    /** {@return the database dialect, or null to detect it from the DataSource} */
     public @Nullable Dialect getDialect() {
         return dialect;
     }
 
+    /**
+     * Sets the database dialect.
+     *
+     * @param dialect the dialect, or null to detect it from the DataSource (one connection borrowed at startup)
+     */
     public void setDialect(@Nullable Dialect dialect) {
         this.dialect = dialect;
     }
 
+    /** {@return the name for the application's connections in the database's session views, or null for none} */
     public @Nullable String getApplicationName() {
         return applicationName;
     }
 
+    /**
+     * Sets the name for the application's connections in the database's session views.
+     *
+     * @param applicationName the name, applied to a HikariCP pool whose configuration names none; null leaves the
+     *                        connections as they are
+     */
     public void setApplicationName(@Nullable String applicationName) {
         this.applicationName = applicationName;
     }
 
+    /** {@return the settings under holdfast.jdbc.*} */
     public Jdbc getJdbc() {
         return jdbc;
     }
 
+    /** {@return the settings under holdfast.offline.*} */
     public Offline getOffline() {
         return offline;
     }
 
+    /** {@return the settings under holdfast.lease.*} */
     public Lease getLease() {
         return lease;
     }
 
+    /** {@return the settings under holdfast.pessimistic.*} */
     public Pessimistic getPessimistic() {
         return pessimistic;
     }
@@ -90,15 +113,23 @@ public class HoldfastProperties {
          */
         private boolean nameBlockers = true;
 
+        /** {@return whether a lock timeout names the sessions that blocked it} */
         public boolean isNameBlockers() {
             return nameBlockers;
         }
 
+        /**
+         * Sets whether a lock timeout names the sessions that blocked it.
+         *
+         * @param nameBlockers true (the default) to observe a wait that nears its bound through a pooled connection;
+         *                     false to leave every timeout's blockers unknown
+         */
         public void setNameBlockers(boolean nameBlockers) {
             this.nameBlockers = nameBlockers;
         }
     }
 
+    /** {@return the settings under holdfast.web.*} */
     public Web getWeb() {
         return web;
     }
@@ -153,42 +184,75 @@ public class HoldfastProperties {
             LOCKSTEP
         }
 
+        /** {@return the leases table, a plain SQL identifier, optionally schema-qualified} */
         public String getTable() {
             return table;
         }
 
+        /**
+         * Sets the leases table.
+         *
+         * @param table a plain SQL identifier, optionally schema-qualified (default holdfast_leases)
+         */
         public void setTable(String table) {
             this.table = table;
         }
 
+        /** {@return how lease releases commit} */
         public CommitDurability getDurability() {
             return durability;
         }
 
+        /**
+         * Sets how lease releases commit; acquires and renewals are always durable.
+         *
+         * @param durability RELAXED (the default) lets a release on PostgreSQL skip the wait for the WAL flush; DURABLE
+         *                   waits
+         */
         public void setDurability(CommitDurability durability) {
             this.durability = durability;
         }
 
+        /** {@return how many times in a row a release may pass a lease in memory to a waiting lock call; 0 if off} */
         public int getCohortHandOffs() {
             return cohortHandOffs;
         }
 
+        /**
+         * Sets how many times in a row a release may pass a lease in memory to a waiting lock call of this instance
+         * with the same owner, before the lease goes back to the database queue.
+         *
+         * @param cohortHandOffs 0 (the default: off) to 10,000; another value fails the lease service's creation
+         */
         public void setCohortHandOffs(int cohortHandOffs) {
             this.cohortHandOffs = cohortHandOffs;
         }
 
+        /** {@return how concurrent lease calls of this instance share statements and commits} */
         public BatchingMode getBatching() {
             return batching;
         }
 
+        /**
+         * Sets how concurrent lease calls of this instance share statements and commits.
+         *
+         * @param batching the mode (default ADAPTIVE)
+         */
         public void setBatching(BatchingMode batching) {
             this.batching = batching;
         }
 
+        /** {@return how long a lockstep batch waits for the threads the last batch answered, or null for 1 ms} */
         public @Nullable Duration getLockstepLinger() {
             return lockstepLinger;
         }
 
+        /**
+         * Sets how long a lockstep batch waits for the threads the last batch answered.
+         *
+         * @param lockstepLinger more than 0 and at most 1 s, or null for 1 ms; only with batching LOCKSTEP (see
+         *                       {@link #toBatching()})
+         */
         public void setLockstepLinger(@Nullable Duration lockstepLinger) {
             this.lockstepLinger = lockstepLinger;
         }
@@ -196,7 +260,10 @@ public class HoldfastProperties {
         /**
          * The Batching these settings name.
          *
-         * @throws IllegalArgumentException if lockstep-linger is set without batching: lockstep
+         * @return the lease service's batching: OFF, ADAPTIVE, CONCURRENT, or lockstep with lockstep-linger (1 ms if
+         *         unset)
+         * @throws IllegalArgumentException if lockstep-linger is set without batching: lockstep, or is not more than 0
+         *                                  and at most 1 s
          */
         public dev.holdfast.lease.Batching toBatching() {
             if (lockstepLinger != null && batching != BatchingMode.LOCKSTEP) {
@@ -234,18 +301,30 @@ public class HoldfastProperties {
          */
         private boolean schemaCheck = true;
 
+        /** {@return when Holdfast's tables are created at startup} */
         public DatabaseInitializationMode getInitializeSchema() {
             return initializeSchema;
         }
 
+        /**
+         * Sets when Holdfast's tables (and on H2 the database clock function) are created at startup.
+         *
+         * @param initializeSchema EMBEDDED (the default: only on an embedded database), ALWAYS or NEVER
+         */
         public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
             this.initializeSchema = initializeSchema;
         }
 
+        /** {@return whether the start fails when Holdfast's tables or some of their columns are missing} */
         public boolean isSchemaCheck() {
             return schemaCheck;
         }
 
+        /**
+         * Sets whether the start fails when Holdfast's tables or some of their columns are missing.
+         *
+         * @param schemaCheck true (the default) to check the tables at startup; false to skip the check
+         */
         public void setSchemaCheck(boolean schemaCheck) {
             this.schemaCheck = schemaCheck;
         }
@@ -277,42 +356,76 @@ public class HoldfastProperties {
          */
         private CommitDurability durability = CommitDurability.RELAXED;
 
+        /** {@return the offline locks table, a plain SQL identifier, optionally schema-qualified} */
         public String getTable() {
             return table;
         }
 
+        /**
+         * Sets the offline locks table.
+         *
+         * @param table a plain SQL identifier, optionally schema-qualified (default holdfast_locks)
+         */
         public void setTable(String table) {
             this.table = table;
         }
 
+        /** {@return how long a lock lives unless extended, when tryLock is not given an expiry} */
         public Duration getDefaultExpiry() {
             return defaultExpiry;
         }
 
+        /**
+         * Sets how long a lock lives unless extended, when tryLock is not given an expiry.
+         *
+         * @param defaultExpiry at least 1 ms and at most max-expiry (default 5 minutes); another value fails the lock
+         *                      manager's creation
+         */
         public void setDefaultExpiry(Duration defaultExpiry) {
             this.defaultExpiry = defaultExpiry;
         }
 
+        /** {@return the longest expiry or increment accepted, and the cap on any extended expiry from now} */
         public Duration getMaxExpiry() {
             return maxExpiry;
         }
 
+        /**
+         * Sets the longest expiry or increment accepted, and the cap on any extended expiry from now.
+         *
+         * @param maxExpiry 1 ms to 365 days, and not shorter than default-expiry (default 1 day); another value fails
+         *                  the lock manager's creation
+         */
         public void setMaxExpiry(Duration maxExpiry) {
             this.maxExpiry = maxExpiry;
         }
 
+        /** {@return whether every check, release and extension of an offline lock must name the owner} */
         public boolean isOwnerBinding() {
             return ownerBinding;
         }
 
+        /**
+         * Sets whether every check, release and extension of an offline lock must name the owner.
+         *
+         * @param ownerBinding true to refuse owner-less calls with IllegalStateException; false (the default) to accept
+         *                     them
+         */
         public void setOwnerBinding(boolean ownerBinding) {
             this.ownerBinding = ownerBinding;
         }
 
+        /** {@return whether tryLock and releaseLock wait for a durable commit} */
         public CommitDurability getDurability() {
             return durability;
         }
 
+        /**
+         * Sets whether tryLock and releaseLock wait for a durable commit.
+         *
+         * @param durability RELAXED (the default: on PostgreSQL they do not wait for the WAL flush) or DURABLE (every
+         *                   operation waits)
+         */
         public void setDurability(CommitDurability durability) {
             this.durability = durability;
         }
@@ -339,26 +452,51 @@ public class HoldfastProperties {
          */
         private @Nullable String conflictView;
 
+        /** {@return the view that renders version conflicts for browsers, or null for the built-in HTML page} */
         public @Nullable String getConflictView() {
             return conflictView;
         }
 
+        /**
+         * Sets the view that renders version conflicts for browsers.
+         *
+         * @param conflictView a view name (model attribute "versionProblem"), or null for the built-in HTML page
+         */
         public void setConflictView(@Nullable String conflictView) {
             this.conflictView = conflictView;
         }
 
+        /**
+         * {@return how often an open edit page extends its offline lock, and by how much each extension moves the
+         * expiry}
+         */
         public Duration getHeartbeatInterval() {
             return heartbeatInterval;
         }
 
+        /**
+         * Sets how often an open edit page extends its offline lock, and by how much each extension moves the expiry.
+         *
+         * @param heartbeatInterval more than 0 (default 1 minute), well below holdfast.offline.default-expiry; another
+         *                          value fails the heartbeat's creation
+         */
         public void setHeartbeatInterval(Duration heartbeatInterval) {
             this.heartbeatInterval = heartbeatInterval;
         }
 
+        /**
+         * {@return the view that renders lock conflicts and bad lock ids for browsers, or null for the built-in HTML
+         * page}
+         */
         public @Nullable String getLockProblemView() {
             return lockProblemView;
         }
 
+        /**
+         * Sets the view that renders lock conflicts and bad lock ids for browsers.
+         *
+         * @param lockProblemView a view name (model attribute "lockProblem"), or null for the built-in HTML page
+         */
         public void setLockProblemView(@Nullable String lockProblemView) {
             this.lockProblemView = lockProblemView;
         }
@@ -369,10 +507,12 @@ public class HoldfastProperties {
 
     private final Observations observations = new Observations();
 
+    /** {@return the settings under holdfast.metrics.*} */
     public Metrics getMetrics() {
         return metrics;
     }
 
+    /** {@return the settings under holdfast.observations.*} */
     public Observations getObservations() {
         return observations;
     }
@@ -386,10 +526,17 @@ public class HoldfastProperties {
          */
         private boolean enabled = true;
 
+        /** {@return whether Holdfast's locks and leases are metered} */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets whether Holdfast's locks and leases are metered.
+         *
+         * @param enabled true (the default) to meter them when micrometer-core is on the class path and a MeterRegistry
+         *                bean exists; false to register no Holdfast meters
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
@@ -404,10 +551,17 @@ public class HoldfastProperties {
          */
         private boolean enabled = true;
 
+        /** {@return whether Holdfast's lock waits and acquires are observed} */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets whether Holdfast's lock waits and acquires are observed.
+         *
+         * @param enabled true (the default) to observe them when micrometer-observation is on the class path and an
+         *                ObservationRegistry bean exists; false to create no Holdfast observations
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
