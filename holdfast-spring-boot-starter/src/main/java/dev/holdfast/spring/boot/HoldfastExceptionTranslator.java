@@ -110,7 +110,14 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
         }
     }
 
-    /** The translation of {@code ex}, or {@code ex} itself if there is none. */
+    /**
+     * The translation of {@code ex}, or {@code ex} itself if there is none: for callers that throw what they
+     * caught.
+     *
+     * @param ex the exception a Holdfast call threw
+     * @return the {@link DataAccessException} the table in the class description names for {@code ex}; or
+     *         {@code ex} itself if it is not translated
+     */
     public RuntimeException translate(RuntimeException ex) {
         DataAccessException translated = translateExceptionIfPossible(ex);
         return translated != null ? translated : ex;

@@ -12,6 +12,11 @@ import org.springframework.dao.CannotAcquireLockException;
  */
 public class OfflineLockHeldException extends CannotAcquireLockException {
 
+    /**
+     * Wraps {@code cause}, with its message.
+     *
+     * @param cause the Holdfast exception: who holds the lock, and until when; not null
+     */
     public OfflineLockHeldException(AlreadyLockedException cause) {
         super(cause.getMessage(), cause);
     }

@@ -12,6 +12,11 @@ import org.springframework.dao.PessimisticLockingFailureException;
  */
 public class OfflineLockLostException extends PessimisticLockingFailureException {
 
+    /**
+     * Wraps {@code cause}, with its message.
+     *
+     * @param cause the Holdfast exception: why the lock id authorizes nothing; not null
+     */
     public OfflineLockLostException(LockNotHeldException cause) {
         super(cause.getMessage(), cause);
     }

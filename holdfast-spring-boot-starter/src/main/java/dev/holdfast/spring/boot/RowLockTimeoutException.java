@@ -13,6 +13,11 @@ import org.springframework.dao.CannotAcquireLockException;
  */
 public class RowLockTimeoutException extends CannotAcquireLockException {
 
+    /**
+     * Wraps {@code cause}, with its message.
+     *
+     * @param cause the Holdfast exception: the row, the wait bound and the blockers; not null
+     */
     public RowLockTimeoutException(LockTimeoutException cause) {
         super(cause.getMessage(), cause);
     }
@@ -23,7 +28,9 @@ public class RowLockTimeoutException extends CannotAcquireLockException {
         return (LockTimeoutException) Invariants.nonNull(super.getCause(), "built with its cause");
     }
 
-    /** The sessions that blocked the wait, or why they are unknown: {@link LockTimeoutException#blockers()}. */
+    /**
+     * {@return the sessions that blocked the wait, or why they are unknown: {@link LockTimeoutException#blockers()}}
+     */
     public Blockers blockers() {
         return getCause().blockers();
     }

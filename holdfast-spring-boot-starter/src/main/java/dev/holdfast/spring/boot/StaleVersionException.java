@@ -13,6 +13,11 @@ import org.springframework.dao.OptimisticLockingFailureException;
  */
 public class StaleVersionException extends OptimisticLockingFailureException {
 
+    /**
+     * Wraps {@code cause}, with its message.
+     *
+     * @param cause the Holdfast exception, with every stale row; not null
+     */
     public StaleVersionException(VersionConflictException cause) {
         super(cause.getMessage(), cause);
     }

@@ -55,6 +55,9 @@ public final class TransactionalRowLocks {
      * Locks one row until the current transaction ends: {@link PessimisticLocks#forUpdate(Connection, RowRef, LockWait)}
      * on the transaction's connection.
      *
+     * @param row  the row to lock
+     * @param wait how long to wait for the row if another transaction holds it: {@link LockWait#atMost(Duration)},
+     *             {@link LockWait#noWait()} or {@link LockWait#skipLocked()}
      * @return true if the row exists and is now locked; false if there is no such row, or it was held by another
      *         transaction and {@code wait} is {@link LockWait#skipLocked()}
      * @throws RowLockTimeoutException            if the wait bound ran out, or a no-wait lock found the row held
@@ -74,7 +77,18 @@ public final class TransactionalRowLocks {
      * Locks the row of {@code table} whose {@code keyColumn} is {@code key} until the current transaction
      * ends, waiting at most {@code maxWait}. Shorthand for {@link #forUpdate(RowRef, LockWait)}.
      *
+     * @param table     the table, a plain SQL identifier, optionally schema-qualified
+     * @param keyColumn the table's unique key column, a plain SQL identifier
+     * @param key       the key value: a {@link String} (1 to {@value RowRef#MAX_STRING_KEY} characters, not blank),
+     *                  an integral number, a {@link java.math.BigDecimal} or a {@link java.util.UUID}
+     * @param maxWait   the longest wait for the row if another transaction holds it, from zero (fail at once) to
+     *                  {@link LockWait#MAX}
+     * @return true if the row exists and is now locked; false if there is no such row
+     * @throws RowLockTimeoutException          if {@code maxWait} ran out, or with a zero {@code maxWait} the row was
+     *                                          held; the transaction's connection was rolled back
      * @throws IllegalTransactionStateException if no transaction is active; nothing was locked
+     * @throws IllegalArgumentException         if an argument is null or invalid
+     * @see #forUpdate(RowRef, LockWait)
      */
     public boolean forUpdate(String table, String keyColumn, Object key, Duration maxWait) {
         return onTransactionConnection(connection -> locks.forUpdate(connection, table, keyColumn, key, maxWait));
@@ -85,10 +99,14 @@ public final class TransactionalRowLocks {
      * overlapping sets never deadlock with each other: {@link PessimisticLocks#forUpdateAll(Connection, Collection,
      * LockWait)} on the transaction's connection. A bounded {@code wait} bounds the whole call.
      *
+     * @param rows the rows to lock, of one or more tables (duplicates are locked once)
+     * @param wait how long the whole call may wait for rows other transactions hold: {@link LockWait#atMost(Duration)},
+     *             {@link LockWait#noWait()} or {@link LockWait#skipLocked()}
      * @return the rows now locked, in locking order (missing rows, and with skip-locked held rows, left out)
      * @throws RowLockTimeoutException          if the bound ran out before every row was locked; the transaction's
      *                                          connection was rolled back, so nothing stays locked
      * @throws IllegalTransactionStateException if no transaction is active; nothing was locked
+     * @throws IllegalArgumentException         if {@code rows} or {@code wait} is null, or {@code rows} contains null
      * @see #forUpdate(RowRef, LockWait)
      */
     public List<RowRef> forUpdateAll(Collection<RowRef> rows, LockWait wait) {
@@ -102,6 +120,9 @@ public final class TransactionalRowLocks {
      * closed; {@code work} must not close it or change its auto-commit mode. Exceptions of {@code work} pass
      * through unchanged.
      *
+     * @param <T>  the type of the result
+     * @param work what to do on the transaction's connection
+     * @return what {@code work} returned
      * @throws IllegalTransactionStateException if no transaction is active; {@code work} was not run
      * @throws IllegalArgumentException         if {@code work} is null
      */

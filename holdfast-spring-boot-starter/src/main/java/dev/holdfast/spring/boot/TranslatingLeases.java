@@ -24,6 +24,13 @@ public final class TranslatingLeases implements Leases {
     private final Leases delegate;
     private final HoldfastExceptionTranslator translator;
 
+    /**
+     * Decorates {@code delegate}.
+     *
+     * @param delegate   the leases whose exceptions are translated
+     * @param translator what makes Spring's exceptions of them
+     * @throws IllegalArgumentException if an argument is null
+     */
     public TranslatingLeases(Leases delegate, HoldfastExceptionTranslator translator) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.translator = Arguments.notNull(translator, "translator");

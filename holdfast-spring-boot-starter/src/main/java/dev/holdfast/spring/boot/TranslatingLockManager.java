@@ -19,6 +19,13 @@ public final class TranslatingLockManager implements LockManager {
     private final LockManager delegate;
     private final HoldfastExceptionTranslator translator;
 
+    /**
+     * Decorates {@code delegate}.
+     *
+     * @param delegate   the lock manager whose exceptions are translated
+     * @param translator what makes Spring's exceptions of them
+     * @throws IllegalArgumentException if an argument is null
+     */
     public TranslatingLockManager(LockManager delegate, HoldfastExceptionTranslator translator) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.translator = Arguments.notNull(translator, "translator");

@@ -6,5 +6,12 @@ import dev.holdfast.optimistic.VersionConflictException;
 @FunctionalInterface
 public interface VersionConflictListener {
 
+    /**
+     * Called on the request's thread for each version conflict the handler answers, before it builds the answer;
+     * not for a malformed client version or a tampered state.
+     *
+     * @param conflict the conflict, as Holdfast threw it (the cause, when it arrived as a
+     *                 {@link StaleVersionException})
+     */
     void onConflict(VersionConflictException conflict);
 }
