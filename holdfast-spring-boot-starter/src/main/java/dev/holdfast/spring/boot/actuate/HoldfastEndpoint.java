@@ -150,7 +150,14 @@ public class HoldfastEndpoint {
         }
     }
 
-    /** {@code GET /actuator/holdfast}: the first page of every section. */
+    /**
+     * {@code GET /actuator/holdfast}: the first page of every section.
+     *
+     * @param limit the most items per section, 1 to {@value #MAX_LIMIT} (row-lock waits at most
+     *              {@value #MAX_ROW_LOCK_WAITS}); null for {@value #DEFAULT_LIMIT}
+     * @return 200 with the {@link Overview}, where a section that could not be read has its error instead of
+     *         items; 400 with a {@link Refusal} for a limit out of range
+     */
     @ReadOperation
     public WebEndpointResponse<Object> overview(@Nullable Integer limit) {
         try {
@@ -166,7 +173,19 @@ public class HoldfastEndpoint {
         }
     }
 
-    /** {@code GET /actuator/holdfast/{section}}: one page of one section. */
+    /**
+     * {@code GET /actuator/holdfast/{section}}: one page of one section.
+     *
+     * @param section {@code locks}, {@code leases}, {@code lease-waiters} or {@code row-lock-waits}
+     * @param limit   the most items, 1 to {@value #MAX_LIMIT} (to {@value #MAX_ROW_LOCK_WAITS} for row-lock waits);
+     *                null for {@value #DEFAULT_LIMIT}
+     * @param after   the previous page's {@code next} cursor, or null for the first page; refused for row-lock waits
+     * @param type    locks only: only locks of this type, or null for all
+     * @param owner   locks only: only locks of this owner, or null for all
+     * @param name    lease waiters only: only the waiters of this lease, or null for all
+     * @return 200 with the {@link Page}; 400 with a {@link Refusal} for bad input, 404 for an unknown section or
+     *         one whose part of Holdfast is not configured
+     */
     @ReadOperation
     public WebEndpointResponse<Object> section(@Selector String section, @Nullable Integer limit, @Nullable String after,
                                                @Nullable String type, @Nullable String owner, @Nullable String name) {
@@ -193,6 +212,15 @@ public class HoldfastEndpoint {
      * offline lock or lease whoever holds it, naming the request's principal as the operator (the
      * holder is told who broke it). 404, changing nothing, if it is not live; 403, changing nothing,
      * without an authenticated principal: a lease broken by nobody in particular could not be traced.
+     *
+     * @param section  {@code locks} or {@code leases}
+     * @param type     locks: the locked resource's type
+     * @param id       locks: the locked resource's id
+     * @param name     leases: the lease's name
+     * @param security the request's security context; its principal's name is recorded as the operator
+     * @return 200 with what was {@link Released}; with a {@link Refusal}: 403 without an authenticated principal,
+     *         400 for a missing or invalid argument or a section that cannot be force-released, 404 for an unknown
+     *         or not configured section or a lock or lease that is not live
      */
     @DeleteOperation
     public WebEndpointResponse<Object> forceRelease(@Selector String section, @Nullable String type, @Nullable String id,
