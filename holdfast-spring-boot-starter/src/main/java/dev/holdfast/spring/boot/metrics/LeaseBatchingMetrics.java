@@ -18,13 +18,22 @@ import java.util.function.ToDoubleFunction;
  */
 public final class LeaseBatchingMetrics implements MeterBinder {
 
+    /** The name of the counters of lease calls sent through the batches, tagged {@code kind} (acquire, release). */
     public static final String CALLS = "holdfast.lease.batch.calls";
+    /** The name of the counters of statements the batched lease calls took, tagged {@code kind} (acquire, release). */
     public static final String STATEMENTS = "holdfast.lease.batch.statements";
+    /** The name of the counter of seconds lease calls waited for a batch to linger, summed over the calls. */
     public static final String LINGER = "holdfast.lease.batch.linger";
+    /** The name of the counter of leases passed on in memory to a waiting call of the same owner. */
     public static final String COHORT_HANDOFFS = "holdfast.lease.cohort.handoffs";
 
     private final LeaseService leases;
 
+    /**
+     * Meters {@code leases} once bound to a registry.
+     *
+     * @param leases the lease service whose {@link LeaseService#batchingStats()} the counters read at each publish
+     */
     public LeaseBatchingMetrics(LeaseService leases) {
         this.leases = leases;
     }

@@ -31,6 +31,12 @@ public final class MeteredLeases implements Leases {
     private final Counter refusedTimeout;
     private final Counter losses;
 
+    /**
+     * Decorates {@code leases}, registering the meters in {@code registry} at once.
+     *
+     * @param leases   the leases whose calls are counted
+     * @param registry where the counters and the {@code holdfast.leases.held} gauge are registered
+     */
     public MeteredLeases(Leases leases, MeterRegistry registry) {
         this.leases = leases;
         this.acquisitions = Counter.builder("holdfast.lease.acquisitions").description("Leases granted").register(registry);
@@ -42,7 +48,7 @@ public final class MeteredLeases implements Leases {
                 .register(registry);
     }
 
-    /** The decorated leases. */
+    /** {@return the decorated leases} */
     public Leases delegate() {
         return leases;
     }

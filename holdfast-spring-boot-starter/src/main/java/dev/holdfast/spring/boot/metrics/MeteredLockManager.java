@@ -37,10 +37,15 @@ import java.util.function.Supplier;
  */
 public final class MeteredLockManager implements LockManager {
 
+    /** The name of the counter of offline locks taken (a reacquired lock included). */
     public static final String ACQUISITIONS = "holdfast.offline.lock.acquisitions";
+    /** The name of the counter of offline locks released by their holder. */
     public static final String RELEASES = "holdfast.offline.lock.releases";
+    /** The name of the counter of offline lock expiries extended. */
     public static final String EXTENSIONS = "holdfast.offline.lock.extensions";
+    /** The name of the counter of refused offline lock calls, tagged {@code operation} and {@code reason}. */
     public static final String REFUSALS = "holdfast.offline.lock.refusals";
+    /** The name of the gauge of live offline locks in the table, all servers together. */
     public static final String HELD = "holdfast.offline.locks.held";
 
     private static final int HELD_CAP = 10_000;
@@ -52,16 +57,24 @@ public final class MeteredLockManager implements LockManager {
     private final Counter extensions;
 
     /**
+     * Decorates {@code delegate}, registering the meters in {@code registry} at once.
+     *
      * @param delegate the lock manager that does the work; with a {@link JdbcLockManager} the
      *                 {@value #HELD} gauge is registered too
+     * @param registry where the meters are registered
+     * @throws IllegalArgumentException if an argument is null
      */
     public MeteredLockManager(LockManager delegate, MeterRegistry registry) {
         this(delegate, registry, delegate instanceof JdbcLockManager jdbc ? jdbc : null);
     }
 
     /**
+     * Decorates {@code delegate}, registering the meters in {@code registry} at once.
+     *
      * @param delegate the lock manager that does the work (e.g. a decorator of {@code store})
+     * @param registry where the meters are registered
      * @param store    whose table the {@value #HELD} gauge counts; null: no gauge
+     * @throws IllegalArgumentException if {@code delegate} or {@code registry} is null
      */
     public MeteredLockManager(LockManager delegate, MeterRegistry registry, @Nullable JdbcLockManager store) {
         this.delegate = Arguments.notNull(delegate, "delegate");
@@ -74,7 +87,13 @@ public final class MeteredLockManager implements LockManager {
         }
     }
 
-    /** The {@value #HELD} gauge of {@code store} alone, for a registry to bind (a decorator has no store to count). */
+    /**
+     * The {@value #HELD} gauge of {@code store} alone, for a registry to bind (a decorator has no store to count).
+     *
+     * @param store the lock manager whose table the gauge counts, with one query capped at 10,000 locks per read
+     * @return a binder that registers the gauge; the gauge reads NaN while the database cannot be read
+     * @throws IllegalArgumentException if {@code store} is null
+     */
     public static MeterBinder heldLocks(JdbcLockManager store) {
         Arguments.notNull(store, "store");
         return registry -> Gauge.builder(HELD, store, MeteredLockManager::countHeld)
@@ -90,7 +109,7 @@ public final class MeteredLockManager implements LockManager {
         }
     }
 
-    /** The lock manager doing the work. */
+    /** {@return the lock manager doing the work} */
     public LockManager delegate() {
         return delegate;
     }

@@ -32,18 +32,31 @@ import java.time.Duration;
  */
 public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
 
+    /** The name of the timer of lock statements, waiting included, tagged {@code table} and {@code outcome}. */
     public static final String WAIT = "holdfast.pessimistic.lock.wait";
+    /** The name of the counter of {@link LockTimeoutException}s, tagged {@code table}. */
     public static final String TIMEOUTS = "holdfast.pessimistic.lock.timeouts";
 
     private final MeterRegistry registry;
     private final boolean timed;
 
-    /** Times the locks ({@value #WAIT}) and counts the timeouts. */
+    /**
+     * Times the locks ({@value #WAIT}) and counts the timeouts.
+     *
+     * @param registry where the meters are registered
+     * @throws IllegalArgumentException if {@code registry} is null
+     */
     public PessimisticLockMetrics(MeterRegistry registry) {
         this(registry, true);
     }
 
-    /** @param timed whether to time the locks ({@value #WAIT}); the timeouts are counted either way */
+    /**
+     * Counts the timeouts, and times the locks if {@code timed}.
+     *
+     * @param registry where the meters are registered
+     * @param timed    whether to time the locks ({@value #WAIT}); the timeouts are counted either way
+     * @throws IllegalArgumentException if {@code registry} is null
+     */
     public PessimisticLockMetrics(MeterRegistry registry, boolean timed) {
         this.registry = Arguments.notNull(registry, "registry");
         this.timed = timed;

@@ -15,6 +15,11 @@ public class VersionConflictCounter implements VersionConflictListener {
 
     private final MeterRegistry registry;
 
+    /**
+     * Counts into {@code registry}.
+     *
+     * @param registry where the {@code holdfast.version.conflicts} counters are registered, one per entity and kind
+     */
     public VersionConflictCounter(MeterRegistry registry) {
         this.registry = registry;
     }
@@ -24,6 +29,11 @@ public class VersionConflictCounter implements VersionConflictListener {
         record(e);
     }
 
+    /**
+     * Counts {@code e}: one for each of its stale rows.
+     *
+     * @param e the conflict to count
+     */
     public void record(VersionConflictException e) {
         for (StaleRow row : e.staleRows()) {
             Counter.builder("holdfast.version.conflicts")
