@@ -67,7 +67,10 @@ public enum HoldfastObservation implements ObservationDocumentation {
         return new KeyName[] {Keys.LOCK_NAME};
     }
 
-    /** The technique, the value of {@code holdfast.technique}: {@code pessimistic}, {@code offline}, {@code lease}, {@code optimistic}. */
+    /**
+     * {@return the technique, the value of {@code holdfast.technique}: {@code pessimistic}, {@code offline},
+     * {@code lease} or {@code optimistic}}
+     */
     public String technique() {
         return switch (this) {
             case PESSIMISTIC_LOCK -> "pessimistic";

@@ -10,7 +10,7 @@ import io.micrometer.observation.ObservationConvention;
  */
 public interface HoldfastObservationConvention extends ObservationConvention<HoldfastObservationContext> {
 
-    /** The observation this convention names. */
+    /** {@return the observation this convention names} */
     HoldfastObservation observation();
 
     @Override

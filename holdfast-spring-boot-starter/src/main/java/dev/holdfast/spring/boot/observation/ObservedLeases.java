@@ -38,12 +38,27 @@ public final class ObservedLeases implements Leases {
     private final String database;
     private final @Nullable LeaseObservationConvention convention;
 
-    /** Observations with the default convention; {@code dialect} is the database of {@code delegate}. */
+    /**
+     * Observations with the default convention.
+     *
+     * @param delegate the leases whose acquire calls are observed
+     * @param registry where the observations are made
+     * @param dialect  the database of {@code delegate}, for {@code db.system}
+     * @throws IllegalArgumentException if an argument is null
+     */
     public ObservedLeases(Leases delegate, ObservationRegistry registry, Dialect dialect) {
         this(delegate, registry, dialect, null);
     }
 
-    /** @param convention replaces the default convention; null keeps it */
+    /**
+     * Observations named and tagged by {@code convention}.
+     *
+     * @param delegate   the leases whose acquire calls are observed
+     * @param registry   where the observations are made
+     * @param dialect    the database of {@code delegate}, for {@code db.system}
+     * @param convention replaces the default convention; null keeps it
+     * @throws IllegalArgumentException if an argument other than {@code convention} is null
+     */
     public ObservedLeases(Leases delegate, ObservationRegistry registry, Dialect dialect,
                           @Nullable LeaseObservationConvention convention) {
         this.delegate = Arguments.notNull(delegate, "delegate");
@@ -55,6 +70,10 @@ public final class ObservedLeases implements Leases {
     /**
      * A listener for {@link LeaseService.Builder#onGrant} that tells the lease observation in scope how its grant
      * came. It does nothing when no Holdfast lease observation is current.
+     *
+     * @param registry the registry the lease observations are made in
+     * @return the listener
+     * @throws IllegalArgumentException if {@code registry} is null
      */
     public static GrantListener grantListener(ObservationRegistry registry) {
         Arguments.notNull(registry, "registry");
@@ -67,7 +86,7 @@ public final class ObservedLeases implements Leases {
         };
     }
 
-    /** The decorated leases. */
+    /** {@return the decorated leases} */
     public Leases delegate() {
         return delegate;
     }

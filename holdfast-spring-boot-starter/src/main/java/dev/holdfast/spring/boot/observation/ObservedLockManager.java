@@ -28,12 +28,27 @@ public final class ObservedLockManager implements LockManager {
     private final String database;
     private final @Nullable OfflineLockObservationConvention convention;
 
-    /** Observations with the default convention; {@code dialect} is the database of {@code delegate}. */
+    /**
+     * Observations with the default convention.
+     *
+     * @param delegate the lock manager whose tryLock and reacquire calls are observed
+     * @param registry where the observations are made
+     * @param dialect  the database of {@code delegate}, for {@code db.system}
+     * @throws IllegalArgumentException if an argument is null
+     */
     public ObservedLockManager(LockManager delegate, ObservationRegistry registry, Dialect dialect) {
         this(delegate, registry, dialect, null);
     }
 
-    /** @param convention replaces the default convention; null keeps it */
+    /**
+     * Observations named and tagged by {@code convention}.
+     *
+     * @param delegate   the lock manager whose tryLock and reacquire calls are observed
+     * @param registry   where the observations are made
+     * @param dialect    the database of {@code delegate}, for {@code db.system}
+     * @param convention replaces the default convention; null keeps it
+     * @throws IllegalArgumentException if an argument other than {@code convention} is null
+     */
     public ObservedLockManager(LockManager delegate, ObservationRegistry registry, Dialect dialect,
                                @Nullable OfflineLockObservationConvention convention) {
         this.delegate = Arguments.notNull(delegate, "delegate");
@@ -42,7 +57,7 @@ public final class ObservedLockManager implements LockManager {
         this.convention = convention;
     }
 
-    /** The lock manager doing the work. */
+    /** {@return the lock manager doing the work} */
     public LockManager delegate() {
         return delegate;
     }

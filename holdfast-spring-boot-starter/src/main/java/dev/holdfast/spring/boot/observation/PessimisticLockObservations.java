@@ -31,12 +31,25 @@ public final class PessimisticLockObservations implements PessimisticLocks.Obser
     private final String database;
     private final @Nullable PessimisticLockObservationConvention convention;
 
-    /** Observations with the default convention. */
+    /**
+     * Observations with the default convention.
+     *
+     * @param registry where the observations are made
+     * @param dialect  the database of the observed locks, for {@code db.system}
+     * @throws IllegalArgumentException if an argument is null
+     */
     public PessimisticLockObservations(ObservationRegistry registry, Dialect dialect) {
         this(registry, dialect, null);
     }
 
-    /** @param convention replaces the default convention; null keeps it */
+    /**
+     * Observations named and tagged by {@code convention}.
+     *
+     * @param registry   where the observations are made
+     * @param dialect    the database of the observed locks, for {@code db.system}
+     * @param convention replaces the default convention; null keeps it
+     * @throws IllegalArgumentException if an argument other than {@code convention} is null
+     */
     public PessimisticLockObservations(ObservationRegistry registry, Dialect dialect,
                                        @Nullable PessimisticLockObservationConvention convention) {
         this.registry = Arguments.notNull(registry, "registry");

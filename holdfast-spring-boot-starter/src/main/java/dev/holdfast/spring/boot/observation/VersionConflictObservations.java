@@ -22,12 +22,25 @@ public final class VersionConflictObservations implements VersionConflictListene
     private final String database;
     private final @Nullable VersionConflictObservationConvention convention;
 
-    /** Observations with the default convention; {@code dialect} is the database the conflicts come from. */
+    /**
+     * Observations with the default convention.
+     *
+     * @param registry where the observations are made
+     * @param dialect  the database the conflicts come from, for {@code db.system}
+     * @throws IllegalArgumentException if an argument is null
+     */
     public VersionConflictObservations(ObservationRegistry registry, Dialect dialect) {
         this(registry, dialect, null);
     }
 
-    /** @param convention replaces the default convention; null keeps it */
+    /**
+     * Observations named and tagged by {@code convention}.
+     *
+     * @param registry   where the observations are made
+     * @param dialect    the database the conflicts come from, for {@code db.system}
+     * @param convention replaces the default convention; null keeps it
+     * @throws IllegalArgumentException if an argument other than {@code convention} is null
+     */
     public VersionConflictObservations(ObservationRegistry registry, Dialect dialect,
                                        @Nullable VersionConflictObservationConvention convention) {
         this.registry = Arguments.notNull(registry, "registry");
@@ -40,7 +53,11 @@ public final class VersionConflictObservations implements VersionConflictListene
         record(conflict);
     }
 
-    /** One observation per stale row of {@code conflict}. */
+    /**
+     * One observation per stale row of {@code conflict}; none with a registry that has no handler.
+     *
+     * @param conflict the conflict, whose exception is each observation's error
+     */
     public void record(VersionConflictException conflict) {
         if (registry.isNoop()) {
             return;
