@@ -41,7 +41,7 @@ public final class ObservedLeases implements Leases {
     /**
      * Observations with the default convention.
      *
-     * @param delegate the leases whose acquire calls are observed
+     * @param delegate the leases whose {@code tryAcquire}, {@code tryAcquireOrRenew} and {@code acquire} calls are observed
      * @param registry where the observations are made
      * @param dialect  the database of {@code delegate}, for {@code db.system}
      * @throws IllegalArgumentException if an argument is null
@@ -53,7 +53,7 @@ public final class ObservedLeases implements Leases {
     /**
      * Observations named and tagged by {@code convention}.
      *
-     * @param delegate   the leases whose acquire calls are observed
+     * @param delegate   the leases whose {@code tryAcquire}, {@code tryAcquireOrRenew} and {@code acquire} calls are observed
      * @param registry   where the observations are made
      * @param dialect    the database of {@code delegate}, for {@code db.system}
      * @param convention replaces the default convention; null keeps it

@@ -31,7 +31,7 @@ public final class ObservedLockManager implements LockManager {
     /**
      * Observations with the default convention.
      *
-     * @param delegate the lock manager whose tryLock and reacquire calls are observed
+     * @param delegate the lock manager whose {@code tryLock} and {@code reacquire} calls are observed
      * @param registry where the observations are made
      * @param dialect  the database of {@code delegate}, for {@code db.system}
      * @throws IllegalArgumentException if an argument is null
@@ -43,7 +43,7 @@ public final class ObservedLockManager implements LockManager {
     /**
      * Observations named and tagged by {@code convention}.
      *
-     * @param delegate   the lock manager whose tryLock and reacquire calls are observed
+     * @param delegate   the lock manager whose {@code tryLock} and {@code reacquire} calls are observed
      * @param registry   where the observations are made
      * @param dialect    the database of {@code delegate}, for {@code db.system}
      * @param convention replaces the default convention; null keeps it
