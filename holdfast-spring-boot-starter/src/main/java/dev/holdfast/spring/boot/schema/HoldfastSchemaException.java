@@ -10,11 +10,15 @@ public class HoldfastSchemaException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
+    /** What is missing or outdated. */
     @SuppressWarnings("serial")   // an immutable list of records; never serialized in practice
     private final List<SchemaCheck.Problem> problems;
+    /** The value of {@code holdfast.jdbc.initialize-schema} at start-up. */
     private final String initializeSchema;
 
     /**
+     * The start-up failure for {@code problems}, which the message describes.
+     *
      * @param problems         what is missing, at least one
      * @param initializeSchema the value of {@code holdfast.jdbc.initialize-schema} at start-up
      */
@@ -25,12 +29,15 @@ public class HoldfastSchemaException extends IllegalStateException {
         this.initializeSchema = initializeSchema;
     }
 
-    /** What is missing. */
+    /** {@return what is missing or outdated, as an unmodifiable list} */
     public List<SchemaCheck.Problem> problems() {
         return problems;
     }
 
-    /** The value of {@code holdfast.jdbc.initialize-schema} at start-up ({@code embedded}, {@code always}, {@code never}). */
+    /**
+     * {@return the value of {@code holdfast.jdbc.initialize-schema} at start-up ({@code embedded}, {@code always},
+     * {@code never})}
+     */
     public String initializeSchema() {
         return initializeSchema;
     }
