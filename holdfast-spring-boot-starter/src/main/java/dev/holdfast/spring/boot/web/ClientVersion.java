@@ -23,7 +23,12 @@ public record ClientVersion(long value) {
     /** Longest text accepted as a version: a long has at most 19 digits. */
     static final int MAX_LENGTH = 19;
 
-    /** @throws MalformedVersionException if {@code value} is negative */
+    /**
+     * A version as the page showed it.
+     *
+     * @param value the version, not negative
+     * @throws MalformedVersionException if {@code value} is negative
+     */
     public ClientVersion {
         if (value < 0) {
             throw new MalformedVersionException(Long.toString(value));
@@ -31,7 +36,10 @@ public record ClientVersion(long value) {
     }
 
     /**
+     * The version a form field carries.
+     *
      * @param raw the form field, e.g. {@code "7"} (surrounding blanks are ignored)
+     * @return the version, 0 or more
      * @throws MalformedVersionException if it is null, blank, not a decimal number, or negative
      */
     public static ClientVersion parse(String raw) {
@@ -52,6 +60,7 @@ public record ClientVersion(long value) {
     /** A form carried no version, or something that is not one. */
     public static final class MalformedVersionException extends IllegalArgumentException {
 
+        /** Whether the version was missing (rather than malformed). */
         private final boolean missing;
 
         MalformedVersionException(@Nullable String raw) {
@@ -60,7 +69,7 @@ public record ClientVersion(long value) {
             this.missing = raw == null;
         }
 
-        /** Whether the version was missing (rather than malformed). */
+        /** {@return whether the version was missing (null or blank), rather than malformed} */
         public boolean missing() {
             return missing;
         }

@@ -10,19 +10,22 @@ import org.springframework.web.ErrorResponse;
  */
 public sealed interface HoldfastProblem extends ErrorResponse permits LockProblem, VersionProblem {
 
-    /** The HTTP status: 409 for conflicts, 400 for bad input. */
+    /** {@return the HTTP status: 409 for conflicts, 400 for bad input} */
     int status();
 
-    /** A stable code a page or client can switch on. */
+    /** {@return a stable code a page or client can switch on} */
     String code();
 
-    /** A short headline. */
+    /** {@return a short headline} */
     String title();
 
-    /** What happened, and that nothing was changed. */
+    /** {@return what happened, and that nothing was changed} */
     String detail();
 
-    /** This problem as a problem detail: status, title, detail, {@code code}, and the problem's own properties. */
+    /**
+     * {@return this problem as a new problem detail: status, title, detail, {@code code}, and the problem's own
+     * properties}
+     */
     default ProblemDetail problemDetail() {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(getStatusCode(), detail());
         problem.setTitle(title());
@@ -31,7 +34,11 @@ public sealed interface HoldfastProblem extends ErrorResponse permits LockProble
         return problem;
     }
 
-    /** Adds the problem's own extension properties. */
+    /**
+     * Adds the problem's own extension properties.
+     *
+     * @param problem the problem detail to add them to
+     */
     void addProperties(ProblemDetail problem);
 
     @Override

@@ -52,7 +52,8 @@ public class LockHeartbeat {
      * @param locks      extends the locks (may be a metered wrapper of {@code store})
      * @param store      reads who holds a lock until when
      * @param dataSource the pool, for the database time
-     * @param interval   how often the page beats, and how much each beat adds
+     * @param interval   how often the page beats, and how much each beat adds; more than zero
+     * @throws IllegalArgumentException if an argument is null, or {@code interval} is not more than zero
      */
     public LockHeartbeat(LockManager locks, JdbcLockManager store, DataSource dataSource, Duration interval) {
         this.locks = Arguments.notNull(locks, "locks");
@@ -64,12 +65,19 @@ public class LockHeartbeat {
         }
     }
 
-    /** How often a page beats (for {@code data-holdfast-interval-seconds}). */
+    /** {@return how often a page beats, and how much each beat adds (for {@code data-holdfast-interval-seconds})} */
     public Duration interval() {
         return interval;
     }
 
-    /** Who holds the lock on {@code type}/{@code id}, since and until when, with the seconds left by database time. */
+    /**
+     * Who holds the lock on {@code type}/{@code id}, since and until when, with the seconds left by database time.
+     *
+     * @param type the locked resource's type, e.g. {@code purchase_order}
+     * @param id   the locked resource's id
+     * @return the live lock's status; empty if nobody holds a live lock on the resource
+     * @throws dev.holdfast.DatabaseException if the database failed
+     */
     public Optional<LockStatus> status(String type, String id) {
         Optional<HeldLock> held = store.holder(type, id);
         if (held.isEmpty()) {
@@ -83,6 +91,10 @@ public class LockHeartbeat {
     /**
      * One beat: extends {@code lockId}, which must be the live lock of {@code owner} on {@code type}/{@code id}.
      *
+     * @param lockId the lock id the page carries, as text; null or blank answers 400
+     * @param type   the locked resource's type, e.g. {@code purchase_order}
+     * @param id     the locked resource's id
+     * @param owner  the signed-in user, who must hold the lock
      * @return 200 {@code {"held":true,"owner":…,"expiresAt":…,"secondsLeft":…,"intervalSeconds":…}}; 409 problem
      *         detail ({@code "held":false}) if the lock is lost (expired, broken, taken over, another's);
      *         400 for a missing or malformed lock id
@@ -98,7 +110,12 @@ public class LockHeartbeat {
      * so the edit page's heartbeat and its server-rendered times read the same. A refusal for a lock that
      * ended gets {@code "endedAtText"} the same way.
      *
+     * @param lockId  the lock id the page carries, as text; null or blank answers 400
+     * @param type    the locked resource's type, e.g. {@code purchase_order}
+     * @param id      the locked resource's id
+     * @param owner   the signed-in user, who must hold the lock
      * @param display formats an instant for the page; null for no {@code expiresAtText}
+     * @return the answer of {@link #extend(String, String, String, String)}, with the texts
      */
     public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
                                     @Nullable Function<Instant, String> display) {
@@ -112,8 +129,13 @@ public class LockHeartbeat {
      * whose times are UTC already). {@code heartbeat.js} shows each such time as
      * {@code <time datetime="…" title="…">text</time>}.
      *
+     * @param lockId  the lock id the page carries, as text; null or blank answers 400
+     * @param type    the locked resource's type, e.g. {@code purchase_order}
+     * @param id      the locked resource's id
+     * @param owner   the signed-in user, who must hold the lock
      * @param display formats an instant for the page; null for no {@code expiresAtText}/{@code endedAtText}
      * @param title   the hover title of an instant, or null for none; null for no titles at all
+     * @return the answer of {@link #extend(String, String, String, String, Function)}, with the titles
      */
     public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
                                     @Nullable Function<Instant, String> display,

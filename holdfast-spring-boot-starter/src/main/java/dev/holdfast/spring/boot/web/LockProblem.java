@@ -32,7 +32,12 @@ import java.time.Instant;
 public record LockProblem(int status, String code, String title, String detail, @Nullable String owner,
                           @Nullable Instant expiresAt, @Nullable String endedBy, @Nullable Instant endedAt) implements HoldfastProblem {
 
-    /** The problem for a refused offline lock call. */
+    /**
+     * The problem for a refused offline lock call.
+     *
+     * @param e the refusal: the lock is held by someone else
+     * @return a 409 {@code already-locked} problem with the holder (if known) and until when they hold the lock
+     */
     public static LockProblem of(AlreadyLockedException e) {
         String who = e.owner().orElse("someone else");
         return new LockProblem(HttpStatus.CONFLICT.value(), "already-locked", "Being edited by " + who,
@@ -41,7 +46,13 @@ public record LockProblem(int status, String code, String title, String detail, 
                 e.owner().orElse(null), e.expiresAt(), null, null);
     }
 
-    /** The problem for a lock id that authorizes nothing. */
+    /**
+     * The problem for a lock id that authorizes nothing.
+     *
+     * @param e why the lock id authorizes nothing
+     * @return a 409 problem: for a {@link LockEndedException} as {@link #of(LockEndedException)} makes it, else
+     *         {@code lock-expired}, {@code other-owner}, {@code other-resource} or {@code no-lock}
+     */
     public static LockProblem of(LockNotHeldException e) {
         if (e instanceof LockEndedException ended) {
             return of(ended);
@@ -66,7 +77,13 @@ public record LockProblem(int status, String code, String title, String detail, 
                 null, null, null, null);
     }
 
-    /** The problem for a lock id whose lock ended: how, by whom, when, and who holds the resource now. */
+    /**
+     * The problem for a lock id whose lock ended: how, by whom, when, and who holds the resource now.
+     *
+     * @param e how the caller's lock ended
+     * @return a 409 problem: {@code lock-released}, {@code lock-broken}, {@code lock-replaced} or
+     *         {@code lock-taken-over}, with the resource's current holder if there is one
+     */
     public static LockProblem of(LockEndedException e) {
         String what = "this " + readable(e.type()) + " (" + e.id() + ")";
         String holder = e.holder().map(h -> " " + (h.owner() == null ? "Someone" : h.owner())
@@ -91,7 +108,13 @@ public record LockProblem(int status, String code, String title, String detail, 
                 h.owner(), h.expiresAt(), problem.endedBy, problem.endedAt)).orElse(problem);
     }
 
-    /** The problem for a form that carried no lock id, or one that cannot be a lock id. */
+    /**
+     * The problem for a form that carried no lock id, or one that cannot be a lock id.
+     *
+     * @param missing true if the form carried no lock id (or a blank one); false if it carried something that
+     *                cannot be a lock id
+     * @return a 400 {@code bad-lock-id} problem
+     */
     public static LockProblem badLockId(boolean missing) {
         return new LockProblem(HttpStatus.BAD_REQUEST.value(), "bad-lock-id",
                 missing ? "The form carried no lock" : "The form carried a damaged lock",

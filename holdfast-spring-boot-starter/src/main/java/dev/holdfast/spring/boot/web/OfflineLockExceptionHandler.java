@@ -55,7 +55,14 @@ public class OfflineLockExceptionHandler {
         this.view = view == null || view.isBlank() ? null : view;
     }
 
-    /** JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). */
+    /**
+     * JSON clients: an RFC 9457 problem detail ({@code application/problem+json}).
+     *
+     * @param e the refusal, one of the exception types this method is declared to handle
+     * @return the {@link LockProblem}'s problem detail with its status (409 or 400), never cached
+     * @throws Exception {@code e} itself when it is a type mismatch, a missing parameter or a binding error that is
+     *                   not about a {@link LockId}, for the next handler
+     */
     @ExceptionHandler(value = {AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
             OfflineLockLostException.class, MalformedLockIdException.class,
             MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
@@ -65,7 +72,16 @@ public class OfflineLockExceptionHandler {
         return ProblemPage.asJson(problem.getStatusCode(), problem.getBody());
     }
 
-    /** Browsers and everyone else: the application's view, or the built-in page. */
+    /**
+     * Browsers and everyone else: the application's view, or the built-in page.
+     *
+     * @param e       the refusal, one of the exception types this method is declared to handle
+     * @param request the refused request, passed on to {@link #addToModel}
+     * @return the view named by {@code holdfast.web.lock-problem-view} with the {@link LockProblem} as model
+     *         attribute {@value #MODEL_ATTRIBUTE}, or the built-in page; with the problem's status (409 or 400)
+     * @throws Exception {@code e} itself when it is a type mismatch, a missing parameter or a binding error that is
+     *                   not about a {@link LockId}, for the next handler
+     */
     @ExceptionHandler({AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
             OfflineLockLostException.class, MalformedLockIdException.class,
             MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
@@ -123,6 +139,10 @@ public class OfflineLockExceptionHandler {
     /**
      * Adds what the application's page needs besides {@value #MODEL_ATTRIBUTE}; nothing by default.
      * Not called for JSON or the built-in page.
+     *
+     * @param model   the page's model, which holds the problem as {@value #MODEL_ATTRIBUTE} already
+     * @param problem the problem the page shows
+     * @param request the refused request
      */
     protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {
     }

@@ -56,7 +56,13 @@ public class VersionConflictExceptionHandler {
         this.onConflict = listener == null ? e -> { } : listener::onConflict;
     }
 
-    /** JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). */
+    /**
+     * JSON clients: an RFC 9457 problem detail ({@code application/problem+json}). A conflict is told to the
+     * listener first.
+     *
+     * @param e the refusal, one of the exception types this method is declared to handle
+     * @return the {@link VersionProblem}'s problem detail with its status (409 or 400), never cached
+     */
     @ExceptionHandler(value = {VersionConflictException.class, StaleVersionException.class,
             ClientVersion.MalformedVersionException.class, TamperedStateException.class},
             produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
@@ -65,7 +71,16 @@ public class VersionConflictExceptionHandler {
         return ProblemPage.asJson(problem.getStatusCode(), problem.getBody());
     }
 
-    /** Browsers and everyone else: the application's view, or the built-in page. */
+    /**
+     * Browsers and everyone else: the application's view, or the built-in page. A conflict is told to the
+     * listener first.
+     *
+     * @param e       the refusal, one of the exception types this method is declared to handle
+     * @param request the refused request, passed on to {@link #addToModel}
+     * @return the view named by {@code holdfast.web.conflict-view} with the {@link VersionProblem} as model
+     *         attribute {@value #MODEL_ATTRIBUTE}, or the built-in page listing the stale rows; with the problem's
+     *         status (409 or 400)
+     */
     @ExceptionHandler({VersionConflictException.class, StaleVersionException.class,
             ClientVersion.MalformedVersionException.class, TamperedStateException.class})
     public ModelAndView page(Exception e, HttpServletRequest request) {
@@ -99,6 +114,10 @@ public class VersionConflictExceptionHandler {
     /**
      * Adds what the application's page needs besides {@value #MODEL_ATTRIBUTE}; nothing by default.
      * Not called for JSON or the built-in page.
+     *
+     * @param model   the page's model, which holds the problem as {@value #MODEL_ATTRIBUTE} already
+     * @param problem the problem the page shows
+     * @param request the refused request
      */
     protected void addToModel(Map<String, Object> model, VersionProblem problem, HttpServletRequest request) {
     }

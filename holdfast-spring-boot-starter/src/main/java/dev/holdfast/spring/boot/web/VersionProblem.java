@@ -26,11 +26,26 @@ import java.util.Map;
 public record VersionProblem(int status, String code, String title, String detail, List<StaleRow> staleRows)
         implements HoldfastProblem {
 
+    /**
+     * A problem with its own copy of {@code staleRows}.
+     *
+     * @param status    409 for a stale version, 400 for a missing or malformed version or a tampered state
+     * @param code      a stable code: {@code version-conflict}, {@code bad-version}, {@code tampered-state}
+     * @param title     a short headline
+     * @param detail    what happened and that nothing was changed
+     * @param staleRows for a conflict, every stale row; else empty
+     * @throws NullPointerException if {@code staleRows} is null or contains null
+     */
     public VersionProblem {
         staleRows = List.copyOf(staleRows);
     }
 
-    /** The problem for a stale version. */
+    /**
+     * The problem for a stale version.
+     *
+     * @param e the conflict
+     * @return a 409 {@code version-conflict} problem with every stale row of {@code e}
+     */
     public static VersionProblem of(VersionConflictException e) {
         return new VersionProblem(409, "version-conflict",
                 e.staleRows().size() == 1 ? "Changed while you were looking at it" : "Changed while you were working",
@@ -38,7 +53,12 @@ public record VersionProblem(int status, String code, String title, String detai
                 e.staleRows());
     }
 
-    /** The problem for a form that carried no version, or something that is not one. */
+    /**
+     * The problem for a form that carried no version, or something that is not one.
+     *
+     * @param e the refused form value
+     * @return a 400 {@code bad-version} problem
+     */
     public static VersionProblem badVersion(ClientVersion.MalformedVersionException e) {
         return new VersionProblem(400, "bad-version",
                 e.missing() ? "The form carried no version" : "The form carried a damaged version",
@@ -47,7 +67,12 @@ public record VersionProblem(int status, String code, String title, String detai
                 List.of());
     }
 
-    /** The problem for a sealed business-transaction state that did not verify. */
+    /**
+     * The problem for a sealed business-transaction state that did not verify.
+     *
+     * @param e the refusal
+     * @return a 400 {@code tampered-state} problem
+     */
     public static VersionProblem of(TamperedStateException e) {
         return new VersionProblem(400, "tampered-state", "The form was altered",
                 "The form's saved state did not verify (it was altered, damaged, or belongs to another session). "
