@@ -1,16 +1,14 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.internal.Arguments;
-import dev.holdfast.lease.internal.LeaseSettings;
-
-import java.time.Duration;
+import dev.holdfast.lease.internal.BatchMode;
 
 /**
  * Whether a {@link LeaseService} commits concurrent calls together ({@link LeaseService.Builder#batching}).
- * One of {@link #ADAPTIVE} (the default), {@link #OFF}, {@link #CONCURRENT} or, as an expert override,
- * {@link #lockstep(Duration)}. Batching applies on PostgreSQL and MariaDB; on H2 (embedded, where a
- * statement costs no round trip) every mode runs as {@link #OFF}. {@link LeaseService#batchingStats()}
- * says whether it engaged.
+ * One of {@link #OFF} (the default), {@link #CONCURRENT} or {@link #ADAPTIVE}; both batching modes are
+ * opt-in. Batching applies on PostgreSQL and MariaDB; on H2 (embedded, where a statement costs no round
+ * trip) every mode runs as {@link #OFF}. With {@link #OFF} the service builds no batching machinery:
+ * every call sends its own single-row statement. {@link LeaseService#batchingStats()} says whether
+ * batching engaged.
  *
  * <p><b>Concurrent.</b> Concurrent {@code tryAcquire} calls of one service go to the database as one
  * multi-row acquire, and concurrent {@code release(lease)} calls as one multi-row release, each one
@@ -52,82 +50,24 @@ import java.time.Duration;
  * stops all waiting for a number of batches (doubling with each such wait, up to 64). There is no
  * linger to set.
  *
- * <p><b>Lockstep</b> (deprecated, an expert override: prefer {@link #ADAPTIVE}). As concurrent, with
- * one acquire statement in flight; an acquire batch that could start waits, at most the fixed linger
- * after the last one ended, for the threads that batch answered to come back with their next acquire.
- * Only a thread that came back within the linger the last time is waited for; a thread alone never
- * waits for itself. An acquire may wait up to the linger for a thread that does not come back this
- * time: keep the linger well below the time threads hold their leases.
- *
  * <p>In every mode a release never lingers and never waits for an acquire: it waits at most for the
  * release statements in flight, then goes in the next.
  */
-public final class Batching {
+public enum Batching {
 
     /** Every call is a statement of its own. */
-    public static final Batching OFF = new Batching("OFF", -1);
+    OFF,
     /** Calls that queue while a statement of their kind is in flight go together in the next. */
-    public static final Batching CONCURRENT = new Batching("CONCURRENT", 0);
+    CONCURRENT,
     /** As {@link #CONCURRENT} while measured faster than calls alone; acquire batches wait for threads only while that pays. */
-    public static final Batching ADAPTIVE = new Batching("ADAPTIVE", 0);
+    ADAPTIVE;
 
-    private static final Duration MAX_LINGER = Duration.ofSeconds(1);
-
-    private final String mode;
-    private final long lingerNanos;
-
-    private Batching(String mode, long lingerNanos) {
-        this.mode = mode;
-        this.lingerNanos = lingerNanos;
-    }
-
-    /**
-     * Concurrent batching in lockstep: a batch waits at most {@code linger} for the threads the last
-     * batch answered.
-     *
-     * @param linger more than 0, at most 1 s
-     * @return lockstep batching with {@code linger}
-     * @throws IllegalArgumentException if {@code linger} is null, not positive or longer than 1 s
-     * @deprecated an expert override, kept for workloads measured to gain from a fixed linger; use
-     *             {@link #ADAPTIVE}, which waits only while it pays
-     */
-    @Deprecated
-    public static Batching lockstep(Duration linger) {
-        Arguments.notNull(linger, "linger");
-        if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {
-            throw new IllegalArgumentException("A lockstep linger must be more than 0 and at most 1 s, not " + linger);
-        }
-        return new Batching("LOCKSTEP", linger.toNanos());
-    }
-
-    /** {@return whether calls are batched at all: false for {@link #OFF} only} */
-    public boolean isOn() {
-        return lingerNanos >= 0;
-    }
-
-    /** {@return the linger of lockstep batching; {@link Duration#ZERO} for the other modes} */
-    public Duration linger() {
-        return Duration.ofNanos(Math.max(0, lingerNanos));
-    }
-
-    /** The service's setting: lockstep's linger in nanoseconds, {@link LeaseSettings#ADAPTIVE}, or 0. */
-    long lingerNanos() {
-        return mode.equals("ADAPTIVE") ? LeaseSettings.ADAPTIVE : Math.max(0, lingerNanos);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof Batching b && b.mode.equals(mode) && b.lingerNanos == lingerNanos;
-    }
-
-    @Override
-    public int hashCode() {
-        return mode.hashCode() * 31 + Long.hashCode(lingerNanos);
-    }
-
-    /** {@code OFF}, {@code ADAPTIVE}, {@code CONCURRENT} or {@code LOCKSTEP(PT0.0003S)}. */
-    @Override
-    public String toString() {
-        return lingerNanos > 0 ? mode + "(" + linger() + ")" : mode;
+    /** The internals' name of this mode. */
+    BatchMode mode() {
+        return switch (this) {
+            case OFF -> BatchMode.OFF;
+            case CONCURRENT -> BatchMode.CONCURRENT;
+            case ADAPTIVE -> BatchMode.ADAPTIVE;
+        };
     }
 }

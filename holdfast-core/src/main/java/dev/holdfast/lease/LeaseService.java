@@ -88,7 +88,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         private String table = HoldfastTable.LEASES.defaultName();
         private CommitDurability durability = CommitDurability.RELAXED;
         private int cohortHandOffs;
-        private Batching batching = Batching.ADAPTIVE;
+        private Batching batching = Batching.OFF;
         private Duration failoverGrace = Duration.ZERO;
         private LeaseTuning tuning = LeaseTuning.DEFAULT;
         private @Nullable GrantListener onGrant;
@@ -155,7 +155,7 @@ public final class LeaseService implements Leases, LeaseRenewer {
         }
 
         /**
-         * Sets whether concurrent calls commit together (default {@link Batching#ADAPTIVE}); see {@link Batching}.
+         * Sets whether concurrent calls commit together (default {@link Batching#OFF}: none); see {@link Batching}.
          *
          * @param batching the batching mode
          * @return this builder
@@ -258,9 +258,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
          */
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
-            return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs, batching.isOn(),
-                    batching.lingerNanos(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool), batching,
-                    onGrant, List.copyOf(decorators));
+            return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs,
+                    batching.mode(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool),
+                    batching, onGrant, List.copyOf(decorators));
         }
     }
 

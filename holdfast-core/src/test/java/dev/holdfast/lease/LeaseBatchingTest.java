@@ -231,20 +231,20 @@ public class LeaseBatchingTest {
 
     /**
      * Issue 31, item 4: a release never waits for a batch longer than a statement. An acquire is stuck in
-     * its statement (the gate holds it, as a row lock elsewhere would), with a linger far longer than the
-     * test and the releasing thread known to come back at once (so an acquire batch would wait for it);
+     * its statement (the gate holds it, as a row lock elsewhere would), with the releasing thread known to
+     * come back at once (so an adaptive acquire batch may wait for it);
      * releases of the same service still go to the database and complete while the acquire is stuck, and
      * a release that finds another in flight goes in the very next statement.
      */
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
-    void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatementWhateverTheLinger(TestDatabase db) throws Exception {
+    void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatementInEveryMode(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
-        for (Batching batching : List.of(Batching.lockstep(Duration.ofSeconds(1)), Batching.ADAPTIVE, Batching.CONCURRENT)) {
+        for (Batching batching : List.of(Batching.ADAPTIVE, Batching.CONCURRENT)) {
             try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate)).table(table)
                     .batching(batching).tune(t -> t.batchLoneCalls(true)).build()) {
                 List<Lease> mine = new ArrayList<>();
-                for (int i = 0; i < 3; i++) { // one thread back at once each time: waited for, in lockstep
+                for (int i = 0; i < 3; i++) { // one thread back at once each time: may be waited for, adaptively
                     mine.add(leases.tryAcquire("mine-" + i, "me", LONG).orElseThrow());
                 }
                 CountDownLatch entered = new CountDownLatch(1);
@@ -298,30 +298,33 @@ public class LeaseBatchingTest {
             assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0, 0));
             assertThat(stats.acquireCallsPerStatement()).isEqualTo(5.0 / 3);
         }
-        try (LeaseService off = LeaseService.builder(db.dataSource()).table(table).batching(Batching.OFF).build()) {
+        try (LeaseService off = LeaseService.builder(db.dataSource()).table(table).build()) {
+            assertThat(off.batching()).as("the default").isEqualTo(Batching.OFF);
+            assertThat(off.probe().batching()).as("batching off: no batching machinery built").isFalse();
             off.release(off.tryAcquire("unbatched", "me", LONG).orElseThrow());
             assertThat(off.batchingStats()).as("batching off: nothing counted").isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
         }
     }
 
+    /** Off by default; a refused batching changes nothing; each mode reaches the internals as itself. */
     @Test
-    void lockstepRefusesABadLingerAndABadBatchingChangesNothing() {
-        LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2)
-                .batching(Batching.lockstep(Duration.ofMillis(1)));
-        for (Duration bad : java.util.Arrays.asList(null, Duration.ZERO, Duration.ofNanos(-1), Duration.ofSeconds(1).plusNanos(1))) {
-            assertThatThrownBy(() -> Batching.lockstep(bad)).as(String.valueOf(bad))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
+    void offIsTheDefaultAndABadBatchingChangesNothing() {
+        LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2);
+        try (LeaseService leases = builder.build()) {
+            assertThat(leases.batching()).as("the default").isEqualTo(Batching.OFF);
         }
+        builder.batching(Batching.ADAPTIVE);
         assertThatThrownBy(() -> builder.batching(null)).isInstanceOf(IllegalArgumentException.class);
         try (LeaseService leases = builder.build()) {
-            assertThat(leases.batching()).as("the refused batching changed nothing: lockstep 1 ms is still set")
-                    .isEqualTo(Batching.lockstep(Duration.ofMillis(1)));
+            assertThat(leases.batching()).as("the refused batching changed nothing: adaptive is still set")
+                    .isEqualTo(Batching.ADAPTIVE);
+            assertThat(leases.probe().batching()).as("on H2 every mode runs as off: no batching machinery").isFalse();
         }
-        assertThat(Batching.lockstep(Duration.ofSeconds(1)).linger()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(Batching.lockstep(Duration.ofNanos(300_000))).hasToString("LOCKSTEP(PT0.0003S)");
-        assertThat(Batching.CONCURRENT.isOn()).isTrue();
-        assertThat(Batching.OFF.isOn()).isFalse();
-        assertThat(Batching.OFF.linger()).isZero();
+        assertThat(Batching.values()).containsExactly(Batching.OFF, Batching.CONCURRENT, Batching.ADAPTIVE);
+        for (Batching batching : Batching.values()) {
+            assertThat(batching.mode().name()).as("the internals' mode").isEqualTo(batching.name());
+            assertThat(batching).hasToString(batching.name());
+        }
     }
 
     private static Object release(LeaseService leases, Lease lease) {

@@ -3,7 +3,8 @@ package dev.holdfast.lease;
 import javax.sql.DataSource;
 
 /**
- * Every rule of the lease contract holds with adaptive batching ({@link Batching#ADAPTIVE}), each call
+ * Every rule of the lease contract holds with adaptive batching ({@link Batching#ADAPTIVE}, set explicitly: the
+ * default is off), each call
  * sent through the multi-row statements even when alone (a batch of one), so that every rule is checked
  * on them. On H2 batching is off by design: the suite checks that nothing differs.
  */

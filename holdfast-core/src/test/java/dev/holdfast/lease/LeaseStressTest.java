@@ -109,11 +109,10 @@ class LeaseStressTest {
     }
 
     /**
-     * Four servers of four workers each with batched commits over eight names, so that batches of
+     * Four servers of four workers each with concurrent batching over eight names, so that batches of
      * many rows form, and every tryAcquire and release of the database sent through the multi-row
      * statements, a lone call as a batch of one, so that the stress runs on them whatever the
-     * scheduler does; in lockstep (a server's acquires and releases share one statement in flight,
-     * a batch waiting up to 0.3 ms for the workers the last one answered): the same checks.
+     * scheduler does: the same checks.
      */
     @DatabaseTest
     void fourServersWithBatchingOverEightNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
@@ -164,11 +163,9 @@ class LeaseStressTest {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
             services.add(LeaseFixture.builder(db, pool).table(table).cohortHandOffs(cohortHandOffs)
-                    .batching(batching == Batched.OFF ? Batching.OFF : batching == Batched.ON ? Batching.CONCURRENT
-                            : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE
-                            : Batching.lockstep(Duration.ofNanos(300_000)))
+                    .batching(batching == Batched.OFF ? Batching.OFF
+                            : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE : Batching.CONCURRENT)
                     .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL))
-                    .tune(t -> t.batchesInFlight(4, 4)) // in lockstep too: four statements in flight, not lockstep's one
                     .build());
             services.get(i).probe().observeGrants((lease, path) -> PATH.set(path));
         }

@@ -12,20 +12,19 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lock and the running batches of one batcher, or of several that share them (lockstep): then
- * a batch of one kind counts against the statements in flight of all, and with a linger a batch
- * that could start waits, at most that long after the last batch ended, for the threads that batch
- * answered to come back with their next call, so that they go together in one statement. Only
- * threads that came back within the linger the last time this kind answered them are waited for:
+ * The lock and the running batches of one batcher, or of several that share them: then a batch of
+ * one kind counts against the statements in flight of all.
+ *
+ * <p>Adaptive ({@link #adaptive()}): a batch that could start waits for the threads the last batch
+ * answered to come back with their next call, so that they go together in one statement, as long as
+ * that pays. A thread is waited for only if it came back in time the last time (within the window):
  * a thread that works between its calls (holds its lease a while before it releases it) delays
  * nobody, and one that acquires again as soon as it has released is waited for after its release.
- *
- * <p>Adaptive ({@link #adaptive()}): no fixed linger. A thread is waited for only if it came back
- * in time the last time (within the window), and the window is never more than half the
- * statements' measured time (a thread that comes back later goes in the next statement at no more
- * cost) nor an eighth of the time threads take from one call to their next (so lingering costs a
- * cycle at most an eighth). A wait that ends with a thread not back stops all waiting, for a number
- * of batches that doubles with each such wait (up to 64) and halves with each wait that paid.
+ * The window is never more than half the statements' measured time (a thread that comes back later
+ * goes in the next statement at no more cost) nor an eighth of the time threads take from one call
+ * to their next (so lingering costs a cycle at most an eighth). A wait that ends with a thread not
+ * back stops all waiting, for a number of batches that doubles with each such wait (up to 64) and
+ * halves with each wait that paid. Other slots never wait.
  */
 public final class BatchSlots {
     /** Member index of calls answered outside these slots (the batcher's answeredElsewhere). */
@@ -39,7 +38,6 @@ public final class BatchSlots {
     private final Map<Thread, Long> expected = new HashMap<>();
     /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
     private final Map<Thread, Returns> returns = new WeakHashMap<>();
-    private final long lingerNanos;
     private final boolean adaptive;
     /** Adaptive: whether calls go in batches or alone, measured by the acquire slots ({@code measures}), followed by the releases'. */
     final @Nullable BatchPace pace;
@@ -56,21 +54,12 @@ public final class BatchSlots {
     private int quietBatches;
     private int backOff = 1;
 
-    /** Slots of one batcher: no linger. */
+    /** Slots that never wait for threads (concurrent batching). */
     BatchSlots() {
-        this(0);
+        this(false, null, false);
     }
 
-    /** @param lingerNanos how long after a batch its threads are waited for; 0: never */
-    public BatchSlots(long lingerNanos) {
-        this(lingerNanos, false, null, false);
-    }
-
-    private BatchSlots(long lingerNanos, boolean adaptive, @Nullable BatchPace pace, boolean measures) {
-        if (lingerNanos < 0) {
-            throw new IllegalArgumentException("linger must not be negative");
-        }
-        this.lingerNanos = lingerNanos;
+    private BatchSlots(boolean adaptive, @Nullable BatchPace pace, boolean measures) {
         this.adaptive = adaptive;
         this.pace = pace;
         this.measures = measures;
@@ -81,12 +70,12 @@ public final class BatchSlots {
      * only while that is measured faster than sending each call alone ({@link BatchPace}).
      */
     public static BatchSlots adaptive() {
-        return new BatchSlots(0, true, new BatchPace(), true);
+        return new BatchSlots(true, new BatchPace(), true);
     }
 
-    /** Slots of their own (no linger) whose calls go alone or in batches as these slots measured. */
+    /** Slots of their own that never wait for threads, whose calls go alone or in batches as these slots measured. */
     public BatchSlots following() {
-        return new BatchSlots(0, false, pace, false);
+        return new BatchSlots(false, pace, false);
     }
 
     /** Whether calls go alone now rather than in batches. */
@@ -116,8 +105,9 @@ public final class BatchSlots {
         return (int) uncounted;
     }
 
+    /** Whether a batch may wait for threads to come back (adaptive slots only). */
     boolean lingers() {
-        return adaptive || lingerNanos > 0;
+        return adaptive;
     }
 
     /**
@@ -134,7 +124,7 @@ public final class BatchSlots {
             r.took(r.answeredBy, now - r.answeredAt);
             r.answeredBy = -1;
         }
-        if (adaptive && r.arrivedAt != 0) {
+        if (r.arrivedAt != 0) {
             cycleNanos = average(cycleNanos, now - r.arrivedAt);
         }
         r.arrivedAt = now;
@@ -159,7 +149,7 @@ public final class BatchSlots {
         r.answeredAt = now;
         r.answeredBy = by;
         long took = r.took(by);
-        long window = alone() ? 0 : adaptive ? window() : lingerNanos;
+        long window = alone() ? 0 : window();
         if (took >= 0 && took < window) {
             expected.put(thread, now + window);
         }

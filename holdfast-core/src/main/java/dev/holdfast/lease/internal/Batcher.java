@@ -27,10 +27,10 @@ import java.util.function.Function;
  * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
  * each other.
  *
- * <p>Batchers of several kinds may share their {@link BatchSlots}: in lockstep, with a linger, a batch
- * waits for the threads the last batch answered that came back within the linger the last time (each
- * thread's acquire, then its release, go in one statement with the others'). A thread alone never
- * waits for itself, and nobody waits longer than the linger after a batch ended.
+ * <p>Batchers of several kinds may share their {@link BatchSlots}, and so the statements in flight.
+ * With adaptive slots ({@link BatchSlots#adaptive()}) a batch that could start may wait, while that
+ * pays, for the threads the last batch answered that came back within the window the last time. A
+ * thread alone never waits for itself.
  *
  * @param <Q> a call
  * @param <R> its result
@@ -105,7 +105,7 @@ public final class Batcher<Q, R> {
     /** With a batch in flight, another may start only once this many calls are queued. */
     private final int overlapAt;
     private final int maxSize;
-    /** Nanos calls of this batcher waited only for the linger, summed. */
+    /** Nanos calls of this batcher waited only for threads to come back (adaptive lingering), summed. */
     private final LongAdder lingered = new LongAdder();
 
     /**

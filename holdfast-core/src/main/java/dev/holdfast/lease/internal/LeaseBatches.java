@@ -2,7 +2,6 @@ package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
-import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.internal.Retry;
 import org.jspecify.annotations.Nullable;
 
@@ -82,30 +81,17 @@ public final class LeaseBatches {
      */
     public static @Nullable LeaseBatches of(LeaseSettings settings, LeaseSql sql, LeaseJdbc jdbc, LeaseCalls calls,
                                      Function<LeaseJdbc.Release, Boolean> lone) {
-        if (!settings.batching() || !(sql instanceof BatchLeaseSql)) {
+        if (settings.batching() == BatchMode.OFF || !(sql instanceof BatchLeaseSql)) {
             return null;
         }
         boolean alone = !settings.tuning().batchLoneCalls();
-        long linger = settings.lingerNanos(); // ADAPTIVE (negative) or a fixed linger
         LeaseTuning tuning = settings.tuning();
-        // In lockstep one acquire statement in flight, unless tuned otherwise; releases as concurrent.
-        int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : linger > 0 ? 1 : MAX_IN_FLIGHT;
-        int overlapAt = tuning.overlapAt() > 0 ? tuning.overlapAt() : linger > 0 ? 1 : OVERLAP_AT;
+        int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : MAX_IN_FLIGHT;
+        int overlapAt = tuning.overlapAt() > 0 ? tuning.overlapAt() : OVERLAP_AT;
         return new LeaseBatches(settings.dataSource(), jdbc, calls.races(), settings.relaxedReleases(),
-                inFlight, overlapAt, tuning.batchesInFlight() > 0 ? inFlight : MAX_IN_FLIGHT,
-                tuning.overlapAt() > 0 ? overlapAt : OVERLAP_AT, linger,
+                inFlight, overlapAt, settings.batching(),
                 alone ? a -> calls.acquire(a.name(), a.owner(), a.ttlMicros(), false) : null,
                 alone ? lone : null);
-    }
-
-    /**
-     * For benchmarks: batches in lockstep, one statement of each kind in flight, lone calls batched
-     * too, with nothing of a service around them (no validation, cohorts or wake-ups).
-     */
-    public static LeaseBatches lockstepAlone(DataSource dataSource, Dialect dialect, String table, long lingerNanos) {
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
-        return new LeaseBatches(dataSource, jdbc, new LeaseCalls(dataSource, dialect, jdbc).races(), true, 1, 1, 1, 1,
-                lingerNanos, null, null);
     }
 
     /**
@@ -113,17 +99,16 @@ public final class LeaseBatches {
      * statements in flight, never for an acquire (that may wait for a row lock) nor for threads to come
      * back, so that no lease outlives its release by more than a statement (issue 31, item 4).
      *
-     * @param maxInFlight acquire statements at once
-     * @param overlapAt   calls queued before another acquire statement starts while one is in flight
-     * @param releasesInFlight release statements at once
-     * @param releasesOverlapAt the same for releases
-     * @param lingerNanos 0, or an acquire batch waits this long at most for the threads the last one answered;
-     *                    {@link LeaseSettings#ADAPTIVE}: as long as it pays ({@link BatchSlots#adaptive()})
+     * @param maxInFlight statements of each kind at once
+     * @param overlapAt   calls queued before another statement of their kind starts while one is in flight
+     * @param mode        {@link BatchMode#CONCURRENT}, or {@link BatchMode#ADAPTIVE}: calls go in batches only while
+     *                    that pays, and an acquire batch waits for threads only as long as it pays
+     *                    ({@link BatchSlots#adaptive()})
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
     LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
-                 int releasesInFlight, int releasesOverlapAt, long lingerNanos,
+                 BatchMode mode,
                  @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single,
                  @Nullable Function<LeaseJdbc.Release, Boolean> lone) {
         this.dataSource = dataSource;
@@ -132,13 +117,16 @@ public final class LeaseBatches {
         this.fastRelease = fastRelease;
         this.single = single;
         this.lone = lone;
-        BatchSlots slots = lingerNanos == LeaseSettings.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots(lingerNanos);
+        if (mode == BatchMode.OFF) {
+            throw new IllegalArgumentException("no batches without batching");
+        }
+        BatchSlots slots = mode == BatchMode.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots();
         this.acquireSlots = slots;
         this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
         this.releases = new Batcher<>(slots.following(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
-                releasesInFlight, releasesOverlapAt, MAX_ROWS, counted(1,
+                maxInFlight, overlapAt, MAX_ROWS, counted(1,
                         batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 

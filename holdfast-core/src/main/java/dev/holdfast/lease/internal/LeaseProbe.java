@@ -89,6 +89,11 @@ public final class LeaseProbe {
         return cohorts == null ? 0 : cohorts.waiters(name, owner);
     }
 
+    /** Whether this service built batching machinery: false with batching off, and on H2. */
+    public boolean batching() {
+        return batches != null;
+    }
+
     /** How many of this service's calls went to the database in multi-row batches. */
     public long batchedCalls() {
         return batches == null ? 0 : batches.batchedCalls();

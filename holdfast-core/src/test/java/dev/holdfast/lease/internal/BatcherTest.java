@@ -251,186 +251,12 @@ class BatcherTest {
         return new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 1, 1, 64, runner);
     }
 
-    @Test
-    void inLockstepACallWaitsForTheThreadTheLastBatchAnsweredAndGoesWithItsNextCall() throws Exception {
-        Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
-        try (Worker one = new Worker(); Worker two = new Worker()) {
-            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("a thread not yet known").isEqualTo("done a0");
-            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).as("came back within the linger").isEqualTo("done a1");
-            Thread second = threadOf(two);
-            CompletableFuture<String> waiting = two.submit(batcher, "b1");
-            awaitQueued(batcher, 1, "b1 queued");
-            awaitParked(second, batcher, "b1 waits in the batcher");
-            assertThat(waiting).as("waits for the thread the last batch answered").isNotDone();
-            assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"));
-
-            CompletableFuture<String> next = one.submit(batcher, "c1");
-            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
-            assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(runner.batches).as("the two calls in one statement")
-                    .containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
-        }
-    }
-
-    @Test
-    void inLockstepAThreadAloneNeverWaitsForItself() throws Exception {
-        Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.MINUTES.toNanos(5)), runner);
-        try (Worker one = new Worker()) {
-            for (String key : List.of("a", "b", "c")) {
-                assertThat(one.submit(batcher, key).get(10, TimeUnit.SECONDS)).as("far within the 5 min linger").isEqualTo("done " + key);
-            }
-        }
-        assertThat(runner.batches).containsExactly(List.of("a"), List.of("b"), List.of("c"));
-    }
-
-    @Test
-    void inLockstepAThreadThatDoesNotComeBackIsWaitedForNoLongerThanTheLinger() throws Exception {
-        Runner runner = new Runner();
-        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
-        Batcher<String, String> batcher = member(slots, runner);
-        try (Worker gone = new Worker(); Worker two = new Worker()) {
-            assertThat(gone.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
-            assertThat(gone.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(gone));
-            assertThat(batcher.lingeredNanos()).as("nobody lingered yet").isZero();
-            long before = System.nanoTime();
-            assertThat(two.submit(batcher, "b1").get(10, TimeUnit.SECONDS)).as("given up after 1 s").isEqualTo("done b1");
-            long took = System.nanoTime() - before;
-            assertThat(batcher.lingeredNanos()).as("b1 lingered until the second after a1's batch ran out, counted")
-                    .isPositive().isLessThanOrEqualTo(took);
-        }
-        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1"));
-    }
-
-    @Test
-    void inLockstepAnInterruptedWaitingCallStillWaitsAndKeepsItsInterrupt() throws Exception {
-        Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
-        try (Worker one = new Worker()) {
-            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
-            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            Interrupted waiter = Interrupted.whileQueued(batcher, "b1");
-            awaitParked(waiter.thread(), batcher, "b1 took its interrupt and waits again");
-            assertThat(waiter.interruptKept()).as("still waits for the expected thread").isNotDone();
-            assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
-        }
-        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("a1"), List.of("b1", "c1"));
-    }
-
-    @Test
-    void inLockstepTheArrivalThatEndsTheWaitRunsTheBatchItselfWithoutWakingTheWaitingCall() throws Exception {
-        Runner runner = new Runner();
-        Batcher<String, String> batcher = member(new BatchSlots(TimeUnit.SECONDS.toNanos(30)), runner);
-        try (Worker one = new Worker(); Worker two = new Worker()) {
-            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
-            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            CompletableFuture<String> waiting = two.submit(batcher, "b1");
-            awaitQueued(batcher, 1, "b1 queued");
-            CompletableFuture<String> last = one.submit(batcher, "c1");
-            assertThat(last.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
-            assertThat(runner.batches).last().isEqualTo(List.of("b1", "c1"));
-            assertThat(runner.ranOn).as("run on the thread of the arrival that ended the wait, not handed to the"
-                    + " waiting call's (a thread switch before every statement)").last().isEqualTo(threadOf(one));
-        }
-    }
-
-    @Test
-    void inLockstepOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
-        long linger = TimeUnit.SECONDS.toNanos(30);
-        BatchSlots slots = new BatchSlots(linger);
-        member(slots, new Runner());
-        Thread one = new Thread(() -> { });
-        Thread two = new Thread(() -> { });
-        Thread three = new Thread(() -> { });
-        slots.lock.lock();
-        try {
-            long now = System.nanoTime();
-            for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
-                slots.answered(t, 0, now);
-                slots.arrived(t, now);
-                slots.answered(t, 0, now);
-            }
-            assertThat(slots.arrived(one, now)).as("two and three are waited for as long").isFalse();
-            slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
-            assertThat(slots.arrived(two, now)).as("one is waited for longer").isFalse();
-            assertThat(slots.arrived(one, now)).as("the longest wait ends: three's ends sooner").isTrue();
-            assertThat(slots.arrived(three, now)).as("the last one waited for").isTrue();
-            assertThat(slots.arrived(three, now)).as("not waited for").isFalse();
-            assertThat(slots.lingerLeft()).isZero();
-        } finally {
-            slots.lock.unlock();
-        }
-    }
-
-    @Test
-    void inLockstepAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
-        Runner runner = new Runner();
-        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(1000));
-        Batcher<String, String> batcher = member(slots, runner);
-        try (Worker one = new Worker()) {
-            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
-            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
-            assertThat(expected(slots)).as("came back within the linger: waited for").containsOnlyKeys(threadOf(one));
-            Thread.sleep(1500); // works under its lease longer than the linger
-            assertThat(one.submit(batcher, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
-            assertThat(expected(slots)).as("came back later than the linger: nobody waits for it").isEmpty();
-        }
-    }
-
-    @Test
-    void inLockstepEachKindLearnsHowSoonAThreadComesBackAfterIt() throws Exception {
-        BatchSlots slots = new BatchSlots(TimeUnit.MILLISECONDS.toNanos(500));
-        Batcher<String, String> acquire = member(slots, new Runner());
-        Batcher<String, String> release = member(slots, new Runner());
-        try (Worker one = new Worker()) {
-            Thread worker = threadOf(one);
-            for (int round = 0; round < 2; round++) {
-                assertThat(one.submit(acquire, "a" + round).get(5, TimeUnit.SECONDS)).isEqualTo("done a" + round);
-                Thread.sleep(700); // holds its lease longer than the linger
-                assertThat(one.submit(release, "r" + round).get(5, TimeUnit.SECONDS)).isEqualTo("done r" + round);
-            }
-            assertThat(expected(slots)).as("acquires again at once after a release: waited for").containsOnlyKeys(worker);
-            assertThat(one.submit(acquire, "a2").get(5, TimeUnit.SECONDS)).isEqualTo("done a2");
-            assertThat(expected(slots)).as("holds its lease a while after an acquire: not waited for").isEmpty();
-        }
-    }
-
     private static Thread threadOf(Worker worker) throws Exception {
         return worker.thread.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
     }
 
     private static Map<Thread, Long> expected(BatchSlots slots) {
         return slots.expected();
-    }
-
-    @Test
-    void inLockstepTheArrivalOfTheThreadWaitedForWakesACallOfTheOtherKind() throws Exception {
-        BatchSlots slots = new BatchSlots(TimeUnit.SECONDS.toNanos(30));
-        Runner acquires = new Runner();
-        Batcher<String, String> acquire = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, acquires);
-        Batcher<String, String> release = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 2, 1, 64, new Runner());
-        try (Worker one = new Worker(); Worker two = new Worker(); Worker three = new Worker()) {
-            assertThat(one.submit(acquire, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
-            acquires.hold("c0");
-            CompletableFuture<String> held = three.submit(acquire, "c0");
-            acquires.awaitStarted("c0");
-            assertThat(one.submit(acquire, "b0").get(5, TimeUnit.SECONDS)).isEqualTo("done b0");
-            assertThat(expected(slots)).containsOnlyKeys(threadOf(one));
-            CompletableFuture<String> waiting = two.submit(release, "r1");
-            awaitQueued(release, 1, "r1 queued");
-
-            // one's next call cannot start (its key is in flight), so no batch starts or ends: only its arrival can wake r1
-            CompletableFuture<String> blocked = one.submit(acquire, "c1");
-            assertThat(waiting.get(5, TimeUnit.SECONDS)).as("woken by the arrival of the thread it waited for").isEqualTo("done r1");
-            assertThat(blocked).isNotDone();
-            acquires.held.get("c0").countDown();
-            assertThat(held.get(5, TimeUnit.SECONDS)).isEqualTo("done c0");
-            assertThat(blocked.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-        }
     }
 
     @Test
@@ -594,11 +420,6 @@ class BatcherTest {
         } finally {
             slots.lock.unlock();
         }
-    }
-
-    @Test
-    void aNegativeLingerIsRefused() {
-        assertThatThrownBy(() -> new BatchSlots(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

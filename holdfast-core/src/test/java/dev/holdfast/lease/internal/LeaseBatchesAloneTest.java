@@ -37,7 +37,7 @@ class LeaseBatchesAloneTest {
     void whileCallsGoAloneEachRunsOnItsCallersThreadPastTheBatchersLockAndIsCounted() throws Exception {
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC,
-                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(), true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(), true, 4, 4, BatchMode.ADAPTIVE,
                 a -> {
                     ranOn.add(Thread.currentThread());
                     return Optional.of(new LeaseRow(a.name(), a.owner(), 7, Instant.EPOCH, Instant.EPOCH.plusSeconds(1)));
@@ -99,7 +99,7 @@ class LeaseBatchesAloneTest {
     @Test
     void callsAloneCountForThePaceInEpochs() {
         LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> Optional.empty(), r -> false);
+                true, 4, 4, BatchMode.ADAPTIVE, a -> Optional.empty(), r -> false);
         BatchSlots slots = batches.acquireSlots();
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
@@ -130,7 +130,7 @@ class LeaseBatchesAloneTest {
     @Test
     void callsThatNeverOverlapGoAloneWithoutComparisons() {
         LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> Optional.empty(), r -> false);
+                true, 4, 4, BatchMode.ADAPTIVE, a -> Optional.empty(), r -> false);
         BatchPace pace = batches.acquireSlots().pace;
         assertThat(pace).isNotNull();
         assertThat(pace.alone()).as("a new service batches its first epoch").isFalse();
@@ -153,7 +153,7 @@ class LeaseBatchesAloneTest {
         CountDownLatch inside = new CountDownLatch(3);
         CountDownLatch open = new CountDownLatch(1);
         LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, 4, 4, LeaseSettings.ADAPTIVE, a -> {
+                true, 4, 4, BatchMode.ADAPTIVE, a -> {
                     if (a.name().startsWith("slow")) {
                         inside.countDown();
                         try {
