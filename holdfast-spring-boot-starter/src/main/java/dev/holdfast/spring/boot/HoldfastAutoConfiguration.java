@@ -179,7 +179,7 @@ public class HoldfastAutoConfiguration {
                 .table(properties.getLease().getTable())
                 .durability(properties.getLease().getDurability())
                 .cohortHandOffs(properties.getLease().getCohortHandOffs())
-                .batching(properties.getLease().toBatching())
+                .batching(properties.getLease().getBatching())
                 .build();
     }
 

@@ -2,6 +2,7 @@ package dev.holdfast.spring.boot;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.CommitDurability;
+import dev.holdfast.lease.Batching;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -155,34 +156,13 @@ public class HoldfastProperties {
         private int cohortHandOffs;
 
         /**
-         * Batched commits: adaptive (the default): as concurrent while measured faster than
-         * calls alone, an acquire batch waiting for threads only while that pays; off: every
-         * call a statement of its own; concurrent: concurrent
-         * tryAcquire and release calls of this instance share multi-row statements, one
-         * commit each; lockstep (deprecated expert override): as concurrent, and an acquire
-         * batch waits up to lockstep-linger for the threads the last batch answered.
-         * PostgreSQL and MariaDB; ignored on H2.
+         * Batched commits: off (the default): every call a statement of its own, and no batching
+         * machinery is built; concurrent: concurrent tryAcquire and release calls of this instance
+         * share multi-row statements, one commit each; adaptive: as concurrent while measured faster
+         * than calls alone, an acquire batch waiting for threads only while that pays. PostgreSQL
+         * and MariaDB; ignored on H2.
          */
-        private BatchingMode batching = BatchingMode.ADAPTIVE;
-
-        /**
-         * With batching: lockstep, how long a batch waits for the threads the last batch
-         * answered: more than 0, at most 1 s (default 1 ms); keep it well below the time threads hold
-         * their leases. Refused with another batching mode.
-         */
-        private @Nullable Duration lockstepLinger;
-
-        /** The modes of holdfast.lease.batching. */
-        public enum BatchingMode {
-            /** Every call a statement of its own. */
-            OFF,
-            /** Concurrent while measured faster than calls alone; an acquire batch waits for threads only while that pays. */
-            ADAPTIVE,
-            /** Calls queued while a statement of their kind is in flight go together in the next. */
-            CONCURRENT,
-            /** Deprecated expert override: concurrent, and a batch waits lockstep-linger for the threads the last one answered. */
-            LOCKSTEP
-        }
+        private Batching batching = Batching.OFF;
 
         /** {@return the leases table, a plain SQL identifier, optionally schema-qualified} */
         public String getTable() {
@@ -229,59 +209,18 @@ public class HoldfastProperties {
         }
 
         /** {@return how concurrent lease calls of this instance share statements and commits} */
-        public BatchingMode getBatching() {
+        public Batching getBatching() {
             return batching;
         }
 
         /**
          * Sets how concurrent lease calls of this instance share statements and commits.
          *
-         * @param batching the mode (default ADAPTIVE)
+         * @param batching the mode (default OFF; CONCURRENT and ADAPTIVE are opt-in)
          */
-        public void setBatching(BatchingMode batching) {
+        public void setBatching(Batching batching) {
             this.batching = batching;
         }
-
-        /** {@return how long a lockstep batch waits for the threads the last batch answered, or null for 1 ms} */
-        public @Nullable Duration getLockstepLinger() {
-            return lockstepLinger;
-        }
-
-        /**
-         * Sets how long a lockstep batch waits for the threads the last batch answered.
-         *
-         * @param lockstepLinger more than 0 and at most 1 s, or null for 1 ms; only with batching LOCKSTEP (see
-         *                       {@link #toBatching()})
-         */
-        public void setLockstepLinger(@Nullable Duration lockstepLinger) {
-            this.lockstepLinger = lockstepLinger;
-        }
-
-        /**
-         * The Batching these settings name.
-         *
-         * @return the lease service's batching: OFF, ADAPTIVE, CONCURRENT, or lockstep with lockstep-linger (1 ms if
-         *         unset)
-         * @throws IllegalArgumentException if lockstep-linger is set without batching: lockstep, or is not more than 0
-         *                                  and at most 1 s
-         */
-        public dev.holdfast.lease.Batching toBatching() {
-            if (lockstepLinger != null && batching != BatchingMode.LOCKSTEP) {
-                throw new IllegalArgumentException("holdfast.lease.lockstep-linger=" + lockstepLinger
-                        + " needs holdfast.lease.batching=lockstep, not " + batching.name().toLowerCase(java.util.Locale.ROOT));
-            }
-            return switch (batching) {
-                case OFF -> dev.holdfast.lease.Batching.OFF;
-                case ADAPTIVE -> dev.holdfast.lease.Batching.ADAPTIVE;
-                case CONCURRENT -> dev.holdfast.lease.Batching.CONCURRENT;
-                case LOCKSTEP -> lockstep(lockstepLinger == null ? Duration.ofMillis(1) : lockstepLinger);
-            };
-        }
-    }
-
-    @SuppressWarnings("deprecation") // the property keeps the expert override
-    private static dev.holdfast.lease.Batching lockstep(Duration linger) {
-        return dev.holdfast.lease.Batching.lockstep(linger);
     }
 
     /** Settings under holdfast.jdbc.*. */

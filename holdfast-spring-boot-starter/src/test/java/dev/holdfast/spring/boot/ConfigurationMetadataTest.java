@@ -67,4 +67,23 @@ class ConfigurationMetadataTest {
         assertThat(read).contains("holdfast.enabled", "holdfast.metrics.enabled", "holdfast.observations.enabled");
         assertThat(descriptions().keySet()).containsAll(read);
     }
+
+    /** Lease batching: off by default, one of the three modes of Batching; no lockstep linger any more. */
+    @Test
+    void leaseBatchingIsOffByDefault() throws IOException {
+        try (InputStream in = ConfigurationMetadataTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            JsonNode metadata = JsonMapper.builder().build().readTree(in);
+            JsonNode batching = null;
+            for (JsonNode property : metadata.get("properties")) {
+                String name = property.get("name").asString();
+                assertThat(name).as("the lockstep linger is gone").isNotEqualTo("holdfast.lease.lockstep-linger");
+                if (name.equals("holdfast.lease.batching")) {
+                    batching = property;
+                }
+            }
+            assertThat(batching).as("holdfast.lease.batching").isNotNull();
+            assertThat(batching.get("type").asString()).isEqualTo("dev.holdfast.lease.Batching");
+            assertThat(batching.get("defaultValue").asString()).isEqualTo("off");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package dev.holdfast.spring.boot;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.lease.Batching;
+import dev.holdfast.lease.BatchingStats;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseGuard;
 import dev.holdfast.lease.LeaseService;
@@ -243,36 +245,35 @@ class LeaseAutoConfigurationTest {
     }
 
     /**
-     * {@code holdfast.lease.lockstep-linger}: refused with another batching mode than lockstep (the
-     * context does not start, and says what to change), taken with {@code batching: lockstep}.
+     * {@code holdfast.lease.batching}: off by default, where batching would apply (PostgreSQL, MariaDB): the
+     * service builds no batching machinery and counts nothing; {@code adaptive} and {@code concurrent} are
+     * taken as such and build it.
      */
-    @DatabaseTest(only = TestDatabase.Kind.H2)
-    void lockstepLingerIsConfigured(TestDatabase db) {
+    @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
+    void batchingIsOffByDefaultAndEachModeIsTaken(TestDatabase db) {
         String leasesTable = db.newTableName("hf_sb_leases");
         db.dropAfterTest(leasesTable + "_queue");
-        try (HikariDataSource refused = db.newPool(1); HikariDataSource taken = db.newPool(2)) { // a context closes its pool
-            String[] properties = {"holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable,
-                    "holdfast.lease.lockstep-linger=300us"};
-            new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
-                    .withBean(DataSource.class, () -> refused)
-                    .withPropertyValues(properties)
-                    .withPropertyValues("holdfast.lease.batching=concurrent")
-                    .run(context -> {
-                        assertThat(context).hasFailed();
-                        assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
-                                .hasMessage("holdfast.lease.lockstep-linger=PT0.0003S needs holdfast.lease.batching=lockstep,"
-                                        + " not concurrent");
-                    });
-            new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
-                    .withBean(DataSource.class, () -> taken)
-                    .withPropertyValues(properties)
-                    .withPropertyValues("holdfast.lease.batching=lockstep")
-                    .run(context -> {
-                        LeaseService leases = context.getBean(LeaseService.class);
-                        leases.release(leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)).orElseThrow());
-                    });
+        for (Batching batching : Batching.values()) {
+            try (HikariDataSource pool = db.newPool(2)) { // a context closes its pool
+                ApplicationContextRunner runner = new ApplicationContextRunner()
+                        .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                        .withBean(DataSource.class, () -> pool)
+                        .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leasesTable);
+                if (batching != Batching.OFF) {
+                    runner = runner.withPropertyValues("holdfast.lease.batching=" + batching.name().toLowerCase(java.util.Locale.ROOT));
+                }
+                runner.run(context -> {
+                    LeaseService leases = context.getBean(LeaseService.class);
+                    assertThat(leases.batching()).as(batching == Batching.OFF ? "the default" : "as set").isEqualTo(batching);
+                    assertThat(leases.probe().batching()).as(batching + ": batching machinery built")
+                            .isEqualTo(batching != Batching.OFF);
+                    leases.release(leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)).orElseThrow());
+                    if (batching == Batching.OFF) {
+                        assertThat(leases.batchingStats()).as("nothing went through batches")
+                                .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+                    }
+                });
+            }
         }
     }
 
