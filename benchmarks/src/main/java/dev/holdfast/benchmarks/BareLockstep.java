@@ -113,28 +113,6 @@ public final class BareLockstep {
         }
     }
 
-    /**
-     * The service's own batcher in lockstep ({@link LeaseBatches}, one statement in flight, {@code
-     * lingerNanos}) with nothing of the service around it: no validation, cohort hand-offs or wake-ups.
-     * Against {@link #pair} it shows what the batcher's coordination costs; against the service, what
-     * the rest does.
-     */
-    public static Pair batchesAlone(DataSource dataSource, Dialect dialect, String table, long ttlMicros, long lingerNanos) {
-        LeaseBatches batches = LeaseBatches.lockstepAlone(dataSource, dialect, table, lingerNanos);
-        return (name, owner) -> {
-            LeaseRow lease = batches.acquire(name, owner, ttlMicros).orElseThrow(() -> new IllegalStateException("not granted: " + name));
-            if (!batches.release(name, owner, lease.token())) {
-                throw new IllegalStateException("not released: " + name);
-            }
-        };
-    }
-
-    /** An acquire and release. */
-    @FunctionalInterface
-    public interface Pair {
-        void run(String name, String owner);
-    }
-
     /** Thread {@code t} stops: the others go on without it. */
     public void finish(int t) {
         block.phaser.arriveAndDeregister();

@@ -28,9 +28,8 @@ import java.util.function.UnaryOperator;
  */
 final class BuilderVariants {
 
-    /** Unbatched first (the yardstick), then the builder's default, batching on, lockstep. */
-    static final String DEFAULTS = "unbatched=batching:OFF,default=builder,batched=batching:ON|ADAPTIVE|CONCURRENT,"
-            + "lockstep=batching:lockstep(300us)";
+    /** Unbatched first (the yardstick), then the builder's default, then batching on. */
+    static final String DEFAULTS = "unbatched=batching:OFF,default=builder,batched=batching:ON|ADAPTIVE|CONCURRENT";
 
     /** A label, what it was resolved from, and how it changes a builder. */
     record Variant(String label, String resolved, UnaryOperator<LeaseService.Builder> configure) {

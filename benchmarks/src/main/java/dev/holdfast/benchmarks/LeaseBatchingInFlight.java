@@ -22,9 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * in blocks ({@code rounds} rounds after one warm-up round, rotating which goes first); medians of the
  * per-block rates, the share of calls that went in multi-row statements and their mean size. Usage:
  * {@code java -cp benchmarks.jar dev.holdfast.benchmarks.LeaseBatchingInFlight <db> <threads> <rounds>
- * <blockMillis> off,4/4,s1/1@300}: {@code N/M} is N statements of a kind in flight, another starting
- * once M calls are queued; {@code sN/M@L}, the same in lockstep with a linger of L µs; {@code adaptive},
- * {@code Batching.ADAPTIVE}.
+ * <blockMillis> off,4/4,1/1}: {@code N/M} is N statements of a kind in flight, another starting
+ * once M calls are queued ({@code Batching.CONCURRENT}); {@code adaptive}, {@code Batching.ADAPTIVE}.
  */
 public final class LeaseBatchingInFlight {
     /** System property {@code hold.micros}: how long each thread holds a lease before it releases it (default 0). */
@@ -51,19 +50,10 @@ public final class LeaseBatchingInFlight {
                 if (config.equals("adaptive")) {
                     b.batching(Batching.ADAPTIVE);
                 } else if (!config.equals("off")) {
-                    // N/M, or sN/M@lingerMicros: in lockstep, acquires and releases sharing the N statements
-                    String[] lockstep = config.startsWith("s") ? config.substring(1).split("@") : null;
-                    if (lockstep != null && lockstep.length != 2) {
-                        throw new IllegalArgumentException("lockstep needs a linger: sN/M@micros, not " + config);
-                    }
-                    String[] inFlight = (lockstep != null ? lockstep[0] : config).split("/");
+                    String[] inFlight = config.split("/"); // N/M
                     int statements = Integer.parseInt(inFlight[0]);
                     int overlapAt = inFlight.length > 1 ? Integer.parseInt(inFlight[1]) : 1;
-                    if (lockstep != null) {
-                        BatchingSettings.lingering(b, statements, overlapAt, Duration.ofNanos(Long.parseLong(lockstep[1]) * 1000));
-                    } else {
-                        b.batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(statements, overlapAt));
-                    }
+                    BatchingSettings.concurrent(b, statements, overlapAt);
                 }
                 services.put(config, b.build());
             }

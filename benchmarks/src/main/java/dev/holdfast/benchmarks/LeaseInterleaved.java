@@ -49,9 +49,6 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastBatched}: the same with {@code batching(Batching.CONCURRENT)}: concurrent calls share multi-row statements;</li>
  *   <li>{@code holdfastAdaptive}: the same with {@code batching(Batching.ADAPTIVE)};</li>
- *   <li>{@code holdfastLingering}: {@code batching(Batching.lockstep(0.3 ms))}: acquires and releases share one statement in flight,
- *       and a batch waits up to 0.3 ms for the threads the last one answered;</li>
- *   <li>{@code holdfastLingering@<micros>}: the same with that linger;</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code durability(CommitDurability.DURABLE)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
@@ -64,7 +61,6 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
  *       acquires and the other half's releases together, two statements in one transaction;</li>
  *   <li>{@code bareOneStatement} (PostgreSQL): the same joined into one statement of data-modifying CTEs: one
  *       statement and one commit per cycle;</li>
- *   <li>{@code batchesAlone}: the service's batcher in lockstep (0.3 ms) without the service around it;</li>
  *   <li>{@code limit}: two single-row auto-commit updates per pair, the cost of two commits;</li>
  *   <li>{@code floor} (PostgreSQL): the same two updates, the second committed without waiting for the
  *       WAL flush: the least any lease whose grants are durable and whose releases skip the flush (as
@@ -98,8 +94,8 @@ public final class LeaseInterleaved {
         }
     }
 
-    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastLingering",
-            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "bareOneCommit", "bareOneStatement", "batchesAlone", "limit", "floor");
+    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastAdaptive",
+            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "bareOneCommit", "bareOneStatement", "limit", "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
     static final AtomicLong FALSE_REFUSALS = new AtomicLong();
@@ -123,25 +119,19 @@ public final class LeaseInterleaved {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, TABLE);
             createDesignTable(admin, kind);
             LeasePeers.createLimitTable(admin, threads * 2);
-            for (String implementation : java.util.stream.Stream.concat(IMPLEMENTATIONS.stream()
-                    .filter(i -> i.equals("oneStatement") || chosen.contains(i)),
-                    chosen.stream().filter(i -> i.startsWith("holdfastLingering@"))).toList()) {
+            for (String implementation : IMPLEMENTATIONS.stream()
+                    .filter(i -> i.equals("oneStatement") || chosen.contains(i)).toList()) {
                 HikariDataSource pool = kind.newPool("bench-lease-ab-" + implementation, threads);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
                 counters.put(implementation, counting);
                 DataSource ds = counting.wrap(pool);
-                // holdfastLingering@<micros>: lockstep with that linger instead of 300 us
-                long lingerMicros = implementation.startsWith("holdfastLingering@")
-                        ? Long.parseLong(implementation.substring("holdfastLingering@".length())) : 300;
-                pairs.put(implementation, switch (implementation.replaceFirst("@.*", "")) {
-                    case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease", "holdfastLingering" -> {
-                        boolean lockstep = implementation.startsWith("holdfastLingering");
+                pairs.put(implementation, switch (implementation) {
+                    case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease" -> {
                         LeaseService leases = LeaseService.builder(ds).table(TABLE)
                                 .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE
                                         : CommitDurability.RELAXED)
-                                .batching(lockstep ? Batching.lockstep(Duration.ofNanos(lingerMicros * 1000))
-                                        : implementation.equals("holdfastBatched") ? Batching.CONCURRENT
+                                .batching(implementation.equals("holdfastBatched") ? Batching.CONCURRENT
                                         : implementation.equals("holdfastAdaptive") ? Batching.ADAPTIVE : Batching.OFF)
                                 .build();
                         closers.add(() -> System.out.printf("%s %d threads %s: %s%n", database, threads, implementation,
@@ -210,11 +200,6 @@ public final class LeaseInterleaved {
                                 bare.finish(t);
                             }
                         };
-                    }
-                    case "batchesAlone" -> {
-                        BareLockstep.Pair alone = BareLockstep.batchesAlone(ds, Dialect.valueOf(kind.name()), TABLE,
-                                TTL.toNanos() / 1000, 300_000);
-                        yield (t, i) -> alone.run(name(t, i), "bench-" + t);
                     }
                     case "limit" -> (t, i) -> limitPair(ds, t, false);
                     case "floor" -> (t, i) -> limitPair(ds, t, kind == TestDatabase.Kind.POSTGRESQL);
