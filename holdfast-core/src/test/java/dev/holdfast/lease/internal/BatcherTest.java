@@ -412,6 +412,113 @@ class BatcherTest {
         }
     }
 
+    /**
+     * Adaptive slots with a window of 30 s (statements measured at 60 s, no cycle measured yet) in which
+     * {@code one} is waited for: its release, answered elsewhere, came back at once, and it was
+     * released again. Nothing that uses them depends on timing.
+     */
+    private static BatchSlots waitingFor(Worker one, Batcher<String, String> batcher, BatchSlots slots) throws Exception {
+        measured(slots, TimeUnit.SECONDS.toNanos(60));
+        one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+        assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("came back at once").isEqualTo("done a0");
+        one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+        assertThat(expected(slots)).as("waited for after its release").containsOnlyKeys(threadOf(one));
+        return slots;
+    }
+
+    @Test
+    void adaptivelyAThreadAloneNeverWaitsForItself() throws Exception {
+        Runner runner = new Runner();
+        BatchSlots slots = BatchSlots.adaptive();
+        Batcher<String, String> batcher = member(slots, runner);
+        try (Worker one = new Worker()) {
+            waitingFor(one, batcher, slots);
+            assertThat(one.submit(batcher, "b").get(5, TimeUnit.SECONDS)).as("far within the 30 s window").isEqualTo("done b");
+        }
+        assertThat(batcher.lingeredNanos()).as("nobody lingered").isZero();
+        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("b"));
+    }
+
+    @Test
+    void adaptivelyAnInterruptedWaitingCallStillWaitsAndKeepsItsInterrupt() throws Exception {
+        Runner runner = new Runner();
+        BatchSlots slots = BatchSlots.adaptive();
+        Batcher<String, String> batcher = member(slots, runner);
+        try (Worker one = new Worker()) {
+            waitingFor(one, batcher, slots);
+            Interrupted waiter = Interrupted.whileQueued(batcher, "b1");
+            awaitParked(waiter.thread(), batcher, "b1 took its interrupt and waits again");
+            assertThat(waiter.interruptKept()).as("still waits for the expected thread").isNotDone();
+            assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(runner.batches).containsExactly(List.of("a0"), List.of("b1", "c1"));
+    }
+
+    @Test
+    void adaptivelyTheArrivalThatEndsTheWaitRunsTheBatchItselfWithoutWakingTheWaitingCall() throws Exception {
+        Runner runner = new Runner();
+        BatchSlots slots = BatchSlots.adaptive();
+        Batcher<String, String> batcher = member(slots, runner);
+        try (Worker one = new Worker(); Worker two = new Worker()) {
+            waitingFor(one, batcher, slots);
+            CompletableFuture<String> waiting = two.submit(batcher, "b1");
+            awaitQueued(batcher, 1, "b1 queued");
+            CompletableFuture<String> last = one.submit(batcher, "c1");
+            assertThat(last.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
+            assertThat(runner.batches).last().isEqualTo(List.of("b1", "c1"));
+            assertThat(runner.ranOn).as("run on the thread of the arrival that ended the wait, not handed to the"
+                    + " waiting call's (a thread switch before every statement)").last().isEqualTo(threadOf(one));
+        }
+    }
+
+    @Test
+    void adaptivelyOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
+        BatchSlots slots = BatchSlots.adaptive();
+        member(slots, new Runner());
+        Thread one = new Thread(() -> { });
+        Thread two = new Thread(() -> { });
+        Thread three = new Thread(() -> { });
+        slots.lock.lock();
+        try {
+            long now = System.nanoTime();
+            slots.ran(TimeUnit.SECONDS.toNanos(60)); // a window of 30 s; every arrival below at one instant: no cycle
+            for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
+                slots.answered(t, 0, now);
+                slots.arrived(t, now);
+                slots.answered(t, 0, now);
+            }
+            assertThat(slots.arrived(one, now)).as("two and three are waited for as long").isFalse();
+            slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
+            assertThat(slots.arrived(two, now)).as("one is waited for longer").isFalse();
+            assertThat(slots.arrived(one, now)).as("the longest wait ends: three's ends sooner").isTrue();
+            assertThat(slots.arrived(three, now)).as("the last one waited for").isTrue();
+            assertThat(slots.arrived(three, now)).as("not waited for").isFalse();
+            assertThat(slots.lingerLeft()).isZero();
+        } finally {
+            slots.lock.unlock();
+        }
+    }
+
+    @Test
+    void adaptivelyAThreadThatWorksBetweenItsCallsIsNotWaitedFor() throws Exception {
+        Runner runner = new Runner();
+        BatchSlots slots = BatchSlots.adaptive();
+        Batcher<String, String> batcher = member(slots, runner);
+        measured(slots, TimeUnit.SECONDS.toNanos(2)); // a window of 1 s at most
+        try (Worker one = new Worker()) {
+            one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
+            one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(expected(slots)).as("came back within the window: waited for").containsOnlyKeys(threadOf(one));
+            Thread.sleep(1500); // works under its lease longer than the window
+            assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
+            one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
+            assertThat(expected(slots)).as("came back later than the window: nobody waits for it").isEmpty();
+        }
+    }
+
     /** Slots that measured statements of {@code nanos}. */
     private static void measured(BatchSlots slots, long nanos) {
         slots.lock.lock();
