@@ -1,9 +1,6 @@
 package dev.holdfast.lease.internal;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,8 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lock and the running batches of one batcher, or of several that share them: then a batch of
- * one kind counts against the statements in flight of all.
+ * The lock and the running batches of one batcher (each batcher has slots of its own: a release never
+ * waits for an acquire's statement).
  *
  * <p>Adaptive ({@link #adaptive()}): a batch that could start waits for the threads the last batch
  * answered to come back with their next call, so that they go together in one statement, as long as
@@ -27,13 +24,15 @@ import org.jspecify.annotations.Nullable;
  * halves with each wait that paid. Other slots never wait.
  */
 public final class BatchSlots {
-    /** Member index of calls answered outside these slots (the batcher's answeredElsewhere). */
+    /** Who answered a thread: a batch of these slots' batcher. */
+    static final int BATCH = 0;
+    /** Who answered a thread: a call outside these slots (the batcher's answeredElsewhere). */
     static final int ELSEWHERE = -2;
     private static final int MAX_QUIET_BATCHES = 64;
 
     final ReentrantLock lock = new ReentrantLock();
-    /** Each member batcher's wake-up of its first call that may start, in the order they joined. */
-    final List<Runnable> members = new ArrayList<>();
+    /** Whether a batcher has these slots: no other may. */
+    private boolean taken;
     /** The threads answered by a batch lately, each with the nanoTime until which it is waited for. */
     private final Map<Thread, Long> expected = new HashMap<>();
     /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
@@ -76,6 +75,19 @@ public final class BatchSlots {
     /** Slots of their own that never wait for threads, whose calls go alone or in batches as these slots measured. */
     public BatchSlots following() {
         return new BatchSlots(false, pace, false);
+    }
+
+    /** The one batcher of these slots takes them. */
+    void take() {
+        lock.lock();
+        try {
+            if (taken) {
+                throw new IllegalStateException("slots of another batcher: give each batcher slots of its own");
+            }
+            taken = true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether calls go alone now rather than in batches. */
@@ -141,7 +153,7 @@ public final class BatchSlots {
     }
 
     /**
-     * A batch of member {@code by} (or {@link #ELSEWHERE}) answered {@code thread}: it is waited for
+     * A batch of these slots ({@link #BATCH}) or a call elsewhere ({@link #ELSEWHERE}) answered {@code thread}: it is waited for
      * if it came back within the window the last time {@code by} answered it. Holds the lock.
      */
     void answered(Thread thread, int by, long now) {
@@ -198,30 +210,25 @@ public final class BatchSlots {
         return average == 0 ? sample : average + (sample - average) / 8;
     }
 
-    /** When a thread was last answered, by which member (-1: it has come back since), and how long it took to come back after each. */
+    /** When a thread was last answered, by whom (-1: it has come back since), and how long it took to come back after each. */
     private static final class Returns {
         long answeredAt;
         int answeredBy = -1;
         long arrivedAt;
-        /** Per member, then elsewhere; -1: not yet known (not waited for). */
-        long[] tookNanos = new long[0];
+        /** After a batch, and after an answer elsewhere; -1: not yet known (not waited for). */
+        long batchNanos = -1;
         long elsewhereNanos = -1;
 
         long took(int by) {
-            return by == ELSEWHERE ? elsewhereNanos : by < tookNanos.length ? tookNanos[by] : -1;
+            return by == ELSEWHERE ? elsewhereNanos : batchNanos;
         }
 
         void took(int by, long nanos) {
             if (by == ELSEWHERE) {
                 elsewhereNanos = nanos;
-                return;
+            } else {
+                batchNanos = nanos;
             }
-            if (by >= tookNanos.length) { // a batcher that joined the slots after this thread's first call
-                int known = tookNanos.length;
-                tookNanos = Arrays.copyOf(tookNanos, by + 1);
-                Arrays.fill(tookNanos, known, tookNanos.length, -1);
-            }
-            tookNanos[by] = nanos;
         }
     }
 

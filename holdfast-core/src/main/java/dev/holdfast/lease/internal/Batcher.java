@@ -27,9 +27,9 @@ import java.util.function.Function;
  * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
  * each other.
  *
- * <p>Batchers of several kinds may share their {@link BatchSlots}, and so the statements in flight.
- * With adaptive slots ({@link BatchSlots#adaptive()}) a batch that could start may wait, while that
- * pays, for the threads the last batch answered that came back within the window the last time. A
+ * <p>Each batcher has {@link BatchSlots} of its own. With adaptive slots ({@link BatchSlots#adaptive()})
+ * a batch that could start may wait, while that pays, for the threads the last batch (or a call
+ * elsewhere, {@link #answeredElsewhere()}) answered that came back within the window the last time. A
  * thread alone never waits for itself.
  *
  * @param <Q> a call
@@ -92,8 +92,6 @@ public final class Batcher<Q, R> {
     static final int ALONE_IN_FLIGHT = 1024;
 
     private final BatchSlots slots;
-    /** This batcher's place among the members of its slots. */
-    private final int member;
     private final ReentrantLock lock;
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
     /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
@@ -117,7 +115,7 @@ public final class Batcher<Q, R> {
         this(new BatchSlots(), key, order, maxInFlight, overlapAt, maxSize, runner);
     }
 
-    /** A batcher whose batches count against {@code slots}, which other batchers may share. */
+    /** A batcher of {@code slots}, which no other batcher may have. */
     public Batcher(BatchSlots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
             Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
@@ -131,13 +129,7 @@ public final class Batcher<Q, R> {
         this.runner = runner;
         this.slots = slots;
         this.lock = slots.lock;
-        slots.lock.lock();
-        try {
-            this.member = slots.members.size();
-            slots.members.add(this::wakeFirst);
-        } finally {
-            slots.lock.unlock();
-        }
+        slots.take();
     }
 
     /**
@@ -343,7 +335,7 @@ public final class Batcher<Q, R> {
             }
             if (slots.lingers()) { // after every call is settled: bookkeeping must not strand them
                 long now = System.nanoTime();
-                batch.forEach(c -> slots.answered(c.thread, member, now));
+                batch.forEach(c -> slots.answered(c.thread, BatchSlots.BATCH, now));
             }
         }
     }
@@ -355,15 +347,8 @@ public final class Batcher<Q, R> {
         return free && !keysInFlight.contains(key.apply(call.request));
     }
 
-    /** Wakes, in each batcher of the slots, the first queued call that may start a batch now. Holds the lock. */
-    private void wakeNext() {
-        for (Runnable member : slots.members) {
-            member.run();
-        }
-    }
-
     /** Wakes the first queued call that may start a batch now, if any (each call waits on its own condition). Holds the lock. */
-    private void wakeFirst() {
+    private void wakeNext() {
         for (Call<Q, R> c : queue) {
             if (mayStart(c)) {
                 c.wake();

@@ -260,23 +260,14 @@ class BatcherTest {
     }
 
     @Test
-    void batchersSharingSlotsShareTheStatementsInFlight() throws Exception {
-        Runner acquires = new Runner();
-        Runner releases = new Runner();
+    void slotsAreOneBatchersOwn() {
         BatchSlots slots = new BatchSlots();
-        Batcher<String, String> acquire = member(slots, acquires);
-        Batcher<String, String> release = member(slots, releases);
-        CompletableFuture<Object> running = acquires.startHeld(acquire, "x");
-        try (Worker second = new Worker()) {
-            Thread y = threadOf(second);
-            CompletableFuture<String> other = second.submit(release, "y");
-            awaitQueued(release, 1, "y queued");
-            awaitParked(y, release, "y waits in its batcher");
-            assertThat(other).as("the one statement in flight is the other kind's").isNotDone();
-            acquires.held.get("x").countDown();
-            assertThat(running.get(5, TimeUnit.SECONDS)).isEqualTo("done x");
-            assertThat(other.get(5, TimeUnit.SECONDS)).as("woken by the other kind's batch").isEqualTo("done y");
-        }
+        member(slots, new Runner());
+        assertThatThrownBy(() -> member(slots, new Runner())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("slots of its own");
+        BatchSlots adaptive = BatchSlots.adaptive();
+        member(adaptive, new Runner());
+        member(adaptive.following(), new Runner()); // the releases' slots follow the acquires' pace: their own
     }
 
     /**
@@ -485,12 +476,12 @@ class BatcherTest {
             long now = System.nanoTime();
             slots.ran(TimeUnit.SECONDS.toNanos(60)); // a window of 30 s; every arrival below at one instant: no cycle
             for (Thread t : List.of(one, two, three)) { // each came back at once the first time: waited for since
-                slots.answered(t, 0, now);
+                slots.answered(t, BatchSlots.BATCH, now);
                 slots.arrived(t, now);
-                slots.answered(t, 0, now);
+                slots.answered(t, BatchSlots.BATCH, now);
             }
             assertThat(slots.arrived(one, now)).as("two and three are waited for as long").isFalse();
-            slots.answered(one, 0, now + TimeUnit.SECONDS.toNanos(1));
+            slots.answered(one, BatchSlots.BATCH, now + TimeUnit.SECONDS.toNanos(1));
             assertThat(slots.arrived(two, now)).as("one is waited for longer").isFalse();
             assertThat(slots.arrived(one, now)).as("the longest wait ends: three's ends sooner").isTrue();
             assertThat(slots.arrived(three, now)).as("the last one waited for").isTrue();
