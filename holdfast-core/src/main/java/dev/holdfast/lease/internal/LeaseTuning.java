@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * Tests and benchmarks: the knobs of a service that users do not turn ({@code LeaseService.Builder#tune}); internal, may change in any release.
  *
- * @param batchesInFlight statements of each batched kind in flight at once (0: the mode's default)
- * @param overlapAt       calls queued before another batch starts while one is in flight (0: the mode's default)
+ * @param batchesInFlight statements of each batched kind in flight at once (0: {@link LeaseBatches#MAX_IN_FLIGHT})
+ * @param overlapAt       calls queued before another batch starts while one is in flight (0: {@link LeaseBatches#OVERLAP_AT})
  * @param batchLoneCalls  whether a lone call too goes as a batch (of one) through the multi-row statements
  * @param polling         how often waiters poll
  * @param timeline        PostgreSQL: the WAL timeline the statements take as the server's (0: the server's own), so that
