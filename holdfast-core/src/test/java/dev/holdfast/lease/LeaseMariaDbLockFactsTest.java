@@ -9,6 +9,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +26,18 @@ import static org.awaitility.Awaitility.await;
  */
 class LeaseMariaDbLockFactsTest {
 
+    /**
+     * A thread per wait: the waits block in the server, and two must be asleep at once. Not {@code supplyAsync}'s
+     * default executor: on two cores, on Java 25, the second wait queued behind the first and never slept (Java 17
+     * gave each a thread of its own).
+     */
+    private final ExecutorService sessions = Executors.newCachedThreadPool();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopWaits() {
+        sessions.shutdownNow();
+    }
+
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void sleepersAreGivenTheLockOneAtATimeInTheOrderTheyBeganToSleep(TestDatabase db) throws Exception {
         String lock = db.newTableName("facts_lock");
@@ -31,9 +45,9 @@ class LeaseMariaDbLockFactsTest {
              Connection second = LeaseFixture.unpooled(db)) {
             assertThat(value(holder, "SELECT GET_LOCK(?, 0)", lock)).isEqualTo(1);
             assertThat(value(first, "SELECT GET_LOCK(?, 0.2)", lock)).as("a fraction of a second, then 0").isZero();
-            CompletableFuture<Long> firstSleeps = CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock));
+            CompletableFuture<Long> firstSleeps = CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock), sessions);
             awaitSleepers(db, lock, 1, firstSleeps);
-            CompletableFuture<Long> secondSleeps = CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock));
+            CompletableFuture<Long> secondSleeps = CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock), sessions);
             awaitSleepers(db, lock, 2, firstSleeps, secondSleeps);
             assertThat(value(holder, "SELECT RELEASE_LOCK(?)", lock)).isEqualTo(1);
             assertThat(firstSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
@@ -62,7 +76,7 @@ class LeaseMariaDbLockFactsTest {
             long id = value(waiter, "SELECT CONNECTION_ID()", null);
             kill(killer, id);
             assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 0.01))", bell)).as("the kill before it: lost").isZero();
-            CompletableFuture<Long> waits = CompletableFuture.supplyAsync(() -> nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell));
+            CompletableFuture<Long> waits = CompletableFuture.supplyAsync(() -> nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell), sessions);
             await("waiting").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
                     .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
                             id, "%GET_LOCK(%, 60)%") == 1);
