@@ -9,6 +9,7 @@ import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.optimistic.VersionConflictException;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
@@ -20,6 +21,7 @@ import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 import java.sql.SQLException;
+import java.util.function.Supplier;
 
 /**
  * Translates Holdfast's outcomes into Spring's {@link DataAccessException} tree, so code written against
@@ -121,5 +123,22 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
     public RuntimeException translate(RuntimeException ex) {
         DataAccessException translated = translateExceptionIfPossible(ex);
         return translated != null ? translated : ex;
+    }
+
+    /** Runs {@code call}, throwing the translation of what it throws: the translating decorators' every call. */
+    <T> T translating(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    /** As {@link #translating(Supplier)}, for a call without a result. */
+    void translating(Runnable call) {
+        translating(() -> {
+            call.run();
+            return null;
+        });
     }
 }

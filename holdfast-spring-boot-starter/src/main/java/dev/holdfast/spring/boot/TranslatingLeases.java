@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * {@link Leases} whose calls throw what a {@link HoldfastExceptionTranslator} makes of the exceptions of the leases
@@ -38,12 +37,12 @@ public final class TranslatingLeases implements Leases {
 
     @Override
     public Optional<Lease> tryAcquire(String name, String owner, Duration ttl) {
-        return translated(() -> delegate.tryAcquire(name, owner, ttl));
+        return translator.translating(() -> delegate.tryAcquire(name, owner, ttl));
     }
 
     @Override
     public Optional<Lease> tryAcquireOrRenew(String name, String owner, Duration ttl) {
-        return translated(() -> delegate.tryAcquireOrRenew(name, owner, ttl));
+        return translator.translating(() -> delegate.tryAcquireOrRenew(name, owner, ttl));
     }
 
     @Override
@@ -57,68 +56,52 @@ public final class TranslatingLeases implements Leases {
 
     @Override
     public Lease renew(Lease lease, Duration ttl) {
-        return translated(() -> delegate.renew(lease, ttl));
+        return translator.translating(() -> delegate.renew(lease, ttl));
     }
 
     @Override
     public void release(Lease lease) {
-        translated(() -> delegate.release(lease));
+        translator.translating(() -> delegate.release(lease));
     }
 
     @Override
     public void release(Lease lease, Duration heldAtLeast) {
-        translated(() -> delegate.release(lease, heldAtLeast));
+        translator.translating(() -> delegate.release(lease, heldAtLeast));
     }
 
     @Override
     public void unlock(String name, String owner) {
-        translated(() -> delegate.unlock(name, owner));
+        translator.translating(() -> delegate.unlock(name, owner));
     }
 
     @Override
     public LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
-        return translated(() -> delegate.keepAlive(lease, ttl, onLost));
+        return translator.translating(() -> delegate.keepAlive(lease, ttl, onLost));
     }
 
     @Override
     public List<Lease> list() {
-        return translated(delegate::list);
+        return translator.translating(delegate::list);
     }
 
     @Override
     public Optional<Lease> find(String name) {
-        return translated(() -> delegate.find(name));
+        return translator.translating(() -> delegate.find(name));
     }
 
     @Override
     public boolean forceRelease(String name) {
-        return translated(() -> delegate.forceRelease(name));
+        return translator.translating(() -> delegate.forceRelease(name));
     }
 
     @Override
     public boolean forceRelease(String name, String by) {
-        return translated(() -> delegate.forceRelease(name, by));
+        return translator.translating(() -> delegate.forceRelease(name, by));
     }
 
     /** Closes the decorated leases. */
     @Override
     public void close() {
         delegate.close();
-    }
-
-    private <T> T translated(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            throw translator.translate(e);
-        }
-    }
-
-    private void translated(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            throw translator.translate(e);
-        }
     }
 }

@@ -6,7 +6,6 @@ import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.Reacquired;
 
 import java.time.Duration;
-import java.util.function.Supplier;
 
 /**
  * A {@link LockManager} whose calls throw what a {@link HoldfastExceptionTranslator} makes of the exceptions of the
@@ -33,82 +32,66 @@ public final class TranslatingLockManager implements LockManager {
 
     @Override
     public LockId tryLock(String type, String id) {
-        return translated(() -> delegate.tryLock(type, id));
+        return translator.translating(() -> delegate.tryLock(type, id));
     }
 
     @Override
     public LockId tryLock(String type, String id, String owner) {
-        return translated(() -> delegate.tryLock(type, id, owner));
+        return translator.translating(() -> delegate.tryLock(type, id, owner));
     }
 
     @Override
     public LockId tryLock(String type, String id, String owner, Duration expiry) {
-        return translated(() -> delegate.tryLock(type, id, owner, expiry));
+        return translator.translating(() -> delegate.tryLock(type, id, owner, expiry));
     }
 
     @Override
     public Reacquired reacquire(String type, String id, String owner) {
-        return translated(() -> delegate.reacquire(type, id, owner));
+        return translator.translating(() -> delegate.reacquire(type, id, owner));
     }
 
     @Override
     public Reacquired reacquire(String type, String id, String owner, Duration expiry) {
-        return translated(() -> delegate.reacquire(type, id, owner, expiry));
+        return translator.translating(() -> delegate.reacquire(type, id, owner, expiry));
     }
 
     @Override
     public void checkLock(LockId lockId) {
-        translated(() -> delegate.checkLock(lockId));
+        translator.translating(() -> delegate.checkLock(lockId));
     }
 
     @Override
     public void checkLock(LockId lockId, String type, String id) {
-        translated(() -> delegate.checkLock(lockId, type, id));
+        translator.translating(() -> delegate.checkLock(lockId, type, id));
     }
 
     @Override
     public void checkLock(LockId lockId, String type, String id, String owner) {
-        translated(() -> delegate.checkLock(lockId, type, id, owner));
+        translator.translating(() -> delegate.checkLock(lockId, type, id, owner));
     }
 
     @Override
     public void releaseLock(LockId lockId) {
-        translated(() -> delegate.releaseLock(lockId));
+        translator.translating(() -> delegate.releaseLock(lockId));
     }
 
     @Override
     public void releaseLock(LockId lockId, String owner) {
-        translated(() -> delegate.releaseLock(lockId, owner));
+        translator.translating(() -> delegate.releaseLock(lockId, owner));
     }
 
     @Override
     public void extendLockExpiration(LockId lockId, long incMillis) {
-        translated(() -> delegate.extendLockExpiration(lockId, incMillis));
+        translator.translating(() -> delegate.extendLockExpiration(lockId, incMillis));
     }
 
     @Override
     public void extendLockExpiration(LockId lockId, Duration increment) {
-        translated(() -> delegate.extendLockExpiration(lockId, increment));
+        translator.translating(() -> delegate.extendLockExpiration(lockId, increment));
     }
 
     @Override
     public void extendLockExpiration(LockId lockId, String owner, Duration increment) {
-        translated(() -> delegate.extendLockExpiration(lockId, owner, increment));
-    }
-
-    private <T> T translated(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            throw translator.translate(e);
-        }
-    }
-
-    private void translated(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            throw translator.translate(e);
-        }
+        translator.translating(() -> delegate.extendLockExpiration(lockId, owner, increment));
     }
 }
