@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.SchedulingDelay;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.FaultTest;

@@ -1,4 +1,4 @@
-package dev.holdfast.lease;
+package dev.holdfast;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * machine itself added in the same run, so that a shared machine with both cores busy cannot fail the test,
  * while a wake-up that the code itself makes late (a poll, a missed timer) still does.
  */
-final class SchedulingDelay implements AutoCloseable {
+public final class SchedulingDelay implements AutoCloseable {
 
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -23,7 +23,7 @@ final class SchedulingDelay implements AutoCloseable {
     }
 
     /** Starts watching; {@link #close()} stops. */
-    static SchedulingDelay watch() {
+    public static SchedulingDelay watch() {
         SchedulingDelay delay = new SchedulingDelay();
         delay.ticker.start();
         return delay;
@@ -43,7 +43,7 @@ final class SchedulingDelay implements AutoCloseable {
     }
 
     /** The worst overshoot seen so far, in milliseconds. */
-    long worstMillis() {
+    public long worstMillis() {
         return TimeUnit.NANOSECONDS.toMillis(worstNanos.get());
     }
 
