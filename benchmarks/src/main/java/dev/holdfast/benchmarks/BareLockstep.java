@@ -1,7 +1,7 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseBatches;
 import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -31,7 +31,7 @@ import javax.sql.DataSource;
  */
 public final class BareLockstep {
     private final DataSource dataSource;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore jdbc;
     private final long ttlMicros;
     private final Cycle cycle;
     private final String combinedSql;
@@ -56,7 +56,7 @@ public final class BareLockstep {
 
     public BareLockstep(DataSource dataSource, Dialect dialect, String table, long ttlMicros, Cycle cycle) {
         this.dataSource = dataSource;
-        this.jdbc = new LeaseJdbc(LeaseSqls.forDialect(dialect, table));
+        this.jdbc = LeaseStores.forDialect(dialect, table);
         this.ttlMicros = ttlMicros;
         this.cycle = cycle;
         if (cycle == Cycle.ONE_STATEMENT && dialect != Dialect.POSTGRESQL) {
@@ -71,7 +71,7 @@ public final class BareLockstep {
      * are distinct, so no row is changed twice. Binds the release's three arrays, then the acquire's.
      */
     private static String combinedSql(Dialect dialect, String table) {
-        var batches = (dev.holdfast.lease.internal.BatchLeaseSql) LeaseSqls.forDialect(dialect, table);
+        var batches = (dev.holdfast.lease.internal.BatchLeaseSql) LeaseStores.forDialect(dialect, table).sql();
         String release = batches.releaseAllSql(1, false);
         String acquire = batches.acquireAllSql(1);
         int u = release.indexOf(") UPDATE ");
@@ -97,14 +97,14 @@ public final class BareLockstep {
             b.phaser.arriveAndAwaitAdvance(); // odd threads run one phase behind
             b.check();
         }
-        b.requests[t] = new LeaseJdbc.Acquire(name, owner, ttlMicros);
+        b.requests[t] = new LeaseStore.Acquire(name, owner, ttlMicros);
         b.phaser.arriveAndAwaitAdvance();
         LeaseRow lease = (LeaseRow) b.results[t];
         b.check();
         if (lease == null) {
             throw new IllegalStateException("not granted: " + name);
         }
-        b.requests[t] = new LeaseJdbc.Release(name, owner, lease.token());
+        b.requests[t] = new LeaseStore.Release(name, owner, lease.token());
         b.phaser.arriveAndAwaitAdvance();
         Object released = b.results[t];
         b.check();
@@ -149,7 +149,7 @@ public final class BareLockstep {
         }
 
         private static String name(Object request) {
-            return request instanceof LeaseJdbc.Acquire a ? a.name() : ((LeaseJdbc.Release) request).name();
+            return request instanceof LeaseStore.Acquire a ? a.name() : ((LeaseStore.Release) request).name();
         }
 
         /** Runs the phase's requests (all of one kind: threads are in step) in one statement, in the service's order of names. */
@@ -164,7 +164,7 @@ public final class BareLockstep {
                 return;
             }
             threads.sort(Comparator.comparing(t -> name(requests[t]), LeaseBatches.CODE_POINT_ORDER));
-            List<Integer> acquiring = threads.stream().filter(t -> requests[t] instanceof LeaseJdbc.Acquire).toList();
+            List<Integer> acquiring = threads.stream().filter(t -> requests[t] instanceof LeaseStore.Acquire).toList();
             if (cycle != Cycle.TWO_STATEMENTS && !acquiring.isEmpty() && acquiring.size() < threads.size()) {
                 try {
                     runCombined(acquiring, threads.stream().filter(t -> !acquiring.contains(t)).toList());
@@ -174,14 +174,14 @@ public final class BareLockstep {
                 return;
             }
             try (Connection c = dataSource.getConnection()) {
-                if (requests[threads.get(0)] instanceof LeaseJdbc.Acquire) {
-                    List<LeaseJdbc.Acquire> batch = threads.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
+                if (requests[threads.get(0)] instanceof LeaseStore.Acquire) {
+                    List<LeaseStore.Acquire> batch = threads.stream().map(t -> (LeaseStore.Acquire) requests[t]).toList();
                     Map<String, LeaseRow> granted = jdbc.acquireAll(c, batch);
                     for (int t : threads) {
                         results[t] = granted.get(name(requests[t]));
                     }
                 } else {
-                    List<LeaseJdbc.Release> batch = threads.stream().map(t -> (LeaseJdbc.Release) requests[t]).toList();
+                    List<LeaseStore.Release> batch = threads.stream().map(t -> (LeaseStore.Release) requests[t]).toList();
                     Map<String, Boolean> released = jdbc.releaseAll(c, batch, true);
                     for (int t : threads) {
                         results[t] = released.containsKey(name(requests[t]));
@@ -194,8 +194,8 @@ public final class BareLockstep {
 
         /** One phase's acquires and releases in one commit: one transaction of two statements, or one statement. */
         private void runCombined(List<Integer> acquiring, List<Integer> releasing) throws SQLException {
-            List<LeaseJdbc.Acquire> acquires = acquiring.stream().map(t -> (LeaseJdbc.Acquire) requests[t]).toList();
-            List<LeaseJdbc.Release> releases = releasing.stream().map(t -> (LeaseJdbc.Release) requests[t]).toList();
+            List<LeaseStore.Acquire> acquires = acquiring.stream().map(t -> (LeaseStore.Acquire) requests[t]).toList();
+            List<LeaseStore.Release> releases = releasing.stream().map(t -> (LeaseStore.Release) requests[t]).toList();
             Map<String, LeaseRow> granted;
             Map<String, Boolean> released;
             try (Connection c = dataSource.getConnection()) {
@@ -203,12 +203,12 @@ public final class BareLockstep {
                     granted = new java.util.HashMap<>();
                     released = new java.util.HashMap<>();
                     try (var ps = c.prepareStatement(combinedSql)) {
-                        ps.setArray(1, c.createArrayOf("varchar", releases.stream().map(LeaseJdbc.Release::name).toArray()));
-                        ps.setArray(2, c.createArrayOf("varchar", releases.stream().map(LeaseJdbc.Release::owner).toArray()));
-                        ps.setArray(3, c.createArrayOf("bigint", releases.stream().map(LeaseJdbc.Release::token).toArray()));
-                        ps.setArray(4, c.createArrayOf("varchar", acquires.stream().map(LeaseJdbc.Acquire::name).toArray()));
-                        ps.setArray(5, c.createArrayOf("varchar", acquires.stream().map(LeaseJdbc.Acquire::owner).toArray()));
-                        ps.setArray(6, c.createArrayOf("bigint", acquires.stream().map(LeaseJdbc.Acquire::ttlMicros).toArray()));
+                        ps.setArray(1, c.createArrayOf("varchar", releases.stream().map(LeaseStore.Release::name).toArray()));
+                        ps.setArray(2, c.createArrayOf("varchar", releases.stream().map(LeaseStore.Release::owner).toArray()));
+                        ps.setArray(3, c.createArrayOf("bigint", releases.stream().map(LeaseStore.Release::token).toArray()));
+                        ps.setArray(4, c.createArrayOf("varchar", acquires.stream().map(LeaseStore.Acquire::name).toArray()));
+                        ps.setArray(5, c.createArrayOf("varchar", acquires.stream().map(LeaseStore.Acquire::owner).toArray()));
+                        ps.setArray(6, c.createArrayOf("bigint", acquires.stream().map(LeaseStore.Acquire::ttlMicros).toArray()));
                         try (var rs = ps.executeQuery()) {
                             while (rs.next()) {
                                 long token = rs.getLong(2);

@@ -1,7 +1,7 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
@@ -30,12 +30,12 @@ public final class LeaseBatchStatements {
                 s.execute("DROP TABLE IF EXISTS " + table + "_queue");
             }
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, table);
-            LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(kind.name()), table));
+            LeaseStore jdbc = LeaseStores.forDialect(Dialect.valueOf(kind.name()), table);
             for (int rep = 0; rep < 3; rep++) {
                 for (int n : new int[] {1, 4, 8, 16}) {
-                    List<LeaseJdbc.Acquire> acquires = new ArrayList<>();
+                    List<LeaseStore.Acquire> acquires = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
-                        acquires.add(new LeaseJdbc.Acquire(String.format("n%02d", i), "o", 60_000_000));
+                        acquires.add(new LeaseStore.Acquire(String.format("n%02d", i), "o", 60_000_000));
                     }
                     try (Connection c = pool.getConnection()) {
                         long batched = 0, single = 0, acquiring = 0;
@@ -43,11 +43,11 @@ public final class LeaseBatchStatements {
                             long t0 = System.nanoTime();
                             var granted = jdbc.acquireAll(c, acquires);
                             acquiring += System.nanoTime() - t0;
-                            List<LeaseJdbc.Release> releases = acquires.stream()
-                                    .map(a -> new LeaseJdbc.Release(a.name(), "o", granted.get(a.name()).token())).toList();
+                            List<LeaseStore.Release> releases = acquires.stream()
+                                    .map(a -> new LeaseStore.Release(a.name(), "o", granted.get(a.name()).token())).toList();
                             jdbc.releaseAll(c, releases, true);
                             long t1 = System.nanoTime();
-                            for (LeaseJdbc.Acquire a : acquires) {
+                            for (LeaseStore.Acquire a : acquires) {
                                 LeaseRow l = jdbc.acquire(c, a.name(), "o", a.ttlMicros(), false).orElseThrow();
                                 jdbc.release(c, a.name(), "o", l.token(), true, null);
                             }

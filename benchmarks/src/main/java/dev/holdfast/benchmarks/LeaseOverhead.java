@@ -1,8 +1,8 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.lease.internal.LeaseSql;
 import dev.holdfast.lease.LeaseService;
 import com.zaxxer.hikari.HikariDataSource;
@@ -53,8 +53,8 @@ public final class LeaseOverhead {
             }
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, LEASES);
             LeaseInterleaved.createDesignTable(pool, kind);
-            LeaseSql sql = LeaseSqls.forDialect(dialect, LEASES);
-            LeaseJdbc jdbc = new LeaseJdbc(sql);
+            LeaseStore jdbc = LeaseStores.forDialect(dialect, LEASES);
+            LeaseSql sql = jdbc.sql();
             LeaseService service = LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
             new Interleaved()
                     .add("design", i -> LeaseInterleaved.designPair(pool, kind, name(i), "bench"))

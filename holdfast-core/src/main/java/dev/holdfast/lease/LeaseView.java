@@ -8,7 +8,8 @@ import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSql;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.PreparedStatement;
@@ -37,7 +38,7 @@ public final class LeaseView {
     private LeaseView(DataSource dataSource, Dialect dialect, String table) {
         this.dataSource = dataSource;
         this.dialect = dialect;
-        this.sql = LeaseSqls.forDialect(dialect, table);
+        this.sql = LeaseStores.forDialect(dialect, table).sql();
     }
 
     /**

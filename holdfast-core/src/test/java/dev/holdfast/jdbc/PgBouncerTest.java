@@ -229,7 +229,7 @@ class PgBouncerTest {
         await("a waiting call asleep until notified").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("lockInDatabase"))
+                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("acquireInDatabase"))
                                 && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals("java.util.concurrent.Semaphore")
                                         && f.getMethodName().equals("tryAcquire"))));
     }

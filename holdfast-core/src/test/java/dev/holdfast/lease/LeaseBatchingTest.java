@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.BatchLeaseSql;
 import dev.holdfast.lease.internal.LeaseSql;
 import dev.holdfast.lease.internal.PgLeaseSql;
@@ -125,7 +126,7 @@ public class LeaseBatchingTest {
     }
 
     private static LeaseSql sql(TestDatabase db, String table) {
-        return LeaseSqls.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table);
+        return LeaseStores.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table).sql();
     }
 
     @DatabaseTest(only = {POSTGRESQL, MARIADB})

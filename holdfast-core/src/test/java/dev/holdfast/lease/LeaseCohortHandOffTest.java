@@ -1,7 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.CohortHandOffs;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -483,7 +483,7 @@ class LeaseCohortHandOffTest {
     @DatabaseTest
     void aReservationOfAGrantThatRanOutIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(db.kind().name()), table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.valueOf(db.kind().name()), table);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table); Connection c = db.connection()) {
             Lease ranOut = leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
             Lease[] later = new Lease[1];

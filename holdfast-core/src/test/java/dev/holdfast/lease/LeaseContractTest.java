@@ -1,7 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -355,7 +355,7 @@ class LeaseContractTest {
                 assertThat(setting(c)).isEqualTo("on");
             }
             Lease b = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            LeaseJdbc sql = new LeaseJdbc(LeaseSqls.forDialect(leases.dialect(), table));
+            LeaseStore sql = LeaseStores.forDialect(leases.dialect(), table);
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", b.token(), true, null)).isTrue();

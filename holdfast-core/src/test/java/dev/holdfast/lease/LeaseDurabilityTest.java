@@ -1,8 +1,8 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSqls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -31,13 +31,13 @@ class LeaseDurabilityTest {
             "off", "on", "local", "on", "on", "on", "remote_write", "remote_write", "remote_apply", "remote_apply");
 
     private interface Statement1 {
-        void run(Connection c, LeaseJdbc sql, String name) throws SQLException;
+        void run(Connection c, LeaseStore sql, String name) throws SQLException;
     }
 
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void acquireRenewAndQueueCommitDurablyAndLeaveTheSessionAsItWas(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc sql = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore sql = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         long ttl = 60_000_000;
         try (Connection listener = LeaseFixture.listener(db)) {
             int listenerPid = pid(listener);
@@ -45,7 +45,7 @@ class LeaseDurabilityTest {
         }
     }
 
-    private static void checkEachStatementInEachSession(TestDatabase db, String table, LeaseJdbc sql, long ttl,
+    private static void checkEachStatementInEachSession(TestDatabase db, String table, LeaseStore sql, long ttl,
                                                         int listenerPid) throws SQLException {
         Map<String, Statement1> statements = Map.of(
                 "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
@@ -124,7 +124,7 @@ class LeaseDurabilityTest {
 
     private static LeaseRow granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
-            return new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table)).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+            return LeaseStores.forDialect(Dialect.POSTGRESQL, table).acquire(c, name, "a", 60_000_000, false).orElseThrow();
         }
     }
 

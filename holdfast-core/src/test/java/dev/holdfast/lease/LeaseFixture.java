@@ -198,7 +198,8 @@ final class LeaseFixture {
         await("the call of " + owner + " asleep until woken").atMost(AT_MOST).pollInterval(Duration.ofMillis(5))
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getName().equals("test-lock-" + owner)
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitWakeUp"))
+                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitPoll")
+                                        && f.getClassName().endsWith("MariaDbWakeUps"))
                                 && (e.getKey().getState() == Thread.State.TIMED_WAITING || inWatch(e.getValue()))));
     }
 

@@ -1,9 +1,9 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.LockWaits;
-import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -47,7 +47,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterPickingUpItsHandedGrantAfterALongWaitForTheRowKeepsItLive(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         ExecutorService executor = Executors.newFixedThreadPool(2);
         try (Connection listener = LeaseFixture.listener(db);
              Connection holder = db.connection(); Connection waiter = db.connection();
@@ -91,7 +91,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest
     void aReentryThatWaitedForTheRowNeverEndsTheGrantBeforeItBegan(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.valueOf(db.kind().name()), table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.valueOf(db.kind().name()), table);
         ExecutorService executor = Executors.newFixedThreadPool(1);
         try (Connection reentrant = db.connection(); Connection other = db.connection();
              Connection blocker = db.connection()) {
@@ -130,7 +130,7 @@ class LeaseGrantOrderTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aRefusalInTheGrantsMicrosecondLetsNoLaterGrantStartEarlier(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         try (Connection holder = db.connection(); Connection refused = db.connection(); Connection early = db.connection()) {
             java.math.BigDecimal now = new java.math.BigDecimal(db.queryString("SELECT UNIX_TIMESTAMP(NOW(6))"));
             java.math.BigDecimal microsecond = new java.math.BigDecimal("0.000001");
@@ -162,7 +162,7 @@ class LeaseGrantOrderTest {
         }
     }
 
-    private static void assertRowEndsAfterItBegan(LeaseJdbc jdbc, Connection c) throws SQLException {
+    private static void assertRowEndsAfterItBegan(LeaseStore jdbc, Connection c) throws SQLException {
         LeaseRow row = jdbc.read(c, "job").orElseThrow();
         assertThat(row.expiresAt()).as("the row %s ends after it began", row).isAfterOrEqualTo(row.acquiredAt());
     }

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -92,7 +93,7 @@ class LeaseGuardRenewalTest {
     }
 
     private static String renewSql(TestDatabase db, String table) {
-        return LeaseSqls.forDialect(dialect(db), table).renewSql();
+        return LeaseStores.forDialect(dialect(db), table).sql().renewSql();
     }
 
     private static Dialect dialect(TestDatabase db) {

@@ -1,8 +1,8 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.lease.internal.PgWakeUps;
 import dev.holdfast.jdbc.dialect.Dialect;
@@ -208,7 +208,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
@@ -233,7 +233,7 @@ class LeaseHandOffTest {
     void aHandOffNotifiesOnlyItsWaitersListener(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         String stem = db.queryString("SELECT " + PgLeaseSql.stemSql(table));
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
              Connection other = LeaseFixture.listener(db)) {
             int minePid = LeaseDurabilityTest.pid(mine);
@@ -262,7 +262,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterQueuedWithoutAListenerIsNotHandedTheLeaseAndNothingFails(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (Connection c = db.connection()) {
             db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
                     + " VALUES ('job', 'waiter-x', clock_timestamp() + interval '1 minute', 'x', 60000000, NULL)");
@@ -319,7 +319,7 @@ class LeaseHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
              Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
@@ -371,7 +371,7 @@ class LeaseHandOffTest {
 
     private static void assertTheReleaseLeavesTheLeaseFree(TestDatabase db, int listener) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (Connection c = db.connection()) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", listener);

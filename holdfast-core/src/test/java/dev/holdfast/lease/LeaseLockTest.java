@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseSql;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.lease.internal.PollingLeaseSql;
@@ -179,7 +180,7 @@ class LeaseLockTest {
     @DatabaseTest
     void aCallThatFailedLeavesTheQueueOnceTheDatabaseAnswersAgain(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseSql sql = LeaseSqls.forDialect(LeaseFixture.service(db, db.dataSource(), table).dialect(), table);
+        LeaseSql sql = LeaseStores.forDialect(LeaseFixture.service(db, db.dataSource(), table).dialect(), table).sql();
         String queueing = sql instanceof PgLeaseSql pg ? pg.acquireOrQueueSql() : ((PollingLeaseSql) sql).joinQueueSql();
         String givingUpSql = sql instanceof PgLeaseSql pg ? pg.giveUpSql() : sql.leaveQueueSql();
         AtomicBoolean loseConnectionAfterQueueing = new AtomicBoolean();

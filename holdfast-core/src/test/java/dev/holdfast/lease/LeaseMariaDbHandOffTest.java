@@ -2,9 +2,9 @@ package dev.holdfast.lease;
 
 import dev.holdfast.LockViews;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.lease.internal.LeaseJdbc;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSqls;
 import dev.holdfast.lease.internal.PollingLeaseSql;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
@@ -283,8 +283,8 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aWaiterWhoseJoinCommitsLateIsNotLeftBehindTheServedMark(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        PollingLeaseSql sql = (PollingLeaseSql) LeaseSqls.forDialect(Dialect.MARIADB, table);
-        LeaseJdbc jdbc = new LeaseJdbc(sql);
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
+        PollingLeaseSql sql = (PollingLeaseSql) jdbc.sql();
         try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db);
              Connection slow = db.connection()) {
             int live = (int) takeLiveLock(alive);
@@ -329,7 +329,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aWaitingEntryBehindTheServedMarkJoinsAgainAtItsNextLook(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
             int live = (int) takeLiveLock(alive);
             LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
@@ -421,7 +421,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void onlyAWaiterWhoseServiceIsAliveIsHandedTheLease(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         long gone;
         try (Connection dead = LeaseFixture.unpooled(db)) { // closed: its session and lock end
             gone = takeLiveLock(dead);
@@ -459,7 +459,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aWaiterThatLeavesBetweenTheReleasesReadAndItsHandOffIsPassedBy(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         List<String> ran = new CopyOnWriteArrayList<>();
         try (var pool = db.newPool(2); Connection alive = LeaseFixture.unpooled(db)) {
             DataSource hooked = LeaseFixture.hooked(pool, (sql, statement) -> {
@@ -502,7 +502,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aWaiterThatGaveUpGivesBackAGrantHandedToIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
             long live = takeLiveLock(alive);
             LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
@@ -537,7 +537,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theWaiterHandedTheLeaseIsNotItsOwnSuccessor(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
             long live = takeLiveLock(alive);
             LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
@@ -561,7 +561,7 @@ class LeaseMariaDbHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void theEntryOfAWaiterGrantedByItsOwnLookIsNeverHandedTheLease(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseJdbc jdbc = new LeaseJdbc(LeaseSqls.forDialect(Dialect.MARIADB, table));
+        LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
         try (Connection c = db.connection(); Connection alive = LeaseFixture.unpooled(db)) {
             int live = (int) takeLiveLock(alive);
             assertThat(attempt(jdbc, c, "w", false, live)).as("w finds the lease free").isPresent();
@@ -582,7 +582,7 @@ class LeaseMariaDbHandOffTest {
     }
 
     /** A queued attempt of waiter {@code waiter-<owner>} that leaves its entry in place when granted. */
-    private static java.util.Optional<LeaseRow> attempt(LeaseJdbc jdbc, Connection c, String owner, boolean joined,
+    private static java.util.Optional<LeaseRow> attempt(LeaseStore jdbc, Connection c, String owner, boolean joined,
                                                         Integer listener) throws SQLException {
         return jdbc.acquireOrQueue(c, "job", owner, "waiter-" + owner, MINUTE_MICROS, MINUTE_MICROS, joined, true, false,
                 listener);

@@ -1,6 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
@@ -56,6 +57,6 @@ class LeaseTimelineTokenTest {
             rs.next();
             assertThat(rs.getBoolean(1)).isTrue();
         }
-        assertThat(LeaseSqls.forDialect(Dialect.POSTGRESQL, "t").acquireSql(false)).contains(PgLeaseSql.FIRST_TOKEN);
+        assertThat(LeaseStores.forDialect(Dialect.POSTGRESQL, "t").sql().acquireSql(false)).contains(PgLeaseSql.FIRST_TOKEN);
     }
 }

@@ -4,7 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.Holder;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
-import dev.holdfast.lease.internal.LeaseSqls;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -120,7 +121,7 @@ class LeaseTimeoutHolderTest {
     @DatabaseTest
     void aLookThatFailsStillThrowsTheTimeoutSayingWhyTheHolderIsUnknown(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        String look = LeaseSqls.forDialect(Dialect.detect(db.dataSource()), table).timeoutSql();
+        String look = LeaseStores.forDialect(Dialect.detect(db.dataSource()), table).sql().timeoutSql();
         AtomicInteger refused = new AtomicInteger();
         HikariDataSource pool = db.newPool(2);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);

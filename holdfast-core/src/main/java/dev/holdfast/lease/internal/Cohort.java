@@ -80,7 +80,7 @@ final class Cohort {
         return Invariants.nonNull(instant, "a grant's instant read before any grant");
     }
 
-    void reserved(LeaseJdbc.Reserved r, long sent) {
+    void reserved(LeaseStore.Reserved r, long sent) {
         rowToken = r.token();
         expiresAt = r.expiresAt();
         dbNow = r.now();

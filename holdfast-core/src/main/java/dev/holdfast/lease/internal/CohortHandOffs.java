@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * Cohort hand-off: lock cohorting (Dice, Marathe and Shavit, PPoPP 2012) applied to leases. The
- * {@code LeaseService#lock} calls of one service for one name under one owner form a cohort: they
+ * {@code LeaseService#acquire} calls of one service for one name under one owner form a cohort: they
  * wait in memory, in arrival order, and the service passes its database grant between them without
  * a statement, at most {@code bound} times in a row; then it releases the grant to the database,
  * where the first waiter of any instance takes it, and one local waiter (the cohort's
@@ -42,10 +42,10 @@ public final class CohortHandOffs {
     /** Runs a reservation: the grant's new state, empty if it is no longer held. */
     @FunctionalInterface
     interface Reserver {
-        Optional<LeaseJdbc.Reserved> reserve(String name, String owner, long token, long tokens, long ttlMicros);
+        Optional<LeaseStore.Reserved> reserve(String name, String owner, long token, long tokens, long ttlMicros);
     }
 
-    /** One {@code LeaseService#lock} call's place in its cohort. */
+    /** One {@code LeaseService#acquire} call's place in its cohort. */
     static final class Call {
         private final Cohort cohort;
         private final Cohort.@Nullable Waiter waiter;
@@ -126,7 +126,7 @@ public final class CohortHandOffs {
     }
 
     /**
-     * Places a {@code lock} call: in its cohort's queue if the cohort holds a grant or has a
+     * Places a {@code acquire} call: in its cohort's queue if the cohort holds a grant or has a
      * representative in the database, else as the representative itself. Runs no statement.
      */
     Call enter(String name, String owner, long ttlMicros) {
@@ -312,7 +312,7 @@ public final class CohortHandOffs {
             }
             long rowToken = c.rowToken;
             long sent = System.nanoTime();
-            Optional<LeaseJdbc.Reserved> r = null;
+            Optional<LeaseStore.Reserved> r = null;
             c.busyGrant = grant;
             c.lock.unlock();
             try {

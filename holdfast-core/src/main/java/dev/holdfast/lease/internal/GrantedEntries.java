@@ -75,7 +75,7 @@ final class GrantedEntries {
             }
             ran = true;
             try {
-                LeaseJdbc.leaveQueue(c, sql, entry.name(), entry.waiter());
+                sql.leaveQueue(c, entry.name(), entry.waiter());
             } catch (SQLException e) {
                 SqlErrorKind kind = sql.dialect.classify(e);
                 if (kind == SqlErrorKind.LOCK_TIMEOUT) {

@@ -12,9 +12,9 @@ public final class Grants {
 
     /** How a grant reached its caller. */
     public enum Path {
-        /** {@code tryAcquire}'s statement, alone or in a batch, or a {@code lock} call with no wait. */
+        /** {@code tryAcquire}'s statement, alone or in a batch, or a {@code acquire} call with no wait. */
         ACQUIRED,
-        /** A waiting {@code lock} call's own attempt (which may pick up a grant a release handed to it). */
+        /** A waiting {@code acquire} call's own attempt (which may pick up a grant a release handed to it). */
         QUEUED_ATTEMPT,
         /** A release's hand-off, learned from its notification: no statement of the waiter's own. */
         HANDED_OFF,

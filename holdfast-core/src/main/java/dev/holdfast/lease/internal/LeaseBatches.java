@@ -58,15 +58,15 @@ public final class LeaseBatches {
     };
 
     private final DataSource dataSource;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore store;
     private final Retry races;
     private final boolean fastRelease;
-    private final Batcher<LeaseJdbc.Acquire, Optional<LeaseRow>> acquires;
-    private final Batcher<LeaseJdbc.Release, Boolean> releases;
+    private final Batcher<LeaseStore.Acquire, Optional<LeaseRow>> acquires;
+    private final Batcher<LeaseStore.Release, Boolean> releases;
     private final BatchSlots acquireSlots;
     /** A lone acquire and a lone release as the service runs them unbatched; null: as batches of one. */
-    private final @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single;
-    private final @Nullable Function<LeaseJdbc.Release, Boolean> lone;
+    private final @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single;
+    private final @Nullable Function<LeaseStore.Release, Boolean> lone;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
     /** Per kind (0 acquire, 1 release): calls, and the statements they took (lone calls included). */
@@ -79,16 +79,16 @@ public final class LeaseBatches {
      *
      * @param lone a lone release as the service runs it unbatched (true if released)
      */
-    public static @Nullable LeaseBatches of(LeaseSettings settings, LeaseSql sql, LeaseJdbc jdbc, LeaseCalls calls,
-                                     Function<LeaseJdbc.Release, Boolean> lone) {
-        if (settings.batching() == BatchMode.OFF || !(sql instanceof BatchLeaseSql)) {
+    static @Nullable LeaseBatches of(LeaseSettings settings, LeaseStore store, LeaseCalls calls,
+                                     Function<LeaseStore.Release, Boolean> lone) {
+        if (settings.batching() == BatchMode.OFF || store.batchSql() == null) {
             return null;
         }
         boolean alone = !settings.tuning().batchLoneCalls();
         LeaseTuning tuning = settings.tuning();
         int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : MAX_IN_FLIGHT;
         int overlapAt = tuning.overlapAt() > 0 ? tuning.overlapAt() : OVERLAP_AT;
-        return new LeaseBatches(settings.dataSource(), jdbc, calls.races(), settings.relaxedReleases(),
+        return new LeaseBatches(settings.dataSource(), store, calls.races(), settings.relaxedReleases(),
                 inFlight, overlapAt, settings.batching(),
                 alone ? a -> calls.acquire(a.name(), a.owner(), a.ttlMicros(), false) : null,
                 alone ? lone : null);
@@ -107,12 +107,12 @@ public final class LeaseBatches {
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
-    LeaseBatches(DataSource dataSource, LeaseJdbc jdbc, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
+    LeaseBatches(DataSource dataSource, LeaseStore store, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
                  BatchMode mode,
-                 @Nullable Function<LeaseJdbc.Acquire, Optional<LeaseRow>> single,
-                 @Nullable Function<LeaseJdbc.Release, Boolean> lone) {
+                 @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single,
+                 @Nullable Function<LeaseStore.Release, Boolean> lone) {
         this.dataSource = dataSource;
-        this.jdbc = jdbc;
+        this.store = store;
         this.races = races;
         this.fastRelease = fastRelease;
         this.single = single;
@@ -122,10 +122,10 @@ public final class LeaseBatches {
         }
         BatchSlots slots = mode == BatchMode.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots();
         this.acquireSlots = slots;
-        this.acquires = new Batcher<>(slots, LeaseJdbc.Acquire::name, CODE_POINT_ORDER, maxInFlight,
+        this.acquires = new Batcher<>(slots, LeaseStore.Acquire::name, CODE_POINT_ORDER, maxInFlight,
                 overlapAt, MAX_ROWS, counted(0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
-        this.releases = new Batcher<>(slots.following(), LeaseJdbc.Release::name, CODE_POINT_ORDER,
+        this.releases = new Batcher<>(slots.following(), LeaseStore.Release::name, CODE_POINT_ORDER,
                 maxInFlight, overlapAt, MAX_ROWS, counted(1,
                         batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
@@ -135,7 +135,7 @@ public final class LeaseBatches {
      * sends calls alone, the call runs on this thread as without batching, past the batcher's lock.
      */
     public Optional<LeaseRow> acquire(String name, String owner, long ttlMicros) {
-        LeaseJdbc.Acquire call = new LeaseJdbc.Acquire(name, owner, ttlMicros);
+        LeaseStore.Acquire call = new LeaseStore.Acquire(name, owner, ttlMicros);
         BatchPace pace = acquireSlots.pace;
         if (pace != null) {
             pace.arrived();
@@ -159,7 +159,7 @@ public final class LeaseBatches {
 
     /** Releases the grant with {@code token}; false if it is not held. Alone as {@link #acquire}. */
     public boolean release(String name, String owner, long token) {
-        LeaseJdbc.Release call = new LeaseJdbc.Release(name, owner, token);
+        LeaseStore.Release call = new LeaseStore.Release(name, owner, token);
         if (lone != null && releases.alone()) {
             try {
                 return lone.apply(call);
@@ -221,13 +221,13 @@ public final class LeaseBatches {
         return batchedCalls.sum();
     }
 
-    private List<Batcher.Outcome<Optional<LeaseRow>>> acquireAll(List<LeaseJdbc.Acquire> batch) {
+    private List<Batcher.Outcome<Optional<LeaseRow>>> acquireAll(List<LeaseStore.Acquire> batch) {
         batchedCalls.add(batch.size() > 1 ? batch.size() : 0);
         statements.increment();
         Map<String, LeaseRow> granted;
         try {
             granted = races.autocommit(dataSource, null, () -> "acquiring " + batch.size() + " leases",
-                    c -> jdbc.acquireAll(c, batch));
+                    c -> store.acquireAll(c, batch));
         } catch (DatabaseException e) {
             return batch.stream().map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(Failures.database(
                     "acquiring lease '" + a.name() + "' for '" + a.owner() + "' (in a batch of " + batch.size() + ")",
@@ -242,7 +242,7 @@ public final class LeaseBatches {
      * own call, whose release did commit, as a single release's separate hand-off), else all in the batch's
      * transaction (a failure rolls the batch back and fails every call).
      */
-    private List<Batcher.Outcome<Boolean>> releaseAll(List<LeaseJdbc.Release> batch) {
+    private List<Batcher.Outcome<Boolean>> releaseAll(List<LeaseStore.Release> batch) {
         batchedCalls.add(batch.size() > 1 ? batch.size() : 0);
         statements.increment();
         Map<String, SQLException> handOffFailures = new HashMap<>();
@@ -251,16 +251,16 @@ public final class LeaseBatches {
             released = races.autocommit(dataSource, null, () -> "releasing " + batch.size() + " leases", c -> {
                 handOffFailures.clear();
                 boolean autoCommit = c.getAutoCommit();
-                Map<String, Boolean> rows = jdbc.releaseAll(c, batch, fastRelease && autoCommit);
+                Map<String, Boolean> rows = store.releaseAll(c, batch, fastRelease && autoCommit);
                 for (Map.Entry<String, Boolean> row : rows.entrySet()) {
                     if (!row.getValue()) {
                         continue;
                     }
                     if (!autoCommit) {
-                        jdbc.handOff(c, row.getKey());
+                        store.handOff(c, row.getKey());
                     } else {
                         try {
-                            jdbc.handOff(c, row.getKey());
+                            store.handOff(c, row.getKey());
                         } catch (SQLException e) {
                             handOffFailures.put(row.getKey(), e); // its release stands: not a race to repeat
                         }
@@ -273,7 +273,7 @@ public final class LeaseBatches {
                     releasing(r) + " (in a batch of " + batch.size() + ")", e.sqlException()))).toList();
         }
         List<Batcher.Outcome<Boolean>> outcomes = new ArrayList<>();
-        for (LeaseJdbc.Release r : batch) {
+        for (LeaseStore.Release r : batch) {
             SQLException failed = handOffFailures.get(r.name());
             outcomes.add(failed != null
                     ? Batcher.Outcome.failed(Failures.database(releasing(r) + ", then handing it to its first waiter", failed))
@@ -282,7 +282,7 @@ public final class LeaseBatches {
         return outcomes;
     }
 
-    private static String releasing(LeaseJdbc.Release r) {
+    private static String releasing(LeaseStore.Release r) {
         return "releasing lease '" + r.name() + "'";
     }
 }

@@ -28,12 +28,12 @@ final class LeaseCalls {
     private final DataSource dataSource;
     private final Dialect dialect;
     private final Retry races;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore store;
 
-    LeaseCalls(DataSource dataSource, Dialect dialect, LeaseJdbc jdbc) {
+    LeaseCalls(DataSource dataSource, Dialect dialect, LeaseStore store) {
         this.dataSource = dataSource;
         this.dialect = dialect;
-        this.jdbc = jdbc;
+        this.store = store;
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
     }
 
@@ -61,7 +61,7 @@ final class LeaseCalls {
 
     /** The single-row acquire: exclusive, or re-entering a grant {@code owner} holds already. */
     Optional<LeaseRow> acquire(String name, String owner, long ttlMicros, boolean reentrant) {
-        return acquire(name, owner, c -> jdbc.acquire(c, name, owner, ttlMicros, reentrant));
+        return acquire(name, owner, c -> store.acquire(c, name, owner, ttlMicros, reentrant));
     }
 
     /** Whether {@code e} is a lost race: the statement had no effect and may run again. */

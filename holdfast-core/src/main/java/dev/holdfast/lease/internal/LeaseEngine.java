@@ -62,7 +62,7 @@ public final class LeaseEngine implements AutoCloseable {
             throw new InterruptedException();
         }
         try {
-            return logged("acquired", parts.blocking().lock(name, owner, ttlMicros, waitNanos));
+            return logged("acquired", parts.blocking().acquire(name, owner, ttlMicros, waitNanos));
         } catch (WaitTimedOut e) {
             LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' refused to '" + owner + "': not granted within "
                     + maxWait);
@@ -151,12 +151,12 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     public List<LeaseRow> list() {
-        return parts.calls().call("listing", "*", parts.jdbc()::listLive);
+        return parts.calls().call("listing", "*", parts.store()::listLive);
     }
 
     public Optional<LeaseRow> find(String name) {
         LeaseArguments.checkName("Lease name", name);
-        return parts.calls().call("reading", name, c -> parts.jdbc().read(c, name));
+        return parts.calls().call("reading", name, c -> parts.store().read(c, name));
     }
 
     /** Ends the lease whoever holds it. */
@@ -173,7 +173,7 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     private boolean breakLease(String name, @Nullable String by) {
-        boolean released = parts.calls().call("force-releasing", name, c -> parts.jdbc().forceRelease(c, name, by));
+        boolean released = parts.calls().call("force-releasing", name, c -> parts.store().forceRelease(c, name, by));
         closeCohort(name, null);
         if (released) {
             parts.pollers().wakeOldest(name);
@@ -204,14 +204,7 @@ public final class LeaseEngine implements AutoCloseable {
         if (cohorts != null) {
             cohorts.closeAll();
         }
-        PgWakeUps wakeUps = parts.wakeUps();
-        if (wakeUps != null) {
-            wakeUps.close();
-        }
-        MariaDbWakeUps mariaDbWakeUps = parts.mariaDbWakeUps();
-        if (mariaDbWakeUps != null) {
-            mariaDbWakeUps.close(); // before the threads: it borrows through them
-        }
+        parts.wakeUps().close(); // before the threads: MariaDB's borrow through them
         parts.threads().close();
     }
 

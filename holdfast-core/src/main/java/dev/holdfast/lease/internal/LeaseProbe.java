@@ -33,17 +33,17 @@ public final class LeaseProbe {
      * or not the waiter took its grant from them (it may have found it with a safety poll first); 0 elsewhere.
      */
     public long handOffNotificationsHeard() {
-        return blocking.grantsHeard();
+        return blocking.wakeUps().grantsHeard();
     }
 
     /** Whether this service's PostgreSQL listener listens now (false elsewhere, and until a waiting call starts it). */
     public boolean listening() {
-        return blocking.listening();
+        return blocking.wakeUps().listening();
     }
 
     /** Whether the listener found that a pooler keeps notifications from it (PgBouncer in transaction mode): waiters poll. */
     public boolean listenerBehindPooler() {
-        return blocking.listenerBehindPooler();
+        return blocking.wakeUps().behindPooler();
     }
 
     /**
@@ -51,12 +51,12 @@ public final class LeaseProbe {
      * leases handed to them (a release wakes the watch).
      */
     public boolean wakeUpWatching() {
-        return blocking.wakeUpWatching();
+        return blocking.wakeUps().watching();
     }
 
     /** MariaDB: how many of the wake-ups' connections this service handed to its pool to retire (ended for good). */
     public long wakeUpConnectionsRetired() {
-        return blocking.wakeUpConnectionsRetired();
+        return blocking.wakeUps().retired();
     }
 
     /** How many leases this service's guards lost since it was built. */

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * The lease statements, one section per dialect (measured forms: {@code docs/database-facts.md},
  * lease upserts): SQL text, binding order and how to read the result, nothing else;
- * {@link LeaseJdbc} runs them.
+ * {@link LeaseStore} runs them.
  *
  * <p>Rules every acquire statement implements, in one statement, by database time {@code now}:
  * <ul>
@@ -61,6 +61,15 @@ public abstract class LeaseSql {
     /** Removes a waiter that was granted (binds name, waiter): every database queues. */
     public final String leaveQueueSql() {
         return "DELETE FROM " + table + "_queue WHERE name = ? AND owner = ?";
+    }
+
+    /** Removes {@code waiter}'s queue entry on {@code c} ({@link #leaveQueueSql()}; also on a MariaDB wake-up connection). */
+    final void leaveQueue(java.sql.Connection c, String name, String waiter) throws java.sql.SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(leaveQueueSql())) {
+            ps.setString(1, name);
+            ps.setString(2, waiter);
+            ps.executeUpdate();
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.holdfast.lease.internal;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Tests and benchmarks: the knobs of a service that users do not turn ({@code LeaseService.Builder#tune}); internal, may change in any release.
@@ -15,10 +16,10 @@ import java.time.Duration;
  * @param wakeUps         MariaDB: whether waiters publish a wake-up connection ({@link MariaDbWakeUps}), so that a
  *                        release hands them the lease and wakes them; off, they poll and take it by their own looks
  */
-public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, BlockingAcquire.Polling polling,
+public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, Polling polling,
                           int timeline, Duration notifyProbe, boolean wakeUps) {
 
-    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, BlockingAcquire.Polling.DEFAULT, 0,
+    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, Polling.DEFAULT, 0,
             Duration.ofSeconds(2), true);
 
     public LeaseTuning {
@@ -38,21 +39,21 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
+                new Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
                         polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
+                new Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
                         polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
     }
 
     /** How long a polling waiter's queue entry lives unless refreshed (H2, MariaDB; MariaDB waiters look twice in it). */
     public LeaseTuning pollingQueueEntry(Duration lifetime) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new BlockingAcquire.Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
+                new Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
                         lifetime.toNanos() / 1000), timeline, notifyProbe, wakeUps);
     }
 
@@ -64,6 +65,23 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
     /** How long a PostgreSQL listener waits for its probe notification before it polls for good. */
     public LeaseTuning notifyProbe(Duration bound) {
         return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls, polling, timeline, bound, wakeUps);
+    }
+
+    /**
+     * How often waiters of {@link BlockingAcquire} poll, and how long a polling waiter's queue entry lives:
+     * a MariaDB waiter whose wake-up connection watches looks at least twice per entry lifetime, as no
+     * listener tells a release that it is alive.
+     *
+     * @param safetyPollNanos    how often a notified waiter re-checks anyway (refreshing its queue entry, noticing expiries)
+     * @param minPollNanos       the first poll of a waiter that is not notified, and its poll after a wake-up
+     * @param maxQueuedPollNanos the longest poll of a queued waiter that is not notified (H2, MariaDB): a free
+     *                           lease waits for the first waiter's next poll, as nobody else may take it
+     * @param pollingEntryMicros how long a polling waiter's queue entry lives unless refreshed
+     */
+    record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos, long pollingEntryMicros) {
+        static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+        static final Polling DEFAULT = new Polling(TimeUnit.MILLISECONDS.toNanos(500), MIN_POLL_NANOS,
+                TimeUnit.MILLISECONDS.toNanos(5), BlockingAcquire.QUEUE_ENTRY_MICROS);
     }
 
     /** MariaDB: whether waiters are handed leases and woken by releases (benchmarks' yardstick: off, they poll). */

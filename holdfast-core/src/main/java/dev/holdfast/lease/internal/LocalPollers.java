@@ -7,18 +7,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
 /**
- * This service's polling {@code lock} calls (not woken by notifications) by lease name, oldest
+ * This service's polling {@code acquire} calls (not woken by notifications) by lease name, oldest
  * first: a release through this service wakes the oldest at once, instead of at its next poll.
  */
 final class LocalPollers {
 
-    private final ConcurrentHashMap<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> byName = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ConcurrentLinkedDeque<Waiter>> byName = new ConcurrentHashMap<>();
 
-    void add(String name, PgWakeUps.Waiter waiter) {
+    void add(String name, Waiter waiter) {
         byName.computeIfAbsent(name, n -> new ConcurrentLinkedDeque<>()).addLast(waiter);
     }
 
-    void remove(String name, PgWakeUps.Waiter waiter) {
+    void remove(String name, Waiter waiter) {
         byName.computeIfPresent(name, (n, deque) -> {
             deque.remove(waiter);
             return deque.isEmpty() ? null : deque;
@@ -27,8 +27,8 @@ final class LocalPollers {
 
     /** Wakes the oldest polling waiter of {@code name}, if any: the lease may be free now. */
     void wakeOldest(String name) {
-        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
-        PgWakeUps.Waiter oldest = deque == null ? null : deque.peekFirst();
+        ConcurrentLinkedDeque<Waiter> deque = byName.get(name);
+        Waiter oldest = deque == null ? null : deque.peekFirst();
         if (oldest != null) {
             oldest.rung.set(true);
             oldest.signal.release();
@@ -36,12 +36,12 @@ final class LocalPollers {
     }
 
     /** The polling waiter of {@code name} with waiter id {@code id}, or null. */
-    PgWakeUps.@Nullable Waiter find(String name, @Nullable String id) {
-        ConcurrentLinkedDeque<PgWakeUps.Waiter> deque = byName.get(name);
+    @Nullable Waiter find(String name, @Nullable String id) {
+        ConcurrentLinkedDeque<Waiter> deque = byName.get(name);
         if (deque == null || id == null) {
             return null;
         }
-        for (PgWakeUps.Waiter w : deque) {
+        for (Waiter w : deque) {
             if (id.equals(w.id)) {
                 return w;
             }
@@ -59,7 +59,7 @@ final class LocalPollers {
 
     /** Asks every waiter of {@code name} (every name if null) to decide again how long to wait, without looking now. */
     void nudge(@Nullable String name) {
-        for (Map.Entry<String, ConcurrentLinkedDeque<PgWakeUps.Waiter>> e : byName.entrySet()) {
+        for (Map.Entry<String, ConcurrentLinkedDeque<Waiter>> e : byName.entrySet()) {
             if (name == null || name.equals(e.getKey())) {
                 e.getValue().forEach(w -> w.signal.release());
             }

@@ -24,7 +24,7 @@ final class MariaDbHandOff {
     }
 
     /** A live grant handed to waiter {@code waiter} of lease {@code name}, whose entry names the reading connection. */
-    record HandedHere(String name, String waiter, PgWakeUps.Handed grant) {
+    record HandedHere(String name, String waiter, Waiter.Handed grant) {
     }
 
     /** How a wake-up connection's watch ended. */
@@ -87,7 +87,7 @@ final class MariaDbHandOff {
                 Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
                 if (acquiredAt != null && expiresAt != null) {
                     handed.add(new HandedHere(rs.getString(1), rs.getString(2),
-                            new PgWakeUps.Handed(rs.getLong(3), acquiredAt, expiresAt)));
+                            new Waiter.Handed(rs.getLong(3), acquiredAt, expiresAt)));
                 }
             }
         }

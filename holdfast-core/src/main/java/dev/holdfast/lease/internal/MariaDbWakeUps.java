@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  * service's wake-up connection ({@code KILL QUERY}, {@link HandOffWakes}), whose wait then ends, and
  * what was handed here is read and each grant given to its waiting call at once.
  *
- * <p>Two pooled connections, kept while the service has polling {@code lock} calls, closed after a second
+ * <p>Two pooled connections, kept while the service has polling {@code acquire} calls, closed after a second
  * without any: the wake-up connection, whose id is what the service's waiters publish in their queue entries
  * (a release hands the lease only to a waiter whose connection is alive, {@link MariaDbHandOff#markAlive}), and
  * the one that holds its doorbell, a user-level lock. The wake-up connection waits for its doorbell in one
@@ -41,7 +41,7 @@ import javax.sql.DataSource;
  * go back to the pool: they are retired ({@link dev.holdfast.jdbc.ConnectionPool#retire}), so that a late kill can
  * only find a connection id that no longer exists.
  */
-final class MariaDbWakeUps implements AutoCloseable {
+final class MariaDbWakeUps extends WakeUps {
 
     /** A watch's longest wait: a leader sees its own bound, and the thread gets its turn, at least this often. */
     private static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -50,7 +50,6 @@ final class MariaDbWakeUps implements AutoCloseable {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final MariaDbLeaseSql sql;
-    private final LocalPollers pollers;
     /** Where the waiter read as next after a grant delivered here goes, for that grant's release. */
     private final NextWaiters nextWaiters;
     private final SpareConnections spares;
@@ -62,7 +61,7 @@ final class MariaDbWakeUps implements AutoCloseable {
     /** Who runs statements on the connection: the thread, or a waiting call that watches. */
     private final ReentrantLock turn = new ReentrantLock();
     /** Waiting calls of this service in {@link #await}: whoever lets go of the turn rings the oldest, which leads next. */
-    private final ConcurrentLinkedDeque<PgWakeUps.Waiter> followers = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<Waiter> followers = new ConcurrentLinkedDeque<>();
 
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
@@ -89,9 +88,9 @@ final class MariaDbWakeUps implements AutoCloseable {
 
     MariaDbWakeUps(DataSource dataSource, dev.holdfast.jdbc.ConnectionPool pool, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos,
                    NextWaiters nextWaiters) {
+        super(pollers);
         this.sql = sql;
         this.nextWaiters = nextWaiters;
-        this.pollers = pollers;
         this.spares = new SpareConnections(dataSource, pool, threads, sql.table);
         this.entries = new GrantedEntries(sql);
         // Once it is alive, each waiter looks, and publishes it: a release may hand it the lease from then on.
@@ -101,43 +100,73 @@ final class MariaDbWakeUps implements AutoCloseable {
     }
 
     /** A call of this service waits (polling): the connection is borrowed if it is not up. */
-    synchronized void waiting() {
+    private synchronized void waiting() {
         if (!watching) {
             poke();
         }
     }
 
-    /** A waiting call was granted: leave its queue {@code entry} (if not null) on the connection. */
-    synchronized void granted(GrantedEntries.@Nullable Leave entry) {
-        if (entry != null) {
-            entries.add(entry);
-            poke();
-        }
+    /** A waiting call was granted: leave its queue {@code entry} on the connection. */
+    @Override
+    synchronized void leave(GrantedEntries.Leave entry) {
+        entries.add(entry);
+        poke();
+    }
+
+    /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
+    @Override
+    boolean leavesEntries() {
+        return connection.listener() != null;
     }
 
     /** Where entries go that the connection could not leave (its failure, the service closing). */
+    @Override
     void leaveFailuresTo(GrantedEntries.Leaving leaving) {
         entries.elsewhere(leaving);
     }
 
     /** Whether the connection is up and published: waiting calls watch on it for hand-offs to them. */
+    @Override
     boolean watching() {
         return watching;
     }
 
-    /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
-    boolean connected() {
-        return connection.listener() != null;
-    }
-
     /** How many of the wake-ups' connections were handed to the pool to retire. */
+    @Override
     long retired() {
         return connection.retired();
     }
 
     /** The id waiters publish so that a release may hand them the lease, or null. */
-    @Nullable Integer listener() {
+    @Override
+    @Nullable Integer listener(Waiter w) {
         return connection.listener();
+    }
+
+    /**
+     * Waits until a wake-up rings {@code w}, or its poll is due: {@code pollNanos} from now, or
+     * {@code safetyNanos} while the wake-up connection is up; never past {@code deadline}. While the
+     * connection is up, the waiter watches on it itself when it is its turn ({@link #await}).
+     */
+    @Override
+    boolean awaitPoll(Waiter w, long pollNanos, long safetyNanos, long deadline) throws InterruptedException {
+        waiting();
+        follow(w);
+        try {
+            long start = System.nanoTime();
+            while (true) {
+                long until = start + (watching ? Math.max(pollNanos, safetyNanos) : pollNanos);
+                long left = Math.min(until, deadline) - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (await(w, left)) {
+                    return true;
+                }
+            }
+        } finally {
+            unfollow(w);
+        }
     }
 
     /**
@@ -146,7 +175,7 @@ final class MariaDbWakeUps implements AutoCloseable {
      *
      * @return whether it was rung (a grant was handed to it, or it should look now)
      */
-    boolean await(PgWakeUps.Waiter me, long nanos) throws InterruptedException {
+    private boolean await(Waiter me, long nanos) throws InterruptedException {
         long until = System.nanoTime() + nanos;
         if (lead(me, until)) {
             return true;
@@ -162,12 +191,12 @@ final class MariaDbWakeUps implements AutoCloseable {
     }
 
     /** {@code me} waits from now on: whoever lets go of the turn rings it, so that it may lead. */
-    void follow(PgWakeUps.Waiter me) {
+    private void follow(Waiter me) {
         followers.addLast(me);
     }
 
     /** {@code me} waits no longer. */
-    void unfollow(PgWakeUps.Waiter me) {
+    private void unfollow(Waiter me) {
         followers.remove(me);
     }
 
@@ -176,7 +205,7 @@ final class MariaDbWakeUps implements AutoCloseable {
      * once if it may not (the connection is not up, or another has the turn), and after a failure, which it leaves
      * to the thread.
      */
-    private boolean lead(PgWakeUps.Waiter me, long until) {
+    private boolean lead(Waiter me, long until) {
         // The thread's turns are short and rare: it goes first.
         if (!watching || closed || failure != null || turn.hasQueuedThreads() || !turn.tryLock()) {
             return false;
@@ -226,10 +255,10 @@ final class MariaDbWakeUps implements AutoCloseable {
     }
 
     /** Lets go of the turn and rings the oldest waiting call other than {@code self}: it may lead now. */
-    private void letGo(PgWakeUps.@Nullable Waiter self) {
+    private void letGo(@Nullable Waiter self) {
         turn.unlock();
         if (watching && !turn.isLocked()) {
-            for (PgWakeUps.Waiter w : followers) {
+            for (Waiter w : followers) {
                 if (w != self) {
                     w.signal.release();
                     break;
@@ -369,7 +398,7 @@ final class MariaDbWakeUps implements AutoCloseable {
     }
 
     /** After a release's kill ended a statement: reads what was handed here and gives it ({@link #give}). */
-    private void readIfKilled(PgWakeUps.@Nullable Waiter leader) throws SQLException {
+    private void readIfKilled(@Nullable Waiter leader) throws SQLException {
         if (killed) {
             killed = false;
             if (connection.listener() != null) {
@@ -383,11 +412,11 @@ final class MariaDbWakeUps implements AutoCloseable {
      * reads, for each, whom its release will hand the lease to ({@link NextWaiters}), unless {@code leader}, the
      * waiting call that read them, got its own: then it goes at once, and the thread reads.
      */
-    private void give(List<MariaDbHandOff.HandedHere> handed, PgWakeUps.@Nullable Waiter leader) throws SQLException {
+    private void give(List<MariaDbHandOff.HandedHere> handed, @Nullable Waiter leader) throws SQLException {
         List<MariaDbHandOff.HandedHere> given = new ArrayList<>(handed.size());
         boolean own = false;
         for (MariaDbHandOff.HandedHere h : handed) {
-            PgWakeUps.Waiter waiter = pollers.find(h.name(), h.waiter());
+            Waiter waiter = pollers.find(h.name(), h.waiter());
             if (waiter != null && waiter.handed() == null) {
                 waiter.hand(h.grant());
                 waiter.rung.set(true);

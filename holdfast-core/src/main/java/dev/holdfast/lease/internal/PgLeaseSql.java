@@ -26,7 +26,7 @@ import java.util.List;
  * failed attempt per grant and none to take it, and the releasing worker cannot barge ahead of
  * the queue. Queue entries carry a short {@code wait_until} that waiters refresh, so a crashed
  * waiter stops counting soon. The queue's {@code owner} column holds the <em>waiter id</em> of one
- * {@code lock} call (128 random bits, base64url), not the lease owner: concurrent calls of one
+ * {@code acquire} call (128 random bits, base64url), not the lease owner: concurrent calls of one
  * owner are separate waiters with their own place, entry and notification (payload
  * {@code <length of name>:<name><waiter id>}, then the grant).
  *

@@ -1,5 +1,6 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
@@ -11,22 +12,21 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import javax.sql.DataSource;
 
 /**
- * PostgreSQL wake-ups for blocked {@code LeaseService#lock} callers: one daemon thread per service
+ * PostgreSQL wake-ups for blocked {@code LeaseService#acquire} callers: one daemon thread per service
  * holds one pooled connection that {@code LISTEN}s on its own channel (the table's stem and its
  * backend pid, {@link PgLeaseSql#listenerChannel}), and wakes a local waiter when a release
  * names it (payload {@code <length of name>:<name><waiter id>}, the id of
- * one {@code lock} call), handing it the grant the release made for it when the payload carries
+ * one {@code acquire} call), handing it the grant the release made for it when the payload carries
  * one ({@code  <token> <acquired µs> <expires µs>} after the id, epoch microseconds). The payloads
  * are trusted: a role that may {@code NOTIFY} on the channel may write the lease table too. A
  * hand-off notifies only the listener its waiter published, so a grant wakes one service, not all.
  *
  * <p>The core depends on the JDK only, so pgjdbc's {@code PGConnection.getNotifications(int)} is
  * called by reflection; without pgjdbc (or a pool that cannot unwrap to it) the listener never
- * listens ({@link #isListening()} stays false; {@link #start} returns false only once closed) and
+ * listens ({@link #listening()} stays false; {@link #start} returns false only once closed) and
  * waiters poll. While the connection is down, waiters poll too; after a reconnect every
  * waiter is woken once, as notifications may have been missed. While it listens, the connection
  * holds an advisory lock that tells hand-offs it is alive ({@link PgLeaseSql#LISTENER_LOCK_KEY});
@@ -34,11 +34,11 @@ import javax.sql.DataSource;
  * connection keeps a lock or collects notifications.
  *
  * <p>Before each connection listens, {@link NotifyProbe} checks that a notification reaches it while
- * it idles; behind a transaction pooler none does, and the wake-ups end for good ({@link #isPooled()}),
+ * it idles; behind a transaction pooler none does, and the wake-ups end for good ({@link #behindPooler()}),
  * logged once, before any lock is taken: waiters poll. The connection may come from a data source of
  * its own that bypasses the pooler ({@code LeaseService.Builder#listenerDataSource}).
  */
-public final class PgWakeUps implements AutoCloseable {
+public final class PgWakeUps extends WakeUps {
 
     private static final System.Logger LOG = System.getLogger(PgWakeUps.class.getName());
 
@@ -66,7 +66,8 @@ public final class PgWakeUps implements AutoCloseable {
      * @param dataSource where the listener's connection comes from: the service's pool, or a direct
      *                   one that bypasses a transaction-pooling PgBouncer
      */
-    public PgWakeUps(DataSource dataSource, PgLeaseSql sql, long probeMillis) {
+    PgWakeUps(DataSource dataSource, PgLeaseSql sql, long probeMillis, LocalPollers pollers) {
+        super(pollers);
         this.dataSource = dataSource;
         this.table = sql.table;
         this.lockSql = sql.listenerLockSql();
@@ -76,7 +77,7 @@ public final class PgWakeUps implements AutoCloseable {
     /**
      * Starts the listener if not yet done, without waiting for it: its first connection may be long
      * in coming (an exhausted pool), and a waiter's bound must not wait for it. True unless
-     * listening is impossible (closed, or no pgjdbc); while not yet {@link #isListening()}, waiters
+     * listening is impossible (closed, or no pgjdbc); while not yet {@link #listening()}, waiters
      * poll, and the listener wakes every registered waiter once it listens.
      */
     boolean start() {
@@ -93,13 +94,51 @@ public final class PgWakeUps implements AutoCloseable {
         return true;
     }
 
-    boolean isListening() {
+    @Override
+    boolean listening() {
         return listening;
     }
 
     /** Whether the probe found that a pooler (PgBouncer in transaction mode) keeps notifications from the listener. */
-    boolean isPooled() {
+    @Override
+    boolean behindPooler() {
         return pooled;
+    }
+
+    /**
+     * A waiting call is notified if the listener can start (it may not listen yet: until it does, the
+     * call polls, and it wakes every registered call when it starts); else it polls.
+     */
+    @Override
+    Waiter enter(String name, @Nullable String id) {
+        if (id == null || !start()) {
+            return super.enter(name, id);
+        }
+        Waiter w = new Waiter(id, true);
+        waiters.computeIfAbsent(key(name, id), k -> ConcurrentHashMap.newKeySet()).add(w);
+        return w;
+    }
+
+    @Override
+    void exit(String name, Waiter w) {
+        if (!w.notified) {
+            super.exit(name, w);
+            return;
+        }
+        waiters.computeIfPresent(key(name, Invariants.nonNull(w.id, "a notified waiter queues")), (k, set) -> {
+            set.remove(w);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    @Override
+    @Nullable Integer listener(Waiter w) {
+        return w.notified ? listenerPid() : null;
+    }
+
+    @Override
+    boolean notifies(Waiter w) {
+        return w.notified && listening;
     }
 
     /**
@@ -108,34 +147,6 @@ public final class PgWakeUps implements AutoCloseable {
      */
     @Nullable Integer listenerPid() {
         return listening ? listenerPid : null;
-    }
-
-    /** One blocked {@code lock} call: woken by {@link #signal}, and handed a grant if a release made one for it. */
-    static final class Waiter {
-        final Semaphore signal = new Semaphore(0);
-        /** Set by a wake-up that says "look again now"; a bare {@link #signal} only asks to re-decide the wait. */
-        final java.util.concurrent.atomic.AtomicBoolean rung = new java.util.concurrent.atomic.AtomicBoolean();
-        /** The call's waiter id (its queue entry) where a MariaDB wake-up connection may hand it a grant, else null. */
-        final @Nullable String id;
-        private volatile @Nullable Handed handed;
-
-        Waiter(@Nullable String id) {
-            this.id = id;
-        }
-
-        /** A grant a release handed to this waiter, as its MariaDB wake-up connection read it. */
-        void hand(Handed grant) {
-            handed = grant;
-        }
-
-        /** The grant a release handed to this waiter, or null. */
-        @Nullable Handed handed() {
-            return handed;
-        }
-    }
-
-    /** A grant a release made for a waiter: its token and times (database time). */
-    record Handed(long token, Instant acquiredAt, Instant expiresAt) {
     }
 
     /**
@@ -147,19 +158,9 @@ public final class PgWakeUps implements AutoCloseable {
     }
 
     /** Tests: how many hand-off notifications (each carrying a grant) reached this listener, taken or not. */
+    @Override
     long grantsHeard() {
         return grantsHeard.sum();
-    }
-
-    void register(String key, Waiter waiter) {
-        waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
-    }
-
-    void unregister(String key, Waiter waiter) {
-        waiters.computeIfPresent(key, (k, set) -> {
-            set.remove(waiter);
-            return set.isEmpty() ? null : set;
-        });
     }
 
     private void wakeAll() {
@@ -173,10 +174,10 @@ public final class PgWakeUps implements AutoCloseable {
             int length = Integer.parseInt(payload.substring(0, colon));
             int idEnd = payload.indexOf(' ', payload.offsetByCodePoints(colon + 1, length));
             String key = idEnd < 0 ? payload : payload.substring(0, idEnd);
-            Handed handed = null;
+            Waiter.Handed handed = null;
             if (idEnd >= 0) {
                 String[] grant = payload.substring(idEnd + 1).split(" ");
-                handed = new Handed(Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
+                handed = new Waiter.Handed(Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
             }
             if (handed != null) {
                 grantsHeard.increment();
@@ -185,7 +186,7 @@ public final class PgWakeUps implements AutoCloseable {
             if (set != null) {
                 for (Waiter w : set) {
                     if (handed != null) {
-                        w.handed = handed;
+                        w.hand(handed);
                     }
                     w.signal.release();
                 }

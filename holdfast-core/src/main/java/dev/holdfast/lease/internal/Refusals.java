@@ -11,16 +11,16 @@ import java.util.Optional;
 final class Refusals {
 
     private final LeaseCalls calls;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore store;
 
-    Refusals(LeaseCalls calls, LeaseJdbc jdbc) {
+    Refusals(LeaseCalls calls, LeaseStore store) {
         this.calls = calls;
-        this.jdbc = jdbc;
+        this.store = store;
     }
 
     /** Reads the row to say precisely why {@code action} ("release", "renew") of the grant matched nothing. */
     NotHeld notHeld(String action, String name, String owner, @Nullable Long token) {
-        Optional<LeaseJdbc.Diagnosis> row = calls.call("diagnosing", name, c -> jdbc.diagnose(c, name));
+        Optional<LeaseStore.Diagnosis> row = calls.call("diagnosing", name, c -> store.diagnose(c, name));
         String cannot = "Cannot " + action + " lease '" + name + "' for '" + owner + "'"
                 + (token == null ? "" : " (token " + token + ")");
         if (row.isEmpty()) {
@@ -31,7 +31,7 @@ final class Refusals {
         String now = " (now: " + describe(current) + ")";
         if (sameOwner && (token == null || current.token() == token)) {
             if (current.isReleased()) {
-                LeaseJdbc.Broken broken = row.get().broken();
+                LeaseStore.Broken broken = row.get().broken();
                 if (broken != null) {
                     String by = broken.by().isEmpty() ? null : broken.by();
                     return new NotHeld(name, cannot + ": it was broken by " + (by == null ? "an operator" : by)

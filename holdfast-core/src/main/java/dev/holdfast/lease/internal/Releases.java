@@ -13,25 +13,22 @@ import java.time.Instant;
 final class Releases {
 
     private final LeaseCalls calls;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore store;
     private final @Nullable CohortHandOffs cohorts;
     private final @Nullable LeaseBatches batches;
     private final LocalPollers pollers;
     private final Refusals refusals;
     private final boolean relaxed;
-    /** MariaDB: a batch leaves a lease that a waiter may wait for to a release of its own, which hands it on. */
-    private final boolean handOffAfterBatch;
 
-    Releases(LeaseCalls calls, LeaseJdbc jdbc, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
-             LocalPollers pollers, Refusals refusals, boolean relaxed, boolean handOffAfterBatch) {
+    Releases(LeaseCalls calls, LeaseStore store, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
+             LocalPollers pollers, Refusals refusals, boolean relaxed) {
         this.calls = calls;
-        this.jdbc = jdbc;
+        this.store = store;
         this.cohorts = cohorts;
         this.batches = batches;
         this.pollers = pollers;
         this.refusals = refusals;
         this.relaxed = relaxed;
-        this.handOffAfterBatch = handOffAfterBatch;
     }
 
     /**
@@ -83,7 +80,7 @@ final class Releases {
     boolean releasedInDatabase(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
         return calls.call("releasing", name, c -> {
             boolean fast = relaxed && c.getAutoCommit();
-            return jdbc.release(c, name, owner, token, fast, heldAtLeastMicros);
+            return store.release(c, name, owner, token, fast, heldAtLeastMicros);
         });
     }
 
@@ -91,7 +88,7 @@ final class Releases {
         boolean released;
         if (batches != null && token != null && heldAtLeastMicros == null) {
             released = batches.release(name, owner, token);
-            if (!released && handOffAfterBatch) {
+            if (!released && store.handsOnAfterBatch()) { // MariaDB: a release of its own hands it on
                 released = releasedInDatabase(name, owner, token, null); // not held, or left by the batch for its waiter
             }
         } else {
@@ -112,7 +109,7 @@ final class Releases {
             return grant.token();
         }
         long reserved = grant.token() + grant.unsureTokens();
-        return calls.call("reading", name, c -> jdbc.read(c, name))
+        return calls.call("reading", name, c -> store.read(c, name))
                 .filter(row -> row.owner().equals(owner) && row.token() == reserved
                         && row.acquiredAt().equals(grant.acquiredAt())).isPresent() ? reserved : grant.token();
     }

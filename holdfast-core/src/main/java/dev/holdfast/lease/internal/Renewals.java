@@ -21,14 +21,14 @@ import java.util.function.LongFunction;
 final class Renewals {
 
     private final LeaseCalls calls;
-    private final LeaseJdbc jdbc;
+    private final LeaseStore store;
     private final @Nullable CohortHandOffs cohorts;
     private final Refusals refusals;
     private final Releases releases;
 
-    Renewals(LeaseCalls calls, LeaseJdbc jdbc, @Nullable CohortHandOffs cohorts, Refusals refusals, Releases releases) {
+    Renewals(LeaseCalls calls, LeaseStore store, @Nullable CohortHandOffs cohorts, Refusals refusals, Releases releases) {
         this.calls = calls;
-        this.jdbc = jdbc;
+        this.store = store;
         this.cohorts = cohorts;
         this.refusals = refusals;
         this.releases = releases;
@@ -41,7 +41,7 @@ final class Renewals {
      */
     LeaseRow renew(LeaseRow lease, long ttlMicros) {
         Optional<Instant> expiry = renewed(lease, ttlMicros, token -> calls.call("renewing", lease.name(),
-                c -> jdbc.renew(c, lease.name(), lease.owner(), token, ttlMicros)));
+                c -> store.renew(c, lease.name(), lease.owner(), token, ttlMicros)));
         if (expiry.isEmpty()) {
             throw refusals.notHeld("renew", lease.name(), lease.owner(), lease.token());
         }
@@ -108,7 +108,7 @@ final class Renewals {
     private Optional<Instant> renewBounded(LeaseRow lease, long token, long ttlMicros, int boundMillis) {
         try (Connection c = calls.dataSource().getConnection()) {
             SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
-                    cc -> jdbc.renew(cc, lease.name(), lease.owner(), token, ttlMicros));
+                    cc -> store.renew(cc, lease.name(), lease.owner(), token, ttlMicros));
             int saved;
             try {
                 saved = c.getNetworkTimeout();

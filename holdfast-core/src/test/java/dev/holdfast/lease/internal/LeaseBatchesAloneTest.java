@@ -31,7 +31,7 @@ class LeaseBatchesAloneTest {
                 throw new AssertionError("a call alone used the batch statements: " + m.getName());
             });
 
-    private static final LeaseJdbc JDBC = new LeaseJdbc(LeaseSqls.forDialect(Dialect.POSTGRESQL, "leases"));
+    private static final LeaseStore JDBC = LeaseStores.forDialect(Dialect.POSTGRESQL, "leases");
 
     @Test
     void whileCallsGoAloneEachRunsOnItsCallersThreadPastTheBatchersLockAndIsCounted() throws Exception {

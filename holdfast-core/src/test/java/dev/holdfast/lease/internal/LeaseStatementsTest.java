@@ -9,13 +9,13 @@ import java.util.List;
 
 import static dev.holdfast.docs.Golden.section;
 
-/** Every lease statement, per database, as {@code statements/lease-<db>.sql} lists it ({@link LeaseJdbc} runs them). */
+/** Every lease statement, per database, as {@code statements/lease-<db>.sql} lists it ({@link LeaseStore} runs them). */
 class LeaseStatementsTest {
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void everyStatementIsRendered(Dialect dialect) {
-        LeaseSql sql = LeaseSqls.forDialect(dialect, "holdfast_leases");
+        LeaseSql sql = LeaseStores.forDialect(dialect, "holdfast_leases").sql();
         PgLeaseSql notified = sql instanceof PgLeaseSql pg ? pg : null;
         PollingLeaseSql polling = sql instanceof PollingLeaseSql p ? p : null;
         BatchLeaseSql batches = sql instanceof BatchLeaseSql b ? b : null;
@@ -97,7 +97,7 @@ class LeaseStatementsTest {
     /** PostgreSQL with a failover grace: the grant statements that record the timeline and wait out the grace. */
     @org.junit.jupiter.api.Test
     void theGrantStatementsWithAFailoverGraceAreRendered() {
-        PgLeaseSql sql = (PgLeaseSql) LeaseSqls.forDialect(Dialect.POSTGRESQL, "holdfast_leases", 5_000_000, 0);
+        PgLeaseSql sql = (PgLeaseSql) LeaseStores.forDialect(Dialect.POSTGRESQL, "holdfast_leases", 5_000_000, 0).sql();
         String rendered = section("failoverGrace(5 s): tryAcquire (exclusive)", sql.acquireSql(false))
                 + section("failoverGrace(5 s): tryLock (re-entrant)", sql.acquireSql(true))
                 + section("failoverGrace(5 s): lock, an attempt that joins the queue (granted only after the grace)",

@@ -29,8 +29,8 @@ class NextWaitersTest {
         String table = db.newTableName("lease");
         db.dropAfterTest(table + "_queue");
         new SchemaInstaller(db.dataSource()).install(HoldfastTable.LEASES, table);
-        MariaDbLeaseSql sql = (MariaDbLeaseSql) LeaseSqls.forDialect(Dialect.MARIADB, table);
-        LeaseJdbc jdbc = new LeaseJdbc(sql);
+        MariaDbLeaseStore jdbc = (MariaDbLeaseStore) LeaseStores.forDialect(Dialect.MARIADB, table);
+        MariaDbLeaseSql sql = (MariaDbLeaseSql) jdbc.sql();
         NextWaiters hints = jdbc.handOffWakes().nextWaiters();
         List<String> ran = new CopyOnWriteArrayList<>();
         try (Connection plain = db.connection(); Connection alive = unpooled(db)) {

@@ -40,7 +40,7 @@ class PgWakeUpsLoggingTest {
         };
         logger.addHandler(capture);
         UnreachableDataSource unreachable = new UnreachableDataSource();
-        PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"), 2000);
+        PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"), 2000, new LocalPollers());
         try {
             assertThat(wakeUps.start()).isTrue();
             await("three failed attempts to listen (50, 100, 200 ms backoff)").atMost(Duration.ofSeconds(30))
@@ -49,7 +49,7 @@ class PgWakeUpsLoggingTest {
             assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
             assertThat(records.get(0).getMessage()).contains("holdfast_test_table").contains("poll");
             assertThat(records.get(0).getThrown()).isInstanceOf(SQLException.class);
-            assertThat(wakeUps.isListening()).isFalse();
+            assertThat(wakeUps.listening()).isFalse();
         } finally {
             wakeUps.close();
             logger.removeHandler(capture);

@@ -14,27 +14,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Runs the statements of a {@link LeaseSql} on a connection it is given: binds them in the order
- * the statements document, and reads their results. One statement (one round trip) per operation,
- * or per batch of them, but a MariaDB renewal (an update, then a read).
+ * The leases of one database: its statements ({@link #sql()}), how they are bound and their results
+ * read, and how its waiters are woken. One store per database, chosen once by {@link LeaseStores#forDialect}:
+ * {@link PgLeaseStore}, {@link MariaDbLeaseStore}, {@link H2LeaseStore}. It runs on a connection it is
+ * given; one statement (one round trip) per operation, or per batch of them, but a MariaDB renewal
+ * (an update, then a read).
  */
-public final class LeaseJdbc {
+public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore, H2LeaseStore {
 
     private final LeaseSql sql;
     private final Dialect dialect;
     /** The release's eight forms, built once: indexed by {@link #releaseForm}. */
     private final String[] releases = new String[8];
     /** Names whose last release by this service found waiters: their next one hands off in its round trip. */
-    private final ContendedNames contended = new ContendedNames();
-    /** MariaDB: wakes the service of the waiter a release handed the lease to; what that service read as next. */
-    private final HandOffWakes wakes = new HandOffWakes();
-    /** An update followed by the hand-off, by update. */
-    private final Map<String, String> updatesWithHandOff = new ConcurrentHashMap<>();
+    final ContendedNames contended = new ContendedNames();
 
-    public LeaseJdbc(LeaseSql sql) {
+    LeaseStore(LeaseSql sql) {
         this.sql = sql;
         this.dialect = sql.dialect;
         for (int form = 0; form < releases.length; form++) {
@@ -42,9 +39,28 @@ public final class LeaseJdbc {
         }
     }
 
-    /** MariaDB: the wake-ups of this service's releases, and the next waiters its wake-up connection read. */
-    HandOffWakes handOffWakes() {
-        return wakes;
+    /** The statements this store runs. */
+    public LeaseSql sql() {
+        return sql;
+    }
+
+    /**
+     * How this database's waiters are woken, for a service with settings {@code s}: its polling waiters
+     * are {@code pollers}, its background work runs on {@code threads}.
+     */
+    abstract WakeUps wakeUps(LeaseSettings s, LocalPollers pollers, LeaseThreads threads);
+
+    /** The multi-row statements, or null where calls are never batched (H2). */
+    @Nullable BatchLeaseSql batchSql() {
+        return null;
+    }
+
+    /**
+     * Whether a release that a batch made leaves a lease that a waiter may wait for to a release of
+     * its own, which hands it on (MariaDB).
+     */
+    boolean handsOnAfterBatch() {
+        return false;
     }
 
     private static int releaseForm(boolean withToken, boolean heldAtLeast, boolean fast) {
@@ -79,24 +95,9 @@ public final class LeaseJdbc {
     }
 
     /** The attempt above: with a queue of statements of its own, a waiter that {@code joined} refreshes only if {@code refresh}, leaves only if {@code leave}. */
-    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros, boolean joined, boolean refresh, boolean leave,
-                                   @Nullable Integer listener) throws SQLException {
-        if (sql instanceof PollingLeaseSql polling) {
-            // MariaDB: a waiter already queued, or one that queues for a name whose last release here had waiters, reads first.
-            boolean readFirst = sql instanceof MariaDbLeaseSql && (joined || contended.contains(name)) && c.getAutoCommit();
-            return readFirst && MariaDbHandOff.waitsOn(c, (MariaDbLeaseSql) sql, name, owner, waiter, ttlMicros, queueMicros,
-                    !joined || refresh, listener) ? Optional.empty() : acquireThenQueue(polling, c, name, owner, waiter,
-                    ttlMicros, queueMicros, (joined || readFirst) && leave, !readFirst && (!joined || refresh), listener);
-        }
-        PgLeaseSql pg = notifying();
-        try (PreparedStatement ps = c.prepareStatement(pg.acquireOrQueueSql())) {
-            pg.bindAcquireOrQueue(ps, name, owner, ttlMicros, waiter, queueMicros, listener);
-            try (ResultSet rs = ps.executeQuery()) {
-                return granted(rs, name, owner);
-            }
-        }
-    }
+    public abstract Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter,
+            long ttlMicros, long queueMicros, boolean joined, boolean refresh, boolean leave,
+            @Nullable Integer listener) throws SQLException;
 
     /**
      * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
@@ -104,8 +105,8 @@ public final class LeaseJdbc {
      * refusal (if {@code join}). On a manual-commit pool they commit together; in auto-commit mode a
      * failure between them leaves at most an entry that lapses within {@code queueMicros}.
      */
-    private Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner, String waiter, long ttlMicros,
-                                             long queueMicros, boolean leave, boolean join, @Nullable Integer listener)
+    final Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner,
+            String waiter, long ttlMicros, long queueMicros, boolean leave, boolean join, @Nullable Integer listener)
             throws SQLException {
         Optional<LeaseRow> granted;
         boolean servedPast;
@@ -119,15 +120,15 @@ public final class LeaseJdbc {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 granted = granted(rs, name, owner);
-                servedPast = granted.isEmpty() && sql instanceof MariaDbLeaseSql m && m.servedPast(rs);
+                servedPast = granted.isEmpty() && servedPast(rs);
             }
         }
         if (servedPast) { // refused, and no release will hand it the lease: joins again behind the mark
-            MariaDbHandOff.requeue(c, (MariaDbLeaseSql) sql, name, waiter);
+            requeue(c, name, waiter);
         }
         if (granted.isPresent()) {
             if (leave) {
-                leaveQueue(c, sql, name, waiter);
+                sql.leaveQueue(c, name, waiter);
             }
         } else if (join) {
             polling.join(c, name, waiter, queueMicros, owner, ttlMicros, listener);
@@ -135,13 +136,14 @@ public final class LeaseJdbc {
         return granted;
     }
 
-    /** Removes a waiter that was granted (also on a MariaDB service's wake-up connection: {@link GrantedEntries}). */
-    static void leaveQueue(Connection c, LeaseSql sql, String name, String waiter) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.leaveQueueSql())) {
-            ps.setString(1, name);
-            ps.setString(2, waiter);
-            ps.executeUpdate();
-        }
+    /** Whether a refused queued acquire's waiter stands behind a mark no release hands past (MariaDB). */
+    boolean servedPast(ResultSet rs) throws SQLException {
+        return false;
+    }
+
+    /** Moves a waiter {@link #servedPast} behind the mark (MariaDB). */
+    void requeue(Connection c, String name, String waiter) throws SQLException {
+        throw new IllegalStateException(dialect + " keeps no served mark");
     }
 
     /**
@@ -149,22 +151,10 @@ public final class LeaseJdbc {
      * grant handed to it meanwhile (which then goes to the next waiter), unless its call was {@code granted}.
      */
     public void giveUp(Connection c, String name, String waiter, boolean granted) throws SQLException {
-        if (sql instanceof MariaDbLeaseSql mariaDb && !granted) {
-            MariaDbHandOff.giveUp(c, mariaDb, name, waiter);
-            return;
-        }
-        PgLeaseSql pg = sql instanceof PgLeaseSql p && !granted ? p : null;
-        try (PreparedStatement ps = c.prepareStatement(pg != null ? pg.giveUpSql() : sql.leaveQueueSql())) {
-            int i = 1;
-            for (String value : pg != null ? pg.giveUpBinds(name, waiter) : List.of(name, waiter)) {
-                ps.setString(i++, value);
-            }
-            ps.execute();
-            drain(ps);
-        }
+        sql.leaveQueue(c, name, waiter);
     }
 
-    private static void drain(PreparedStatement ps) throws SQLException {
+    static void drain(PreparedStatement ps) throws SQLException {
         while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
             // the remaining statements' results
         }
@@ -193,23 +183,18 @@ public final class LeaseJdbc {
             }
             return i;
         };
-        if (sql instanceof MariaDbLeaseSql mariaDb && heldAtLeastMicros == null) {
-            // The plain release matches only while nobody may wait (MariaDbLeaseSql#releaseSql); else the hand-off.
-            if (!withHandOff && updateThenHandOff(c, release, name, false, bind)) {
-                return true;
-            }
-            MariaDbHandOff.Released released = MariaDbHandOff.release(c, mariaDb, name, owner, token, wakes);
-            if (released.held()) {
-                contended.found(name, released.queued());
-            }
-            return released.held();
-        }
-        return updateThenHandOff(c, release, name, withHandOff, bind);
+        return runRelease(c, name, owner, token, heldAtLeastMicros, withHandOff, release, bind);
+    }
+
+    /** The release once its statement is chosen and bound by {@code bind}: an update (PostgreSQL: then the hand-off). */
+    boolean runRelease(Connection c, String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros,
+            boolean withHandOff, String release, Binder bind) throws SQLException {
+        return update(c, release, name, withHandOff, bind);
     }
 
     /** Expires a live lease whoever holds it, recording {@code by} (null: an unnamed operator); true if there was one. */
     public boolean forceRelease(Connection c, String name, @Nullable String by) throws SQLException {
-        return updateThenHandOff(c, sql.forceReleaseSql(), name, contended.contains(name), ps -> {
+        return update(c, sql.forceReleaseSql(), name, contended.contains(name), ps -> {
             ps.setString(1, by == null ? "" : by);
             ps.setString(2, name);
             return 3;
@@ -217,72 +202,20 @@ public final class LeaseJdbc {
     }
 
     /**
-     * Runs an update that matches at most one row; where it reports that someone may wait
-     * (PostgreSQL), then the hand-off: in the same transaction on a manual-commit connection, else in
-     * one of its own. With {@code withHandOff} (the last release of this name in this service found
-     * waiters), the update and the hand-off go in one round trip instead ({@link PgLeaseSql#withHandOffSql}:
-     * the hand-off grants nothing if the update did not match or nobody waits after all). True if the
-     * update matched.
+     * Runs an update that matches at most one row; true if it matched. Where releases report waiters
+     * (PostgreSQL), also hands off, and with {@code withHandOff} (the last release of this name in
+     * this service found waiters) in the same round trip.
      */
-    private boolean updateThenHandOff(Connection c, String update, String name, boolean withHandOff, Binder bind)
-            throws SQLException {
-        if (!(sql instanceof PgLeaseSql)) { // only PostgreSQL's releases report waiters and hand off
-            try (PreparedStatement ps = c.prepareStatement(update)) {
-                bind.bind(ps);
-                return ps.executeUpdate() == 1;
-            }
-        }
-        if (withHandOff) {
-            return updateWithHandOff(c, update, name, bind);
-        }
-        boolean waiters;
+    boolean update(Connection c, String update, String name, boolean withHandOff, Binder bind) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(update)) {
             bind.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return false;
-                }
-                waiters = rs.getBoolean(2);
-            }
-        }
-        if (waiters) {
-            contended.found(name, true);
-            handOff(c, name);
-        }
-        return true;
-    }
-
-    /** The update and the hand-off in one round trip; the update's own answer keeps or drops the hint. */
-    private boolean updateWithHandOff(Connection c, String update, String name, Binder bind) throws SQLException {
-        String both = updatesWithHandOff.computeIfAbsent(update, notifying()::withHandOffSql);
-        try (PreparedStatement ps = c.prepareStatement(both)) {
-            int i = bind.bind(ps);
-            ps.setString(i++, name);
-            ps.setString(i, name);
-            ps.execute();
-            boolean matched;
-            boolean waiters;
-            try (ResultSet rs = ps.getResultSet()) {
-                matched = rs.next();
-                waiters = matched && rs.getBoolean(2);
-            }
-            drain(ps);
-            if (matched) { // a refused update tells nothing about waiters
-                contended.found(name, waiters);
-            }
-            return matched;
+            return ps.executeUpdate() == 1;
         }
     }
 
-    /** Hands a free lease to its first live waiter ({@link PgLeaseSql#handOffSql}): after a release that reported waiters. */
+    /** Hands a free lease to its first live waiter: after a batch release that reported waiters (PostgreSQL). */
     public void handOff(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(notifying().handOffSql())) {
-            ps.setString(1, name);
-            ps.setString(2, name);
-            ps.setString(3, name);
-            ps.execute();
-            drain(ps);
-        }
+        throw new IllegalStateException(dialect + " waiters poll: no hand-off");
     }
 
     /** One exclusive acquire of a batch. */
@@ -471,7 +404,7 @@ public final class LeaseJdbc {
      * where the acquire returns the final row whatever happened, only if the caller owns it and
      * the statement granted it.
      */
-    private Optional<LeaseRow> granted(ResultSet rs, String name, String owner) throws SQLException {
+    final Optional<LeaseRow> granted(ResultSet rs, String name, String owner) throws SQLException {
         return rs.next() ? grantedRow(rs, 1, name, owner) : Optional.empty();
     }
 
@@ -483,17 +416,12 @@ public final class LeaseJdbc {
         return Optional.of(new LeaseRow(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
     }
 
-    /** The notified wait's statements: PostgreSQL's. */
-    private PgLeaseSql notifying() {
-        return Invariants.nonNull(sql instanceof PgLeaseSql pg ? pg : null, sql.dialect + " waiters poll: no hand-off");
-    }
-
     private BatchLeaseSql batches() {
-        return Invariants.nonNull(sql instanceof BatchLeaseSql b ? b : null, sql.dialect + " has no batch statements");
+        return Invariants.nonNull(batchSql(), dialect + " has no batch statements");
     }
 
     @FunctionalInterface
-    private interface Binder {
+    interface Binder {
         /** Binds the update's parameters; returns the next index. */
         int bind(PreparedStatement ps) throws SQLException;
     }
