@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
+import static dev.holdfast.lease.LeaseInternals.probe;
+import static dev.holdfast.lease.LeaseInternals.tune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -151,18 +153,18 @@ class PgBouncerTest {
         db.dropAfterTest(table + "_queue");
         boolean transactionPooled = db.entry() == TestDatabase.Entry.PGBOUNCER;
         try (LeaseService holder = LeaseService.builder(db.dataSource()).table(table).build();
-             LeaseService pooled = LeaseService.builder(db.dataSource()).table(table)
-                     .tune(t -> t.notifyProbe(Duration.ofMillis(500))).build();
-             LeaseService direct = LeaseService.builder(db.dataSource()).table(table)
-                     .listenerDataSource(db.directDataSource())
-                     .tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {   // only the notice wakes its waiter in time
+             LeaseService pooled = tune(LeaseService.builder(db.dataSource()).table(table),
+                     t -> t.notifyProbe(Duration.ofMillis(500))).build();
+             LeaseService direct = tune(LeaseService.builder(db.dataSource()).table(table)
+                     .listenerDataSource(db.directDataSource()),
+                     t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {   // only the notice wakes its waiter in time
             // Through the service's own pool: behind a transaction pooler the listener's probe is not
             // heard, so its waiters poll (logged); anywhere else it listens.
             Lease held = holder.tryAcquire("job", "holder", Duration.ofMinutes(1)).orElseThrow();
             CompletableFuture<Lease> waiting = async(pooled, "job", "waiter");
-            await().atMost(Duration.ofSeconds(30)).until(() -> pooled.probe().listening() || pooled.probe().listenerBehindPooler());
-            assertThat(pooled.probe().listenerBehindPooler()).isEqualTo(transactionPooled);
-            assertThat(pooled.probe().listening()).isEqualTo(!transactionPooled);
+            await().atMost(Duration.ofSeconds(30)).until(() -> probe(pooled).listening() || probe(pooled).listenerBehindPooler());
+            assertThat(probe(pooled).listenerBehindPooler()).isEqualTo(transactionPooled);
+            assertThat(probe(pooled).listening()).isEqualTo(!transactionPooled);
             holder.release(held);
             Lease got = waiting.get(30, TimeUnit.SECONDS);
             assertThat(got.token()).isGreaterThan(held.token());
@@ -171,12 +173,12 @@ class PgBouncerTest {
             // With a listener on a direct connection, the release hands the lease over and notifies.
             held = holder.tryAcquire("job", "holder", Duration.ofMinutes(1)).orElseThrow();
             waiting = async(direct, "job", "waiter");
-            await().atMost(Duration.ofSeconds(30)).until(() -> direct.probe().listening());
+            await().atMost(Duration.ofSeconds(30)).until(() -> probe(direct).listening());
             awaitQueued(db, table);
             awaitAsleepUntilNotified();
             holder.release(held);
             got = waiting.get(30, TimeUnit.SECONDS);
-            assertThat(direct.probe().handOffsReceived()).as("woken by the hand-off's notification").isEqualTo(1);
+            assertThat(probe(direct).handOffsReceived()).as("woken by the hand-off's notification").isEqualTo(1);
             direct.release(got);
         }
     }
@@ -196,7 +198,7 @@ class PgBouncerTest {
         try (leases) {
             Lease held = leases.tryAcquire("job", "a", Duration.ofMinutes(1)).orElseThrow();
             CompletableFuture<Lease> waiting = async(leases, "job", "b");
-            await().atMost(Duration.ofSeconds(30)).until(() -> leases.probe().listening());
+            await().atMost(Duration.ofSeconds(30)).until(() -> probe(leases).listening());
             awaitQueued(db, leaseTable);
             awaitAsleepUntilNotified();
             leases.release(held);
@@ -205,7 +207,7 @@ class PgBouncerTest {
             // The waiter may take its grant from the notice or, on a busy machine, from a safety poll that came first;
             // either way the release's notice reaches the listener that listens on the direct connection.
             await("the hand-off's notice heard").atMost(Duration.ofSeconds(30))
-                    .until(() -> leases.probe().handOffNotificationsHeard() == 1);
+                    .until(() -> probe(leases).handOffNotificationsHeard() == 1);
             leases.release(handedOn);
         }
     }
