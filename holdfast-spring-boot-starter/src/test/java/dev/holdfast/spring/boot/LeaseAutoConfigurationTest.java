@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
+import static dev.holdfast.lease.LeaseInternals.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -223,7 +224,7 @@ class LeaseAutoConfigurationTest {
                             }
                         });
                         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
-                                .until(() -> leases.probe().cohortWaiters("job", "srv") == 1);
+                                .until(() -> probe(leases).cohortWaiters("job", "srv") == 1);
                         leases.release(held);
                         leases.release(waiter.get(10, TimeUnit.SECONDS));
 
@@ -265,7 +266,7 @@ class LeaseAutoConfigurationTest {
                 runner.run(context -> {
                     LeaseService leases = context.getBean(LeaseService.class);
                     assertThat(leases.batching()).as(batching == Batching.OFF ? "the default" : "as set").isEqualTo(batching);
-                    assertThat(leases.probe().batching()).as(batching + ": batching machinery built")
+                    assertThat(probe(leases).batching()).as(batching + ": batching machinery built")
                             .isEqualTo(batching != Batching.OFF);
                     leases.release(leases.tryAcquire("a", "server-1", Duration.ofMinutes(1)).orElseThrow());
                     if (batching == Batching.OFF) {

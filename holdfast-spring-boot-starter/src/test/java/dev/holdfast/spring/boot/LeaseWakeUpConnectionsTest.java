@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
+import static dev.holdfast.lease.LeaseInternals.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -68,10 +69,10 @@ class LeaseWakeUpConnectionsTest {
                             long atLeast = 2L * burst;
                             // a second without waiting calls, and the service retires its two connections
                             await("the wake-up connections retired").atMost(AT_MOST).pollInterval(Duration.ofMillis(20))
-                                    .until(() -> !service.probe().wakeUpWatching()
-                                            && service.probe().wakeUpConnectionsRetired() >= atLeast);
+                                    .until(() -> !probe(service).wakeUpWatching()
+                                            && probe(service).wakeUpConnectionsRetired() >= atLeast);
                         }
-                        retired.set(service.probe().wakeUpConnectionsRetired());
+                        retired.set(probe(service).wakeUpConnectionsRetired());
                     });
             await("the pool closed each retired connection").atMost(AT_MOST).pollInterval(Duration.ofMillis(20))
                     .until(() -> closed(events, "") >= retired.get());
