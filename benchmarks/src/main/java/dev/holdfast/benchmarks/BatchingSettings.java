@@ -10,6 +10,6 @@ public final class BatchingSettings {
 
     /** Concurrent batching with {@code inFlight} statements of each kind, another starting once {@code overlapAt} calls wait. */
     public static LeaseService.Builder concurrent(LeaseService.Builder builder, int inFlight, int overlapAt) {
-        return builder.batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(inFlight, overlapAt));
+        return LeaseInternals.tune(builder.batching(Batching.CONCURRENT), t -> t.batchesInFlight(inFlight, overlapAt));
     }
 }

@@ -65,15 +65,15 @@ public final class LeaseBatchingInFlight {
                 for (int k = 0; k < keys.size(); k++) {
                     String key = keys.get((k + Math.max(round, 0)) % keys.size());
                     LeaseService leases = services.get(key);
-                    long batchedBefore = leases.probe().batchedCalls();
-                    long statementsBefore = leases.probe().multiRowStatements();
+                    long batchedBefore = LeaseInternals.probe(leases).batchedCalls();
+                    long statementsBefore = LeaseInternals.probe(leases).multiRowStatements();
                     long[] pairs = new long[1];
                     double rate = block(leases, threads, millis, key, pairs);
                     if (round >= 0) {
                         rates.get(key).add(rate);
                         calls.get(key)[0] += pairs[0];
-                        calls.get(key)[1] += leases.probe().batchedCalls() - batchedBefore;
-                        calls.get(key)[2] += leases.probe().multiRowStatements() - statementsBefore;
+                        calls.get(key)[1] += LeaseInternals.probe(leases).batchedCalls() - batchedBefore;
+                        calls.get(key)[2] += LeaseInternals.probe(leases).multiRowStatements() - statementsBefore;
                     }
                 }
             }

@@ -393,8 +393,8 @@ public final class LeaseHandoff {
                     case "holdfast", "holdfastDurableRelease", "holdfastPolling" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, INSTANCE_POOL);
                         // holdfastPolling: MariaDB waiters poll, as before release-woken waiters (the yardstick)
-                        LeaseService leases = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                                .tune(t -> t.wakeUps(!implementation.equals("holdfastPolling")))
+                        LeaseService leases = LeaseInternals.tune(LeaseService.builder(counting.wrap(pool)).table(TABLE),
+                                        t -> t.wakeUps(!implementation.equals("holdfastPolling")))
                                 .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE : CommitDurability.RELAXED).build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();
