@@ -240,11 +240,13 @@ public final class LeaseService implements Leases, LeaseRenewer {
 
         /**
          * Internal, for Holdfast's tests and benchmarks: knobs users do not turn; may change in any release.
+         * Package-private, so that no public signature names an internal type; tests and benchmarks elsewhere
+         * reach it through a {@code LeaseInternals} of their own.
          *
          * @param change given the current tuning, returns the tuning to use
          * @return this builder
          */
-        public Builder tune(UnaryOperator<LeaseTuning> change) {
+        Builder tune(UnaryOperator<LeaseTuning> change) {
             this.tuning = change.apply(tuning);
             return this;
         }
@@ -371,9 +373,9 @@ public final class LeaseService implements Leases, LeaseRenewer {
 
     /**
      * {@return what this service's parts counted} Internal, for Holdfast's tests and benchmarks; may change in any
-     * release.
+     * release. Package-private, as {@link Builder#tune} is.
      */
-    public LeaseProbe probe() {
+    LeaseProbe probe() {
         return direct.engine().probe();
     }
 }
