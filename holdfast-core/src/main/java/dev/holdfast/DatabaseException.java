@@ -16,8 +16,10 @@ public class DatabaseException extends HoldfastException {
      * @param cause the driver's exception; not null
      */
     public DatabaseException(String what, SQLException cause) {
-        super(what + ": " + cause.getMessage()
-                + " [SQLState " + cause.getSQLState() + ", code " + cause.getErrorCode() + "]", cause);
+        super(
+                what + ": " + cause.getMessage() + " [SQLState " + cause.getSQLState() + ", code "
+                        + cause.getErrorCode() + "]",
+                cause);
     }
 
     /** {@return the driver's exception, the cause this exception was created with} */

@@ -16,7 +16,11 @@ import java.time.Instant;
  * @param token      a lease grant's fencing token; null for an offline lock, which has none to show
  *                   (its lock id is a capability and is never shown)
  */
-public record Holder(@Nullable String owner, Instant acquiredAt, Instant expiresAt, @Nullable Long token) {
+public record Holder(
+        @Nullable String owner,
+        Instant acquiredAt,
+        Instant expiresAt,
+        @Nullable Long token) {
 
     /**
      * Creates a holder.
@@ -36,7 +40,7 @@ public record Holder(@Nullable String owner, Instant acquiredAt, Instant expires
     /** One line for messages and logs, e.g. {@code 'server-7' (token 12) since 2026-…Z until 2026-…Z}. */
     @Override
     public String toString() {
-        return (owner == null ? "an unnamed owner" : "'" + owner + "'") + (token == null ? "" : " (token " + token + ")")
-                + " since " + acquiredAt + " until " + expiresAt;
+        return (owner == null ? "an unnamed owner" : "'" + owner + "'")
+                + (token == null ? "" : " (token " + token + ")") + " since " + acquiredAt + " until " + expiresAt;
     }
 }

@@ -2,7 +2,6 @@ package dev.holdfast;
 
 import org.jspecify.annotations.Nullable;
 
-
 /**
  * Root of every exception Holdfast throws for a concurrency outcome or a database failure.
  *

@@ -14,9 +14,10 @@ import java.sql.SQLException;
 public class PoolingModeException extends DatabaseException {
 
     /** What the message says to change. */
-    private static final String ADVICE = "a connection pooler in transaction mode (PgBouncer before 1.21) ran a server-side"
-            + " prepared statement of pgjdbc on another server connection: add prepareThreshold=0 to the JDBC URL"
-            + " (e.g. jdbc:postgresql://host:6432/db?prepareThreshold=0), or use session pooling";
+    private static final String ADVICE =
+            "a connection pooler in transaction mode (PgBouncer before 1.21) ran a server-side"
+                    + " prepared statement of pgjdbc on another server connection: add prepareThreshold=0 to the JDBC URL"
+                    + " (e.g. jdbc:postgresql://host:6432/db?prepareThreshold=0), or use session pooling";
 
     /**
      * Creates the exception for a lost prepared statement; its message follows {@code what} with the fix

@@ -22,10 +22,10 @@ public final class LockViews {
     private static final String LOCK = "holdfast_test_innodb_views";
     /** Longer than InnoDB's {@code CACHE_MIN_IDLE_TIME} of 0.1 s. */
     private static final long QUIET_MILLIS = 120;
+
     private static final int LOCK_WAIT_SECONDS = 60;
 
-    private LockViews() {
-    }
+    private LockViews() {}
 
     /** Runs {@code read}, which reads {@code db}'s lock views, when the views will show the present. */
     public static <T> T read(TestDatabase db, Callable<T> read) throws Exception {

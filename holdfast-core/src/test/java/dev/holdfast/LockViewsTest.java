@@ -28,36 +28,47 @@ class LockViewsTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger reads = new AtomicInteger();
         CompletableFuture<Void> otherReader = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try {
-                while (!stop.get()) {
-                    LockViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"));
-                    reads.incrementAndGet();
-                }
-                otherReader.complete(null);
-            } catch (Throwable e) {
-                otherReader.completeExceptionally(e);
-            }
-        }, "test-other-innodb-trx-reader");
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        while (!stop.get()) {
+                            LockViews.read(
+                                    db, () -> db.queryLong("SELECT COUNT(*) FROM information_schema.INNODB_TRX"));
+                            reads.incrementAndGet();
+                        }
+                        otherReader.complete(null);
+                    } catch (Throwable e) {
+                        otherReader.completeExceptionally(e);
+                    }
+                },
+                "test-other-innodb-trx-reader");
         reader.start();
-        try (Connection holder = db.connection(); Connection waiter = db.connection()) {
+        try (Connection holder = db.connection();
+                Connection waiter = db.connection()) {
             await("the other reader reading").atMost(LockWaits.AT_MOST).until(() -> reads.get() >= 2);
             holder.setAutoCommit(false);
             try (Statement st = holder.createStatement()) {
-                st.executeQuery("SELECT id FROM " + table + " WHERE id = 1 FOR UPDATE").close();
+                st.executeQuery("SELECT id FROM " + table + " WHERE id = 1 FOR UPDATE")
+                        .close();
             }
             CompletableFuture<Void> waiting = new CompletableFuture<>();
-            new Thread(() -> { // its own thread: the common pool has one on two cores, which another task may hold
-                try (Statement st = waiter.createStatement()) {
-                    st.execute("SET STATEMENT innodb_lock_wait_timeout = 50 FOR SELECT id FROM " + table + " WHERE id = 1 FOR UPDATE");
-                    waiting.complete(null);
-                } catch (Throwable e) {
-                    waiting.completeExceptionally(e);
-                }
-            }, "test-waiter").start();
+            new Thread(
+                            () -> { // its own thread: the common pool has one on two cores, which another task may hold
+                                try (Statement st = waiter.createStatement()) {
+                                    st.execute("SET STATEMENT innodb_lock_wait_timeout = 50 FOR SELECT id FROM " + table
+                                            + " WHERE id = 1 FOR UPDATE");
+                                    waiting.complete(null);
+                                } catch (Throwable e) {
+                                    waiting.completeExceptionally(e);
+                                }
+                            },
+                            "test-waiter")
+                    .start();
             try {
                 LockWaits.awaitWaitingForALock(db, "%FROM " + table + " WHERE id = 1 FOR UPDATE", 1);
-                assertThat(reads.get()).as("reads by the other reader meanwhile").isGreaterThan(2);
+                assertThat(reads.get())
+                        .as("reads by the other reader meanwhile")
+                        .isGreaterThan(2);
             } finally {
                 holder.rollback();
                 holder.setAutoCommit(true);

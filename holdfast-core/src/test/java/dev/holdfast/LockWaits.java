@@ -16,8 +16,7 @@ public final class LockWaits {
     /** How long a statement may take to reach its lock wait on a saturated machine. */
     public static final Duration AT_MOST = Duration.ofSeconds(30);
 
-    private LockWaits() {
-    }
+    private LockWaits() {}
 
     /**
      * Waits until at least {@code statements} statements of other sessions whose text is LIKE
@@ -26,17 +25,22 @@ public final class LockWaits {
      */
     public static void awaitWaitingForALock(TestDatabase db, String like, long statements) {
         String sql = switch (db.kind()) {
-            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND pid <> pg_backend_pid() AND query LIKE ?";
-            case MARIADB -> "SELECT (SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
-                    + " AND trx_query LIKE ?) + (SELECT COUNT(*) FROM information_schema.processlist"
-                    + " WHERE state LIKE 'Waiting for %lock' AND info LIKE ?)";
-            case H2 -> "SELECT COUNT(*) FROM information_schema.sessions WHERE blocker_id IS NOT NULL"
-                    + " AND executing_statement LIKE ?";
+            case POSTGRESQL ->
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                        + " AND pid <> pg_backend_pid() AND query LIKE ?";
+            case MARIADB ->
+                "SELECT (SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
+                        + " AND trx_query LIKE ?) + (SELECT COUNT(*) FROM information_schema.processlist"
+                        + " WHERE state LIKE 'Waiting for %lock' AND info LIKE ?)";
+            case H2 ->
+                "SELECT COUNT(*) FROM information_schema.sessions WHERE blocker_id IS NOT NULL"
+                        + " AND executing_statement LIKE ?";
         };
         Object[] parameters = db.kind() == TestDatabase.Kind.MARIADB ? new Object[] {like, like} : new Object[] {like};
         await(statements + " statement(s) LIKE '" + like + "' waiting for a lock on " + db.id())
-                .atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> LockViews.read(db, () -> db.queryLong(sql, parameters)) >= statements);
     }
 
@@ -47,9 +51,13 @@ public final class LockWaits {
      */
     public static void awaitWaitingForAnH2TableLock(Thread thread) {
         await(thread.getName() + " waiting for an H2 table lock")
-                .atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
-                .until(() -> (thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING)
-                        && Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
-                                frame.getClassName().startsWith("org.h2.") && frame.getMethodName().startsWith("doLock")));
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .until(() ->
+                        (thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING)
+                                && Arrays.stream(thread.getStackTrace())
+                                        .anyMatch(frame -> frame.getClassName().startsWith("org.h2.")
+                                                && frame.getMethodName().startsWith("doLock")));
     }
 }

@@ -21,8 +21,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class PgReplicaPair {
 
-    private PgReplicaPair() {
-    }
+    private PgReplicaPair() {}
 
     /**
      * {@code @ExtendWith(PgReplicaPair.Exclusive.class)}: the class has the pair to itself, under a

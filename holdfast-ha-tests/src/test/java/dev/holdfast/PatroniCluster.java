@@ -6,8 +6,7 @@ package dev.holdfast;
  */
 public final class PatroniCluster {
 
-    private PatroniCluster() {
-    }
+    private PatroniCluster() {}
 
     /** The multi-host URL that reaches whichever node leads ({@code HOLDFAST_PATRONI_URL}). */
     public static String url() {

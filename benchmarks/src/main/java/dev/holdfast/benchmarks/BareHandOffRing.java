@@ -27,21 +27,28 @@ final class BareHandOffRing {
 
     static final String TABLE = "holdfast_bench_bare_ring";
 
-    private BareHandOffRing() {
-    }
+    private BareHandOffRing() {}
 
     /** The ring's {@code workers} workers on {@code kind}, each from its own pool (wrapped by {@code counted}). */
-    static List<Worker> workers(TestDatabase.Kind kind, HikariDataSource admin, int workers,
-                                java.util.function.UnaryOperator<javax.sql.DataSource> counted) throws SQLException {
+    static List<Worker> workers(
+            TestDatabase.Kind kind,
+            HikariDataSource admin,
+            int workers,
+            java.util.function.UnaryOperator<javax.sql.DataSource> counted)
+            throws SQLException {
         // Measured with 4 and 8. With 2, 3 and 16 workers MariaDB refused the ring's waits as deadlocks
         // (its metadata-lock deadlock search reports one when it goes deeper than 32).
         if (workers < 4 || workers > 8) {
             throw new IllegalArgumentException("the ring runs with 4 to 8 workers, not " + workers);
         }
-        LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (name VARCHAR(64) PRIMARY KEY,"
-                + " owner INT NOT NULL, token BIGINT NOT NULL, acquired_at DATETIME(6) NOT NULL, expires_at DATETIME(6) NOT NULL)"
-                + " ENGINE=InnoDB", "INSERT INTO " + TABLE + " VALUES ('ring', 0, 1, UTC_TIMESTAMP(6),"
-                + " UTC_TIMESTAMP(6) + INTERVAL 30 SECOND)");
+        LeasePeers.execute(
+                admin,
+                "DROP TABLE IF EXISTS " + TABLE,
+                "CREATE TABLE " + TABLE + " (name VARCHAR(64) PRIMARY KEY,"
+                        + " owner INT NOT NULL, token BIGINT NOT NULL, acquired_at DATETIME(6) NOT NULL, expires_at DATETIME(6) NOT NULL)"
+                        + " ENGINE=InnoDB",
+                "INSERT INTO " + TABLE + " VALUES ('ring', 0, 1, UTC_TIMESTAMP(6),"
+                        + " UTC_TIMESTAMP(6) + INTERVAL 30 SECOND)");
         List<Worker> ring = new ArrayList<>();
         for (int i = 0; i < workers; i++) {
             ring.add(new Worker(kind.newPool("bench-ring-" + i, 2), counted, i, workers));
@@ -64,7 +71,11 @@ final class BareHandOffRing {
         private boolean holdsSuccessorsLock;
         long token;
 
-        Worker(HikariDataSource pool, java.util.function.UnaryOperator<javax.sql.DataSource> counted, int me, int workers)
+        Worker(
+                HikariDataSource pool,
+                java.util.function.UnaryOperator<javax.sql.DataSource> counted,
+                int me,
+                int workers)
                 throws SQLException {
             this.pool = pool;
             this.work = counted.apply(pool).getConnection();
@@ -98,7 +109,8 @@ final class BareHandOffRing {
                 return;
             }
             try (PreparedStatement ps = bell.prepareStatement("SELECT g.got, l.owner, l.token, RELEASE_LOCK(?)"
-                    + " FROM (SELECT GET_LOCK(?, 30) AS got) g LEFT JOIN " + TABLE + " l ON l.name = 'ring' AND g.got = 1")) {
+                    + " FROM (SELECT GET_LOCK(?, 30) AS got) g LEFT JOIN " + TABLE
+                    + " l ON l.name = 'ring' AND g.got = 1")) {
                 ps.setString(1, lock(me));
                 ps.setString(2, lock(me));
                 while (true) {

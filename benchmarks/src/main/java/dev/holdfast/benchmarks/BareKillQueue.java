@@ -33,19 +33,23 @@ final class BareKillQueue {
     static final String TABLE = "holdfast_bench_bare_kill";
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
 
-    private BareKillQueue() {
-    }
+    private BareKillQueue() {}
 
     /** {@code workers} workers on MariaDB, each from its own pool (wrapped by {@code counted}). */
-    static List<Worker> workers(TestDatabase.Kind kind, HikariDataSource admin, int workers,
-                                UnaryOperator<DataSource> counted) throws SQLException {
+    static List<Worker> workers(
+            TestDatabase.Kind kind, HikariDataSource admin, int workers, UnaryOperator<DataSource> counted)
+            throws SQLException {
         if (kind != TestDatabase.Kind.MARIADB) {
             throw new IllegalArgumentException("KILL QUERY wake-ups are written for MariaDB");
         }
-        LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue",
+        LeasePeers.execute(
+                admin,
+                "DROP TABLE IF EXISTS " + TABLE,
+                "DROP TABLE IF EXISTS " + TABLE + "_queue",
                 "CREATE TABLE " + TABLE + " (name VARCHAR(64) PRIMARY KEY, owner INT NOT NULL, token BIGINT NOT NULL,"
                         + " acquired_at DATETIME(6) NOT NULL) ENGINE=InnoDB",
-                "CREATE TABLE " + TABLE + "_queue (worker INT PRIMARY KEY, seq BIGINT NOT NULL, sleeper BIGINT NOT NULL,"
+                "CREATE TABLE " + TABLE
+                        + "_queue (worker INT PRIMARY KEY, seq BIGINT NOT NULL, sleeper BIGINT NOT NULL,"
                         + " KEY (seq)) ENGINE=InnoDB",
                 "INSERT INTO " + TABLE + " VALUES ('row', -1, 0, UTC_TIMESTAMP(6))");
         List<Worker> all = new ArrayList<>();
@@ -70,7 +74,8 @@ final class BareKillQueue {
             this.work = counted.apply(pool).getConnection();
             this.sleeper = counted.apply(pool).getConnection();
             this.me = me;
-            try (Statement s = sleeper.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+            try (Statement s = sleeper.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
                 rs.next();
                 this.sleeperId = rs.getLong(1);
             }
@@ -93,10 +98,9 @@ final class BareKillQueue {
                 ps.setLong(2, seq);
                 ps.setInt(3, me);
                 ps.executeUpdate(); // taken or not, the statement below tells
-
             }
-            try (PreparedStatement ps = sleeper.prepareStatement("SELECT IF(owner = ?, 0, SLEEP(30)), owner, token FROM "
-                    + TABLE + " WHERE name = 'row'")) {
+            try (PreparedStatement ps = sleeper.prepareStatement(
+                    "SELECT IF(owner = ?, 0, SLEEP(30)), owner, token FROM " + TABLE + " WHERE name = 'row'")) {
                 ps.setInt(1, me);
                 while (true) {
                     try (ResultSet rs = ps.executeQuery()) {
@@ -120,7 +124,8 @@ final class BareKillQueue {
 
         /** Deletes {@code worker}'s entry if it is still the one queued as {@code seq}. */
         private void deleteEntry(int worker, long seq) throws SQLException {
-            try (PreparedStatement ps = work.prepareStatement("DELETE FROM " + TABLE + "_queue WHERE worker = ? AND seq = ?")) {
+            try (PreparedStatement ps =
+                    work.prepareStatement("DELETE FROM " + TABLE + "_queue WHERE worker = ? AND seq = ?")) {
                 ps.setInt(1, worker);
                 ps.setLong(2, seq);
                 ps.executeUpdate();
@@ -142,11 +147,13 @@ final class BareKillQueue {
                 wake(head);
             }
             deleteEntry(me, entry); // it waits no more
-            if (head == null) { // a waiter that queued after the look above and found the row held: hand it the free row
+            if (head
+                    == null) { // a waiter that queued after the look above and found the row held: hand it the free row
                 head = head(false);
                 if (head != null) {
-                    try (PreparedStatement ps = work.prepareStatement("UPDATE " + TABLE + " SET owner = ?, token = token + 1,"
-                            + " acquired_at = UTC_TIMESTAMP(6) WHERE name = 'row' AND owner = -1")) {
+                    try (PreparedStatement ps =
+                            work.prepareStatement("UPDATE " + TABLE + " SET owner = ?, token = token + 1,"
+                                    + " acquired_at = UTC_TIMESTAMP(6) WHERE name = 'row' AND owner = -1")) {
                         ps.setInt(1, (int) head[0]);
                         if (ps.executeUpdate() == 1) {
                             wake(head);

@@ -1,10 +1,10 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseBatches;
 import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -71,7 +71,8 @@ public final class BareLockstep {
      * are distinct, so no row is changed twice. Binds the release's three arrays, then the acquire's.
      */
     private static String combinedSql(Dialect dialect, String table) {
-        var batches = (dev.holdfast.lease.internal.BatchLeaseSql) LeaseStores.forDialect(dialect, table).sql();
+        var batches = (dev.holdfast.lease.internal.BatchLeaseSql)
+                LeaseStores.forDialect(dialect, table).sql();
         String release = batches.releaseAllSql(1, false);
         String acquire = batches.acquireAllSql(1);
         int u = release.indexOf(") UPDATE ");
@@ -164,10 +165,14 @@ public final class BareLockstep {
                 return;
             }
             threads.sort(Comparator.comparing(t -> name(requests[t]), LeaseBatches.CODE_POINT_ORDER));
-            List<Integer> acquiring = threads.stream().filter(t -> requests[t] instanceof LeaseStore.Acquire).toList();
+            List<Integer> acquiring = threads.stream()
+                    .filter(t -> requests[t] instanceof LeaseStore.Acquire)
+                    .toList();
             if (cycle != Cycle.TWO_STATEMENTS && !acquiring.isEmpty() && acquiring.size() < threads.size()) {
                 try {
-                    runCombined(acquiring, threads.stream().filter(t -> !acquiring.contains(t)).toList());
+                    runCombined(
+                            acquiring,
+                            threads.stream().filter(t -> !acquiring.contains(t)).toList());
                 } finally {
                     threads.forEach(t -> requests[t] = null);
                 }
@@ -175,13 +180,17 @@ public final class BareLockstep {
             }
             try (Connection c = dataSource.getConnection()) {
                 if (requests[threads.get(0)] instanceof LeaseStore.Acquire) {
-                    List<LeaseStore.Acquire> batch = threads.stream().map(t -> (LeaseStore.Acquire) requests[t]).toList();
+                    List<LeaseStore.Acquire> batch = threads.stream()
+                            .map(t -> (LeaseStore.Acquire) requests[t])
+                            .toList();
                     Map<String, LeaseRow> granted = jdbc.acquireAll(c, batch);
                     for (int t : threads) {
                         results[t] = granted.get(name(requests[t]));
                     }
                 } else {
-                    List<LeaseStore.Release> batch = threads.stream().map(t -> (LeaseStore.Release) requests[t]).toList();
+                    List<LeaseStore.Release> batch = threads.stream()
+                            .map(t -> (LeaseStore.Release) requests[t])
+                            .toList();
                     Map<String, Boolean> released = jdbc.releaseAll(c, batch, true);
                     for (int t : threads) {
                         results[t] = released.containsKey(name(requests[t]));
@@ -194,8 +203,12 @@ public final class BareLockstep {
 
         /** One phase's acquires and releases in one commit: one transaction of two statements, or one statement. */
         private void runCombined(List<Integer> acquiring, List<Integer> releasing) throws SQLException {
-            List<LeaseStore.Acquire> acquires = acquiring.stream().map(t -> (LeaseStore.Acquire) requests[t]).toList();
-            List<LeaseStore.Release> releases = releasing.stream().map(t -> (LeaseStore.Release) requests[t]).toList();
+            List<LeaseStore.Acquire> acquires = acquiring.stream()
+                    .map(t -> (LeaseStore.Acquire) requests[t])
+                    .toList();
+            List<LeaseStore.Release> releases = releasing.stream()
+                    .map(t -> (LeaseStore.Release) requests[t])
+                    .toList();
             Map<String, LeaseRow> granted;
             Map<String, Boolean> released;
             try (Connection c = dataSource.getConnection()) {
@@ -203,19 +216,56 @@ public final class BareLockstep {
                     granted = new java.util.HashMap<>();
                     released = new java.util.HashMap<>();
                     try (var ps = c.prepareStatement(combinedSql)) {
-                        ps.setArray(1, c.createArrayOf("varchar", releases.stream().map(LeaseStore.Release::name).toArray()));
-                        ps.setArray(2, c.createArrayOf("varchar", releases.stream().map(LeaseStore.Release::owner).toArray()));
-                        ps.setArray(3, c.createArrayOf("bigint", releases.stream().map(LeaseStore.Release::token).toArray()));
-                        ps.setArray(4, c.createArrayOf("varchar", acquires.stream().map(LeaseStore.Acquire::name).toArray()));
-                        ps.setArray(5, c.createArrayOf("varchar", acquires.stream().map(LeaseStore.Acquire::owner).toArray()));
-                        ps.setArray(6, c.createArrayOf("bigint", acquires.stream().map(LeaseStore.Acquire::ttlMicros).toArray()));
+                        ps.setArray(
+                                1,
+                                c.createArrayOf(
+                                        "varchar",
+                                        releases.stream()
+                                                .map(LeaseStore.Release::name)
+                                                .toArray()));
+                        ps.setArray(
+                                2,
+                                c.createArrayOf(
+                                        "varchar",
+                                        releases.stream()
+                                                .map(LeaseStore.Release::owner)
+                                                .toArray()));
+                        ps.setArray(
+                                3,
+                                c.createArrayOf(
+                                        "bigint",
+                                        releases.stream()
+                                                .map(LeaseStore.Release::token)
+                                                .toArray()));
+                        ps.setArray(
+                                4,
+                                c.createArrayOf(
+                                        "varchar",
+                                        acquires.stream()
+                                                .map(LeaseStore.Acquire::name)
+                                                .toArray()));
+                        ps.setArray(
+                                5,
+                                c.createArrayOf(
+                                        "varchar",
+                                        acquires.stream()
+                                                .map(LeaseStore.Acquire::owner)
+                                                .toArray()));
+                        ps.setArray(
+                                6,
+                                c.createArrayOf(
+                                        "bigint",
+                                        acquires.stream()
+                                                .map(LeaseStore.Acquire::ttlMicros)
+                                                .toArray()));
                         try (var rs = ps.executeQuery()) {
                             while (rs.next()) {
                                 long token = rs.getLong(2);
                                 if (rs.wasNull()) {
                                     released.put(rs.getString(1), true);
                                 } else {
-                                    granted.put(rs.getString(1), new LeaseRow(rs.getString(1), null, token, null, null));
+                                    granted.put(
+                                            rs.getString(1), new LeaseRow(rs.getString(1), null, token, null, null));
                                 }
                             }
                         }

@@ -90,8 +90,14 @@ public final class BatchingWorkloads {
                     }
                     case "--no-matrix" -> o.matrix = false;
                     case "--databases" -> o.databases = List.of(args[++i].split(","));
-                    case "--threads" -> o.threads = List.of(args[++i].split(",")).stream().map(Integer::valueOf).toList();
-                    case "--holds" -> o.holdsMillis = List.of(args[++i].split(",")).stream().map(Double::valueOf).toList();
+                    case "--threads" ->
+                        o.threads = List.of(args[++i].split(",")).stream()
+                                .map(Integer::valueOf)
+                                .toList();
+                    case "--holds" ->
+                        o.holdsMillis = List.of(args[++i].split(",")).stream()
+                                .map(Double::valueOf)
+                                .toList();
                     case "--rounds" -> o.rounds = Integer.parseInt(args[++i]);
                     case "--block-millis" -> o.blockMillis = Long.parseLong(args[++i]);
                     case "--variants" -> o.variants = args[++i];
@@ -112,25 +118,33 @@ public final class BatchingWorkloads {
     }
 
     /** One implementation of a cell. */
-    private record Impl(String label, String what, LeaseInterleaved.Pair pair, LeaseHandoff.Counting counting,
-                        LeaseService service, HikariDataSource pool) {
-    }
+    private record Impl(
+            String label,
+            String what,
+            LeaseInterleaved.Pair pair,
+            LeaseHandoff.Counting counting,
+            LeaseService service,
+            HikariDataSource pool) {}
 
     /** One implementation's figures in a cell. */
-    record Result(String label, String what, List<Double> rates, Map<String, Double> ratios, double roundTripsPerPair,
-                  double callsPerStatement) {
-    }
+    record Result(
+            String label,
+            String what,
+            List<Double> rates,
+            Map<String, Double> ratios,
+            double roundTripsPerPair,
+            double callsPerStatement) {}
 
     /**
      * A cell's figures: {@code load} is the 1-minute load average before and after, {@code busy} the share
      * of the machine's CPU time that was busy (all processes) while the cell ran.
      */
-    record Cell(String database, int threads, double holdMillis, List<Result> results, double[] load, double busy) {
-    }
+    record Cell(String database, int threads, double holdMillis, List<Result> results, double[] load, double busy) {}
 
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(args);
-        List<BuilderVariants.Variant> variants = distinct(BuilderVariants.resolve(o.variants), LeasePeers.kind(o.databases.get(0)));
+        List<BuilderVariants.Variant> variants =
+                distinct(BuilderVariants.resolve(o.variants), LeasePeers.kind(o.databases.get(0)));
         List<Cell> cells = new ArrayList<>();
         List<LeaseChaos.Result> chaos = new ArrayList<>();
         Report report = new Report(o, cells, chaos);
@@ -138,7 +152,9 @@ public final class BatchingWorkloads {
         if (o.matrix) {
             for (String database : o.databases) {
                 TestDatabase.Kind kind = LeasePeers.kind(database);
-                installTables(kind, o.threads.stream().mapToInt(Integer::intValue).max().orElse(1));
+                installTables(
+                        kind,
+                        o.threads.stream().mapToInt(Integer::intValue).max().orElse(1));
                 for (int threads : o.threads) {
                     for (double hold : o.holdsMillis) {
                         Cell cell = cell(kind, threads, hold, variants, o, index++);
@@ -170,17 +186,23 @@ public final class BatchingWorkloads {
      * The variants whose services report different batchings (the first of equal ones kept): on a build
      * whose default is unbatched, {@code default} is {@code unbatched} and needs no blocks of its own.
      */
-    private static List<BuilderVariants.Variant> distinct(List<BuilderVariants.Variant> variants, TestDatabase.Kind kind) {
+    private static List<BuilderVariants.Variant> distinct(
+            List<BuilderVariants.Variant> variants, TestDatabase.Kind kind) {
         List<BuilderVariants.Variant> distinct = new ArrayList<>();
         Map<String, String> seen = new LinkedHashMap<>();
         try (HikariDataSource pool = kind.newPool("wl-variants", 2)) {
             for (BuilderVariants.Variant v : variants) {
-                LeaseService service = v.configure().apply(LeaseService.builder(pool).table(TABLE)).build();
+                LeaseService service = v.configure()
+                        .apply(LeaseService.builder(pool).table(TABLE))
+                        .build();
                 String batching = BuilderVariants.batchingOf(service);
                 service.close();
-                if (seen.containsKey(batching) && !batching.equals("?") && !v.label().endsWith("Again")) {
-                    System.out.printf("variant %s = %s: batching %s, as %s; left out%n", v.label(), v.resolved(), batching,
-                            seen.get(batching));
+                if (seen.containsKey(batching)
+                        && !batching.equals("?")
+                        && !v.label().endsWith("Again")) {
+                    System.out.printf(
+                            "variant %s = %s: batching %s, as %s; left out%n",
+                            v.label(), v.resolved(), batching, seen.get(batching));
                 } else {
                     seen.put(batching, v.label());
                     distinct.add(v);
@@ -201,8 +223,14 @@ public final class BatchingWorkloads {
     }
 
     /** Runs one cell: its own pools and services, closed at its end. */
-    private static Cell cell(TestDatabase.Kind kind, int threads, double holdMillis, List<BuilderVariants.Variant> variants,
-                             Options o, int index) throws Exception {
+    private static Cell cell(
+            TestDatabase.Kind kind,
+            int threads,
+            double holdMillis,
+            List<BuilderVariants.Variant> variants,
+            Options o,
+            int index)
+            throws Exception {
         long holdNanos = Math.round(holdMillis * 1e6);
         List<HikariDataSource> pools = new ArrayList<>();
         List<Impl> impls = new ArrayList<>();
@@ -214,14 +242,23 @@ public final class BatchingWorkloads {
                 HikariDataSource pool = kind.newPool("wl-" + v.label(), threads + 2);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
-                LeaseService service = v.configure().apply(LeaseService.builder(counting.wrap(pool)).table(TABLE)).build();
+                LeaseService service = v.configure()
+                        .apply(LeaseService.builder(counting.wrap(pool)).table(TABLE))
+                        .build();
                 String batching = BuilderVariants.batchingOf(service);
                 String label = v.label();
-                impls.add(new Impl(label, v.resolved() + " → " + batching, (t, i) -> {
-                    Lease lease = service.tryAcquire(label + "-" + t, "wl-" + label + "-" + t, TTL).orElseThrow();
-                    hold(holdNanos);
-                    service.release(lease);
-                }, counting, service, pool));
+                impls.add(new Impl(
+                        label,
+                        v.resolved() + " → " + batching,
+                        (t, i) -> {
+                            Lease lease = service.tryAcquire(label + "-" + t, "wl-" + label + "-" + t, TTL)
+                                    .orElseThrow();
+                            hold(holdNanos);
+                            service.release(lease);
+                        },
+                        counting,
+                        service,
+                        pool));
             }
             for (String peer : o.peers) {
                 HikariDataSource pool = kind.newPool("wl-" + peer, threads);
@@ -232,11 +269,19 @@ public final class BatchingWorkloads {
             }
             List<Result> results = measure(impls, threads, o, index);
             double busy = (MachineCpu.busyNanos() - busyBefore)
-                    / ((double) (System.nanoTime() - start) * Runtime.getRuntime().availableProcessors());
-            return new Cell(kind.id(), threads, holdMillis, results, new double[] {loadBefore, MachineCpu.loadAverage()},
+                    / ((double) (System.nanoTime() - start)
+                            * Runtime.getRuntime().availableProcessors());
+            return new Cell(
+                    kind.id(),
+                    threads,
+                    holdMillis,
+                    results,
+                    new double[] {loadBefore, MachineCpu.loadAverage()},
                     busyBefore < 0 ? Double.NaN : busy);
         } finally {
-            impls.stream().filter(i -> i.service() != null).forEach(i -> i.service().close());
+            impls.stream()
+                    .filter(i -> i.service() != null)
+                    .forEach(i -> i.service().close());
             pools.forEach(HikariDataSource::close);
         }
     }
@@ -247,35 +292,39 @@ public final class BatchingWorkloads {
             case "shedLock" -> {
                 JdbcTemplateLockProvider shedLock = LeasePeers.shedLock(ds, kind, SHEDLOCK_TABLE);
                 yield (t, i) -> {
-                    SimpleLock lock = shedLock.lock(new LockConfiguration(Instant.now(), "shedLock-" + t, TTL,
-                            Duration.ZERO)).orElseThrow();
+                    SimpleLock lock = shedLock.lock(
+                                    new LockConfiguration(Instant.now(), "shedLock-" + t, TTL, Duration.ZERO))
+                            .orElseThrow();
                     hold(holdNanos);
                     lock.unlock();
                 };
             }
-            case "oneStatement" -> (t, i) -> {
-                String name = "oneStatement-" + t;
-                String owner = "wl-" + name;
-                long token;
-                try (Connection c = ds.getConnection()) {
-                    token = LeaseInterleaved.designAcquire(c, kind, DESIGN_TABLE, name, owner);
-                }
-                hold(holdNanos);
-                try (Connection c = ds.getConnection()) {
-                    LeaseInterleaved.designRelease(c, kind, DESIGN_TABLE, name, owner, token);
-                }
-            };
-            case "limit" -> (t, i) -> {
-                limitCommit(ds, t * 2);
-                hold(holdNanos);
-                limitCommit(ds, t * 2 + 1);
-            };
+            case "oneStatement" ->
+                (t, i) -> {
+                    String name = "oneStatement-" + t;
+                    String owner = "wl-" + name;
+                    long token;
+                    try (Connection c = ds.getConnection()) {
+                        token = LeaseInterleaved.designAcquire(c, kind, DESIGN_TABLE, name, owner);
+                    }
+                    hold(holdNanos);
+                    try (Connection c = ds.getConnection()) {
+                        LeaseInterleaved.designRelease(c, kind, DESIGN_TABLE, name, owner, token);
+                    }
+                };
+            case "limit" ->
+                (t, i) -> {
+                    limitCommit(ds, t * 2);
+                    hold(holdNanos);
+                    limitCommit(ds, t * 2 + 1);
+                };
             default -> throw new IllegalArgumentException(peer);
         };
     }
 
     private static void limitCommit(DataSource ds, int id) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(LeaseInterleaved.limitUpdate(LIMIT_TABLE))) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(LeaseInterleaved.limitUpdate(LIMIT_TABLE))) {
             ps.setInt(1, id);
             ps.executeUpdate();
         }
@@ -302,9 +351,11 @@ public final class BatchingWorkloads {
                 Impl impl = impls.get((k + round + 1 + index) % n);
                 long executes = impl.counting().statements.get();
                 long batched = impl.service() == null ? 0 : BuilderVariants.probe(impl.service(), "batchedCalls");
-                long multiRow = impl.service() == null ? 0 : BuilderVariants.probe(impl.service(), "multiRowStatements");
+                long multiRow =
+                        impl.service() == null ? 0 : BuilderVariants.probe(impl.service(), "multiRowStatements");
                 open(impl.pool(), threads);
-                double[] block = LeaseInterleaved.block(impl.pair(), threads, o.blockMillis, "wl-" + impl.label() + "-");
+                double[] block =
+                        LeaseInterleaved.block(impl.pair(), threads, o.blockMillis, "wl-" + impl.label() + "-");
                 impl.pool().getHikariPoolMXBean().softEvictConnections();
                 if (round < 0) {
                     continue;
@@ -334,7 +385,12 @@ public final class BatchingWorkloads {
                 }
             }
             long[] c = counts.get(impl.label());
-            results.add(new Result(impl.label(), impl.what(), mine, ratios, c[0] / (double) Math.max(1, c[1]),
+            results.add(new Result(
+                    impl.label(),
+                    impl.what(),
+                    mine,
+                    ratios,
+                    c[0] / (double) Math.max(1, c[1]),
                     c[3] > 0 ? c[2] / (double) c[3] : Double.NaN));
         }
         return results;
@@ -371,22 +427,42 @@ public final class BatchingWorkloads {
         }
 
         String json() {
-            StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "{\n  \"rounds\": %d, \"blockMillis\": %d,"
-                    + " \"variants\": \"%s\", \"cells\": [\n", o.rounds, o.blockMillis, o.variants));
+            StringBuilder s = new StringBuilder(String.format(
+                    Locale.ROOT,
+                    "{\n  \"rounds\": %d, \"blockMillis\": %d," + " \"variants\": \"%s\", \"cells\": [\n",
+                    o.rounds,
+                    o.blockMillis,
+                    o.variants));
             for (int c = 0; c < cells.size(); c++) {
                 Cell cell = cells.get(c);
-                s.append(String.format(Locale.ROOT, "    {\"database\": \"%s\", \"threads\": %d, \"holdMillis\": %s,"
-                        + " \"loadBefore\": %s, \"loadAfter\": %s, \"cpuBusy\": %s, \"results\": [\n", cell.database(),
-                        cell.threads(), cell.holdMillis(), num(cell.load()[0]), num(cell.load()[1]), num(cell.busy())));
+                s.append(String.format(
+                        Locale.ROOT,
+                        "    {\"database\": \"%s\", \"threads\": %d, \"holdMillis\": %s,"
+                                + " \"loadBefore\": %s, \"loadAfter\": %s, \"cpuBusy\": %s, \"results\": [\n",
+                        cell.database(),
+                        cell.threads(),
+                        cell.holdMillis(),
+                        num(cell.load()[0]),
+                        num(cell.load()[1]),
+                        num(cell.busy())));
                 for (int r = 0; r < cell.results().size(); r++) {
                     Result x = cell.results().get(r);
                     StringBuilder ratios = new StringBuilder();
-                    x.ratios().forEach((k, v) -> ratios.append(String.format(Locale.ROOT, ", \"vs_%s\": %s", k, num(v))));
-                    s.append(String.format(Locale.ROOT, "      {\"implementation\": \"%s\", \"configuration\": \"%s\","
-                            + " \"medianPairsPerSecond\": %s%s, \"roundTripsPerPair\": %s, \"callsPerStatement\": %s,"
-                            + " \"rates\": %s}%s\n", x.label(), x.what().replace("\"", "'"), num(Interleaved.median(x.rates())),
-                            ratios, num(x.roundTripsPerPair()), num(x.callsPerStatement()),
-                            x.rates().stream().map(BatchingWorkloads::num).toList(), r + 1 < cell.results().size() ? "," : ""));
+                    x.ratios()
+                            .forEach((k, v) -> ratios.append(String.format(Locale.ROOT, ", \"vs_%s\": %s", k, num(v))));
+                    s.append(String.format(
+                            Locale.ROOT,
+                            "      {\"implementation\": \"%s\", \"configuration\": \"%s\","
+                                    + " \"medianPairsPerSecond\": %s%s, \"roundTripsPerPair\": %s, \"callsPerStatement\": %s,"
+                                    + " \"rates\": %s}%s\n",
+                            x.label(),
+                            x.what().replace("\"", "'"),
+                            num(Interleaved.median(x.rates())),
+                            ratios,
+                            num(x.roundTripsPerPair()),
+                            num(x.callsPerStatement()),
+                            x.rates().stream().map(BatchingWorkloads::num).toList(),
+                            r + 1 < cell.results().size() ? "," : ""));
                 }
                 s.append("    ]}").append(c + 1 < cells.size() ? ",\n" : "\n");
             }
@@ -401,10 +477,21 @@ public final class BatchingWorkloads {
             for (Result x : cell.results()) {
                 StringBuilder ratios = new StringBuilder();
                 x.ratios().forEach((k, v) -> ratios.append(String.format(Locale.ROOT, " × %s %.2f", k, v)));
-                System.out.printf(Locale.ROOT, "%s %2d threads hold %4s ms %-13s %8.0f pairs/s%s; %.2f round trips per"
-                                + " pair, %.2f calls per statement (load %.2f → %.2f, CPU %.0f %% busy)%n", cell.database(), cell.threads(),
-                        fmt(cell.holdMillis()), x.label(), Interleaved.median(x.rates()), ratios, x.roundTripsPerPair(),
-                        x.callsPerStatement(), cell.load()[0], cell.load()[1], cell.busy() * 100);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s %2d threads hold %4s ms %-13s %8.0f pairs/s%s; %.2f round trips per"
+                                + " pair, %.2f calls per statement (load %.2f → %.2f, CPU %.0f %% busy)%n",
+                        cell.database(),
+                        cell.threads(),
+                        fmt(cell.holdMillis()),
+                        x.label(),
+                        Interleaved.median(x.rates()),
+                        ratios,
+                        x.roundTripsPerPair(),
+                        x.callsPerStatement(),
+                        cell.load()[0],
+                        cell.load()[1],
+                        cell.busy() * 100);
             }
         }
 
@@ -414,17 +501,34 @@ public final class BatchingWorkloads {
             for (Cell cell : cells) {
                 if (!cell.database().equals(database)) {
                     database = cell.database();
-                    s.append(String.format(Locale.ROOT, "%n%s, %d rounds of %d ms blocks, medians (ratios: medians of"
-                            + " per-round ratios)%n%n| threads | hold ms | implementation | pairs/s | × unbatched |"
-                            + " × ShedLock | × limit | × one-statement | round trips / pair | calls / statement | load, CPU busy |%n"
-                            + "|---|---|---|---|---|---|---|---|---|---|---|%n", database, o.rounds, o.blockMillis));
+                    s.append(String.format(
+                            Locale.ROOT,
+                            "%n%s, %d rounds of %d ms blocks, medians (ratios: medians of"
+                                    + " per-round ratios)%n%n| threads | hold ms | implementation | pairs/s | × unbatched |"
+                                    + " × ShedLock | × limit | × one-statement | round trips / pair | calls / statement | load, CPU busy |%n"
+                                    + "|---|---|---|---|---|---|---|---|---|---|---|%n",
+                            database,
+                            o.rounds,
+                            o.blockMillis));
                 }
                 for (Result x : cell.results()) {
-                    s.append(String.format(Locale.ROOT, "| %d | %s | %s | %.0f | %s | %s | %s | %s | %.2f | %s | %.1f → %.1f, %.0f %% |%n",
-                            cell.threads(), fmt(cell.holdMillis()), x.label(), Interleaved.median(x.rates()),
-                            ratio(x, "unbatched"), ratio(x, "shedLock"), ratio(x, "limit"), ratio(x, "oneStatement"),
-                            x.roundTripsPerPair(), Double.isNaN(x.callsPerStatement()) ? "–"
-                                    : String.format(Locale.ROOT, "%.2f", x.callsPerStatement()), cell.load()[0], cell.load()[1],
+                    s.append(String.format(
+                            Locale.ROOT,
+                            "| %d | %s | %s | %.0f | %s | %s | %s | %s | %.2f | %s | %.1f → %.1f, %.0f %% |%n",
+                            cell.threads(),
+                            fmt(cell.holdMillis()),
+                            x.label(),
+                            Interleaved.median(x.rates()),
+                            ratio(x, "unbatched"),
+                            ratio(x, "shedLock"),
+                            ratio(x, "limit"),
+                            ratio(x, "oneStatement"),
+                            x.roundTripsPerPair(),
+                            Double.isNaN(x.callsPerStatement())
+                                    ? "–"
+                                    : String.format(Locale.ROOT, "%.2f", x.callsPerStatement()),
+                            cell.load()[0],
+                            cell.load()[1],
                             cell.busy() * 100));
                 }
             }

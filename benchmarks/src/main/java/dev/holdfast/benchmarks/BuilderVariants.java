@@ -32,11 +32,9 @@ final class BuilderVariants {
     static final String DEFAULTS = "unbatched=batching:OFF,default=builder,batched=batching:ON|ADAPTIVE|CONCURRENT";
 
     /** A label, what it was resolved from, and how it changes a builder. */
-    record Variant(String label, String resolved, UnaryOperator<LeaseService.Builder> configure) {
-    }
+    record Variant(String label, String resolved, UnaryOperator<LeaseService.Builder> configure) {}
 
-    private BuilderVariants() {
-    }
+    private BuilderVariants() {}
 
     /** The variants of {@code specs} ({@code label=expression,…}) that exist on this build. */
     static List<Variant> resolve(String specs) {
@@ -99,7 +97,8 @@ final class BuilderVariants {
             int open = alternative.indexOf('(');
             if (open > 0 && alternative.endsWith(")")) {
                 Method factory = batching.getMethod(alternative.substring(0, open), Duration.class);
-                return Optional.of(factory.invoke(null, duration(alternative.substring(open + 1, alternative.length() - 1))));
+                return Optional.of(
+                        factory.invoke(null, duration(alternative.substring(open + 1, alternative.length() - 1))));
             }
             try {
                 Field constant = batching.getField(alternative);

@@ -55,20 +55,29 @@ public final class Interleaved {
         write(database, baseline, rounds, block, rates, out);
     }
 
-    private static void write(String database, String baseline, int rounds, int block, Map<String, List<Double>> rates,
-                              Path out) throws IOException {
+    private static void write(
+            String database, String baseline, int rounds, int block, Map<String, List<Double>> rates, Path out)
+            throws IOException {
         double base = median(rates.get(baseline));
-        StringBuilder json = new StringBuilder("{\n  \"database\": \"" + database + "\", \"rounds\": " + rounds
-                + ", \"opsPerBlock\": " + block + ", \"threads\": 1, \"baseline\": \"" + baseline + "\",\n  \"results\": [\n");
+        StringBuilder json = new StringBuilder(
+                "{\n  \"database\": \"" + database + "\", \"rounds\": " + rounds + ", \"opsPerBlock\": " + block
+                        + ", \"threads\": 1, \"baseline\": \"" + baseline + "\",\n  \"results\": [\n");
         List<String> names = new ArrayList<>(rates.keySet());
         for (int k = 0; k < names.size(); k++) {
             String name = names.get(k);
             double median = median(rates.get(name));
-            System.out.printf("%s %-34s median %.0f ops/s, ratio to %s %.3f%n", database, name, median, baseline, median / base);
-            json.append("    {\"benchmark\": \"").append(name).append("\", \"medianOpsPerSecond\": ")
-                    .append(String.format(Locale.ROOT, "%.1f", median)).append(", \"ratioToBaseline\": ")
-                    .append(String.format(Locale.ROOT, "%.3f", median / base)).append(", \"blocks\": ")
-                    .append(rates.get(name).stream().map(r -> String.format(Locale.ROOT, "%.1f", r)).toList())
+            System.out.printf(
+                    "%s %-34s median %.0f ops/s, ratio to %s %.3f%n", database, name, median, baseline, median / base);
+            json.append("    {\"benchmark\": \"")
+                    .append(name)
+                    .append("\", \"medianOpsPerSecond\": ")
+                    .append(String.format(Locale.ROOT, "%.1f", median))
+                    .append(", \"ratioToBaseline\": ")
+                    .append(String.format(Locale.ROOT, "%.3f", median / base))
+                    .append(", \"blocks\": ")
+                    .append(rates.get(name).stream()
+                            .map(r -> String.format(Locale.ROOT, "%.1f", r))
+                            .toList())
                     .append(k + 1 < names.size() ? "},\n" : "}\n");
         }
         json.append("  ]\n}\n");
@@ -82,7 +91,10 @@ public final class Interleaved {
     }
 
     static double median(List<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        double[] sorted =
+                values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 }

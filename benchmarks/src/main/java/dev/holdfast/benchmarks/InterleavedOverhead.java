@@ -6,9 +6,9 @@ import dev.holdfast.benchmarks.jpa.BenchOrder;
 import dev.holdfast.hibernate.AggregateRootVersionIntegrator;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.testing.TestDatabase;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.VersionedTable;
+import dev.holdfast.testing.TestDatabase;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
@@ -40,7 +40,12 @@ public final class InterleavedOverhead {
         int jdbcOps = kind == TestDatabase.Kind.H2 ? 5000 : 300;
         int jpaOps = kind == TestDatabase.Kind.H2 ? 2000 : 200;
         try (HikariDataSource pool = kind.newPool("interleaved-" + kind.id(), 2)) {
-            versionedUpdate(kind, pool, rounds, jdbcOps, results.resolve("versioned-update-interleaved-" + kind.id() + ".json"));
+            versionedUpdate(
+                    kind,
+                    pool,
+                    rounds,
+                    jdbcOps,
+                    results.resolve("versioned-update-interleaved-" + kind.id() + ".json"));
             rootBump(kind, pool, rounds, jpaOps, results.resolve("root-bump-interleaved-" + kind.id() + ".json"));
         }
     }
@@ -60,12 +65,15 @@ public final class InterleavedOverhead {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, street VARCHAR(200), counter BIGINT,"
                         + " version BIGINT NOT NULL, modified_by VARCHAR(100), modified " + timestamp + ")");
-                s.execute("INSERT INTO " + table + " (id, street, counter, version) VALUES (1, 'a', 0, 0), (2, 'a', 0, 0), (3, 'a', 0, 0)");
+                s.execute("INSERT INTO " + table
+                        + " (id, street, counter, version) VALUES (1, 'a', 0, 0), (2, 'a', 0, 0), (3, 'a', 0, 0)");
             }
-            VersionedTable versioned = VersionedTable.builder(table).dialect(dialect).build();
+            VersionedTable versioned =
+                    VersionedTable.builder(table).dialect(dialect).build();
             long[] state = new long[3]; // version of row 1, counter, version of row 3
-            String handWritten = "UPDATE " + table + " SET street = ?, counter = ?, version = version + 1, modified_by = ?,"
-                    + " modified = " + dialect.clock() + " WHERE id = ? AND version = ?";
+            String handWritten =
+                    "UPDATE " + table + " SET street = ?, counter = ?, version = version + 1, modified_by = ?,"
+                            + " modified = " + dialect.clock() + " WHERE id = ? AND version = ?";
             String sql = "UPDATE " + table + " SET street = ?, counter = ? WHERE id = ?";
             try (PreparedStatement reused = c.prepareStatement(sql)) {
                 new Interleaved()
@@ -97,8 +105,14 @@ public final class InterleavedOverhead {
                                 state[2]++;
                             }
                         })
-                        .add("holdfastVersionedUpdate", i -> state[0] = versioned.update(c, 1L, state[0], "bench",
-                                Assignments.of("street", "Main 1").and("counter", ++state[1])))
+                        .add(
+                                "holdfastVersionedUpdate",
+                                i -> state[0] = versioned.update(
+                                        c,
+                                        1L,
+                                        state[0],
+                                        "bench",
+                                        Assignments.of("street", "Main 1").and("counter", ++state[1])))
                         .run(kind.id(), "plainUpdate", rounds, n, out);
             }
             try (Statement s = c.createStatement()) {
@@ -154,7 +168,8 @@ public final class InterleavedOverhead {
     }
 
     private static void dropJpaTables(HikariDataSource pool) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_line");
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_order");
         }

@@ -38,12 +38,12 @@ public final class KillQueryStall {
     private static final int SLEEPERS = 8;
     private static final String TABLE = "holdfast_bench_kill_stall";
 
-    private KillQueryStall() {
-    }
+    private KillQueryStall() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 4 || !List.of("sleep", "rowlock", "userlock").contains(args[0])) {
-            throw new IllegalArgumentException("usage: KillQueryStall sleep|rowlock|userlock <seconds> <bound seconds> <killers>");
+            throw new IllegalArgumentException(
+                    "usage: KillQueryStall sleep|rowlock|userlock <seconds> <bound seconds> <killers>");
         }
         boolean rowLock = args[0].equals("rowlock");
         boolean userLock = args[0].equals("userlock");
@@ -80,7 +80,8 @@ public final class KillQueryStall {
                 }
                 threads.add(start("sleeper-" + i, () -> {
                     while (!stop.get()) {
-                        try (Statement s = sleeper.createStatement(); ResultSet rs = s.executeQuery(statement)) {
+                        try (Statement s = sleeper.createStatement();
+                                ResultSet rs = s.executeQuery(statement)) {
                             rs.next();
                             returned.incrementAndGet();
                         } catch (SQLException e) {
@@ -131,11 +132,19 @@ public final class KillQueryStall {
             }
             List<Long> sorted = new ArrayList<>(kills);
             Collections.sort(sorted);
-            System.out.printf("%s, bound %s s, %d killers: %d kills, p50 %.3f ms, p99 %.3f ms, longest %.1f ms,"
+            System.out.printf(
+                    "%s, bound %s s, %d killers: %d kills, p50 %.3f ms, p99 %.3f ms, longest %.1f ms,"
                             + " %d over 100 ms; %d statements ended by a kill (1317), %d returned%n",
-                    args[0], args[2], killerCount, sorted.size(), sorted.get(sorted.size() / 2) / 1e6,
-                    sorted.get(sorted.size() * 99 / 100) / 1e6, sorted.get(sorted.size() - 1) / 1e6,
-                    sorted.stream().filter(nanos -> nanos > 100_000_000L).count(), woken.get(), returned.get());
+                    args[0],
+                    args[2],
+                    killerCount,
+                    sorted.size(),
+                    sorted.get(sorted.size() / 2) / 1e6,
+                    sorted.get(sorted.size() * 99 / 100) / 1e6,
+                    sorted.get(sorted.size() - 1) / 1e6,
+                    sorted.stream().filter(nanos -> nanos > 100_000_000L).count(),
+                    woken.get(),
+                    returned.get());
         } finally {
             for (Connection c : connections) {
                 c.close();
@@ -153,7 +162,8 @@ public final class KillQueryStall {
     }
 
     private static long connectionId(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
             rs.next();
             return rs.getLong(1);
         }

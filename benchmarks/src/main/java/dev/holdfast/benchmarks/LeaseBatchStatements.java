@@ -1,12 +1,12 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseRow;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.TestDatabase;
 
 import java.sql.Connection;
@@ -25,7 +25,8 @@ public final class LeaseBatchStatements {
         int iterations = Integer.parseInt(args[1]);
         String table = "holdfast_bench_batch_stmt";
         try (HikariDataSource pool = kind.newPool("probe", 2)) {
-            try (var c = pool.getConnection(); var s = c.createStatement()) {
+            try (var c = pool.getConnection();
+                    var s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("DROP TABLE IF EXISTS " + table + "_queue");
             }
@@ -44,20 +45,31 @@ public final class LeaseBatchStatements {
                             var granted = jdbc.acquireAll(c, acquires);
                             acquiring += System.nanoTime() - t0;
                             List<LeaseStore.Release> releases = acquires.stream()
-                                    .map(a -> new LeaseStore.Release(a.name(), "o", granted.get(a.name()).token())).toList();
+                                    .map(a -> new LeaseStore.Release(
+                                            a.name(), "o", granted.get(a.name()).token()))
+                                    .toList();
                             jdbc.releaseAll(c, releases, true);
                             long t1 = System.nanoTime();
                             for (LeaseStore.Acquire a : acquires) {
-                                LeaseRow l = jdbc.acquire(c, a.name(), "o", a.ttlMicros(), false).orElseThrow();
+                                LeaseRow l = jdbc.acquire(c, a.name(), "o", a.ttlMicros(), false)
+                                        .orElseThrow();
                                 jdbc.release(c, a.name(), "o", l.token(), true, null);
                             }
                             long t2 = System.nanoTime();
                             batched += t1 - t0;
                             single += t2 - t1;
                         }
-                        System.out.printf("%s n=%d: batch pair %.1f us (acquire %.1f; %.1f us per lease), %d single pairs %.1f us (%.1f per lease); ratio %.2f%n",
-                                kind, n, batched / 1e3 / iterations, acquiring / 1e3 / iterations, batched / 1e3 / iterations / n, n,
-                                single / 1e3 / iterations, single / 1e3 / iterations / n, (double) single / batched);
+                        System.out.printf(
+                                "%s n=%d: batch pair %.1f us (acquire %.1f; %.1f us per lease), %d single pairs %.1f us (%.1f per lease); ratio %.2f%n",
+                                kind,
+                                n,
+                                batched / 1e3 / iterations,
+                                acquiring / 1e3 / iterations,
+                                batched / 1e3 / iterations / n,
+                                n,
+                                single / 1e3 / iterations,
+                                single / 1e3 / iterations / n,
+                                (double) single / batched);
                     }
                 }
             }

@@ -1,11 +1,11 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.LeaseService;
-import dev.holdfast.lease.Lease;
-import dev.holdfast.lease.Batching;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.Batching;
+import dev.holdfast.lease.Lease;
+import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
 
 import java.time.Duration;
@@ -38,7 +38,8 @@ public final class LeaseBatchingInFlight {
         Map<String, LeaseService> services = new LinkedHashMap<>();
         List<HikariDataSource> pools = new ArrayList<>();
         try (HikariDataSource admin = kind.newPool("probe-admin", 1)) {
-            try (var c = admin.getConnection(); var s = c.createStatement()) {
+            try (var c = admin.getConnection();
+                    var s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("DROP TABLE IF EXISTS " + table + "_queue");
             }
@@ -59,7 +60,10 @@ public final class LeaseBatchingInFlight {
             }
             Map<String, List<Double>> rates = new LinkedHashMap<>();
             Map<String, long[]> calls = new LinkedHashMap<>();
-            services.keySet().forEach(k -> { rates.put(k, new ArrayList<>()); calls.put(k, new long[3]); });
+            services.keySet().forEach(k -> {
+                rates.put(k, new ArrayList<>());
+                calls.put(k, new long[3]);
+            });
             List<String> keys = new ArrayList<>(services.keySet());
             for (int round = -1; round < rounds; round++) {
                 for (int k = 0; k < keys.size(); k++) {
@@ -80,8 +84,14 @@ public final class LeaseBatchingInFlight {
             for (String key : keys) {
                 List<Double> r = new ArrayList<>(rates.get(key));
                 r.sort(null);
-                System.out.printf("%s %s threads=%d median %.0f pairs/s, batched calls %.2f of all, %.2f per multi-row statement%n", kind, key, threads,
-                        r.get(r.size() / 2), calls.get(key)[1] / (2.0 * calls.get(key)[0]), calls.get(key)[1] / Math.max(1.0, calls.get(key)[2]));
+                System.out.printf(
+                        "%s %s threads=%d median %.0f pairs/s, batched calls %.2f of all, %.2f per multi-row statement%n",
+                        kind,
+                        key,
+                        threads,
+                        r.get(r.size() / 2),
+                        calls.get(key)[1] / (2.0 * calls.get(key)[0]),
+                        calls.get(key)[1] / Math.max(1.0, calls.get(key)[2]));
             }
         } finally {
             services.values().forEach(LeaseService::close);
@@ -89,7 +99,8 @@ public final class LeaseBatchingInFlight {
         }
     }
 
-    private static double block(LeaseService leases, int threads, long millis, String prefix, long[] pairs) throws Exception {
+    private static double block(LeaseService leases, int threads, long millis, String prefix, long[] pairs)
+            throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong done = new AtomicLong();
         List<Thread> workers = new ArrayList<>();
@@ -99,7 +110,8 @@ public final class LeaseBatchingInFlight {
                 int i = 0;
                 while (!stop.get()) {
                     String name = prefix + "-" + thread + "-" + (i++ & 7);
-                    Lease lease = leases.tryAcquire(name, "bench-" + thread, Duration.ofSeconds(60)).orElseThrow();
+                    Lease lease = leases.tryAcquire(name, "bench-" + thread, Duration.ofSeconds(60))
+                            .orElseThrow();
                     if (HOLD_NANOS > 0) {
                         java.util.concurrent.locks.LockSupport.parkNanos(HOLD_NANOS); // work under the lease
                     }

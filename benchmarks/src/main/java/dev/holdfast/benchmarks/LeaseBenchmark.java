@@ -1,7 +1,7 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.lease.Lease;
@@ -71,10 +71,14 @@ public class LeaseBenchmark {
         public void setUp() throws SQLException {
             pool = LeasePeers.kind(database).newPool("bench-lease-" + database, 9);
             seedPool = LeasePeers.manualCommitPool(LeasePeers.kind(database), 9);
-            LeasePeers.execute(pool, "DROP TABLE IF EXISTS " + LEASE_TABLE, "DROP TABLE IF EXISTS " + LEASE_TABLE + "_queue");
+            LeasePeers.execute(
+                    pool, "DROP TABLE IF EXISTS " + LEASE_TABLE, "DROP TABLE IF EXISTS " + LEASE_TABLE + "_queue");
             new SchemaInstaller(pool).install(HoldfastTable.LEASES, LEASE_TABLE);
             holdfast = LeaseService.builder(pool).table(LEASE_TABLE).build();
-            holdfastDurable = LeaseService.builder(pool).table(LEASE_TABLE).durability(CommitDurability.DURABLE).build();
+            holdfastDurable = LeaseService.builder(pool)
+                    .table(LEASE_TABLE)
+                    .durability(CommitDurability.DURABLE)
+                    .build();
             shedLock = LeasePeers.shedLock(pool, LeasePeers.kind(database));
             LeasePeers.createSpringIntegrationTable(pool, LeasePeers.kind(database));
             springIntegration = LeasePeers.springIntegration(pool);
@@ -86,8 +90,12 @@ public class LeaseBenchmark {
         public void tearDown() throws SQLException {
             holdfast.close();
             holdfastDurable.close();
-            LeasePeers.execute(pool, "DROP TABLE IF EXISTS " + LEASE_TABLE, "DROP TABLE IF EXISTS " + LEASE_TABLE + "_queue",
-                    "DROP TABLE IF EXISTS " + LeasePeers.SHEDLOCK_TABLE, "DROP TABLE IF EXISTS " + LeasePeers.SEED_TABLE,
+            LeasePeers.execute(
+                    pool,
+                    "DROP TABLE IF EXISTS " + LEASE_TABLE,
+                    "DROP TABLE IF EXISTS " + LEASE_TABLE + "_queue",
+                    "DROP TABLE IF EXISTS " + LeasePeers.SHEDLOCK_TABLE,
+                    "DROP TABLE IF EXISTS " + LeasePeers.SEED_TABLE,
                     "DROP TABLE IF EXISTS " + LeasePeers.LIMIT_TABLE);
             LeasePeers.dropSpringIntegrationTable(pool);
             pool.close();
@@ -127,7 +135,9 @@ public class LeaseBenchmark {
     }
 
     private static SimpleLock shedlockPair(Db db, Worker w) {
-        SimpleLock lock = db.shedLock.lock(new LockConfiguration(Instant.now(), w.name(), TTL, Duration.ZERO)).orElseThrow();
+        SimpleLock lock = db.shedLock
+                .lock(new LockConfiguration(Instant.now(), w.name(), TTL, Duration.ZERO))
+                .orElseThrow();
         lock.unlock();
         return lock;
     }
@@ -155,7 +165,8 @@ public class LeaseBenchmark {
         int rows = 0;
         for (int i = 0; i < 2; i++) {
             try (Connection c = db.pool.getConnection();
-                 PreparedStatement ps = c.prepareStatement("UPDATE " + LeasePeers.LIMIT_TABLE + " SET v = v + 1 WHERE id = ?")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("UPDATE " + LeasePeers.LIMIT_TABLE + " SET v = v + 1 WHERE id = ?")) {
                 ps.setInt(1, w.id);
                 rows += ps.executeUpdate();
             }
@@ -163,62 +174,74 @@ public class LeaseBenchmark {
         return rows;
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public Lease holdfast1(Db db, Worker w) {
         return holdfastPair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public Lease holdfast8(Db db, Worker w) {
         return holdfastPair(db, w);
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public Lease holdfastDurableRelease1(Db db, Worker w) {
         return holdfastDurablePair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public Lease holdfastDurableRelease8(Db db, Worker w) {
         return holdfastDurablePair(db, w);
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public SimpleLock shedlock1(Db db, Worker w) {
         return shedlockPair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public SimpleLock shedlock8(Db db, Worker w) {
         return shedlockPair(db, w);
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public boolean springIntegration1(Db db, Worker w) {
         return springIntegrationPair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public boolean springIntegration8(Db db, Worker w) {
         return springIntegrationPair(db, w);
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public boolean seed1(Db db, Worker w) throws SQLException {
         return seedPair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public boolean seed8(Db db, Worker w) throws SQLException {
         return seedPair(db, w);
     }
 
-    @Benchmark @Threads(1)
+    @Benchmark
+    @Threads(1)
     public int limit1(Db db, Worker w) throws SQLException {
         return limitPair(db, w);
     }
 
-    @Benchmark @Threads(8)
+    @Benchmark
+    @Threads(8)
     public int limit8(Db db, Worker w) throws SQLException {
         return limitPair(db, w);
     }

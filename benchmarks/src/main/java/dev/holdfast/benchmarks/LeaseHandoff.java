@@ -1,7 +1,7 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.lease.Lease;
@@ -77,25 +77,51 @@ public final class LeaseHandoff {
         void close() throws Exception;
     }
 
-    record Result(String implementation, String database, int workers, double seconds, long acquisitions,
-                  double acquisitionsPerSecond, double handoffP50Ms, double handoffP99Ms,
-                  double handoffFromReturnP50Ms, double handoffFromReturnP99Ms, Double statementsPerAcquisition,
-                  Double commitsPerAcquisition, long[] perWorker, Double spread, double sameWorkerReacquired,
-                  Integer longestServiceRun) {
+    record Result(
+            String implementation,
+            String database,
+            int workers,
+            double seconds,
+            long acquisitions,
+            double acquisitionsPerSecond,
+            double handoffP50Ms,
+            double handoffP99Ms,
+            double handoffFromReturnP50Ms,
+            double handoffFromReturnP99Ms,
+            Double statementsPerAcquisition,
+            Double commitsPerAcquisition,
+            long[] perWorker,
+            Double spread,
+            double sameWorkerReacquired,
+            Integer longestServiceRun) {
 
         String json() {
-            return String.format(Locale.ROOT, "{\"implementation\":\"%s\",\"database\":\"%s\",\"workers\":%d,"
+            return String.format(
+                    Locale.ROOT,
+                    "{\"implementation\":\"%s\",\"database\":\"%s\",\"workers\":%d,"
                             + "\"seconds\":%.1f,\"acquisitions\":%d,\"acquisitionsPerSecond\":%.1f,"
                             + "\"handoffP50Ms\":%.3f,\"handoffP99Ms\":%.3f,\"handoffFromReleaseReturnP50Ms\":%.3f,"
                             + "\"handoffFromReleaseReturnP99Ms\":%.3f,\"statementsPerAcquisition\":%s,"
                             + "\"commitsPerAcquisition\":%s,\"acquisitionsPerWorker\":%s,\"maxMinSpread\":%s,"
                             + "\"sameWorkerReacquiredFraction\":%.3f,\"longestServiceRun\":%s}",
-                    implementation, database, workers, seconds, acquisitions, acquisitionsPerSecond, handoffP50Ms,
-                    handoffP99Ms, handoffFromReturnP50Ms, handoffFromReturnP99Ms,
-                    statementsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", statementsPerAcquisition),
+                    implementation,
+                    database,
+                    workers,
+                    seconds,
+                    acquisitions,
+                    acquisitionsPerSecond,
+                    handoffP50Ms,
+                    handoffP99Ms,
+                    handoffFromReturnP50Ms,
+                    handoffFromReturnP99Ms,
+                    statementsPerAcquisition == null
+                            ? "null"
+                            : String.format(Locale.ROOT, "%.3f", statementsPerAcquisition),
                     commitsPerAcquisition == null ? "null" : String.format(Locale.ROOT, "%.3f", commitsPerAcquisition),
-                    Arrays.toString(perWorker), spread == null ? "null" : String.format(Locale.ROOT, "%.3f", spread),
-                    sameWorkerReacquired, longestServiceRun == null ? "null" : longestServiceRun.toString());
+                    Arrays.toString(perWorker),
+                    spread == null ? "null" : String.format(Locale.ROOT, "%.3f", spread),
+                    sameWorkerReacquired,
+                    longestServiceRun == null ? "null" : longestServiceRun.toString());
         }
     }
 
@@ -129,8 +155,11 @@ public final class LeaseHandoff {
         }
 
         /** Prints to standard error, per SQL text (its start), how many times it ran per grant between two snapshots. */
-        static void printByText(String implementation, java.util.Map<String, Long> start, java.util.Map<String, Long> end,
-                                long grants) {
+        static void printByText(
+                String implementation,
+                java.util.Map<String, Long> start,
+                java.util.Map<String, Long> end,
+                long grants) {
             if (start == null || end == null || grants == 0) {
                 return;
             }
@@ -138,8 +167,12 @@ public final class LeaseHandoff {
                     .map(e -> java.util.Map.entry(e.getKey(), e.getValue() - start.getOrDefault(e.getKey(), 0L)))
                     .filter(e -> e.getValue() > 0)
                     .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
-                    .forEach(e -> System.err.printf(Locale.ROOT, "%s per grant %6.3f  %s%n", implementation,
-                            e.getValue() / (double) grants, e.getKey().substring(0, Math.min(140, e.getKey().length()))));
+                    .forEach(e -> System.err.printf(
+                            Locale.ROOT,
+                            "%s per grant %6.3f  %s%n",
+                            implementation,
+                            e.getValue() / (double) grants,
+                            e.getKey().substring(0, Math.min(140, e.getKey().length()))));
         }
 
         /** Statements per SQL text, counted once: a regular expression over every text taxed long statements. */
@@ -151,39 +184,41 @@ public final class LeaseHandoff {
 
         private Object proxy(Object target, Class<?> type, String preparedSql) {
             long opened = System.nanoTime();
-            return Proxy.newProxyInstance(LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
-                String m = method.getName();
-                if (type == Connection.class && m.equals("close")) {
-                    heldNanos.addAndGet(System.nanoTime() - opened);
-                }
-                if (m.startsWith("execute")) {
-                    statements.incrementAndGet();
-                    Object sql = args != null && args.length > 0 ? args[0] : preparedSql;
-                    sqlStatements.addAndGet(count(sql));
-                    if (byText != null && sql instanceof String text) {
-                        byText.computeIfAbsent(text, k -> new java.util.concurrent.atomic.LongAdder()).increment();
-                    }
-                } else if (m.equals("commit")) {
-                    commits.incrementAndGet();
-                }
-                Object result;
-                try {
-                    result = method.invoke(target, args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
-                // Only what the application asks for is wrapped; unwrap() must reach the driver.
-                if (m.equals("getConnection")) {
-                    return proxy(result, Connection.class, null);
-                }
-                if (m.equals("prepareStatement") || m.equals("prepareCall")) {
-                    return proxy(result, java.sql.PreparedStatement.class, (String) args[0]);
-                }
-                if (m.equals("createStatement")) {
-                    return proxy(result, Statement.class, null);
-                }
-                return result;
-            });
+            return Proxy.newProxyInstance(
+                    LeaseHandoff.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
+                        String m = method.getName();
+                        if (type == Connection.class && m.equals("close")) {
+                            heldNanos.addAndGet(System.nanoTime() - opened);
+                        }
+                        if (m.startsWith("execute")) {
+                            statements.incrementAndGet();
+                            Object sql = args != null && args.length > 0 ? args[0] : preparedSql;
+                            sqlStatements.addAndGet(count(sql));
+                            if (byText != null && sql instanceof String text) {
+                                byText.computeIfAbsent(text, k -> new java.util.concurrent.atomic.LongAdder())
+                                        .increment();
+                            }
+                        } else if (m.equals("commit")) {
+                            commits.incrementAndGet();
+                        }
+                        Object result;
+                        try {
+                            result = method.invoke(target, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                        // Only what the application asks for is wrapped; unwrap() must reach the driver.
+                        if (m.equals("getConnection")) {
+                            return proxy(result, Connection.class, null);
+                        }
+                        if (m.equals("prepareStatement") || m.equals("prepareCall")) {
+                            return proxy(result, java.sql.PreparedStatement.class, (String) args[0]);
+                        }
+                        if (m.equals("createStatement")) {
+                            return proxy(result, Statement.class, null);
+                        }
+                        return result;
+                    });
         }
     }
 
@@ -193,12 +228,27 @@ public final class LeaseHandoff {
         List<Result> results = new ArrayList<>();
         List<String> extra = new ArrayList<>();
         for (String[] run : new String[][] {
-                {"holdfast", "postgresql"}, {"holdfastDurableRelease", "postgresql"}, {"springIntegration", "postgresql"},
-                {"redisson", "redis"}, {"holdfast", "mariadb"}, {"holdfastPolling", "mariadb"}, {"springIntegration", "mariadb"}, {"bareRing", "mariadb"}, {"bareKill", "mariadb"}, {"holdfast", "h2"},
-                {"holdfastOneInstance", "postgresql"}, {"holdfastOneInstance", "mariadb"}, {"holdfastOneInstance", "h2"},
-                {"holdfastCohort", "postgresql"}, {"holdfastCohort", "mariadb"}, {"holdfastCohort", "h2"},
-                {"holdfastCohortTwoInstances", "postgresql"}, {"holdfastCohortTwoInstances", "mariadb"},
-                {"springIntegrationOneInstance", "postgresql"}, {"redissonOneInstance", "redis"}}) {
+            {"holdfast", "postgresql"},
+            {"holdfastDurableRelease", "postgresql"},
+            {"springIntegration", "postgresql"},
+            {"redisson", "redis"},
+            {"holdfast", "mariadb"},
+            {"holdfastPolling", "mariadb"},
+            {"springIntegration", "mariadb"},
+            {"bareRing", "mariadb"},
+            {"bareKill", "mariadb"},
+            {"holdfast", "h2"},
+            {"holdfastOneInstance", "postgresql"},
+            {"holdfastOneInstance", "mariadb"},
+            {"holdfastOneInstance", "h2"},
+            {"holdfastCohort", "postgresql"},
+            {"holdfastCohort", "mariadb"},
+            {"holdfastCohort", "h2"},
+            {"holdfastCohortTwoInstances", "postgresql"},
+            {"holdfastCohortTwoInstances", "mariadb"},
+            {"springIntegrationOneInstance", "postgresql"},
+            {"redissonOneInstance", "redis"}
+        }) {
             if (!only.isEmpty() && !only.contains(run[0] + "@" + run[1])) {
                 continue;
             }
@@ -219,8 +269,14 @@ public final class LeaseHandoff {
             extra.add(floor);
         }
         Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(out, java.util.stream.Stream.concat(results.stream().filter(java.util.Objects::nonNull)
-                .map(Result::json), extra.stream()).collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n")));
+        Files.writeString(
+                out,
+                java.util.stream.Stream.concat(
+                                results.stream()
+                                        .filter(java.util.Objects::nonNull)
+                                        .map(Result::json),
+                                extra.stream())
+                        .collect(Collectors.joining(",\n  ", "[\n  ", "\n]\n")));
     }
 
     /**
@@ -232,7 +288,8 @@ public final class LeaseHandoff {
     static String notifyFloor(boolean skipPeek) throws Exception {
         TestDatabase.Kind kind = TestDatabase.Kind.POSTGRESQL;
         try (HikariDataSource pool = kind.newPool("bench-notify-floor", 2);
-             Connection listener = pool.getConnection(); Connection sender = pool.getConnection()) {
+                Connection listener = pool.getConnection();
+                Connection sender = pool.getConnection()) {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN holdfast_bench_lease_floor");
             }
@@ -262,7 +319,8 @@ public final class LeaseHandoff {
                 }
             });
             reader.start();
-            try (java.sql.PreparedStatement ps = sender.prepareStatement("SELECT pg_notify('holdfast_bench_lease_floor', ?)")) {
+            try (java.sql.PreparedStatement ps =
+                    sender.prepareStatement("SELECT pg_notify('holdfast_bench_lease_floor', ?)")) {
                 for (int i = 0; i < n; i++) {
                     ps.setString(1, Integer.toString(i));
                     sent[i] = System.nanoTime();
@@ -278,9 +336,14 @@ public final class LeaseHandoff {
                 s.execute("UNLISTEN *");
             }
             Arrays.sort(latency);
-            return String.format(Locale.ROOT, "{\"implementation\":\"notifyFloor%s\",\"database\":\"postgresql\","
-                    + "\"notifications\":%d,\"notifyDeliveryP50Ms\":%.3f,\"notifyDeliveryP99Ms\":%.3f}",
-                    skipPeek ? "WithoutDriverPeek" : "PgjdbcDefault", n, percentile(latency, 0.5), percentile(latency, 0.99));
+            return String.format(
+                    Locale.ROOT,
+                    "{\"implementation\":\"notifyFloor%s\",\"database\":\"postgresql\","
+                            + "\"notifications\":%d,\"notifyDeliveryP50Ms\":%.3f,\"notifyDeliveryP99Ms\":%.3f}",
+                    skipPeek ? "WithoutDriverPeek" : "PgjdbcDefault",
+                    n,
+                    percentile(latency, 0.5),
+                    percentile(latency, 0.99));
         }
     }
 
@@ -291,7 +354,7 @@ public final class LeaseHandoff {
      */
     static String commitFloor() throws Exception {
         try (HikariDataSource pool = TestDatabase.Kind.POSTGRESQL.newPool("bench-commit-floor", 1);
-             Connection c = pool.getConnection()) {
+                Connection c = pool.getConnection()) {
             try (Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS holdfast_bench_commit_floor");
                 s.execute("CREATE TABLE holdfast_bench_commit_floor (id INT PRIMARY KEY, v BIGINT NOT NULL)");
@@ -299,7 +362,8 @@ public final class LeaseHandoff {
             }
             int n = 400;
             long[] latency = new long[n];
-            try (java.sql.PreparedStatement ps = c.prepareStatement("UPDATE holdfast_bench_commit_floor SET v = v + 1 WHERE id = 1")) {
+            try (java.sql.PreparedStatement ps =
+                    c.prepareStatement("UPDATE holdfast_bench_commit_floor SET v = v + 1 WHERE id = 1")) {
                 for (int i = 0; i < n; i++) {
                     long start = System.nanoTime();
                     ps.executeUpdate();
@@ -311,9 +375,13 @@ public final class LeaseHandoff {
                 s.execute("DROP TABLE holdfast_bench_commit_floor");
             }
             Arrays.sort(latency);
-            return String.format(Locale.ROOT, "{\"implementation\":\"commitFloor\",\"database\":\"postgresql\","
-                    + "\"commits\":%d,\"durableCommitP50Ms\":%.3f,\"durableCommitP99Ms\":%.3f}",
-                    n, percentile(latency, 0.5), percentile(latency, 0.99));
+            return String.format(
+                    Locale.ROOT,
+                    "{\"implementation\":\"commitFloor\",\"database\":\"postgresql\","
+                            + "\"commits\":%d,\"durableCommitP50Ms\":%.3f,\"durableCommitP99Ms\":%.3f}",
+                    n,
+                    percentile(latency, 0.5),
+                    percentile(latency, 0.99));
         }
     }
 
@@ -321,7 +389,8 @@ public final class LeaseHandoff {
         Counting counting = new Counting();
         List<AutoCloseable> cleanup = new ArrayList<>();
         List<Instance> instances = new ArrayList<>();
-        TestDatabase.Kind kind = database.equals("redis") ? null : TestDatabase.Kind.valueOf(database.toUpperCase(Locale.ROOT));
+        TestDatabase.Kind kind =
+                database.equals("redis") ? null : TestDatabase.Kind.valueOf(database.toUpperCase(Locale.ROOT));
         HikariDataSource admin = kind == null ? null : kind.newPool("bench-handoff-admin", 2);
         try {
             if (implementation.startsWith("holdfast")) {
@@ -334,8 +403,10 @@ public final class LeaseHandoff {
             LeaseService shared = null;
             if (implementation.equals("holdfastOneInstance") || implementation.equals("holdfastCohort")) {
                 HikariDataSource pool = kind.newPool("bench-handoff-shared", WORKERS * 2 + 1);
-                shared = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                        .cohortHandOffs(implementation.equals("holdfastCohort") ? COHORT_BOUND : 0).build();
+                shared = LeaseService.builder(counting.wrap(pool))
+                        .table(TABLE)
+                        .cohortHandOffs(implementation.equals("holdfastCohort") ? COHORT_BOUND : 0)
+                        .build();
                 LeaseService service = shared;
                 cleanup.add(() -> {
                     service.close();
@@ -346,8 +417,10 @@ public final class LeaseHandoff {
             if (implementation.equals("holdfastCohortTwoInstances")) {
                 for (int i = 0; i < 2; i++) {
                     HikariDataSource pool = kind.newPool("bench-handoff-instance-" + i, WORKERS + 1);
-                    LeaseService service = LeaseService.builder(counting.wrap(pool)).table(TABLE)
-                            .cohortHandOffs(COHORT_BOUND).build();
+                    LeaseService service = LeaseService.builder(counting.wrap(pool))
+                            .table(TABLE)
+                            .cohortHandOffs(COHORT_BOUND)
+                            .build();
                     cohorts.add(service);
                     cleanup.add(() -> {
                         service.close();
@@ -378,24 +451,34 @@ public final class LeaseHandoff {
             for (int w = 0; w < WORKERS && !implementation.startsWith("bare"); w++) {
                 String owner = "worker-" + w;
                 switch (implementation) {
-                    case "holdfastOneInstance" -> instances.add(holdfast(shared, owner, () -> {
-                        // the shared service closes with the run
-                    }));
-                    case "holdfastCohort" -> instances.add(holdfast(shared, "instance", () -> {
-                        // the shared service closes with the run
-                    }));
-                    case "holdfastCohortTwoInstances" -> instances.add(holdfast(cohorts.get(w % 2), "instance-" + w % 2, () -> {
-                        // the instance's service closes with the run
-                    }));
-                    case "springIntegrationOneInstance", "redissonOneInstance" -> instances.add(lock(sharedLock, () -> {
-                        // the shared registry or client closes with the run
-                    }));
+                    case "holdfastOneInstance" ->
+                        instances.add(holdfast(shared, owner, () -> {
+                            // the shared service closes with the run
+                        }));
+                    case "holdfastCohort" ->
+                        instances.add(holdfast(shared, "instance", () -> {
+                            // the shared service closes with the run
+                        }));
+                    case "holdfastCohortTwoInstances" ->
+                        instances.add(holdfast(cohorts.get(w % 2), "instance-" + w % 2, () -> {
+                            // the instance's service closes with the run
+                        }));
+                    case "springIntegrationOneInstance", "redissonOneInstance" ->
+                        instances.add(lock(sharedLock, () -> {
+                            // the shared registry or client closes with the run
+                        }));
                     case "holdfast", "holdfastDurableRelease", "holdfastPolling" -> {
                         HikariDataSource pool = kind.newPool("bench-handoff-" + w, INSTANCE_POOL);
                         // holdfastPolling: MariaDB waiters poll, as before release-woken waiters (the yardstick)
-                        LeaseService leases = LeaseInternals.tune(LeaseService.builder(counting.wrap(pool)).table(TABLE),
+                        LeaseService leases = LeaseInternals.tune(
+                                        LeaseService.builder(counting.wrap(pool))
+                                                .table(TABLE),
                                         t -> t.wakeUps(!implementation.equals("holdfastPolling")))
-                                .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE : CommitDurability.RELAXED).build();
+                                .durability(
+                                        implementation.equals("holdfastDurableRelease")
+                                                ? CommitDurability.DURABLE
+                                                : CommitDurability.RELAXED)
+                                .build();
                         instances.add(holdfast(leases, owner, () -> {
                             leases.close();
                             pool.close();
@@ -413,7 +496,12 @@ public final class LeaseHandoff {
                     default -> throw new IllegalArgumentException(implementation);
                 }
             }
-            return measure(implementation, database, instances, counting, implementation.startsWith("redisson"),
+            return measure(
+                    implementation,
+                    database,
+                    instances,
+                    counting,
+                    implementation.startsWith("redisson"),
                     implementation.equals("holdfastCohortTwoInstances") ? 2 : 1);
         } finally {
             for (Instance i : instances) {
@@ -424,13 +512,16 @@ public final class LeaseHandoff {
             }
             if (admin != null) {
                 if (implementation.startsWith("holdfast")) {
-                    LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
+                    LeasePeers.execute(
+                            admin, "DROP TABLE IF EXISTS " + TABLE, "DROP TABLE IF EXISTS " + TABLE + "_queue");
                 } else if (implementation.startsWith("springIntegration")) {
                     LeasePeers.dropSpringIntegrationTable(admin);
                 } else if (implementation.equals("bareRing")) {
                     LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + BareHandOffRing.TABLE);
                 } else if (implementation.equals("bareKill")) {
-                    LeasePeers.execute(admin, "DROP TABLE IF EXISTS " + BareKillQueue.TABLE,
+                    LeasePeers.execute(
+                            admin,
+                            "DROP TABLE IF EXISTS " + BareKillQueue.TABLE,
                             "DROP TABLE IF EXISTS " + BareKillQueue.TABLE + "_queue");
                 }
                 admin.close();
@@ -450,9 +541,12 @@ public final class LeaseHandoff {
 
     private static RedissonClient redisson(int connections) {
         Config config = new Config();
-        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
-                .setConnectionMinimumIdleSize(2).setConnectionPoolSize(connections)
-                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+        config.useSingleServer()
+                .setAddress("redis://127.0.0.1:6379")
+                .setConnectionMinimumIdleSize(2)
+                .setConnectionPoolSize(connections)
+                .setSubscriptionConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionPoolSize(2);
         return Redisson.create(config);
     }
 
@@ -486,7 +580,9 @@ public final class LeaseHandoff {
     private static Instance lock(Lock lock, Runnable close) {
         return new Instance() {
             public void acquire() throws Exception {
-                boolean locked = lock instanceof RLock r ? r.tryLock(30, 30, TimeUnit.SECONDS) : lock.tryLock(30, TimeUnit.SECONDS);
+                boolean locked = lock instanceof RLock r
+                        ? r.tryLock(30, 30, TimeUnit.SECONDS)
+                        : lock.tryLock(30, TimeUnit.SECONDS);
                 if (!locked) {
                     throw new IllegalStateException("not acquired in 30 s");
                 }
@@ -521,12 +617,17 @@ public final class LeaseHandoff {
     }
 
     /** {worker, release call start, release return (0 while in flight)}. */
-    record Release(int worker, long startNanos, long endNanos) {
-    }
+    record Release(int worker, long startNanos, long endNanos) {}
 
     /** @param services how many services the workers are spread over (worker {@code w} is in service {@code w % services}) */
-    static Result measure(String implementation, String database, List<Instance> instances, Counting counting,
-                          boolean noStatements, int services) throws Exception {
+    static Result measure(
+            String implementation,
+            String database,
+            List<Instance> instances,
+            Counting counting,
+            boolean noStatements,
+            int services)
+            throws Exception {
         int n = instances.size();
         AtomicReference<Release> lastRelease = new AtomicReference<>();
         long[] perWorker = new long[n];
@@ -545,36 +646,41 @@ public final class LeaseHandoff {
             int worker = w;
             List<long[]> mine = new ArrayList<>();
             handoffs.add(mine);
-            Thread t = new Thread(() -> {
-                Instance instance = instances.get(worker);
-                try {
-                    start.await();
-                    while (System.nanoTime() < measureEnd && failure.get() == null) {
-                        instance.acquire();
-                        long acquired = System.nanoTime();
-                        Release previous = lastRelease.get();
-                        boolean measured = acquired >= warmupEnd && acquired < measureEnd;
-                        if (measured) {
-                            perWorker[worker]++;
-                            order.add(worker);
-                            if (previous != null && previous.worker() == worker) {
-                                same[worker]++;
-                            } else if (previous != null) {
-                                long fromEnd = previous.endNanos() == 0 ? 0 : Math.max(0, acquired - previous.endNanos());
-                                mine.add(new long[] {acquired - previous.startNanos(), fromEnd});
+            Thread t = new Thread(
+                    () -> {
+                        Instance instance = instances.get(worker);
+                        try {
+                            start.await();
+                            while (System.nanoTime() < measureEnd && failure.get() == null) {
+                                instance.acquire();
+                                long acquired = System.nanoTime();
+                                Release previous = lastRelease.get();
+                                boolean measured = acquired >= warmupEnd && acquired < measureEnd;
+                                if (measured) {
+                                    perWorker[worker]++;
+                                    order.add(worker);
+                                    if (previous != null && previous.worker() == worker) {
+                                        same[worker]++;
+                                    } else if (previous != null) {
+                                        long fromEnd = previous.endNanos() == 0
+                                                ? 0
+                                                : Math.max(0, acquired - previous.endNanos());
+                                        mine.add(new long[] {acquired - previous.startNanos(), fromEnd});
+                                    }
+                                }
+                                java.util.concurrent.locks.LockSupport.parkNanos(HOLD.toNanos());
+                                long releaseStart = System.nanoTime();
+                                Release release = new Release(worker, releaseStart, 0);
+                                lastRelease.set(release);
+                                instance.release();
+                                lastRelease.compareAndSet(
+                                        release, new Release(worker, releaseStart, System.nanoTime()));
                             }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                        java.util.concurrent.locks.LockSupport.parkNanos(HOLD.toNanos());
-                        long releaseStart = System.nanoTime();
-                        Release release = new Release(worker, releaseStart, 0);
-                        lastRelease.set(release);
-                        instance.release();
-                        lastRelease.compareAndSet(release, new Release(worker, releaseStart, System.nanoTime()));
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "handoff-" + w);
+                    },
+                    "handoff-" + w);
             threads.add(t);
             t.start();
         }
@@ -612,17 +718,38 @@ public final class LeaseHandoff {
         }
         long total = Arrays.stream(perWorker).sum();
         Counting.printByText(implementation, byText.get(0), byText.get(1), total);
-        long[] fromStart = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[0]).sorted().toArray();
-        long[] fromEnd = handoffs.stream().flatMap(List::stream).mapToLong(x -> x[1]).sorted().toArray();
+        long[] fromStart = handoffs.stream()
+                .flatMap(List::stream)
+                .mapToLong(x -> x[0])
+                .sorted()
+                .toArray();
+        long[] fromEnd = handoffs.stream()
+                .flatMap(List::stream)
+                .mapToLong(x -> x[1])
+                .sorted()
+                .toArray();
         long min = Arrays.stream(perWorker).min().orElse(0);
         long max = Arrays.stream(perWorker).max().orElse(0);
         double seconds = MEASURE.toNanos() / 1e9;
         Double statements = noStatements ? null : (counterAtEnd[0] - counterAtStart[0]) / (double) total;
         Double commits = noStatements ? null : (counterAtEnd[1] - counterAtStart[1]) / (double) total;
-        return new Result(implementation, database, n, seconds, total, total / seconds,
-                percentile(fromStart, 0.50), percentile(fromStart, 0.99), percentile(fromEnd, 0.50), percentile(fromEnd, 0.99),
-                statements, commits, perWorker, min == 0 ? null : max / (double) min,
-                Arrays.stream(same).sum() / (double) total, services < 2 ? null : longestRun(order, services));
+        return new Result(
+                implementation,
+                database,
+                n,
+                seconds,
+                total,
+                total / seconds,
+                percentile(fromStart, 0.50),
+                percentile(fromStart, 0.99),
+                percentile(fromEnd, 0.50),
+                percentile(fromEnd, 0.99),
+                statements,
+                commits,
+                perWorker,
+                min == 0 ? null : max / (double) min,
+                Arrays.stream(same).sum() / (double) total,
+                services < 2 ? null : longestRun(order, services));
     }
 
     /** The most grants in a row that went to workers of one service. */
@@ -647,6 +774,5 @@ public final class LeaseHandoff {
         return sorted[Math.max(0, index)] / 1e6;
     }
 
-    private LeaseHandoff() {
-    }
+    private LeaseHandoff() {}
 }

@@ -1,17 +1,22 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.Batching;
-import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.Batching;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,16 +32,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
-import org.redisson.Redisson;
-import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
-import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 /**
  * The uncontended lease path against the design it implements, robust to a drifting machine:
@@ -86,16 +86,26 @@ public final class LeaseInterleaved {
         void run(int t, int i) throws Exception;
 
         /** Before a block's threads start: {@code threads} of them will run. */
-        default void startBlock(int threads) {
-        }
+        default void startBlock(int threads) {}
 
         /** Thread {@code t} of the block runs no more pairs. */
-        default void finish(int t) {
-        }
+        default void finish(int t) {}
     }
 
-    static final List<String> IMPLEMENTATIONS = List.of("oneStatement", "holdfast", "holdfastBatched", "holdfastAdaptive",
-            "holdfastDurableRelease", "shedLock", "springIntegration", "redisson", "bareLockstep", "bareOneCommit", "bareOneStatement", "limit", "floor");
+    static final List<String> IMPLEMENTATIONS = List.of(
+            "oneStatement",
+            "holdfast",
+            "holdfastBatched",
+            "holdfastAdaptive",
+            "holdfastDurableRelease",
+            "shedLock",
+            "springIntegration",
+            "redisson",
+            "bareLockstep",
+            "bareOneCommit",
+            "bareOneStatement",
+            "limit",
+            "floor");
 
     /** Spring Integration's refusals of a name nobody held (each thread has its own names). */
     static final AtomicLong FALSE_REFUSALS = new AtomicLong();
@@ -120,95 +130,115 @@ public final class LeaseInterleaved {
             createDesignTable(admin, kind);
             LeasePeers.createLimitTable(admin, threads * 2);
             for (String implementation : IMPLEMENTATIONS.stream()
-                    .filter(i -> i.equals("oneStatement") || chosen.contains(i)).toList()) {
+                    .filter(i -> i.equals("oneStatement") || chosen.contains(i))
+                    .toList()) {
                 HikariDataSource pool = kind.newPool("bench-lease-ab-" + implementation, threads);
                 pools.add(pool);
                 LeaseHandoff.Counting counting = new LeaseHandoff.Counting();
                 counters.put(implementation, counting);
                 DataSource ds = counting.wrap(pool);
-                pairs.put(implementation, switch (implementation) {
-                    case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease" -> {
-                        LeaseService leases = LeaseService.builder(ds).table(TABLE)
-                                .durability(implementation.equals("holdfastDurableRelease") ? CommitDurability.DURABLE
-                                        : CommitDurability.RELAXED)
-                                .batching(implementation.equals("holdfastBatched") ? Batching.CONCURRENT
-                                        : implementation.equals("holdfastAdaptive") ? Batching.ADAPTIVE : Batching.OFF)
-                                .build();
-                        closers.add(() -> System.out.printf("%s %d threads %s: %s%n", database, threads, implementation,
-                                leases.batchingStats()));
-                        yield (t, i) -> {
-                            Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL).orElseThrow();
-                            leases.release(lease);
-                        };
-                    }
-                    case "oneStatement" -> (t, i) -> designPair(ds, kind, name(t, i), "bench-" + t);
-                    case "shedLock" -> {
-                        JdbcTemplateLockProvider shedLock = LeasePeers.shedLock(ds, kind);
-                        yield (t, i) -> {
-                            SimpleLock lock = shedLock.lock(new LockConfiguration(Instant.now(), name(t, i), TTL,
-                                    Duration.ZERO)).orElseThrow();
-                            lock.unlock();
-                        };
-                    }
-                    case "springIntegration" -> {
-                        LeasePeers.createSpringIntegrationTable(admin, kind);
-                        JdbcLockRegistry registry = LeasePeers.springIntegration(ds);
-                        yield (t, i) -> {
-                            Lock lock = registry.obtain(name(t, i));
-                            // Its tryLock refuses falsely under concurrency (a serialization failure
-                            // inside reads as "held"): asked again until it locks, refusals counted.
-                            while (!lock.tryLock()) {
-                                FALSE_REFUSALS.incrementAndGet();
+                pairs.put(
+                        implementation,
+                        switch (implementation) {
+                            case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease" -> {
+                                LeaseService leases = LeaseService.builder(ds)
+                                        .table(TABLE)
+                                        .durability(
+                                                implementation.equals("holdfastDurableRelease")
+                                                        ? CommitDurability.DURABLE
+                                                        : CommitDurability.RELAXED)
+                                        .batching(
+                                                implementation.equals("holdfastBatched")
+                                                        ? Batching.CONCURRENT
+                                                        : implementation.equals("holdfastAdaptive")
+                                                                ? Batching.ADAPTIVE
+                                                                : Batching.OFF)
+                                        .build();
+                                closers.add(() -> System.out.printf(
+                                        "%s %d threads %s: %s%n",
+                                        database, threads, implementation, leases.batchingStats()));
+                                yield (t, i) -> {
+                                    Lease lease = leases.tryAcquire(name(t, i), "bench-" + t, TTL)
+                                            .orElseThrow();
+                                    leases.release(lease);
+                                };
                             }
-                            lock.unlock();
-                        };
-                    }
-                    case "redisson" -> {
-                        Config config = new Config();
-                        config.useSingleServer().setAddress("redis://127.0.0.1:6379")
-                                .setConnectionMinimumIdleSize(threads).setConnectionPoolSize(threads);
-                        RedissonClient client = Redisson.create(config);
-                        closers.add(client::shutdown);
-                        yield (t, i) -> {
-                            RLock lock = client.getLock("holdfast-bench-lease-ab-" + name(t, i));
-                            if (!lock.tryLock(0, TTL.toMillis(), TimeUnit.MILLISECONDS)) {
-                                throw new IllegalStateException("not locked: " + name(t, i));
+                            case "oneStatement" -> (t, i) -> designPair(ds, kind, name(t, i), "bench-" + t);
+                            case "shedLock" -> {
+                                JdbcTemplateLockProvider shedLock = LeasePeers.shedLock(ds, kind);
+                                yield (t, i) -> {
+                                    SimpleLock lock = shedLock.lock(new LockConfiguration(
+                                                    Instant.now(), name(t, i), TTL, Duration.ZERO))
+                                            .orElseThrow();
+                                    lock.unlock();
+                                };
                             }
-                            lock.unlock();
-                        };
-                    }
-                    case "bareLockstep", "bareOneCommit", "bareOneStatement" -> {
-                        BareLockstep bare = new BareLockstep(ds, Dialect.valueOf(kind.name()), TABLE, TTL.toNanos() / 1000,
-                                switch (implementation) {
-                                    case "bareOneCommit" -> BareLockstep.Cycle.ONE_COMMIT;
-                                    case "bareOneStatement" -> BareLockstep.Cycle.ONE_STATEMENT;
-                                    default -> BareLockstep.Cycle.TWO_STATEMENTS;
-                                });
-                        yield new Pair() {
-                            @Override
-                            public void run(int t, int i) throws Exception {
-                                bare.pair(t, name(t, i), "bench-" + t);
+                            case "springIntegration" -> {
+                                LeasePeers.createSpringIntegrationTable(admin, kind);
+                                JdbcLockRegistry registry = LeasePeers.springIntegration(ds);
+                                yield (t, i) -> {
+                                    Lock lock = registry.obtain(name(t, i));
+                                    // Its tryLock refuses falsely under concurrency (a serialization failure
+                                    // inside reads as "held"): asked again until it locks, refusals counted.
+                                    while (!lock.tryLock()) {
+                                        FALSE_REFUSALS.incrementAndGet();
+                                    }
+                                    lock.unlock();
+                                };
                             }
+                            case "redisson" -> {
+                                Config config = new Config();
+                                config.useSingleServer()
+                                        .setAddress("redis://127.0.0.1:6379")
+                                        .setConnectionMinimumIdleSize(threads)
+                                        .setConnectionPoolSize(threads);
+                                RedissonClient client = Redisson.create(config);
+                                closers.add(client::shutdown);
+                                yield (t, i) -> {
+                                    RLock lock = client.getLock("holdfast-bench-lease-ab-" + name(t, i));
+                                    if (!lock.tryLock(0, TTL.toMillis(), TimeUnit.MILLISECONDS)) {
+                                        throw new IllegalStateException("not locked: " + name(t, i));
+                                    }
+                                    lock.unlock();
+                                };
+                            }
+                            case "bareLockstep", "bareOneCommit", "bareOneStatement" -> {
+                                BareLockstep bare = new BareLockstep(
+                                        ds,
+                                        Dialect.valueOf(kind.name()),
+                                        TABLE,
+                                        TTL.toNanos() / 1000,
+                                        switch (implementation) {
+                                            case "bareOneCommit" -> BareLockstep.Cycle.ONE_COMMIT;
+                                            case "bareOneStatement" -> BareLockstep.Cycle.ONE_STATEMENT;
+                                            default -> BareLockstep.Cycle.TWO_STATEMENTS;
+                                        });
+                                yield new Pair() {
+                                    @Override
+                                    public void run(int t, int i) throws Exception {
+                                        bare.pair(t, name(t, i), "bench-" + t);
+                                    }
 
-                            @Override
-                            public void startBlock(int threads) {
-                                bare.startBlock(threads);
-                            }
+                                    @Override
+                                    public void startBlock(int threads) {
+                                        bare.startBlock(threads);
+                                    }
 
-                            @Override
-                            public void finish(int t) {
-                                bare.finish(t);
+                                    @Override
+                                    public void finish(int t) {
+                                        bare.finish(t);
+                                    }
+                                };
                             }
-                        };
-                    }
-                    case "limit" -> (t, i) -> limitPair(ds, t, false);
-                    case "floor" -> (t, i) -> limitPair(ds, t, kind == TestDatabase.Kind.POSTGRESQL);
-                    default -> throw new IllegalArgumentException(implementation);
-                });
+                            case "limit" -> (t, i) -> limitPair(ds, t, false);
+                            case "floor" -> (t, i) -> limitPair(ds, t, kind == TestDatabase.Kind.POSTGRESQL);
+                            default -> throw new IllegalArgumentException(implementation);
+                        });
             }
             Map<String, double[]> perPair = countOnce(pairs, counters, threads);
             Map<String, List<Double>> rates = new LinkedHashMap<>();
-            Map<String, long[]> underLoad = new LinkedHashMap<>(); // executes, pairs, connection-held nanos in the timed blocks
+            Map<String, long[]> underLoad =
+                    new LinkedHashMap<>(); // executes, pairs, connection-held nanos in the timed blocks
             Map<String, List<Double>> busyPerPair = new LinkedHashMap<>(); // machine CPU, microseconds per pair
             Map<String, List<Double>> clientPerPair = new LinkedHashMap<>(); // this JVM's CPU, microseconds per pair
             pairs.keySet().forEach(k -> {
@@ -234,11 +264,13 @@ public final class LeaseInterleaved {
                     }
                 }
             }
-            underLoad.forEach((k, v) -> perPair.put(k, new double[] {perPair.get(k)[0], perPair.get(k)[1],
-                    v[0] / (double) Math.max(1, v[1]), v[2] / 1e3 / Math.max(1, v[1])}));
+            underLoad.forEach((k, v) -> perPair.put(k, new double[] {
+                perPair.get(k)[0], perPair.get(k)[1], v[0] / (double) Math.max(1, v[1]), v[2] / 1e3 / Math.max(1, v[1])
+            }));
             write(database, threads, rounds, blockMillis, rates, perPair, busyPerPair, clientPerPair, out);
-            System.out.printf("%s %d threads: Spring Integration refused a free lock %d times%n", database, threads,
-                    FALSE_REFUSALS.get());
+            System.out.printf(
+                    "%s %d threads: Spring Integration refused a free lock %d times%n",
+                    database, threads, FALSE_REFUSALS.get());
         } finally {
             closers.forEach(Runnable::run);
             pools.forEach(HikariDataSource::close);
@@ -267,21 +299,23 @@ public final class LeaseInterleaved {
         pair.startBlock(threads);
         for (int t = 0; t < threads; t++) {
             int thread = t;
-            workers.add(new Thread(() -> {
-                int i = 0;
-                try {
-                    while (!stop.get()) {
-                        pair.run(thread, i++);
-                        done.incrementAndGet();
-                    }
-                } catch (Exception e) {
-                    failures.incrementAndGet();
-                    e.printStackTrace();
-                } finally {
-                    pair.finish(thread);
-                    finished.countDown();
-                }
-            }, threadPrefix + t));
+            workers.add(new Thread(
+                    () -> {
+                        int i = 0;
+                        try {
+                            while (!stop.get()) {
+                                pair.run(thread, i++);
+                                done.incrementAndGet();
+                            }
+                        } catch (Exception e) {
+                            failures.incrementAndGet();
+                            e.printStackTrace();
+                        } finally {
+                            pair.finish(thread);
+                            finished.countDown();
+                        }
+                    },
+                    threadPrefix + t));
         }
         long busyBefore = MachineCpu.busyNanos();
         long clientBefore = MachineCpu.processNanos();
@@ -296,13 +330,17 @@ public final class LeaseInterleaved {
         if (failures.get() > 0) {
             throw new IllegalStateException(failures.get() + " workers failed");
         }
-        return new double[] {done.get() / (elapsed / 1e9), done.get(), busyBefore < 0 ? Double.NaN : busy,
-                clientBefore < 0 ? Double.NaN : client};
+        return new double[] {
+            done.get() / (elapsed / 1e9),
+            done.get(),
+            busyBefore < 0 ? Double.NaN : busy,
+            clientBefore < 0 ? Double.NaN : client
+        };
     }
 
     /** One pass of 64 pairs per thread, counting JDBC executes and SQL statements: per pair. */
-    private static Map<String, double[]> countOnce(Map<String, Pair> pairs, Map<String, LeaseHandoff.Counting> counters,
-                                                   int threads) throws Exception {
+    private static Map<String, double[]> countOnce(
+            Map<String, Pair> pairs, Map<String, LeaseHandoff.Counting> counters, int threads) throws Exception {
         Map<String, double[]> result = new LinkedHashMap<>();
         for (var e : pairs.entrySet()) {
             LeaseHandoff.Counting c = counters.get(e.getKey());
@@ -317,8 +355,9 @@ public final class LeaseInterleaved {
                 e.getValue().run(0, i);
             }
             e.getValue().finish(0);
-            result.put(e.getKey(), new double[] {(c.statements.get() - executes) / (double) n,
-                    (c.sqlStatements.get() - sql) / (double) n});
+            result.put(e.getKey(), new double[] {
+                (c.statements.get() - executes) / (double) n, (c.sqlStatements.get() - sql) / (double) n
+            });
         }
         return result;
     }
@@ -334,13 +373,17 @@ public final class LeaseInterleaved {
             case MARIADB -> "DATETIME(6)";
             case H2 -> "TIMESTAMP(6) WITH TIME ZONE";
         };
-        LeasePeers.execute(ds, "DROP TABLE IF EXISTS " + table,
+        LeasePeers.execute(
+                ds,
+                "DROP TABLE IF EXISTS " + table,
                 "CREATE TABLE " + table + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL,"
-                        + " token BIGINT NOT NULL, acquired_at " + time + " NOT NULL, expires_at " + time + " NOT NULL)");
+                        + " token BIGINT NOT NULL, acquired_at " + time + " NOT NULL, expires_at " + time
+                        + " NOT NULL)");
     }
 
     /** The design by hand: one upsert (granted iff it returns the caller as owner), one release update. */
-    public static void designPair(DataSource ds, TestDatabase.Kind kind, String name, String owner) throws SQLException {
+    public static void designPair(DataSource ds, TestDatabase.Kind kind, String name, String owner)
+            throws SQLException {
         try (Connection c = ds.getConnection()) {
             designRelease(c, kind, DESIGN_TABLE, name, owner, designAcquire(c, kind, DESIGN_TABLE, name, owner));
         }
@@ -350,25 +393,28 @@ public final class LeaseInterleaved {
     public static long designAcquire(Connection c, TestDatabase.Kind kind, String table, String name, String owner)
             throws SQLException {
         String acquire = switch (kind) {
-            case POSTGRESQL -> "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
-                    + " VALUES (?, ?, 1, clock_timestamp(), clock_timestamp() + ? * interval '1 microsecond')"
-                    + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
-                    + " acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at"
-                    + " WHERE l.expires_at <= EXCLUDED.acquired_at RETURNING l.token, l.owner";
-            case MARIADB -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
-                    + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
-                    + " ON DUPLICATE KEY UPDATE token = IF(expires_at <= UTC_TIMESTAMP(6), token + 1, token),"
-                    + " owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
-                    + " acquired_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(acquired_at), acquired_at),"
-                    + " expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at)"
-                    + " RETURNING token, owner";
-            case H2 -> "SELECT token, owner FROM FINAL TABLE (MERGE INTO " + table + " t USING (SELECT"
-                    + " CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, CURRENT_TIMESTAMP(6) AS now,"
-                    + " CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
-                    + " WHEN MATCHED AND t.expires_at <= s.now THEN UPDATE SET owner = s.owner, token = t.token + 1,"
-                    + " acquired_at = s.now, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
-                    + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
-                    + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
+            case POSTGRESQL ->
+                "INSERT INTO " + table + " AS l (name, owner, token, acquired_at, expires_at)"
+                        + " VALUES (?, ?, 1, clock_timestamp(), clock_timestamp() + ? * interval '1 microsecond')"
+                        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
+                        + " acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at"
+                        + " WHERE l.expires_at <= EXCLUDED.acquired_at RETURNING l.token, l.owner";
+            case MARIADB ->
+                "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                        + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
+                        + " ON DUPLICATE KEY UPDATE token = IF(expires_at <= UTC_TIMESTAMP(6), token + 1, token),"
+                        + " owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
+                        + " acquired_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(acquired_at), acquired_at),"
+                        + " expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at)"
+                        + " RETURNING token, owner";
+            case H2 ->
+                "SELECT token, owner FROM FINAL TABLE (MERGE INTO " + table + " t USING (SELECT"
+                        + " CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner, CURRENT_TIMESTAMP(6) AS now,"
+                        + " CAST(? AS BIGINT) AS ttl) s ON t.name = s.name"
+                        + " WHEN MATCHED AND t.expires_at <= s.now THEN UPDATE SET owner = s.owner, token = t.token + 1,"
+                        + " acquired_at = s.now, expires_at = DATEADD(MICROSECOND, s.ttl, s.now)"
+                        + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
+                        + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
         };
         try (PreparedStatement ps = c.prepareStatement(acquire)) {
             ps.setString(1, name);
@@ -384,8 +430,9 @@ public final class LeaseInterleaved {
     }
 
     /** The design's release on {@code table}: one update that ends the live grant of {@code token}. */
-    public static void designRelease(Connection c, TestDatabase.Kind kind, String table, String name, String owner,
-                                     long token) throws SQLException {
+    public static void designRelease(
+            Connection c, TestDatabase.Kind kind, String table, String name, String owner, long token)
+            throws SQLException {
         String now = switch (kind) {
             case POSTGRESQL -> "clock_timestamp()";
             case MARIADB -> "UTC_TIMESTAMP(6)";
@@ -406,10 +453,10 @@ public final class LeaseInterleaved {
     private static void limitPair(DataSource ds, int t, boolean fastSecond) throws SQLException {
         String update = limitUpdate(LeasePeers.LIMIT_TABLE);
         try (Connection c = ds.getConnection();
-             PreparedStatement durable = c.prepareStatement(update);
-             PreparedStatement second = fastSecond
-                     ? c.prepareStatement(update + " RETURNING set_config('synchronous_commit', 'off', true)")
-                     : durable) {
+                PreparedStatement durable = c.prepareStatement(update);
+                PreparedStatement second = fastSecond
+                        ? c.prepareStatement(update + " RETURNING set_config('synchronous_commit', 'off', true)")
+                        : durable) {
             durable.setInt(1, t * 2);
             durable.executeUpdate();
             second.setInt(1, t * 2 + 1);
@@ -422,13 +469,26 @@ public final class LeaseInterleaved {
         return "UPDATE " + table + " SET v = v + 1 WHERE id = ?";
     }
 
-    private static void write(String database, int threads, int rounds, long blockMillis, Map<String, List<Double>> rates,
-                              Map<String, double[]> perPair, Map<String, List<Double>> busyPerPair,
-                              Map<String, List<Double>> clientPerPair, Path out) throws Exception {
+    private static void write(
+            String database,
+            int threads,
+            int rounds,
+            long blockMillis,
+            Map<String, List<Double>> rates,
+            Map<String, double[]> perPair,
+            Map<String, List<Double>> busyPerPair,
+            Map<String, List<Double>> clientPerPair,
+            Path out)
+            throws Exception {
         double base = Interleaved.median(rates.get("oneStatement"));
-        StringBuilder json = new StringBuilder(String.format(Locale.ROOT, "{\n  \"database\": \"%s\", \"threads\": %d,"
-                + " \"rounds\": %d, \"blockMillis\": %d, \"baseline\": \"oneStatement\",\n  \"results\": [\n",
-                database, threads, rounds, blockMillis));
+        StringBuilder json = new StringBuilder(String.format(
+                Locale.ROOT,
+                "{\n  \"database\": \"%s\", \"threads\": %d,"
+                        + " \"rounds\": %d, \"blockMillis\": %d, \"baseline\": \"oneStatement\",\n  \"results\": [\n",
+                database,
+                threads,
+                rounds,
+                blockMillis));
         List<String> names = new ArrayList<>(rates.keySet());
         for (int k = 0; k < names.size(); k++) {
             String name = names.get(k);
@@ -436,16 +496,40 @@ public final class LeaseInterleaved {
             double[] counts = perPair.get(name);
             double busy = Interleaved.median(busyPerPair.get(name));
             double client = Interleaved.median(clientPerPair.get(name));
-            System.out.printf(Locale.ROOT, "%s %d threads %-24s median %7.0f pairs/s, ratio %.3f; %.2f round trips,"
-                    + " %.2f statements per pair (one thread), %.2f round trips per pair under load;"
-                    + " CPU per pair %.0f us (%.0f us in this JVM); a connection held %.0f us per pair%n", database, threads,
-                    name, median, median / base, counts[0], counts[1], counts[2], busy, client, counts[3]);
-            json.append(String.format(Locale.ROOT, "    {\"implementation\": \"%s\", \"medianPairsPerSecond\": %.1f,"
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s %d threads %-24s median %7.0f pairs/s, ratio %.3f; %.2f round trips,"
+                            + " %.2f statements per pair (one thread), %.2f round trips per pair under load;"
+                            + " CPU per pair %.0f us (%.0f us in this JVM); a connection held %.0f us per pair%n",
+                    database,
+                    threads,
+                    name,
+                    median,
+                    median / base,
+                    counts[0],
+                    counts[1],
+                    counts[2],
+                    busy,
+                    client,
+                    counts[3]);
+            json.append(String.format(
+                    Locale.ROOT,
+                    "    {\"implementation\": \"%s\", \"medianPairsPerSecond\": %.1f,"
                             + " \"ratioToOneStatement\": %.3f, \"roundTripsPerPair\": %.2f, \"statementsPerPair\": %.2f,"
                             + " \"roundTripsPerPairUnderLoad\": %.2f, \"cpuMicrosPerPair\": %.1f,"
                             + " \"clientCpuMicrosPerPair\": %.1f, \"connectionHeldMicrosPerPair\": %.1f, \"blocks\": %s}%s\n",
-                    name, median, median / base, counts[0], counts[1], counts[2], busy, client, counts[3],
-                    rates.get(name).stream().map(r -> String.format(Locale.ROOT, "%.1f", r)).toList(),
+                    name,
+                    median,
+                    median / base,
+                    counts[0],
+                    counts[1],
+                    counts[2],
+                    busy,
+                    client,
+                    counts[3],
+                    rates.get(name).stream()
+                            .map(r -> String.format(Locale.ROOT, "%.1f", r))
+                            .toList(),
                     k + 1 < names.size() ? "," : ""));
         }
         json.append("  ]\n}\n");

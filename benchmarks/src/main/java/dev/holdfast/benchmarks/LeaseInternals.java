@@ -20,8 +20,7 @@ final class LeaseInternals {
     private static final Method PROBE = accessible(LeaseService.class, "probe");
     private static final Method TUNE = accessible(LeaseService.Builder.class, "tune", UnaryOperator.class);
 
-    private LeaseInternals() {
-    }
+    private LeaseInternals() {}
 
     /** {@return what {@code service}'s parts counted ({@code LeaseService.probe()})} */
     static LeaseProbe probe(LeaseService service) {

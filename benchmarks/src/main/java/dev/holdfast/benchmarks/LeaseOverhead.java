@@ -1,16 +1,14 @@
 package dev.holdfast.benchmarks;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.lease.internal.LeaseSql;
-import dev.holdfast.lease.LeaseService;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.holdfast.benchmarks.Interleaved;
-import dev.holdfast.benchmarks.LeaseInterleaved;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.LeaseService;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.TestDatabase;
 
 import java.nio.file.Path;
@@ -47,7 +45,8 @@ public final class LeaseOverhead {
         Path out = Path.of(args[3]);
         Dialect dialect = Dialect.valueOf(kind.name());
         try (HikariDataSource pool = kind.newPool("bench-lease-overhead", 1)) {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + LEASES);
                 s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
             }
@@ -55,7 +54,8 @@ public final class LeaseOverhead {
             LeaseInterleaved.createDesignTable(pool, kind);
             LeaseStore jdbc = LeaseStores.forDialect(dialect, LEASES);
             LeaseSql sql = jdbc.sql();
-            LeaseService service = LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
+            LeaseService service =
+                    LeaseService.builder(pool).table(LEASES).dialect(dialect).build();
             new Interleaved()
                     .add("design", i -> LeaseInterleaved.designPair(pool, kind, name(i), "bench"))
                     .add("designTwoBorrows", i -> designPair(pool, kind, LeaseInterleaved.DESIGN_TABLE, name(i)))
@@ -63,7 +63,8 @@ public final class LeaseOverhead {
                     .add("leaseSql", i -> {
                         LeaseRow lease;
                         try (Connection c = pool.getConnection()) {
-                            lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false).orElseThrow();
+                            lease = jdbc.acquire(c, name(i), "bench", TTL_MICROS, false)
+                                    .orElseThrow();
                         }
                         try (Connection c = pool.getConnection()) {
                             if (!jdbc.release(c, lease.name(), lease.owner(), lease.token(), true, null)) {
@@ -71,10 +72,14 @@ public final class LeaseOverhead {
                             }
                         }
                     })
-                    .add("service", i -> service.release(service.tryAcquire(name(i), "bench", Duration.ofSeconds(60)).orElseThrow()))
+                    .add(
+                            "service",
+                            i -> service.release(service.tryAcquire(name(i), "bench", Duration.ofSeconds(60))
+                                    .orElseThrow()))
                     .run(kind.name().toLowerCase(Locale.ROOT), "design", rounds, block, out);
             service.close();
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + LEASES);
                 s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
                 s.execute("DROP TABLE IF EXISTS " + LeaseInterleaved.DESIGN_TABLE);
@@ -87,7 +92,8 @@ public final class LeaseOverhead {
     }
 
     /** The design's statements on {@code table}, each on a connection of its own. */
-    private static void designPair(DataSource ds, TestDatabase.Kind kind, String table, String name) throws SQLException {
+    private static void designPair(DataSource ds, TestDatabase.Kind kind, String table, String name)
+            throws SQLException {
         long token;
         try (Connection c = ds.getConnection()) {
             token = LeaseInterleaved.designAcquire(c, kind, table, name, "bench");

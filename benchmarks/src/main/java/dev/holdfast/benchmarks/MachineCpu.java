@@ -15,8 +15,7 @@ final class MachineCpu {
     private static final Path PROC_STAT = Path.of("/proc/stat");
     private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ is 100 on Linux
 
-    private MachineCpu() {
-    }
+    private MachineCpu() {}
 
     /** Busy CPU time of all cores since boot (user, nice, system, irq, softirq, steal), or -1 off Linux. */
     static long busyNanos() {
@@ -36,7 +35,8 @@ final class MachineCpu {
     /** The 1-minute load average, or NaN off Linux. */
     static double loadAverage() {
         try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+            return Double.parseDouble(
+                    Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return Double.NaN;
         }

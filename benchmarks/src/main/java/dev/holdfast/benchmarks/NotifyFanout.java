@@ -1,6 +1,8 @@
 package dev.holdfast.benchmarks;
 
 import dev.holdfast.testing.TestDatabase;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -13,8 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
  * Whether a hand-off should notify every service's listener on the table's channel (what the lease
@@ -36,7 +36,8 @@ public final class NotifyFanout {
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
         int count = Integer.parseInt(args[1]);
-        try (Connection admin = connect(); Statement s = admin.createStatement()) {
+        try (Connection admin = connect();
+                Statement s = admin.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + TABLE);
             s.execute("CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
             s.execute("INSERT INTO " + TABLE + " VALUES (1, 0)");
@@ -49,15 +50,29 @@ public final class NotifyFanout {
                 double[] r = run(modes.get(m).equals("shared"), count);
                 if (round >= 0) {
                     results[m][round] = r;
-                    System.out.printf(Locale.ROOT, "round %d %-6s p50 %.3f p90 %.3f p99 %.3f ms%n", round, modes.get(m), r[0], r[1], r[2]);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "round %d %-6s p50 %.3f p90 %.3f p99 %.3f ms%n",
+                            round,
+                            modes.get(m),
+                            r[0],
+                            r[1],
+                            r[2]);
                 }
             }
         }
         for (int m = 0; m < modes.size(); m++) {
-            System.out.printf(Locale.ROOT, "%-6s medians over %d rounds: p50 %.3f p90 %.3f p99 %.3f ms%n", modes.get(m), rounds,
-                    median(results[m], 0), median(results[m], 1), median(results[m], 2));
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-6s medians over %d rounds: p50 %.3f p90 %.3f p99 %.3f ms%n",
+                    modes.get(m),
+                    rounds,
+                    median(results[m], 0),
+                    median(results[m], 1),
+                    median(results[m], 2));
         }
-        try (Connection admin = connect(); Statement s = admin.createStatement()) {
+        try (Connection admin = connect();
+                Statement s = admin.createStatement()) {
             s.execute("DROP TABLE " + TABLE);
         }
     }
@@ -78,29 +93,32 @@ public final class NotifyFanout {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 peekAfter(pg, Long.MAX_VALUE);
                 int me = i;
-                Thread reader = new Thread(() -> {
-                    try {
-                        while (done.getCount() > 0) {
-                            PGNotification[] got = pg.getNotifications(250);
-                            long now = System.nanoTime();
-                            for (PGNotification n : got == null ? new PGNotification[0] : got) {
-                                String[] p = n.getParameter().split(" ");
-                                if (Integer.parseInt(p[0]) == me) {
-                                    int k = Integer.parseInt(p[1]);
-                                    latency[k] = now - sent[k];
-                                    done.countDown();
+                Thread reader = new Thread(
+                        () -> {
+                            try {
+                                while (done.getCount() > 0) {
+                                    PGNotification[] got = pg.getNotifications(250);
+                                    long now = System.nanoTime();
+                                    for (PGNotification n : got == null ? new PGNotification[0] : got) {
+                                        String[] p = n.getParameter().split(" ");
+                                        if (Integer.parseInt(p[0]) == me) {
+                                            int k = Integer.parseInt(p[1]);
+                                            latency[k] = now - sent[k];
+                                            done.countDown();
+                                        }
+                                    }
                                 }
+                            } catch (SQLException e) {
+                                // closed at the end of the round
                             }
-                        }
-                    } catch (SQLException e) {
-                        // closed at the end of the round
-                    }
-                }, "notify-fanout-" + i);
+                        },
+                        "notify-fanout-" + i);
                 reader.setDaemon(true);
                 reader.start();
             }
-            try (Connection sender = connect(); PreparedStatement ps = sender.prepareStatement(
-                    "WITH u AS (UPDATE " + TABLE + " SET v = v + 1 WHERE id = 1 RETURNING v) SELECT pg_notify(?, ?) FROM u")) {
+            try (Connection sender = connect();
+                    PreparedStatement ps = sender.prepareStatement("WITH u AS (UPDATE " + TABLE
+                            + " SET v = v + 1 WHERE id = 1 RETURNING v) SELECT pg_notify(?, ?) FROM u")) {
                 for (int k = 0; k < count; k++) {
                     int target = k % LISTENERS;
                     ps.setString(1, channel(shared, target));

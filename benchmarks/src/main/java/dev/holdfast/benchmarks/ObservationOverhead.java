@@ -30,12 +30,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.lang.reflect.Proxy;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -98,9 +98,11 @@ public class ObservationOverhead {
         plainLocks = PessimisticLocks.of(pool);
         noopLocks = plainLocks.observedBy(new PessimisticLockObservations(ObservationRegistry.NOOP, dialect));
         noHandlerLocks = plainLocks.observedBy(new PessimisticLockObservations(noHandler, dialect));
-        plainOffline = JdbcLockManager.builder(pool).table("holdfast_bench_obs_locks").build();
+        plainOffline =
+                JdbcLockManager.builder(pool).table("holdfast_bench_obs_locks").build();
         noopOffline = new ObservedLockManager(plainOffline, ObservationRegistry.NOOP, dialect);
-        plainLeases = LeaseService.builder(pool).table("holdfast_bench_obs_leases").build();
+        plainLeases =
+                LeaseService.builder(pool).table("holdfast_bench_obs_leases").build();
         noopLeases = new ObservedLeases(plainLeases, ObservationRegistry.NOOP, dialect);
         noHandlerLeases = new ObservedLeases(plainLeases, noHandler, dialect);
     }
@@ -164,7 +166,8 @@ public class ObservationOverhead {
     }
 
     private void lease(Leases leases) {
-        leases.release(leases.tryAcquire("bench-" + (n++ % 1000), "bench", Duration.ofMinutes(1)).orElseThrow());
+        leases.release(leases.tryAcquire("bench-" + (n++ % 1000), "bench", Duration.ofMinutes(1))
+                .orElseThrow());
     }
 
     /** The interleaved cross-check: {@code <db> <rounds> <opsPerBlock> <out-prefix>}. */
@@ -174,7 +177,9 @@ public class ObservationOverhead {
         int rounds = Integer.parseInt(args[1]);
         int block = Integer.parseInt(args[2]);
         // Without a database: the observed path's own cost, over a stub that returns at once.
-        Leases stub = (Leases) Proxy.newProxyInstance(Leases.class.getClassLoader(), new Class<?>[] {Leases.class},
+        Leases stub = (Leases) Proxy.newProxyInstance(
+                Leases.class.getClassLoader(),
+                new Class<?>[] {Leases.class},
                 (proxy, method, arguments) -> Optional.empty());
         Leases stubNoop = new ObservedLeases(stub, ObservationRegistry.NOOP, Dialect.H2);
         Leases stubNoHandler = new ObservedLeases(stub, ObservationRegistry.create(), Dialect.H2);

@@ -1,10 +1,10 @@
 package dev.holdfast.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.testing.TestDatabase;
@@ -89,7 +89,8 @@ public class OfflineLockBenchmark {
         dialect = Dialect.detect(pool);
         table = fillerRows == 0 ? "holdfast_bench_offline_empty" : "holdfast_bench_offline_" + fillerRows;
         new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, table);
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("DELETE FROM " + table + " WHERE lock_type <> 'filler'");
             long present;
             try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
@@ -106,8 +107,14 @@ public class OfflineLockBenchmark {
                 s.execute("ANALYZE TABLE " + table);
             }
         }
-        relaxed = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.RELAXED).build();
-        durable = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.DURABLE).build();
+        relaxed = JdbcLockManager.builder(pool)
+                .table(table)
+                .durability(CommitDurability.RELAXED)
+                .build();
+        durable = JdbcLockManager.builder(pool)
+                .table(table)
+                .durability(CommitDurability.DURABLE)
+                .build();
         seed = new SeedLockManager(pool, dialect, table);
     }
 
@@ -117,15 +124,21 @@ public class OfflineLockBenchmark {
             return;
         }
         String sql = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + table + " SELECT 'filler', 'f' || g, md5(g::text), 'filler', now() - interval '2 hours',"
-                    + " CASE WHEN g % 2 = 0 THEN now() + interval '1 day' ELSE now() - interval '1 hour' END"
-                    + " FROM generate_series(1, " + rows + ") g";
-            case MARIADB -> "INSERT INTO " + table + " SELECT 'filler', CONCAT('f', seq), MD5(seq), 'filler', UTC_TIMESTAMP(6) - INTERVAL 2 HOUR,"
-                    + " IF(seq % 2 = 0, UTC_TIMESTAMP(6) + INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR)"
-                    + " FROM seq_1_to_" + rows;
-            case H2 -> "INSERT INTO " + table + " SELECT 'filler', CONCAT('f', X), CONCAT('h', X), 'filler', DATEADD(HOUR, -2, CURRENT_TIMESTAMP),"
-                    + " CASE WHEN MOD(X, 2) = 0 THEN DATEADD(DAY, 1, CURRENT_TIMESTAMP) ELSE DATEADD(HOUR, -1, CURRENT_TIMESTAMP) END"
-                    + " FROM SYSTEM_RANGE(1, " + rows + ")";
+            case POSTGRESQL ->
+                "INSERT INTO " + table
+                        + " SELECT 'filler', 'f' || g, md5(g::text), 'filler', now() - interval '2 hours',"
+                        + " CASE WHEN g % 2 = 0 THEN now() + interval '1 day' ELSE now() - interval '1 hour' END"
+                        + " FROM generate_series(1, " + rows + ") g";
+            case MARIADB ->
+                "INSERT INTO " + table
+                        + " SELECT 'filler', CONCAT('f', seq), MD5(seq), 'filler', UTC_TIMESTAMP(6) - INTERVAL 2 HOUR,"
+                        + " IF(seq % 2 = 0, UTC_TIMESTAMP(6) + INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR)"
+                        + " FROM seq_1_to_" + rows;
+            case H2 ->
+                "INSERT INTO " + table
+                        + " SELECT 'filler', CONCAT('f', X), CONCAT('h', X), 'filler', DATEADD(HOUR, -2, CURRENT_TIMESTAMP),"
+                        + " CASE WHEN MOD(X, 2) = 0 THEN DATEADD(DAY, 1, CURRENT_TIMESTAMP) ELSE DATEADD(HOUR, -1, CURRENT_TIMESTAMP) END"
+                        + " FROM SYSTEM_RANGE(1, " + rows + ")";
         };
         try (Statement s = c.createStatement()) {
             s.executeUpdate(sql);
@@ -134,7 +147,8 @@ public class OfflineLockBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             if (fillerRows == 0) {
                 s.execute("DROP TABLE IF EXISTS " + table);
             } else {
@@ -179,10 +193,11 @@ public class OfflineLockBenchmark {
 
         public SeedLockManager(HikariDataSource pool, Dialect dialect, String table) {
             this.pool = pool;
-            this.select = "SELECT lock_id, CASE WHEN expires_at <= " + dialect.clock() + " THEN 1 ELSE 0 END FROM " + table
-                    + " WHERE lock_type = ? AND resource_id = ?";
+            this.select = "SELECT lock_id, CASE WHEN expires_at <= " + dialect.clock() + " THEN 1 ELSE 0 END FROM "
+                    + table + " WHERE lock_type = ? AND resource_id = ?";
             this.delete = "DELETE FROM " + table + " WHERE lock_type = ? AND resource_id = ?";
-            this.insert = "INSERT INTO " + table + " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
+            this.insert = "INSERT INTO " + table
+                    + " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
                     + " VALUES (?, ?, ?, 'bench', " + dialect.clock() + ", " + dialect.clockPlusMicros("?") + ")";
             this.release = "DELETE FROM " + table + " WHERE lock_id = ?";
         }

@@ -1,12 +1,11 @@
 package dev.holdfast.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
-import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.testing.TestDatabase;
 
 import java.nio.file.Path;
@@ -30,15 +29,26 @@ public final class OfflineLockInterleaved {
         try (HikariDataSource pool = kind.newPool("bench-offline-ab", 4)) {
             Dialect dialect = Dialect.detect(pool);
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, table);
-            JdbcLockManager relaxed = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.RELAXED).build();
-            JdbcLockManager durable = JdbcLockManager.builder(pool).table(table).durability(CommitDurability.DURABLE).build();
+            JdbcLockManager relaxed = JdbcLockManager.builder(pool)
+                    .table(table)
+                    .durability(CommitDurability.RELAXED)
+                    .build();
+            JdbcLockManager durable = JdbcLockManager.builder(pool)
+                    .table(table)
+                    .durability(CommitDurability.DURABLE)
+                    .build();
             OfflineLockBenchmark.SeedLockManager seed = new OfflineLockBenchmark.SeedLockManager(pool, dialect, table);
             new Interleaved()
-                    .add("holdfastTryLockReleaseRelaxed", i -> relaxed.releaseLock(relaxed.tryLock("ab_relaxed", "r" + i % 1000, "bench")))
-                    .add("holdfastTryLockReleaseDurable", i -> durable.releaseLock(durable.tryLock("ab_durable", "r" + i % 1000, "bench")))
+                    .add(
+                            "holdfastTryLockReleaseRelaxed",
+                            i -> relaxed.releaseLock(relaxed.tryLock("ab_relaxed", "r" + i % 1000, "bench")))
+                    .add(
+                            "holdfastTryLockReleaseDurable",
+                            i -> durable.releaseLock(durable.tryLock("ab_durable", "r" + i % 1000, "bench")))
                     .add("seedTryLockRelease", i -> seed.releaseLock(seed.tryLock("ab_seed", "r" + i % 1000)))
                     .run(database, "seedTryLockRelease", rounds, block, Path.of(args[3]));
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
             }
         }

@@ -36,11 +36,14 @@ public final class PgBouncerInterleaved {
         Path out = Path.of(args[2]);
         TestDatabase.Entry pg = TestDatabase.Entry.POSTGRESQL;
         try (HikariDataSource direct = pg.newPool("bench-bouncer-direct", 2);
-             // direct too, with the URL parameter PgBouncer needs: what the parameter costs by itself
-             HikariDataSource unprepared = pool(pg.url() + (pg.url().contains("?") ? "&" : "?") + "prepareThreshold=0",
-                     pg.user(), pg.password());
-             HikariDataSource bounced = TestDatabase.Entry.PGBOUNCER.newPool("bench-bouncer-pooled", 2)) {
-            try (Connection c = direct.getConnection(); Statement s = c.createStatement()) {
+                // direct too, with the URL parameter PgBouncer needs: what the parameter costs by itself
+                HikariDataSource unprepared = pool(
+                        pg.url() + (pg.url().contains("?") ? "&" : "?") + "prepareThreshold=0",
+                        pg.user(),
+                        pg.password());
+                HikariDataSource bounced = TestDatabase.Entry.PGBOUNCER.newPool("bench-bouncer-pooled", 2)) {
+            try (Connection c = direct.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
                 s.execute("DROP TABLE IF EXISTS " + LEASES);
                 s.execute("DROP TABLE IF EXISTS " + ROWS);
@@ -48,11 +51,14 @@ public final class PgBouncerInterleaved {
                 s.execute("INSERT INTO " + ROWS + " VALUES (1, 0), (2, 0)");
             }
             new SchemaInstaller(direct).install(HoldfastTable.LEASES, LEASES);
-            try (LeaseService leasesDirect = LeaseService.builder(direct).table(LEASES).build();
-                 LeaseService leasesUnprepared = LeaseService.builder(unprepared).table(LEASES).build();
-                 LeaseService leasesBounced = LeaseService.builder(bounced).table(LEASES).build();
-                 Connection rowsDirect = direct.getConnection();
-                 Connection rowsBounced = bounced.getConnection()) {
+            try (LeaseService leasesDirect =
+                            LeaseService.builder(direct).table(LEASES).build();
+                    LeaseService leasesUnprepared =
+                            LeaseService.builder(unprepared).table(LEASES).build();
+                    LeaseService leasesBounced =
+                            LeaseService.builder(bounced).table(LEASES).build();
+                    Connection rowsDirect = direct.getConnection();
+                    Connection rowsBounced = bounced.getConnection()) {
                 rowsDirect.setAutoCommit(false);
                 rowsBounced.setAutoCommit(false);
                 PessimisticLocks locksDirect = PessimisticLocks.of(direct);
@@ -61,15 +67,21 @@ public final class PgBouncerInterleaved {
                 Duration ttl = Duration.ofSeconds(60);
                 new Interleaved()
                         .add("leaseDirect", i -> {
-                            Lease lease = leasesDirect.tryAcquire("d" + (i % 8), "bench", ttl).orElseThrow();
+                            Lease lease = leasesDirect
+                                    .tryAcquire("d" + (i % 8), "bench", ttl)
+                                    .orElseThrow();
                             leasesDirect.release(lease);
                         })
                         .add("leaseDirectPrepareThreshold0", i -> {
-                            Lease lease = leasesUnprepared.tryAcquire("u" + (i % 8), "bench", ttl).orElseThrow();
+                            Lease lease = leasesUnprepared
+                                    .tryAcquire("u" + (i % 8), "bench", ttl)
+                                    .orElseThrow();
                             leasesUnprepared.release(lease);
                         })
                         .add("leasePgBouncer", i -> {
-                            Lease lease = leasesBounced.tryAcquire("b" + (i % 8), "bench", ttl).orElseThrow();
+                            Lease lease = leasesBounced
+                                    .tryAcquire("b" + (i % 8), "bench", ttl)
+                                    .orElseThrow();
                             leasesBounced.release(lease);
                         })
                         .add("rowLockDirect", i -> {
@@ -82,7 +94,8 @@ public final class PgBouncerInterleaved {
                         })
                         .run("postgresql-vs-pgbouncer", "leaseDirect", rounds, block, out);
             } finally {
-                try (Connection c = direct.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = direct.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + LEASES + "_queue");
                     s.execute("DROP TABLE IF EXISTS " + LEASES);
                     s.execute("DROP TABLE IF EXISTS " + ROWS);
@@ -101,6 +114,5 @@ public final class PgBouncerInterleaved {
         return new HikariDataSource(config);
     }
 
-    private PgBouncerInterleaved() {
-    }
+    private PgBouncerInterleaved() {}
 }

@@ -82,7 +82,8 @@ public class RootBumpBenchmark {
     }
 
     private void dropTables() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_line");
             s.execute("DROP TABLE IF EXISTS holdfast_bench_opt_order");
         }

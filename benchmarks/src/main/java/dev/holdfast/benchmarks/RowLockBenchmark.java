@@ -83,7 +83,8 @@ public class RowLockBenchmark {
     @Benchmark
     public boolean plainForUpdate() throws SQLException {
         boolean found;
-        try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM " + table + " WHERE id = ? FOR UPDATE")) {
+        try (PreparedStatement ps =
+                connection.prepareStatement("SELECT 1 FROM " + table + " WHERE id = ? FOR UPDATE")) {
             ps.setLong(1, 1L);
             try (ResultSet rs = ps.executeQuery()) {
                 found = rs.next();

@@ -26,7 +26,8 @@ public final class RowLockInterleaved {
         String database = args[0];
         TestDatabase.Kind kind = TestDatabase.Kind.valueOf(database.toUpperCase(Locale.ROOT));
         String table = "holdfast_bench_rowlock_ab";
-        try (HikariDataSource pool = kind.newPool("bench-rowlock-ab", 2); Connection c = pool.getConnection()) {
+        try (HikariDataSource pool = kind.newPool("bench-rowlock-ab", 2);
+                Connection c = pool.getConnection()) {
             try (Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, val INT)");
@@ -59,7 +60,11 @@ public final class RowLockInterleaved {
                             }
                             c.commit();
                         })
-                        .run(database, "plainForUpdate", Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+                        .run(
+                                database,
+                                "plainForUpdate",
+                                Integer.parseInt(args[1]),
+                                Integer.parseInt(args[2]),
                                 Path.of(args[3]));
             }
             c.setAutoCommit(true);

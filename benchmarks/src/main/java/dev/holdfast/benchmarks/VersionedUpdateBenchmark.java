@@ -3,9 +3,9 @@ package dev.holdfast.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.testing.TestDatabase;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.VersionedTable;
+import dev.holdfast.testing.TestDatabase;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -95,7 +95,12 @@ public class VersionedUpdateBenchmark {
 
     @Benchmark
     public long versionedUpdate() {
-        version = versioned.update(connection, 1L, version, "bench", Assignments.of("street", "Main 1").and("counter", ++counter));
+        version = versioned.update(
+                connection,
+                1L,
+                version,
+                "bench",
+                Assignments.of("street", "Main 1").and("counter", ++counter));
         return version;
     }
 }

@@ -37,18 +37,19 @@ class ArchitectureTest {
     static final Set<String> ALLOWED_IN_CLASS_CYCLES = Set.of();
 
     /** An internal package that modules of other kinds may use, and why. */
-    record InternalApi(Set<Kind> usedBy, String why) {
-    }
+    record InternalApi(Set<Kind> usedBy, String why) {}
 
     /**
      * Internal packages that other modules may use: their declared internal API, each for the kinds of
      * module named. Any other internal package is for its own module only.
      */
     static final Map<String, InternalApi> DECLARED_INTERNAL_API = Map.of(
-            "dev.holdfast.internal", new InternalApi(Set.of(Kind.LIBRARY),
-                    "argument checks shared by every module (see its package-info)"),
-            "dev.holdfast.lease.internal", new InternalApi(Set.of(Kind.BENCHMARK),
-                    "the lease machinery, which benchmarks measure part by part"));
+            "dev.holdfast.internal",
+                    new InternalApi(
+                            Set.of(Kind.LIBRARY), "argument checks shared by every module (see its package-info)"),
+            "dev.holdfast.lease.internal",
+                    new InternalApi(
+                            Set.of(Kind.BENCHMARK), "the lease machinery, which benchmarks measure part by part"));
 
     /** Uses of another module's internal package outside the declared internal API, today. It may only shrink. */
     static final Set<String> ALLOWED_INTERNAL_USES = Set.of();
@@ -61,13 +62,15 @@ class ArchitectureTest {
     @Test
     void noCyclesBetweenPackages() {
         assertThat(cycleProblems(packageGraph(), ALLOWED_IN_PACKAGE_CYCLES, "ALLOWED_IN_PACKAGE_CYCLES"))
-                .as("cycles between packages").isEmpty();
+                .as("cycles between packages")
+                .isEmpty();
     }
 
     @Test
     void noCyclesBetweenClassesInsideAPackage() {
         assertThat(cycleProblems(classGraphInsidePackages(), ALLOWED_IN_CLASS_CYCLES, "ALLOWED_IN_CLASS_CYCLES"))
-                .as("cycles between classes inside a package").isEmpty();
+                .as("cycles between classes inside a package")
+                .isEmpty();
     }
 
     /** Each cycle with a member not allowed, and each allowed name that is in no cycle any more. */
@@ -104,14 +107,16 @@ class ArchitectureTest {
                 if (to.isEmpty() || to.equals(from) || !Reactor.isInternalPackage(target.getPackageName())) {
                     continue;
                 }
-                boolean declared = from.map(m -> isDeclaredFor(target, m.kind())).orElse(false);
+                boolean declared =
+                        from.map(m -> isDeclaredFor(target, m.kind())).orElse(false);
                 if (!declared) {
                     uses.add(Reactor.topLevelName(c) + " -> " + Reactor.topLevelName(target));
                 }
             }
         }
         assertThat(problems(uses, ALLOWED_INTERNAL_USES, "ALLOWED_INTERNAL_USES"))
-                .as("uses of another module's internal package").isEmpty();
+                .as("uses of another module's internal package")
+                .isEmpty();
     }
 
     @Test
@@ -126,7 +131,9 @@ class ArchitectureTest {
             String source = Reactor.topLevelName(c);
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
                 JavaClass target = Reactor.named(d.getTargetClass());
-                if (isLibrary(target) && !Reactor.isPublicApi(target) && !isDeclaredFor(target, from.get().kind())) {
+                if (isLibrary(target)
+                        && !Reactor.isPublicApi(target)
+                        && !isDeclaredFor(target, from.get().kind())) {
                     offenders.add(source);
                     details.computeIfAbsent(source, k -> new TreeSet<>()).add("uses " + target.getName());
                 }
@@ -137,15 +144,18 @@ class ArchitectureTest {
                     continue;
                 }
                 Optional<? extends JavaMember> member = access.getTarget().resolveMember();
-                if (member.isPresent() && !member.get().getModifiers().contains(JavaModifier.PUBLIC)
+                if (member.isPresent()
+                        && !member.get().getModifiers().contains(JavaModifier.PUBLIC)
                         && !member.get().getModifiers().contains(JavaModifier.PROTECTED)) {
                     offenders.add(source);
-                    details.computeIfAbsent(source, k -> new TreeSet<>()).add("uses " + member.get().getFullName());
+                    details.computeIfAbsent(source, k -> new TreeSet<>())
+                            .add("uses " + member.get().getFullName());
                 }
             }
         }
         List<String> problems = problems(offenders, ALLOWED_BEYOND_PUBLIC_API, "ALLOWED_BEYOND_PUBLIC_API");
-        assertThat(problems).as("benchmark and example classes beyond the public API; what they use: " + details)
+        assertThat(problems)
+                .as("benchmark and example classes beyond the public API; what they use: " + details)
                 .isEmpty();
     }
 
@@ -160,14 +170,16 @@ class ArchitectureTest {
     void theLeasePackageListsOnlyPublicTypes() {
         List<String> hidden = new ArrayList<>();
         for (JavaClass c : classes) {
-            if (c.getPackageName().equals("dev.holdfast.lease") && c.isTopLevelClass()
+            if (c.getPackageName().equals("dev.holdfast.lease")
+                    && c.isTopLevelClass()
                     && !c.getSimpleName().equals("package-info")
                     && !c.getModifiers().contains(JavaModifier.PUBLIC)
                     && !PACKAGE_PRIVATE_IN_LEASE.contains(c.getSimpleName())) {
                 hidden.add(c.getName());
             }
         }
-        assertThat(hidden).as("package-private types in dev.holdfast.lease (they belong in its internal package)")
+        assertThat(hidden)
+                .as("package-private types in dev.holdfast.lease (they belong in its internal package)")
                 .isEmpty();
     }
 
@@ -230,7 +242,8 @@ class ArchitectureTest {
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
                 JavaClass target = Reactor.named(d.getTargetClass());
                 String to = Reactor.topLevelName(target);
-                if (target.getPackageName().equals(c.getPackageName()) && !to.equals(from)
+                if (target.getPackageName().equals(c.getPackageName())
+                        && !to.equals(from)
                         && Reactor.moduleOf(target).isPresent()) {
                     edges.add(to);
                 }
@@ -255,9 +268,15 @@ class ArchitectureTest {
         return components;
     }
 
-    private static void connect(String v, Map<String, Set<String>> graph, Map<String, Integer> index,
-                                Map<String, Integer> low, Deque<String> stack, Set<String> onStack,
-                                List<Set<String>> components, int[] counter) {
+    private static void connect(
+            String v,
+            Map<String, Set<String>> graph,
+            Map<String, Integer> index,
+            Map<String, Integer> low,
+            Deque<String> stack,
+            Set<String> onStack,
+            List<Set<String>> components,
+            int[] counter) {
         index.put(v, counter[0]);
         low.put(v, counter[0]);
         counter[0]++;

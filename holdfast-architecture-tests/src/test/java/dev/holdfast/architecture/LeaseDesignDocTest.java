@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeaseDesignDocTest {
 
     private static final Path DESIGN = Reactor.ROOT.resolve("docs/design/leases.md");
-    private static final Path INTERNAL = Reactor.ROOT.resolve("holdfast-core/src/main/java/dev/holdfast/lease/internal");
+    private static final Path INTERNAL =
+            Reactor.ROOT.resolve("holdfast-core/src/main/java/dev/holdfast/lease/internal");
 
     @Test
     void everyInternalLeaseClassIsNamedInTheDesignPage() throws IOException {
@@ -27,10 +28,12 @@ class LeaseDesignDocTest {
             classes = files.map(f -> f.getFileName().toString())
                     .filter(n -> n.endsWith(".java") && !n.equals("package-info.java"))
                     .map(n -> n.substring(0, n.length() - ".java".length()))
-                    .sorted().toList();
+                    .sorted()
+                    .toList();
         }
         assertThat(classes).as("internal lease classes found").isNotEmpty();
-        assertThat(classes).as("internal lease classes not named in %s", Reactor.ROOT.relativize(DESIGN))
+        assertThat(classes)
+                .as("internal lease classes not named in %s", Reactor.ROOT.relativize(DESIGN))
                 .filteredOn(c -> !design.contains("`" + c + "`"))
                 .isEmpty();
     }

@@ -35,8 +35,11 @@ class LeaseSizeTest {
                 continue;
             }
             try (Stream<Path> files = Files.walk(lease)) {
-                for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
-                    lengths.put(Reactor.ROOT.relativize(file).toString().replace('\\', '/'), codeLines(Files.readAllLines(file)));
+                for (Path file :
+                        files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    lengths.put(
+                            Reactor.ROOT.relativize(file).toString().replace('\\', '/'),
+                            codeLines(Files.readAllLines(file)));
                 }
             }
         }
@@ -55,8 +58,18 @@ class LeaseSizeTest {
     @Test
     void blankLinesAndCommentsAreNotCode() {
         assertThat(codeLines(List.of(
-                "/**", " * A type.", " */", "final class A {", "", "    // why", "    /* a note */",
-                "    int x = 1; // trailing", "    /* a", "       b */", "}"))).isEqualTo(3);
+                        "/**",
+                        " * A type.",
+                        " */",
+                        "final class A {",
+                        "",
+                        "    // why",
+                        "    /* a note */",
+                        "    int x = 1; // trailing",
+                        "    /* a",
+                        "       b */",
+                        "}")))
+                .isEqualTo(3);
     }
 
     private static int limitOf(String file) {

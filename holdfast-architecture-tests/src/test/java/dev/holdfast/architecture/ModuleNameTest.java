@@ -23,21 +23,29 @@ class ModuleNameTest {
 
     @ParameterizedTest(name = "{0} is module {1}")
     @CsvSource({
-            "holdfast-core, dev.holdfast.core",
-            "holdfast-hibernate, dev.holdfast.hibernate",
-            "holdfast-shedlock, dev.holdfast.shedlock",
-            "holdfast-spring-boot-starter, dev.holdfast.spring.boot",
-            "holdfast-testing, dev.holdfast.testing.contract",
-            "holdfast-test-databases, dev.holdfast.testing"})
+        "holdfast-core, dev.holdfast.core",
+        "holdfast-hibernate, dev.holdfast.hibernate",
+        "holdfast-shedlock, dev.holdfast.shedlock",
+        "holdfast-spring-boot-starter, dev.holdfast.spring.boot",
+        "holdfast-testing, dev.holdfast.testing.contract",
+        "holdfast-test-databases, dev.holdfast.testing"
+    })
     void libraryJarNamesItsModule(String artifact, String moduleName) throws IOException {
-        Path jar = Reactor.ROOT.resolve(artifact).resolve("target")
+        Path jar = Reactor.ROOT
+                .resolve(artifact)
+                .resolve("target")
                 .resolve(artifact + "-" + System.getProperty("holdfast.version") + ".jar");
         Assumptions.assumeTrue(Files.isRegularFile(jar), () -> jar + " is not built yet (mvn verify builds it)");
-        Assumptions.assumeTrue(builtAfter(jar, Reactor.ROOT.resolve("pom.xml"), Reactor.ROOT.resolve(artifact)
-                .resolve("pom.xml"), Reactor.ROOT.resolve(artifact).resolve("target/classes")),
+        Assumptions.assumeTrue(
+                builtAfter(
+                        jar,
+                        Reactor.ROOT.resolve("pom.xml"),
+                        Reactor.ROOT.resolve(artifact).resolve("pom.xml"),
+                        Reactor.ROOT.resolve(artifact).resolve("target/classes")),
                 () -> jar + " is older than what it is built from: not built by this run");
         try (JarFile file = new JarFile(jar.toFile())) {
-            assertThat(file.getManifest().getMainAttributes().getValue("Automatic-Module-Name")).isEqualTo(moduleName);
+            assertThat(file.getManifest().getMainAttributes().getValue("Automatic-Module-Name"))
+                    .isEqualTo(moduleName);
         }
     }
 

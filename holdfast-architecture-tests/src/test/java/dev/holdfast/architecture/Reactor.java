@@ -19,7 +19,11 @@ import java.util.Optional;
 final class Reactor {
 
     /** What a module is, for the rules: libraries are published, examples and benchmarks use them. */
-    enum Kind { LIBRARY, EXAMPLE, BENCHMARK }
+    enum Kind {
+        LIBRARY,
+        EXAMPLE,
+        BENCHMARK
+    }
 
     /** A module: its folder under the root, and its kind. */
     record Module(String dir, Kind kind) {
@@ -34,7 +38,8 @@ final class Reactor {
         }
     }
 
-    static final Path ROOT = Path.of(System.getProperty("holdfast.root", "..")).toAbsolutePath().normalize();
+    static final Path ROOT =
+            Path.of(System.getProperty("holdfast.root", "..")).toAbsolutePath().normalize();
 
     static final List<Module> MODULES = List.of(
             new Module("holdfast-core", Kind.LIBRARY),
@@ -49,8 +54,7 @@ final class Reactor {
 
     private static JavaClasses classes;
 
-    private Reactor() {
-    }
+    private Reactor() {}
 
     /** The main classes of every module (JMH's generated classes aside), imported once per run. */
     static synchronized JavaClasses mainClasses() {
@@ -97,7 +101,9 @@ final class Reactor {
     }
 
     static boolean isInternalPackage(String packageName) {
-        return packageName.equals("internal") || packageName.endsWith(".internal") || packageName.contains(".internal.");
+        return packageName.equals("internal")
+                || packageName.endsWith(".internal")
+                || packageName.contains(".internal.");
     }
 
     /**

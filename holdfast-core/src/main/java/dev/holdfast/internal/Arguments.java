@@ -5,8 +5,7 @@ import org.jspecify.annotations.Nullable;
 /** Argument checks with Holdfast's one rule: every invalid argument, null included, is an {@link IllegalArgumentException}. */
 public final class Arguments {
 
-    private Arguments() {
-    }
+    private Arguments() {}
 
     /**
      * @return {@code value}

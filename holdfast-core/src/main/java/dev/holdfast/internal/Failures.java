@@ -8,8 +8,7 @@ import java.sql.SQLException;
 /** The exception for a database failure Holdfast does not translate into a more specific outcome. */
 public final class Failures {
 
-    private Failures() {
-    }
+    private Failures() {}
 
     /**
      * A {@link DatabaseException} for {@code cause}, or the more specific {@link PoolingModeException}
@@ -18,7 +17,9 @@ public final class Failures {
      * @param what what Holdfast was doing, as in "acquiring lease 'report'"
      */
     public static DatabaseException database(String what, SQLException cause) {
-        return isLostPreparedStatement(cause) ? new PoolingModeException(what, cause) : new DatabaseException(what, cause);
+        return isLostPreparedStatement(cause)
+                ? new PoolingModeException(what, cause)
+                : new DatabaseException(what, cause);
     }
 
     /**
@@ -32,7 +33,8 @@ public final class Failures {
                 for (SQLException n = s; n != null; n = n.getNextException()) {
                     String state = n.getSQLState();
                     String message = n.getMessage();
-                    if (("26000".equals(state) || "42P05".equals(state)) && message != null
+                    if (("26000".equals(state) || "42P05".equals(state))
+                            && message != null
                             && message.contains("prepared statement")) {
                         return true;
                     }

@@ -8,8 +8,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Invariants {
 
-    private Invariants() {
-    }
+    private Invariants() {}
 
     /**
      * @param why why {@code value} is never null here

@@ -36,8 +36,8 @@ import javax.sql.DataSource;
  */
 public final class SchemaCheck {
 
-    private static final Set<String> NOT_COLUMNS = Set.of("primary", "constraint", "key", "unique", "index",
-            "foreign", "check");
+    private static final Set<String> NOT_COLUMNS =
+            Set.of("primary", "constraint", "key", "unique", "index", "foreign", "check");
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -63,8 +63,12 @@ public final class SchemaCheck {
      *                       ({@code dev/holdfast/schema/<dialect>/<file>})
      * @param detail         what the database said, or null if the columns were named
      */
-    public record Problem(HoldfastTable table, String relation, List<String> missingColumns, String script,
-                          @Nullable String detail) {
+    public record Problem(
+            HoldfastTable table,
+            String relation,
+            List<String> missingColumns,
+            String script,
+            @Nullable String detail) {
 
         /**
          * Creates a problem; copies the column list.
@@ -115,11 +119,15 @@ public final class SchemaCheck {
         }
         try (Connection c = connection) {
             if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);   // a failed probe must not abort a transaction (PostgreSQL)
+                c.setAutoCommit(true); // a failed probe must not abort a transaction (PostgreSQL)
             }
             if (dialect == Dialect.H2 && !readable(c, "SELECT " + dialect.clock())) {
-                problems.add(new Problem(ordered.keySet().stream().findFirst().orElse(HoldfastTable.LEASES),
-                        dialect.clock(), List.of(), path(SchemaInstaller.CLOCK_SCRIPT), null));
+                problems.add(new Problem(
+                        ordered.keySet().stream().findFirst().orElse(HoldfastTable.LEASES),
+                        dialect.clock(),
+                        List.of(),
+                        path(SchemaInstaller.CLOCK_SCRIPT),
+                        null));
             }
             for (Map.Entry<HoldfastTable, String> entry : ordered.entrySet()) {
                 HoldfastTable table = entry.getKey();
@@ -138,14 +146,15 @@ public final class SchemaCheck {
         return List.copyOf(problems);
     }
 
-    private static @Nullable Problem check(Connection c, HoldfastTable table, String relation,
-                                                                    List<String> expected, String script)
+    private static @Nullable Problem check(
+            Connection c, HoldfastTable table, String relation, List<String> expected, String script)
             throws SQLException {
         if (readable(c, "SELECT " + String.join(", ", expected) + " FROM " + relation + " WHERE 1=0")) {
             return null;
         }
         Set<String> present = new LinkedHashSet<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + relation + " WHERE 1=0")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM " + relation + " WHERE 1=0")) {
             ResultSetMetaData meta = rs.getMetaData();
             for (int i = 1; i <= meta.getColumnCount(); i++) {
                 present.add(meta.getColumnName(i).toLowerCase(Locale.ROOT));
@@ -153,13 +162,15 @@ public final class SchemaCheck {
         } catch (SQLException missingTable) {
             return new Problem(table, relation, List.of(), script, null);
         }
-        List<String> missing = expected.stream().filter(column -> !present.contains(column)).toList();
+        List<String> missing =
+                expected.stream().filter(column -> !present.contains(column)).toList();
         // every column there, yet the first statement failed: not a missing column, say what the database said
         return new Problem(table, relation, missing, script, missing.isEmpty() ? "not readable" : null);
     }
 
     private static boolean readable(Connection c, String sql) {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             return true;
         } catch (SQLException e) {
             return false;

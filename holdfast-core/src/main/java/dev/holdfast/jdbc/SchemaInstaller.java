@@ -1,11 +1,11 @@
 package dev.holdfast.jdbc;
 
-import dev.holdfast.internal.Failures;
-import dev.holdfast.internal.Arguments;
-import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Arguments;
+import dev.holdfast.internal.Failures;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
+import dev.holdfast.jdbc.internal.Jdbc;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -148,7 +148,8 @@ public final class SchemaInstaller {
         }
         StringBuilder ddl = new StringBuilder();
         for (String script : table.scripts()) {
-            ddl.append(read(dialect, script).replace("${" + table.placeholder() + "}", id.value())).append('\n');
+            ddl.append(read(dialect, script).replace("${" + table.placeholder() + "}", id.value()))
+                    .append('\n');
         }
         return ddl.toString();
     }

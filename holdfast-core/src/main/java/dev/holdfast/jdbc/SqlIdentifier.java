@@ -17,19 +17,86 @@ public record SqlIdentifier(String value) {
     /** PostgreSQL truncates longer names silently; MariaDB allows 64. */
     public static final int MAX_LENGTH = 63;
 
-
     // Words that cannot be used unquoted on at least one supported database.
     private static final Set<String> RESERVED = Set.of(
-            "ALL", "AND", "ANY", "AS", "ASC", "BETWEEN", "BY", "CASE", "CHECK", "COLUMN", "CONSTRAINT",
-            "CREATE", "CROSS", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER",
-            "DEFAULT", "DELETE", "DESC", "DISTINCT", "DROP", "ELSE", "END", "EXCEPT", "EXISTS", "FALSE",
-            "FETCH", "FOR", "FOREIGN", "FROM", "FULL", "GRANT", "GROUP", "HAVING", "IF", "IN", "INNER",
-            "INSERT", "INTERSECT", "INTERVAL", "INTO", "IS", "JOIN", "KEY", "LEFT", "LIKE", "LIMIT", "NOT",
-            "NULL", "OFFSET", "ON", "OR", "ORDER", "OUTER", "PRIMARY", "REFERENCES", "RIGHT", "ROW", "ROWS",
-            "SELECT", "SET", "TABLE", "THEN", "TO", "TRUE", "UNION", "UNIQUE", "UPDATE", "USER", "USING",
-            "VALUES", "WHEN", "WHERE", "WITH");
+            "ALL",
+            "AND",
+            "ANY",
+            "AS",
+            "ASC",
+            "BETWEEN",
+            "BY",
+            "CASE",
+            "CHECK",
+            "COLUMN",
+            "CONSTRAINT",
+            "CREATE",
+            "CROSS",
+            "CURRENT_DATE",
+            "CURRENT_TIME",
+            "CURRENT_TIMESTAMP",
+            "CURRENT_USER",
+            "DEFAULT",
+            "DELETE",
+            "DESC",
+            "DISTINCT",
+            "DROP",
+            "ELSE",
+            "END",
+            "EXCEPT",
+            "EXISTS",
+            "FALSE",
+            "FETCH",
+            "FOR",
+            "FOREIGN",
+            "FROM",
+            "FULL",
+            "GRANT",
+            "GROUP",
+            "HAVING",
+            "IF",
+            "IN",
+            "INNER",
+            "INSERT",
+            "INTERSECT",
+            "INTERVAL",
+            "INTO",
+            "IS",
+            "JOIN",
+            "KEY",
+            "LEFT",
+            "LIKE",
+            "LIMIT",
+            "NOT",
+            "NULL",
+            "OFFSET",
+            "ON",
+            "OR",
+            "ORDER",
+            "OUTER",
+            "PRIMARY",
+            "REFERENCES",
+            "RIGHT",
+            "ROW",
+            "ROWS",
+            "SELECT",
+            "SET",
+            "TABLE",
+            "THEN",
+            "TO",
+            "TRUE",
+            "UNION",
+            "UNIQUE",
+            "UPDATE",
+            "USER",
+            "USING",
+            "VALUES",
+            "WHEN",
+            "WHERE",
+            "WITH");
 
-    private static final int LONGEST_RESERVED = RESERVED.stream().mapToInt(String::length).max().orElse(0);
+    private static final int LONGEST_RESERVED =
+            RESERVED.stream().mapToInt(String::length).max().orElse(0);
 
     /**
      * Validates {@code value}; see the class description for the rules.
@@ -66,7 +133,8 @@ public record SqlIdentifier(String value) {
                 throw invalid(value, "only letters, digits and '_' are allowed, not starting with a digit");
             }
         }
-        if (length <= LONGEST_RESERVED && RESERVED.contains(value.substring(from, to).toUpperCase(Locale.ROOT))) {
+        if (length <= LONGEST_RESERVED
+                && RESERVED.contains(value.substring(from, to).toUpperCase(Locale.ROOT))) {
             throw invalid(value, "'" + value.substring(from, to) + "' is a reserved word");
         }
     }
@@ -103,8 +171,7 @@ public record SqlIdentifier(String value) {
     }
 
     private static IllegalArgumentException invalid(String value, String why) {
-        return new IllegalArgumentException("Not a plain SQL identifier: '"
-                + printable(value) + "' (" + why + ")");
+        return new IllegalArgumentException("Not a plain SQL identifier: '" + printable(value) + "' (" + why + ")");
     }
 
     private static String printable(String value) {

@@ -21,8 +21,13 @@ import dev.holdfast.lease.internal.LeaseProbe;
  * @param lingerNanos       nanoseconds calls waited for a batch to linger, summed over the calls
  * @param cohortHandOffs    leases passed on in memory to a waiting call of the same owner
  */
-public record BatchingStats(long acquireCalls, long acquireStatements, long releaseCalls, long releaseStatements,
-                            long lingerNanos, long cohortHandOffs) {
+public record BatchingStats(
+        long acquireCalls,
+        long acquireStatements,
+        long releaseCalls,
+        long releaseStatements,
+        long lingerNanos,
+        long cohortHandOffs) {
 
     static BatchingStats of(LeaseProbe probe) {
         long[] b = probe.batchCounts();

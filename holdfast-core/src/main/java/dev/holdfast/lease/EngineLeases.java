@@ -69,7 +69,8 @@ final class EngineLeases implements Leases, LeaseRenewer {
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration ttl, Duration bound) {
-        return reported(() -> engine.renewBounded(Lease.checked(lease).row(), ttl, bound).map(Lease::of));
+        return reported(() ->
+                engine.renewBounded(Lease.checked(lease).row(), ttl, bound).map(Lease::of));
     }
 
     @Override

@@ -56,10 +56,14 @@ public final class FencedUpdate {
         if (valueColumns == null || valueColumns.length == 0) {
             throw new IllegalArgumentException("A fenced update needs at least one value column");
         }
-        List<String> columns = Arrays.stream(valueColumns).map(c -> SqlIdentifier.unqualified(c).value()).toList();
+        List<String> columns = Arrays.stream(valueColumns)
+                .map(c -> SqlIdentifier.unqualified(c).value())
+                .toList();
         String set = columns.stream().map(c -> c + " = ?").collect(Collectors.joining(", "));
-        return new FencedUpdate("UPDATE " + t + " SET " + set + ", " + fence + " = ? WHERE " + key + " = ? AND ("
-                + fence + " IS NULL OR " + fence + " <= ?)", columns.size());
+        return new FencedUpdate(
+                "UPDATE " + t + " SET " + set + ", " + fence + " = ? WHERE " + key + " = ? AND (" + fence
+                        + " IS NULL OR " + fence + " <= ?)",
+                columns.size());
     }
 
     /**
@@ -84,8 +88,8 @@ public final class FencedUpdate {
      */
     public boolean update(Connection connection, long token, Object key, Object... values) throws SQLException {
         if (values == null || values.length != this.values) {
-            throw new IllegalArgumentException("Expected " + this.values + " values, got "
-                    + (values == null ? 0 : values.length));
+            throw new IllegalArgumentException(
+                    "Expected " + this.values + " values, got " + (values == null ? 0 : values.length));
         }
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             int i = 1;

@@ -28,14 +28,15 @@ public class LeaseExpiredException extends LeaseNotHeldException {
      * {@link LeaseNotHeldException} that says why.
      */
     static LeaseNotHeldException of(NotHeld refused) {
-        LeaseNotHeldException.Reason reason = LeaseNotHeldException.Reason.valueOf(refused.why().name());
+        LeaseNotHeldException.Reason reason =
+                LeaseNotHeldException.Reason.valueOf(refused.why().name());
         LeaseRow row = refused.current();
         Lease current = row == null ? null : Lease.of(row);
         if (current != null && refused.expired()) {
             return new LeaseExpiredException(refused.name(), refused.message(), current, reason);
         }
-        return new LeaseNotHeldException(refused.name(), refused.message(), current, reason,
-                refused.brokenBy(), refused.brokenAt());
+        return new LeaseNotHeldException(
+                refused.name(), refused.message(), current, reason, refused.brokenBy(), refused.brokenAt());
     }
 
     /** What {@code call} returns; an internal refusal it raises goes on in the public vocabulary ({@link #of}). */

@@ -66,13 +66,20 @@ public final class LeaseGuard implements AutoCloseable {
     private volatile @Nullable LeaseLostException lost;
     /** Whether {@link #checkValid()} threw {@link #lost} (then {@link #close()} does not throw it again). */
     private volatile boolean seen;
+
     private volatile @Nullable RuntimeException lastFailure;
     private boolean closed;
     private @Nullable ScheduledFuture<?> renewal;
     private @Nullable ScheduledFuture<?> deadline;
 
-    private LeaseGuard(LeaseRenewer renewer, LeaseThreads threads, Lease lease, Duration ttl, long sentNanos,
-                       Thread worker, @Nullable Consumer<LeaseLostException> onLost) {
+    private LeaseGuard(
+            LeaseRenewer renewer,
+            LeaseThreads threads,
+            Lease lease,
+            Duration ttl,
+            long sentNanos,
+            Thread worker,
+            @Nullable Consumer<LeaseLostException> onLost) {
         this.renewer = renewer;
         this.threads = threads;
         this.lease = lease;
@@ -101,21 +108,30 @@ public final class LeaseGuard implements AutoCloseable {
      * @throws IllegalArgumentException if {@code renewer}, {@code lease} or {@code ttl} is null, the
      *                                  lease's name or owner is invalid, or {@code ttl} is out of range
      */
-    public static LeaseGuard start(LeaseRenewer renewer, Lease lease, Duration ttl,
-                                   @Nullable Consumer<LeaseLostException> onLost) {
+    public static LeaseGuard start(
+            LeaseRenewer renewer, Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
         Arguments.notNull(renewer, "renewer");
         Lease.checked(lease);
         LeaseArguments.checkKeptAliveTtl(ttl);
         long sent = System.nanoTime();
-        Lease renewed = renewer.renew(lease, ttl, ttl).orElseThrow(() -> new LeaseLostException(lease.name(),
-                lease.token(), "Lease '" + lease.name() + "' of '" + lease.owner() + "' (token " + lease.token()
-                + ") was not held when its keep-alive started", null));
+        Lease renewed = renewer.renew(lease, ttl, ttl)
+                .orElseThrow(() -> new LeaseLostException(
+                        lease.name(),
+                        lease.token(),
+                        "Lease '" + lease.name() + "' of '" + lease.owner() + "' (token " + lease.token()
+                                + ") was not held when its keep-alive started",
+                        null));
         return start(renewer, LeaseThreads.SHARED, renewed, ttl, sent, onLost);
     }
 
     /** A guard of {@code renewed}, a lease renewed for {@code ttl} by a statement sent at {@code sentNanos}. */
-    static LeaseGuard start(LeaseRenewer renewer, LeaseThreads threads, Lease renewed, Duration ttl, long sentNanos,
-                            @Nullable Consumer<LeaseLostException> onLost) {
+    static LeaseGuard start(
+            LeaseRenewer renewer,
+            LeaseThreads threads,
+            Lease renewed,
+            Duration ttl,
+            long sentNanos,
+            @Nullable Consumer<LeaseLostException> onLost) {
         return new LeaseGuard(renewer, threads, renewed, ttl, sentNanos, Thread.currentThread(), onLost);
     }
 
@@ -189,8 +205,11 @@ public final class LeaseGuard implements AutoCloseable {
         }
         LeaseLostException loss = lost;
         if (loss == null && System.nanoTime() - validUntil >= 0) {
-            loss = new LeaseLostException(lease.name(), lease.token(), message("was not renewed before its last"
-                    + " confirmed expiry"), null);
+            loss = new LeaseLostException(
+                    lease.name(),
+                    lease.token(),
+                    message("was not renewed before its last" + " confirmed expiry"),
+                    null);
         }
         if (loss != null) {
             releaseQuietly(); // a renewal that lost in memory may still have committed
@@ -202,8 +221,8 @@ public final class LeaseGuard implements AutoCloseable {
         try {
             renewer.release(lease);
         } catch (LeaseNotHeldException e) {
-            throw new LeaseLostException(lease.name(), lease.token(), message("was lost before it was released: "
-                    + e.getMessage()), e);
+            throw new LeaseLostException(
+                    lease.name(), lease.token(), message("was lost before it was released: " + e.getMessage()), e);
         }
     }
 
@@ -218,7 +237,8 @@ public final class LeaseGuard implements AutoCloseable {
 
     private void renew() {
         long sent = System.nanoTime();
-        int boundMillis = (int) Math.min(Integer.MAX_VALUE,
+        int boundMillis = (int) Math.min(
+                Integer.MAX_VALUE,
                 Math.max(MIN_RENEWAL_BOUND_MILLIS, TimeUnit.NANOSECONDS.toMillis(validUntil - sent)));
         LeaseLostException loss = null;
         boolean releaseLate = false;
@@ -245,7 +265,12 @@ public final class LeaseGuard implements AutoCloseable {
                     releaseLate = true;
                 } else {
                     Lease l = lease;
-                    lease = new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), renewed.get().expiresAt());
+                    lease = new Lease(
+                            l.name(),
+                            l.owner(),
+                            l.token(),
+                            l.acquiredAt(),
+                            renewed.get().expiresAt());
                     validUntil = sent + ttlNanos;
                     lastFailure = null;
                     scheduleRenewal(nextRenewalDelay(ttlNanos, validUntil - System.nanoTime()));
@@ -370,8 +395,8 @@ public final class LeaseGuard implements AutoCloseable {
         if (deadline != null) {
             deadline.cancel(false);
         }
-        deadline = threads.timer().schedule(this::checkDeadline,
-                Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+        deadline = threads.timer()
+                .schedule(this::checkDeadline, Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private void cancelTasks() {

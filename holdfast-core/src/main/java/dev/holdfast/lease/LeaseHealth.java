@@ -20,8 +20,13 @@ import java.time.Instant;
  * @param lastLoss             why the latest of those was lost (name, owner, token, reason), or null if none was
  * @param lastLossAt           when the latest of those was found lost (this JVM's clock), or null if none was
  */
-public record LeaseHealth(boolean listening, boolean listenerBehindPooler, boolean wakeUpWatching, long leasesLost,
-                          @Nullable String lastLoss, @Nullable Instant lastLossAt) {
+public record LeaseHealth(
+        boolean listening,
+        boolean listenerBehindPooler,
+        boolean wakeUpWatching,
+        long leasesLost,
+        @Nullable String lastLoss,
+        @Nullable Instant lastLossAt) {
 
     /**
      * {@return the health of {@code service} now}
@@ -31,7 +36,12 @@ public record LeaseHealth(boolean listening, boolean listenerBehindPooler, boole
      */
     public static LeaseHealth of(LeaseService service) {
         LeaseProbe probe = Arguments.notNull(service, "service").probe();
-        return new LeaseHealth(probe.listening(), probe.listenerBehindPooler(), probe.wakeUpWatching(),
-                probe.leasesLost(), probe.lastLoss(), probe.lastLossAt());
+        return new LeaseHealth(
+                probe.listening(),
+                probe.listenerBehindPooler(),
+                probe.wakeUpWatching(),
+                probe.leasesLost(),
+                probe.lastLoss(),
+                probe.lastLossAt());
     }
 }

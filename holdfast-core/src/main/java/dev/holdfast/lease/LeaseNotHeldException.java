@@ -50,8 +50,13 @@ public class LeaseNotHeldException extends LeaseException {
      * @param brokenBy who force-released it ({@link Reason#BROKEN}), or null if not named
      * @param brokenAt when it was force-released ({@link Reason#BROKEN}), else null
      */
-    public LeaseNotHeldException(String name, String message, @Nullable Lease current, Reason reason,
-                                 @Nullable String brokenBy, @Nullable Instant brokenAt) {
+    public LeaseNotHeldException(
+            String name,
+            String message,
+            @Nullable Lease current,
+            Reason reason,
+            @Nullable String brokenBy,
+            @Nullable Instant brokenAt) {
         super(name, message, null);
         this.current = current;
         this.reason = reason;

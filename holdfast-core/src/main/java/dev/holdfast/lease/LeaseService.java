@@ -63,8 +63,11 @@ public final class LeaseService implements Leases, LeaseRenewer {
     private final EngineLeases direct; // the engine's calls, and the batching the service was built with
     private final Leases calls; // direct, or the decorators around it
 
-    private LeaseService(LeaseSettings settings, Batching batching, @Nullable GrantListener onGrant,
-                         List<UnaryOperator<Leases>> decorators) {
+    private LeaseService(
+            LeaseSettings settings,
+            Batching batching,
+            @Nullable GrantListener onGrant,
+            List<UnaryOperator<Leases>> decorators) {
         this.direct = new EngineLeases(settings, batching, onGrant);
         this.calls = direct.decoratedBy(decorators);
     }
@@ -260,9 +263,21 @@ public final class LeaseService implements Leases, LeaseRenewer {
          */
         public LeaseService build() {
             Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
-            return new LeaseService(new LeaseSettings(dataSource, d, table, durability, cohortHandOffs,
-                    batching.mode(), failoverGrace.toNanos() / 1000, tuning, listenerDataSource, connectionPool),
-                    batching, onGrant, List.copyOf(decorators));
+            return new LeaseService(
+                    new LeaseSettings(
+                            dataSource,
+                            d,
+                            table,
+                            durability,
+                            cohortHandOffs,
+                            batching.mode(),
+                            failoverGrace.toNanos() / 1000,
+                            tuning,
+                            listenerDataSource,
+                            connectionPool),
+                    batching,
+                    onGrant,
+                    List.copyOf(decorators));
         }
     }
 

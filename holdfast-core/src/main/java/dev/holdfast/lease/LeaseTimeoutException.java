@@ -57,8 +57,14 @@ public class LeaseTimeoutException extends LeaseException {
      * @param seenAt       when the holder and the waiters were read (database time); not null
      * @throws IllegalArgumentException if {@code waitersAhead} is negative or {@code seenAt} null
      */
-    public LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts, @Nullable Holder holder,
-                                 int waitersAhead, Instant seenAt) {
+    public LeaseTimeoutException(
+            String name,
+            String owner,
+            Duration maxWait,
+            int attempts,
+            @Nullable Holder holder,
+            int waitersAhead,
+            Instant seenAt) {
         this(name, owner, maxWait, attempts, holder, checked(waitersAhead, seenAt), seenAt, null);
     }
 
@@ -77,11 +83,21 @@ public class LeaseTimeoutException extends LeaseException {
         this(name, owner, maxWait, attempts, null, -1, null, reason(unknownBecause));
     }
 
-    private LeaseTimeoutException(String name, String owner, Duration maxWait, int attempts, @Nullable Holder holder,
-                                  int waitersAhead, @Nullable Instant seenAt, @Nullable String unknownBecause) {
-        super(name, "Lease '" + name + "' was not granted to '" + owner + "' within " + maxWait.toMillis()
-                + " ms (" + attempts + " attempts); nothing is held; "
-                + seen(holder, waitersAhead, seenAt, unknownBecause), null);
+    private LeaseTimeoutException(
+            String name,
+            String owner,
+            Duration maxWait,
+            int attempts,
+            @Nullable Holder holder,
+            int waitersAhead,
+            @Nullable Instant seenAt,
+            @Nullable String unknownBecause) {
+        super(
+                name,
+                "Lease '" + name + "' was not granted to '" + owner + "' within " + maxWait.toMillis()
+                        + " ms (" + attempts + " attempts); nothing is held; "
+                        + seen(holder, waitersAhead, seenAt, unknownBecause),
+                null);
         this.maxWait = maxWait;
         this.holder = holder;
         this.waitersAhead = waitersAhead;
@@ -93,11 +109,16 @@ public class LeaseTimeoutException extends LeaseException {
     static LeaseTimeoutException of(String name, String owner, Duration maxWait, WaitTimedOut timedOut) {
         WaitTimedOut.Seen seen = timedOut.seen();
         if (seen.unknownBecause() != null || seen.at() == null) {
-            return new LeaseTimeoutException(name, owner, maxWait, timedOut.attempts(),
+            return new LeaseTimeoutException(
+                    name,
+                    owner,
+                    maxWait,
+                    timedOut.attempts(),
                     seen.unknownBecause() != null ? seen.unknownBecause() : "not looked at");
         }
         Holder holder = seen.holder() == null ? null : Lease.of(seen.holder()).holder();
-        return new LeaseTimeoutException(name, owner, maxWait, timedOut.attempts(), holder, seen.waitersAhead(), seen.at());
+        return new LeaseTimeoutException(
+                name, owner, maxWait, timedOut.attempts(), holder, seen.waitersAhead(), seen.at());
     }
 
     private static int checked(int waitersAhead, @Nullable Instant seenAt) {
@@ -114,7 +135,8 @@ public class LeaseTimeoutException extends LeaseException {
         return unknownBecause;
     }
 
-    private static String seen(@Nullable Holder holder, int ahead, @Nullable Instant at, @Nullable String unknownBecause) {
+    private static String seen(
+            @Nullable Holder holder, int ahead, @Nullable Instant at, @Nullable String unknownBecause) {
         if (unknownBecause != null) {
             return "holder unknown: " + unknownBecause;
         }

@@ -8,7 +8,6 @@ import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.lease.internal.LeaseArguments;
 import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseSql;
-import dev.holdfast.lease.internal.LeaseStore;
 import dev.holdfast.lease.internal.LeaseStores;
 import org.jspecify.annotations.Nullable;
 
@@ -81,8 +80,8 @@ public final class LeaseView {
                 List<Lease> leases = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        leases.add(Lease.of(new LeaseRow(rs.getString(1), rs.getString(2), rs.getLong(3),
-                                instant(rs, 4), instant(rs, 5))));
+                        leases.add(Lease.of(new LeaseRow(
+                                rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5))));
                     }
                 }
                 return leases;
@@ -129,8 +128,12 @@ public final class LeaseView {
                 List<LeaseWaiter> waiters = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        waiters.add(new LeaseWaiter(rs.getString(1), rs.getInt(2), rs.getString(3),
-                                dialect.readInstant(rs, 4), instant(rs, 5)));
+                        waiters.add(new LeaseWaiter(
+                                rs.getString(1),
+                                rs.getInt(2),
+                                rs.getString(3),
+                                dialect.readInstant(rs, 4),
+                                instant(rs, 5)));
                     }
                 }
                 return waiters;

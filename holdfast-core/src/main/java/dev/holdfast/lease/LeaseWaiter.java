@@ -17,6 +17,9 @@ import java.time.Instant;
  * @param waitsUntil when the entry lapses unless its waiter refreshes it (a live waiter does, every
  *                   few milliseconds to seconds): not the end of the caller's wait
  */
-public record LeaseWaiter(String name, int place, @Nullable String owner, @Nullable Instant queuedAt,
-                          Instant waitsUntil) {
-}
+public record LeaseWaiter(
+        String name,
+        int place,
+        @Nullable String owner,
+        @Nullable Instant queuedAt,
+        Instant waitsUntil) {}

@@ -171,17 +171,21 @@ public interface Leases extends AutoCloseable {
      */
     default LeaseGuard keepAlive(Lease lease, Duration ttl, @Nullable Consumer<LeaseLostException> onLost) {
         Leases leases = this;
-        return LeaseGuard.start(new LeaseRenewer() {
-            @Override
-            public Optional<Lease> renew(Lease held, Duration renewTtl, Duration bound) {
-                return Optional.of(leases.renew(held, renewTtl));
-            }
+        return LeaseGuard.start(
+                new LeaseRenewer() {
+                    @Override
+                    public Optional<Lease> renew(Lease held, Duration renewTtl, Duration bound) {
+                        return Optional.of(leases.renew(held, renewTtl));
+                    }
 
-            @Override
-            public void release(Lease held) {
-                leases.release(held);
-            }
-        }, lease, ttl, onLost);
+                    @Override
+                    public void release(Lease held) {
+                        leases.release(held);
+                    }
+                },
+                lease,
+                ttl,
+                onLost);
     }
 
     /** {@return the leases live now, ordered by name; empty if there are none} */

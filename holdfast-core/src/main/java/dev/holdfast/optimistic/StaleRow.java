@@ -16,9 +16,14 @@ import java.util.Optional;
  * @param expectedVersion the version the caller had
  * @param current         the row as it is now; {@code null} if it was deleted
  */
-public record StaleRow(String entity, Object id, long expectedVersion, @Nullable VersionStamp current) {
+public record StaleRow(
+        String entity,
+        Object id,
+        long expectedVersion,
+        @Nullable VersionStamp current) {
 
-    private static final DateTimeFormatter MINUTES = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter MINUTES =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
 
     /**
      * Creates a stale row; {@link #changed} and {@link #deleted(String, Object, long)} say which kind.
@@ -92,7 +97,11 @@ public record StaleRow(String entity, Object id, long expectedVersion, @Nullable
         if (current.modified() != null) {
             s.append(" at ").append(MINUTES.format(current.modified())).append(" UTC");
         }
-        return s.append(" (version ").append(current.version()).append(", you had ").append(expectedVersion).append(')')
+        return s.append(" (version ")
+                .append(current.version())
+                .append(", you had ")
+                .append(expectedVersion)
+                .append(')')
                 .toString();
     }
 

@@ -68,7 +68,8 @@ public class VersionConflictException extends HoldfastException {
         if (rows.size() == 1) {
             return rows.get(0).describe();
         }
-        return rows.size() + " stale rows: " + rows.stream().map(StaleRow::describe).collect(Collectors.joining("; "));
+        return rows.size() + " stale rows: "
+                + rows.stream().map(StaleRow::describe).collect(Collectors.joining("; "));
     }
 
     /** {@return every stale row, in the order they were found; never empty} */

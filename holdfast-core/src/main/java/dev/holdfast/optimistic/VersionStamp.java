@@ -12,5 +12,5 @@ import java.time.Instant;
  * @param modified   when, in database time ({@code null} if the column is null)
  * @see VersionConflictException#requireVersion
  */
-public record VersionStamp(long version, @Nullable String modifiedBy, @Nullable Instant modified) {
-}
+public record VersionStamp(
+        long version, @Nullable String modifiedBy, @Nullable Instant modified) {}

@@ -20,8 +20,13 @@ final class VersionedSql {
     private final String modifiedBy;
     private final String modified;
 
-    VersionedSql(Dialect dialect, SqlIdentifier table, SqlIdentifier id, SqlIdentifier version,
-                 SqlIdentifier modifiedBy, SqlIdentifier modified) {
+    VersionedSql(
+            Dialect dialect,
+            SqlIdentifier table,
+            SqlIdentifier id,
+            SqlIdentifier version,
+            SqlIdentifier modifiedBy,
+            SqlIdentifier modified) {
         this.dialect = dialect;
         this.table = table.value();
         this.id = id.value();
@@ -38,8 +43,7 @@ final class VersionedSql {
      * {@code useAffectedRows=true}.
      */
     /** Statements by assigned columns: a table is updated with few column sets, over and over. */
-    private final ConcurrentMap<List<SqlIdentifier>, String> updates =
-            new ConcurrentHashMap<>();
+    private final ConcurrentMap<List<SqlIdentifier>, String> updates = new ConcurrentHashMap<>();
 
     String update(Assignments changes) {
         List<SqlIdentifier> columns = changes.columns();
@@ -59,10 +63,20 @@ final class VersionedSql {
         for (SqlIdentifier column : columns) {
             sql.append(column.value()).append(" = ?, ");
         }
-        return sql.append(version).append(" = ").append(version).append(" + 1, ")
-                .append(modifiedBy).append(" = ?, ")
-                .append(modified).append(" = ").append(dialect.clock())
-                .append(" WHERE ").append(id).append(" = ? AND ").append(version).append(" = ?")
+        return sql.append(version)
+                .append(" = ")
+                .append(version)
+                .append(" + 1, ")
+                .append(modifiedBy)
+                .append(" = ?, ")
+                .append(modified)
+                .append(" = ")
+                .append(dialect.clock())
+                .append(" WHERE ")
+                .append(id)
+                .append(" = ? AND ")
+                .append(version)
+                .append(" = ?")
                 .toString();
     }
 

@@ -1,13 +1,13 @@
 package dev.holdfast.optimistic;
 
-import dev.holdfast.internal.Failures;
+import dev.holdfast.DatabaseException;
 import dev.holdfast.internal.Arguments;
+import dev.holdfast.internal.Failures;
+import dev.holdfast.jdbc.SqlIdentifier;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.internal.Keys;
 import dev.holdfast.pessimistic.RowRef;
 import org.jspecify.annotations.Nullable;
-import dev.holdfast.DatabaseException;
-import dev.holdfast.jdbc.SqlIdentifier;
-import dev.holdfast.jdbc.dialect.Dialect;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -242,7 +242,8 @@ public final class VersionedTable {
         requireArguments(connection, expectedVersion);
         try {
             if (connection.getAutoCommit()) {
-                throw new IllegalStateException("verifyUnchanged needs a transaction: the connection is in auto-commit mode");
+                throw new IllegalStateException(
+                        "verifyUnchanged needs a transaction: the connection is in auto-commit mode");
             }
         } catch (SQLException e) {
             throw Failures.database("reading the auto-commit mode", e);

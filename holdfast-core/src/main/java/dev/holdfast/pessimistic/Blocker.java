@@ -30,9 +30,15 @@ import java.time.Instant;
  *                         string and number literal replaced by {@code ?} and never a bind value,
  *                         cut to {@value #MAX_STATEMENT_LENGTH} characters; null if none is shown
  */
-public record Blocker(String sessionId, String blocks, @Nullable String user, @Nullable String applicationName,
-                      @Nullable String clientAddress, @Nullable Instant transactionStart, @Nullable String state,
-                      @Nullable String statement) {
+public record Blocker(
+        String sessionId,
+        String blocks,
+        @Nullable String user,
+        @Nullable String applicationName,
+        @Nullable String clientAddress,
+        @Nullable Instant transactionStart,
+        @Nullable String state,
+        @Nullable String statement) {
 
     /** The longest {@link #statement()}, in characters; a longer one is cut and ends in {@code …}. */
     public static final int MAX_STATEMENT_LENGTH = 200;

@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.internal.Jdbc;
-
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -56,16 +55,21 @@ final class BlockerProbe {
                 }
                 long pause = TimeUnit.MILLISECONDS.toNanos(sql.rereadMillis());
                 if (System.nanoTime() + pause >= deadline || ended.await(pause, TimeUnit.NANOSECONDS)) {
-                    return Blockers.unknown("session " + session + " was not seen waiting for a row lock in "
-                            + readings + " reading(s), the last " + Duration.ofNanos(deadline - readAt).toMillis()
-                            + " ms before its bound ran out (it was no longer waiting, was between two waits, or"
-                            + " waited for something the database names no holder of, such as a MariaDB metadata lock)");
+                    return Blockers.unknown(
+                            "session " + session + " was not seen waiting for a row lock in "
+                                    + readings + " reading(s), the last "
+                                    + Duration.ofNanos(deadline - readAt).toMillis()
+                                    + " ms before its bound ran out (it was no longer waiting, was between two waits, or"
+                                    + " waited for something the database names no holder of, such as a MariaDB metadata lock)");
                 }
             }
         } catch (SQLException e) {
             String denied = sql.notPermitted(e);
-            return Blockers.unknown(denied != null ? denied : "reading them failed: " + e.getMessage()
-                    + " [SQLState " + e.getSQLState() + ", code " + e.getErrorCode() + "]");
+            return Blockers.unknown(
+                    denied != null
+                            ? denied
+                            : "reading them failed: " + e.getMessage() + " [SQLState " + e.getSQLState() + ", code "
+                                    + e.getErrorCode() + "]");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Blockers.unknown("the reading was interrupted");

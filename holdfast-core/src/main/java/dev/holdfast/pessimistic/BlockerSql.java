@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.sql.ResultSet;
@@ -35,8 +34,10 @@ abstract class BlockerSql {
     static final int MAX_ROWS = 1000;
 
     /** What one reading saw: blockers nearest first (empty: the session was not waiting), and those hidden from this role. */
-    record Reading(List<Blocker> blockers, List<String> hidden, @Nullable String role) {
-    }
+    record Reading(
+            List<Blocker> blockers,
+            List<String> hidden,
+            @Nullable String role) {}
 
     private final Dialect dialect;
 
@@ -60,7 +61,8 @@ abstract class BlockerSql {
      * null where the waiting session is always seen: read when a session was not seen waiting, to tell
      * why ({@link #unseenBecause}).
      */
-    @Nullable String sessionCountSql() {
+    @Nullable
+    String sessionCountSql() {
         return null;
     }
 
@@ -78,7 +80,8 @@ abstract class BlockerSql {
      * Why this failure means the role may not look, with what to grant; null for any other
      * failure.
      */
-    @Nullable String notPermitted(SQLException e) {
+    @Nullable
+    String notPermitted(SQLException e) {
         return "42501".equals(e.getSQLState()) ? "the role may not read the lock views" : null;
     }
 
@@ -98,9 +101,17 @@ abstract class BlockerSql {
                 }
                 continue;
             }
-            blockers.putIfAbsent(id, new Blocker(id, rs.getString("blocks"), rs.getString("user_name"),
-                    rs.getString("application"), rs.getString("client"), transactionStart(rs),
-                    rs.getString("state"), statement(rs)));
+            blockers.putIfAbsent(
+                    id,
+                    new Blocker(
+                            id,
+                            rs.getString("blocks"),
+                            rs.getString("user_name"),
+                            rs.getString("application"),
+                            rs.getString("client"),
+                            transactionStart(rs),
+                            rs.getString("state"),
+                            statement(rs)));
         }
         return new Reading(List.copyOf(blockers.values()), List.copyOf(hidden), role);
     }
@@ -123,7 +134,8 @@ abstract class BlockerSql {
      * cut (see {@link StatementText}); its column {@code statement_whole} says whether the database
      * showed all of it.
      */
-    @Nullable String statement(ResultSet rs) throws SQLException {
+    @Nullable
+    String statement(ResultSet rs) throws SQLException {
         return StatementText.shown(dialect, rs.getString("statement"), rs.getBoolean("statement_whole"));
     }
 
@@ -174,7 +186,8 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable Instant transactionStart(ResultSet rs) throws SQLException {
+        @Nullable
+        Instant transactionStart(ResultSet rs) throws SQLException {
             return Dialect.POSTGRESQL.readInstant(rs, rs.findColumn("transaction_start"));
         }
 
@@ -192,7 +205,8 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+        @Nullable
+        Instant waitingSince(ResultSet rs) throws SQLException {
             return Dialect.POSTGRESQL.readInstant(rs, rs.findColumn("waiting_since"));
         }
 
@@ -250,15 +264,17 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable String notPermitted(SQLException e) {
+        @Nullable
+        String notPermitted(SQLException e) {
             return e.getErrorCode() == ACCESS_DENIED
                     ? "the user may not read INFORMATION_SCHEMA.INNODB_TRX and INNODB_LOCK_WAITS; grant it the PROCESS"
-                    + " privilege (MariaDB said: " + e.getMessage() + ")"
+                            + " privilege (MariaDB said: " + e.getMessage() + ")"
                     : super.notPermitted(e);
         }
 
         @Override
-        @Nullable Instant transactionStart(ResultSet rs) throws SQLException {
+        @Nullable
+        Instant transactionStart(ResultSet rs) throws SQLException {
             long seconds = rs.getLong("transaction_start");
             return rs.wasNull() ? null : Instant.ofEpochSecond(seconds);
         }
@@ -275,7 +291,8 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+        @Nullable
+        Instant waitingSince(ResultSet rs) throws SQLException {
             long seconds = rs.getLong("waiting_since");
             return rs.wasNull() ? null : Instant.ofEpochSecond(seconds);
         }
@@ -311,7 +328,8 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable Instant transactionStart(ResultSet rs) {
+        @Nullable
+        Instant transactionStart(ResultSet rs) {
             return null; // H2 does not keep when a session's transaction began
         }
 
@@ -335,7 +353,8 @@ abstract class BlockerSql {
         }
 
         @Override
-        @Nullable Instant waitingSince(ResultSet rs) throws SQLException {
+        @Nullable
+        Instant waitingSince(ResultSet rs) throws SQLException {
             return Dialect.H2.readInstant(rs, rs.findColumn("waiting_since"));
         }
 

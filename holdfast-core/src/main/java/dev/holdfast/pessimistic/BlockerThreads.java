@@ -23,8 +23,7 @@ final class BlockerThreads {
     static final ScheduledExecutorService TIMER = timer();
     static final ExecutorService OBSERVERS = observers();
 
-    private BlockerThreads() {
-    }
+    private BlockerThreads() {}
 
     private static ScheduledExecutorService timer() {
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("holdfast-blocker-timer"));
@@ -35,7 +34,12 @@ final class BlockerThreads {
     }
 
     private static ExecutorService observers() {
-        return new ThreadPoolExecutor(0, MAX_OBSERVATIONS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        return new ThreadPoolExecutor(
+                0,
+                MAX_OBSERVATIONS,
+                60,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 daemon("holdfast-blocker-observer"));
     }
 

@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -42,8 +41,10 @@ final class BlockerWatcher {
         this.dialect = dialect;
         this.probe = probe;
         this.unknown = new Watch(unknownBecause, 0);
-        this.noWait = new Watch("a lock that does not wait cannot be observed waiting, and a database names"
-                + " the holders of a lock only to a session that waits for it", 0);
+        this.noWait = new Watch(
+                "a lock that does not wait cannot be observed waiting, and a database names"
+                        + " the holders of a lock only to a session that waits for it",
+                0);
     }
 
     /** Observes nothing: every timeout's blockers are unknown {@code because}. */
@@ -76,8 +77,10 @@ final class BlockerWatcher {
         long delay = bound - Math.min(bound / 2, LEAD.toNanos());
         Watch watch = new Watch(null, delay);
         long deadline = start + bound;
-        watch.timer = BlockerThreads.TIMER.schedule(() -> watch.fire(dialect, connection, p, deadline),
-                start + delay - System.nanoTime(), TimeUnit.NANOSECONDS);
+        watch.timer = BlockerThreads.TIMER.schedule(
+                () -> watch.fire(dialect, connection, p, deadline),
+                start + delay - System.nanoTime(),
+                TimeUnit.NANOSECONDS);
         return watch;
     }
 
@@ -113,8 +116,8 @@ final class BlockerWatcher {
                     }
                 });
             } catch (RejectedExecutionException e) {
-                result.complete(Blockers.unknown(BlockerThreads.MAX_OBSERVATIONS
-                        + " observations of other lock waits were running"));
+                result.complete(Blockers.unknown(
+                        BlockerThreads.MAX_OBSERVATIONS + " observations of other lock waits were running"));
             }
         }
 
@@ -143,7 +146,8 @@ final class BlockerWatcher {
             try {
                 return result.get(GRACE.toNanos(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                return Blockers.unknown("observing the wait took longer than the bound plus " + GRACE.toMillis() + " ms");
+                return Blockers.unknown(
+                        "observing the wait took longer than the bound plus " + GRACE.toMillis() + " ms");
             } catch (ExecutionException e) {
                 return Blockers.unknown("observing the wait failed: " + e.getCause()); // never: completed with a value
             } catch (InterruptedException e) {

@@ -21,8 +21,11 @@ import java.util.stream.Collectors;
  * @param omitted        how many more blockers the database named than {@code sessions} holds
  * @param unknownBecause null when the blockers are known; else why they are not
  */
-public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, int omitted,
-                       @Nullable String unknownBecause) {
+public record Blockers(
+        @Nullable String waitingSession,
+        List<Blocker> sessions,
+        int omitted,
+        @Nullable String unknownBecause) {
 
     /** The most blockers kept; {@link #omitted()} counts the rest. */
     public static final int MAX_SESSIONS = 10;
@@ -108,7 +111,9 @@ public record Blockers(@Nullable String waitingSession, List<Blocker> sessions, 
 
     /** {@return the sessions the waiting session waited for itself, unmodifiable; empty when unknown} */
     public List<Blocker> direct() {
-        return sessions.stream().filter(b -> b.blocks().equals(waitingSession)).collect(Collectors.toUnmodifiableList());
+        return sessions.stream()
+                .filter(b -> b.blocks().equals(waitingSession))
+                .collect(Collectors.toUnmodifiableList());
     }
 
     /** One line for messages and logs: each blocker, or why they are unknown. */

@@ -10,7 +10,11 @@ import java.time.Duration;
 public class DeadlockException extends RowLockException {
 
     DeadlockException(RowRef row, Duration waited, Throwable cause) {
-        super("Chosen as deadlock victim while locking " + row + " after " + waited.toMillis()
-                + " ms; the transaction was rolled back", row, waited, cause);
+        super(
+                "Chosen as deadlock victim while locking " + row + " after " + waited.toMillis()
+                        + " ms; the transaction was rolled back",
+                row,
+                waited,
+                cause);
     }
 }

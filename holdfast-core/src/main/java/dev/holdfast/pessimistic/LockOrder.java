@@ -2,7 +2,6 @@ package dev.holdfast.pessimistic;
 
 import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -46,13 +45,16 @@ final class LockOrder {
     }
 
     /** A row with the parts of its name as the order compares them. */
-    private record Entry(RowRef row, String table, String column, String schema, String exactTable, String exactSchema) {
+    private record Entry(
+            RowRef row, String table, String column, String schema, String exactTable, String exactSchema) {
         static Entry of(RowRef row, @Nullable String resolvedSchema) {
             String value = row.table().value();
             int dot = value.indexOf('.');
             String table = dot < 0 ? value : value.substring(dot + 1);
             // resolvedSchema is null only for a qualified name, which carries its schema.
-            String schema = dot < 0 ? Invariants.nonNull(resolvedSchema, "an unqualified name has a resolved schema") : value.substring(0, dot);
+            String schema = dot < 0
+                    ? Invariants.nonNull(resolvedSchema, "an unqualified name has a resolved schema")
+                    : value.substring(0, dot);
             return new Entry(row, fold(table), fold(row.keyColumn().value()), fold(schema), table, schema);
         }
 
@@ -66,8 +68,7 @@ final class LockOrder {
         }
     }
 
-    private static final Comparator<Entry> ORDER = Comparator
-            .comparing(Entry::table)
+    private static final Comparator<Entry> ORDER = Comparator.comparing(Entry::table)
             .thenComparing(Entry::column)
             .thenComparing(e -> e.row().key().getClass().getName())
             .thenComparing(LockOrder::compareKeys)
@@ -76,8 +77,7 @@ final class LockOrder {
             .thenComparing(Entry::exactSchema)
             .thenComparing(e -> e.row().keyColumn().value());
 
-    private LockOrder() {
-    }
+    private LockOrder() {}
 
     /**
      * {@code rows} in locking order, each real row once: the first spelling of a row in this order
@@ -88,7 +88,9 @@ final class LockOrder {
         Map<String, String> resolved = resolveWhereItMatters(rows, resolver);
         List<Entry> entries = new ArrayList<>(rows.size());
         for (RowRef row : rows) {
-            String schema = row.table().isQualified() ? null : resolved.getOrDefault(row.table().value(), "");
+            String schema = row.table().isQualified()
+                    ? null
+                    : resolved.getOrDefault(row.table().value(), "");
             entries.add(Entry.of(row, schema));
         }
         entries.sort(ORDER);
@@ -115,7 +117,8 @@ final class LockOrder {
         }
         Map<String, String> resolved = new HashMap<>();
         for (List<Entry> group : groups.values()) {
-            boolean mixed = group.stream().anyMatch(Entry::qualified) && group.stream().anyMatch(e -> !e.qualified());
+            boolean mixed =
+                    group.stream().anyMatch(Entry::qualified) && group.stream().anyMatch(e -> !e.qualified());
             if (mixed) {
                 for (Entry e : group) {
                     String table = e.row().table().value();
@@ -132,9 +135,10 @@ final class LockOrder {
     static SchemaResolver resolver(Dialect dialect, Connection connection) {
         String sql = switch (dialect) {
             // The search path decides; a table that does not exist (the lock will fail) gets the current schema.
-            case POSTGRESQL -> "SELECT coalesce((SELECT n.nspname FROM pg_catalog.pg_class c"
-                    + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(?)),"
-                    + " current_schema())";
+            case POSTGRESQL ->
+                "SELECT coalesce((SELECT n.nspname FROM pg_catalog.pg_class c"
+                        + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(?)),"
+                        + " current_schema())";
             case H2 -> "SELECT CURRENT_SCHEMA";
             case MARIADB -> "SELECT DATABASE()";
         };

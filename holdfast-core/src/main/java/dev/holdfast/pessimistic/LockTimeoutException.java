@@ -26,10 +26,12 @@ public class LockTimeoutException extends RowLockException {
     private static String message(RowRef row, LockWait wait, Duration waited) {
         String what = switch (wait.mode()) {
             case NO_WAIT -> row + " or its table is locked by another transaction (no wait)";
-            case SKIP_LOCKED -> "The table of " + row + " is locked by another transaction"
-                    + " (skip locked skips locked rows, not a locked table)";
-            case BOUNDED -> "Lock wait on " + row + " exceeded its bound of " + wait.bound().toMillis()
-                    + " ms after " + waited.toMillis() + " ms";
+            case SKIP_LOCKED ->
+                "The table of " + row + " is locked by another transaction"
+                        + " (skip locked skips locked rows, not a locked table)";
+            case BOUNDED ->
+                "Lock wait on " + row + " exceeded its bound of " + wait.bound().toMillis() + " ms after "
+                        + waited.toMillis() + " ms";
         };
         return what + "; the transaction was rolled back";
     }

@@ -25,7 +25,11 @@ public final class LockWait {
     /** Longest bound accepted. A row lock held longer than this is a design problem, not a wait. */
     public static final Duration MAX = Duration.ofMinutes(10);
 
-    enum Mode { BOUNDED, NO_WAIT, SKIP_LOCKED }
+    enum Mode {
+        BOUNDED,
+        NO_WAIT,
+        SKIP_LOCKED
+    }
 
     private static final LockWait NO_WAIT = new LockWait(Mode.NO_WAIT, Duration.ZERO);
     private static final LockWait SKIP_LOCKED = new LockWait(Mode.SKIP_LOCKED, Duration.ZERO);

@@ -1,21 +1,20 @@
 package dev.holdfast.pessimistic;
 
-import dev.holdfast.internal.Failures;
-import dev.holdfast.internal.Arguments;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Arguments;
+import dev.holdfast.internal.Failures;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
-
 import org.jspecify.annotations.Nullable;
 
-import java.util.Objects;
-import java.util.function.UnaryOperator;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -100,12 +99,12 @@ public final class PessimisticLocks {
         }
     }
 
-    private static final Observer.Attempt NO_ATTEMPT = (waited, locked, failure) -> { };
+    private static final Observer.Attempt NO_ATTEMPT = (waited, locked, failure) -> {};
 
     private static final Observer NO_OBSERVER = new Observer() {
         @Override
-        public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
-        }
+        public void lockEnded(
+                RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {}
 
         @Override
         public Attempt lockStarting(RowRef row, LockWait wait) {
@@ -122,8 +121,8 @@ public final class PessimisticLocks {
     private final BlockerWatcher watcher;
     private final UnaryOperator<RuntimeException> failures;
 
-    private PessimisticLocks(Dialect dialect, Observer observer, BlockerWatcher watcher,
-                             UnaryOperator<RuntimeException> failures) {
+    private PessimisticLocks(
+            Dialect dialect, Observer observer, BlockerWatcher watcher, UnaryOperator<RuntimeException> failures) {
         this.dialect = Arguments.notNull(dialect, "dialect");
         this.sql = RowLockSql.forDialect(dialect);
         this.observer = Arguments.notNull(observer, "observer");
@@ -140,7 +139,8 @@ public final class PessimisticLocks {
      * @throws IllegalArgumentException if {@code dialect} is null
      */
     public static PessimisticLocks of(Dialect dialect) {
-        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE), UnaryOperator.identity());
+        return new PessimisticLocks(
+                dialect, NO_OBSERVER, BlockerWatcher.none(dialect, NO_SOURCE), UnaryOperator.identity());
     }
 
     /**
@@ -155,7 +155,8 @@ public final class PessimisticLocks {
      */
     public static PessimisticLocks of(DataSource dataSource) {
         Dialect dialect = Dialect.detect(dataSource);
-        return new PessimisticLocks(dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource), UnaryOperator.identity());
+        return new PessimisticLocks(
+                dialect, NO_OBSERVER, BlockerWatcher.through(dialect, dataSource), UnaryOperator.identity());
     }
 
     /**
@@ -201,8 +202,11 @@ public final class PessimisticLocks {
 
     /** {@return the same locks, never observing a wait: every timeout's blockers are unknown} */
     public PessimisticLocks withoutBlockers() {
-        return new PessimisticLocks(dialect, observer, BlockerWatcher.none(dialect,
-                "observing waits is turned off (PessimisticLocks.withoutBlockers())"), failures);
+        return new PessimisticLocks(
+                dialect,
+                observer,
+                BlockerWatcher.none(dialect, "observing waits is turned off (PessimisticLocks.withoutBlockers())"),
+                failures);
     }
 
     /** {@return whether timeouts name their blockers: a {@link DataSource} to observe waits through was given} */
@@ -328,7 +332,11 @@ public final class PessimisticLocks {
                 long leftMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 if (leftMillis == 0) {
                     rollback(connection, null);
-                    LockTimeoutException timeout = new LockTimeoutException(row, wait, wait.bound(), null,
+                    LockTimeoutException timeout = new LockTimeoutException(
+                            row,
+                            wait,
+                            wait.bound(),
+                            null,
                             Blockers.unknown("the bound ran out before " + row + " was locked, without a wait"));
                     ended(starting(row, wait), Duration.ZERO, false, timeout);
                     throw timeout;
@@ -367,8 +375,8 @@ public final class PessimisticLocks {
         return locked;
     }
 
-    private RuntimeException failure(SQLException e, RowRef row, LockWait wait, LockWait reported, Duration waited,
-                                     BlockerWatcher.Watch watch) {
+    private RuntimeException failure(
+            SQLException e, RowRef row, LockWait wait, LockWait reported, Duration waited, BlockerWatcher.Watch watch) {
         SqlErrorKind kind = dialect.classify(e);
         // A MariaDB max_statement_time interrupt is how a sub-second bound ends there.
         if (kind == SqlErrorKind.LOCK_TIMEOUT
@@ -389,7 +397,8 @@ public final class PessimisticLocks {
         }
     }
 
-    private static void ended(Observer.Attempt attempt, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+    private static void ended(
+            Observer.Attempt attempt, Duration waited, boolean locked, @Nullable RuntimeException failure) {
         try {
             attempt.ended(waited, locked, failure);
         } catch (RuntimeException ignored) {
@@ -419,7 +428,8 @@ public final class PessimisticLocks {
     private static void requireTransaction(Connection connection) {
         try {
             if (connection.getAutoCommit()) {
-                throw new IllegalStateException("A row lock needs a transaction: the connection is in auto-commit mode");
+                throw new IllegalStateException(
+                        "A row lock needs a transaction: the connection is in auto-commit mode");
             }
         } catch (SQLException e) {
             throw Failures.database("reading the auto-commit mode", e);

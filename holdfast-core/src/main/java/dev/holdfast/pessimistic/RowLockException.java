@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.HoldfastException;
-
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;

@@ -57,7 +57,9 @@ abstract class RowLockSql {
     }
 
     static String seconds(long millis) {
-        return BigDecimal.valueOf(millis).divide(BigDecimal.valueOf(1000), 3, RoundingMode.UNNECESSARY).toPlainString();
+        return BigDecimal.valueOf(millis)
+                .divide(BigDecimal.valueOf(1000), 3, RoundingMode.UNNECESSARY)
+                .toPlainString();
     }
 
     /**
@@ -73,11 +75,12 @@ abstract class RowLockSql {
 
         @Override
         Statement lock(RowRef row, LockWait.Mode mode, long boundMillis) {
-            String sql = select(row) + switch (mode) {
-                case NO_WAIT -> " NOWAIT";
-                case SKIP_LOCKED -> " SKIP LOCKED";
-                case BOUNDED -> " WAIT " + seconds(Math.min(boundMillis, H2_SLICE_MILLIS));
-            };
+            String sql = select(row)
+                    + switch (mode) {
+                        case NO_WAIT -> " NOWAIT";
+                        case SKIP_LOCKED -> " SKIP LOCKED";
+                        case BOUNDED -> " WAIT " + seconds(Math.min(boundMillis, H2_SLICE_MILLIS));
+                    };
             return new Statement(sql, List.of(row.key()), 0);
         }
 
@@ -118,11 +121,14 @@ abstract class RowLockSql {
         @Override
         Statement lock(RowRef row, LockWait.Mode mode, long boundMillis) {
             // Target-list entries are evaluated in order: the old values are saved before they are replaced.
-            String sql = SAVE_AND_SET + select(row) + switch (mode) {
-                case NO_WAIT -> " NOWAIT";
-                case SKIP_LOCKED -> " SKIP LOCKED";
-                case BOUNDED -> "";
-            } + RESTORE;
+            String sql = SAVE_AND_SET
+                    + select(row)
+                    + switch (mode) {
+                        case NO_WAIT -> " NOWAIT";
+                        case SKIP_LOCKED -> " SKIP LOCKED";
+                        case BOUNDED -> "";
+                    }
+                    + RESTORE;
             boolean bounded = mode == LockWait.Mode.BOUNDED;
             String bound = boundMillis + "ms";
             return new Statement(sql, Arrays.asList(bounded ? bound : "1ms", bounded ? bound : null, row.key()), 1);
@@ -146,9 +152,10 @@ abstract class RowLockSql {
             String sql = switch (mode) {
                 case NO_WAIT -> "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " NOWAIT";
                 case SKIP_LOCKED -> "SET STATEMENT lock_wait_timeout=0 FOR " + select(row) + " SKIP LOCKED";
-                case BOUNDED -> "SET STATEMENT max_statement_time=" + seconds(boundMillis)
-                        + ", innodb_lock_wait_timeout=" + wholeSeconds + ", lock_wait_timeout=" + wholeSeconds
-                        + " FOR " + select(row);
+                case BOUNDED ->
+                    "SET STATEMENT max_statement_time=" + seconds(boundMillis)
+                            + ", innodb_lock_wait_timeout=" + wholeSeconds + ", lock_wait_timeout=" + wholeSeconds
+                            + " FOR " + select(row);
             };
             return new Statement(sql, List.of(row.key()), 0);
         }

@@ -25,9 +25,15 @@ import java.time.Instant;
  * @param blockers        the sessions it waits for, nearest first, chains followed as in a
  *                        {@link LockTimeoutException}; or why they are unknown
  */
-public record RowLockWait(String sessionId, @Nullable String user, @Nullable String applicationName,
-                          @Nullable String clientAddress, @Nullable Instant waitingSince, @Nullable String state,
-                          @Nullable String statement, Blockers blockers) {
+public record RowLockWait(
+        String sessionId,
+        @Nullable String user,
+        @Nullable String applicationName,
+        @Nullable String clientAddress,
+        @Nullable Instant waitingSince,
+        @Nullable String state,
+        @Nullable String statement,
+        Blockers blockers) {
 
     /**
      * Cuts a longer {@code statement} to {@value Blocker#MAX_STATEMENT_LENGTH} characters (the last

@@ -77,9 +77,14 @@ public final class RowLockWaits {
     }
 
     /** A waiting session as the first reading saw it. */
-    private record Waiting(String session, @Nullable String user, @Nullable String application, @Nullable String client,
-                           @Nullable Instant since, @Nullable String state, @Nullable String statement) {
-    }
+    private record Waiting(
+            String session,
+            @Nullable String user,
+            @Nullable String application,
+            @Nullable String client,
+            @Nullable Instant since,
+            @Nullable String state,
+            @Nullable String statement) {}
 
     private List<RowLockWait> read(Connection c, int limit) throws SQLException {
         List<Waiting> waits = new ArrayList<>();
@@ -88,9 +93,14 @@ public final class RowLockWaits {
             ps.setInt(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    waits.add(new Waiting(rs.getString("session_id"), rs.getString("user_name"),
-                            rs.getString("application"), rs.getString("client"), sql.waitingSince(rs),
-                            rs.getString("state"), sql.statement(rs)));
+                    waits.add(new Waiting(
+                            rs.getString("session_id"),
+                            rs.getString("user_name"),
+                            rs.getString("application"),
+                            rs.getString("client"),
+                            sql.waitingSince(rs),
+                            rs.getString("state"),
+                            sql.statement(rs)));
                 }
             }
         }
@@ -98,8 +108,15 @@ public final class RowLockWaits {
         for (Waiting w : waits) {
             Blockers blockers = blockers(c, w.session());
             if (blockers != null) {
-                known.add(new RowLockWait(w.session(), w.user(), w.application(), w.client(), w.since(), w.state(),
-                        w.statement(), blockers));
+                known.add(new RowLockWait(
+                        w.session(),
+                        w.user(),
+                        w.application(),
+                        w.client(),
+                        w.since(),
+                        w.state(),
+                        w.statement(),
+                        blockers));
             }
         }
         return known;

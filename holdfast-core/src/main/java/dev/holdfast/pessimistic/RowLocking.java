@@ -8,8 +8,7 @@ import java.sql.SQLException;
 /** Runs the statements of {@link RowLockSql}: one, or for a bound longer than a slice, one per slice. */
 final class RowLocking {
 
-    private RowLocking() {
-    }
+    private RowLocking() {}
 
     /** Locks the row; true if it exists and is now locked, false if missing (or skipped). */
     static boolean lock(Connection c, RowLockSql sql, RowRef row, LockWait wait) throws SQLException {

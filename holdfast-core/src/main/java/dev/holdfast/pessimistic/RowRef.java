@@ -1,7 +1,7 @@
 package dev.holdfast.pessimistic;
 
-import dev.holdfast.jdbc.internal.Keys;
 import dev.holdfast.jdbc.SqlIdentifier;
+import dev.holdfast.jdbc.internal.Keys;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -28,8 +28,7 @@ public record RowRef(SqlIdentifier table, SqlIdentifier keyColumn, Object key) i
     /** Longest string key accepted. */
     public static final int MAX_STRING_KEY = Keys.MAX_STRING_KEY;
 
-    private static final Comparator<RowRef> ORDER = Comparator
-            .comparing((RowRef r) -> fold(tableName(r)))
+    private static final Comparator<RowRef> ORDER = Comparator.comparing((RowRef r) -> fold(tableName(r)))
             .thenComparing(r -> fold(r.keyColumn.value()))
             .thenComparing(r -> r.key.getClass().getName())
             .thenComparing(RowRef::compareKeys)

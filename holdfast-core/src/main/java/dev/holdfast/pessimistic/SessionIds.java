@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationTargetException;
@@ -18,8 +17,7 @@ import java.sql.SQLException;
  */
 final class SessionIds {
 
-    private SessionIds() {
-    }
+    private SessionIds() {}
 
     /** The session id, or null if this driver does not tell it. */
     static @Nullable String of(Dialect dialect, Connection connection) {
@@ -36,8 +34,11 @@ final class SessionIds {
     }
 
     private static @Nullable Object unwrap(Connection connection, String driverType) throws SQLException {
-        for (ClassLoader loader : new ClassLoader[] {connection.getClass().getClassLoader(),
-                Thread.currentThread().getContextClassLoader(), SessionIds.class.getClassLoader()}) {
+        for (ClassLoader loader : new ClassLoader[] {
+            connection.getClass().getClassLoader(),
+            Thread.currentThread().getContextClassLoader(),
+            SessionIds.class.getClassLoader()
+        }) {
             Class<?> type;
             try {
                 type = Class.forName(driverType, false, loader);

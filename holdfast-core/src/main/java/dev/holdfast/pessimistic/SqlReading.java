@@ -29,8 +29,8 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
     static List<SqlReading> of(Dialect dialect) {
         return switch (dialect) {
             case H2 -> List.of(new SqlReading(dialect, false, false, false));
-            case POSTGRESQL -> List.of(new SqlReading(dialect, false, false, false),
-                    new SqlReading(dialect, true, false, false));
+            case POSTGRESQL ->
+                List.of(new SqlReading(dialect, false, false, false), new SqlReading(dialect, true, false, false));
             case MARIADB -> {
                 List<SqlReading> readings = new ArrayList<>();
                 for (boolean backslash : new boolean[] {true, false}) {
@@ -52,8 +52,7 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
      * @param unterminated the text ended inside a string, name or comment: no reading of a whole
      *                     statement that the database ran
      */
-    record Shown(String text, boolean unterminated) {
-    }
+    record Shown(String text, boolean unterminated) {}
 
     Shown shown(String sql) {
         Lexer lexer = new Lexer(this, sql);
@@ -74,6 +73,7 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
         private boolean executable;
         /** Where to cut back to when the executable comment ends: its content is not shown (-1: shown). */
         private int hiddenFrom = -1;
+
         private boolean unterminated;
 
         Lexer(SqlReading reading, String sql) {
@@ -157,8 +157,10 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
                 case POSTGRESQL -> sql.startsWith("--", i);
                 case H2 -> sql.startsWith("--", i) || sql.startsWith("//", i);
                 // MariaDB: "--" starts a comment only before a space or a control character ("5--3" is 8)
-                case MARIADB -> sql.charAt(i) == '#' || (sql.startsWith("--", i)
-                        && (i + 2 >= n || sql.charAt(i + 2) <= ' ' || sql.charAt(i + 2) == 127));
+                case MARIADB ->
+                    sql.charAt(i) == '#'
+                            || (sql.startsWith("--", i)
+                                    && (i + 2 >= n || sql.charAt(i + 2) <= ' ' || sql.charAt(i + 2) == 127));
             };
         }
 
@@ -348,8 +350,11 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
             int j = i + 1;
             while (j < n) {
                 char c = sql.charAt(j);
-                boolean signedExponent = (c == '+' || c == '-') && !radix && (sql.charAt(j - 1) | 0x20) == 'e'
-                        && j + 1 < n && isDigit(sql.charAt(j + 1));
+                boolean signedExponent = (c == '+' || c == '-')
+                        && !radix
+                        && (sql.charAt(j - 1) | 0x20) == 'e'
+                        && j + 1 < n
+                        && isDigit(sql.charAt(j + 1));
                 if (Character.isLetterOrDigit(c) || c == '_' || c == '.' || signedExponent) {
                     j++;
                 } else {
@@ -370,8 +375,11 @@ record SqlReading(Dialect dialect, boolean backslashEscapes, boolean ansiQuotes,
             if (j < n && sql.charAt(j) == '\'') {
                 return prefixed(word, j);
             }
-            if (word.equalsIgnoreCase("U") && sql.startsWith("&", j) && dialect != Dialect.MARIADB
-                    && j + 1 < n && (sql.charAt(j + 1) == '\'' || sql.charAt(j + 1) == '"')) {
+            if (word.equalsIgnoreCase("U")
+                    && sql.startsWith("&", j)
+                    && dialect != Dialect.MARIADB
+                    && j + 1 < n
+                    && (sql.charAt(j + 1) == '\'' || sql.charAt(j + 1) == '"')) {
                 // U&'…' (standard string rules, a backslash escaping no quote) or the name U&"…"
                 return sql.charAt(j + 1) == '\'' ? literal(j + 2, '\'', false) : name(i, j + 2, '"');
             }

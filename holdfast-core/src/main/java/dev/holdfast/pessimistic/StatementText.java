@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -25,8 +24,7 @@ import java.util.List;
  */
 final class StatementText {
 
-    private StatementText() {
-    }
+    private StatementText() {}
 
     /**
      * @param sql   the text the database shows of the statement
@@ -36,8 +34,10 @@ final class StatementText {
         if (sql == null || sql.isBlank()) {
             return null;
         }
-        List<SqlReading.Shown> readings = SqlReading.of(dialect).stream().map(r -> r.shown(sql)).toList();
-        List<SqlReading.Shown> possible = readings.stream().filter(r -> !whole || !r.unterminated()).toList();
+        List<SqlReading.Shown> readings =
+                SqlReading.of(dialect).stream().map(r -> r.shown(sql)).toList();
+        List<SqlReading.Shown> possible =
+                readings.stream().filter(r -> !whole || !r.unterminated()).toList();
         String agreed = null;
         for (SqlReading.Shown reading : possible.isEmpty() ? readings : possible) {
             agreed = agreed == null ? reading.text() : agreement(agreed, reading.text());
@@ -59,7 +59,8 @@ final class StatementText {
     }
 
     private static String cut(String text) {
-        return text.length() <= Blocker.MAX_STATEMENT_LENGTH ? text
+        return text.length() <= Blocker.MAX_STATEMENT_LENGTH
+                ? text
                 : text.substring(0, Blocker.MAX_STATEMENT_LENGTH - 1) + SqlReading.CUT;
     }
 }

@@ -23,6 +23,7 @@ class DocumentationShapeTest {
 
     /** Line caps of the pages that summarise measurements; a cap may only go down. */
     private static final Map<String, Integer> CAPS = Map.of("docs/benchmarks.md", 250, "docs/batching.md", 150);
+
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Path ROOT = RepositoryRoot.path();
 
@@ -46,7 +47,8 @@ class DocumentationShapeTest {
         for (String dir : List.of("docs", "benchmarks")) {
             try (Stream<Path> files = Files.walk(ROOT.resolve(dir))) {
                 files.filter(p -> p.toString().endsWith(".md") && !p.toString().contains("/target/"))
-                        .sorted().forEach(pages::add);
+                        .sorted()
+                        .forEach(pages::add);
             }
         }
         for (Path page : pages) {

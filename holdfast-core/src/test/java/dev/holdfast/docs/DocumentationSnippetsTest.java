@@ -64,7 +64,8 @@ class DocumentationSnippetsTest {
                     } else if (!normalise(block).equals(found.get(0).lines())) {
                         problems.add(where + ": snippet '" + marker.group(1) + "' differs from " + found.get(0)
                                 + "\n--- docs\n" + String.join("\n", normalise(block))
-                                + "\n--- source\n" + String.join("\n", found.get(0).lines()));
+                                + "\n--- source\n"
+                                + String.join("\n", found.get(0).lines()));
                     }
                     checked++;
                 }
@@ -96,7 +97,9 @@ class DocumentationSnippetsTest {
         Map<String, List<Region>> regions = new HashMap<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
             for (Path file : files.filter(p -> TAGGED_FILES.stream().anyMatch(p.toString()::endsWith))
-                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).toList()) {
+                    .filter(p ->
+                            !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .toList()) {
                 List<String> lines = read(file);
                 for (int i = 0; i < lines.size(); i++) {
                     Matcher tag = TAG.matcher(lines.get(i).strip());
@@ -106,7 +109,8 @@ class DocumentationSnippetsTest {
                             j++;
                         }
                         regions.computeIfAbsent(tag.group(1), k -> new ArrayList<>())
-                                .add(new Region(ROOT.relativize(file) + ":" + (i + 1), normalise(lines.subList(i + 1, j))));
+                                .add(new Region(
+                                        ROOT.relativize(file) + ":" + (i + 1), normalise(lines.subList(i + 1, j))));
                     }
                 }
             }
@@ -129,9 +133,14 @@ class DocumentationSnippetsTest {
 
     /** Trailing blanks and the common indentation removed. */
     static List<String> normalise(List<String> lines) {
-        int indent = lines.stream().filter(l -> !l.isBlank())
-                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing()).toList();
+        int indent = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
+        return lines.stream()
+                .map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())
+                .toList();
     }
 
     private record Region(String where, List<String> lines) {

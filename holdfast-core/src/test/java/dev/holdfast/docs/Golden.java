@@ -19,8 +19,7 @@ public final class Golden {
             ? Path.of("src/test/resources/statements")
             : Path.of("..", "holdfast-core", "src", "test", "resources", "statements");
 
-    private Golden() {
-    }
+    private Golden() {}
 
     public static void assertMatches(String file, String rendered) {
         Path path = DIR.resolve(file);
@@ -29,9 +28,15 @@ public final class Golden {
                 Files.createDirectories(DIR);
                 Files.writeString(path, rendered);
             }
-            assertThat(path).as("golden file %s (write it with -Dholdfast.golden.write=true)", path).exists();
-            assertThat(rendered).as("the SQL of %s changed: review it, then rewrite the file with"
-                    + " -Dholdfast.golden.write=true", path).isEqualTo(Files.readString(path));
+            assertThat(path)
+                    .as("golden file %s (write it with -Dholdfast.golden.write=true)", path)
+                    .exists();
+            assertThat(rendered)
+                    .as(
+                            "the SQL of %s changed: review it, then rewrite the file with"
+                                    + " -Dholdfast.golden.write=true",
+                            path)
+                    .isEqualTo(Files.readString(path));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -43,9 +43,15 @@ class LibraryConventionsTest {
         byte[] key = new byte[32];
         List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = List.of(
                 () -> new dev.holdfast.jdbc.SchemaInstaller(null, dev.holdfast.jdbc.dialect.Dialect.H2),
-                () -> dev.holdfast.optimistic.VersionedTable.builder("orders").dialect(null).build(),
-                () -> dev.holdfast.optimistic.VersionedTable.builder("orders").dialect(dev.holdfast.jdbc.dialect.Dialect.H2).build().row(null),
-                () -> dev.holdfast.optimistic.offline.OptimisticOfflineLock.builder(key).table(null),
+                () -> dev.holdfast.optimistic.VersionedTable.builder("orders")
+                        .dialect(null)
+                        .build(),
+                () -> dev.holdfast.optimistic.VersionedTable.builder("orders")
+                        .dialect(dev.holdfast.jdbc.dialect.Dialect.H2)
+                        .build()
+                        .row(null),
+                () -> dev.holdfast.optimistic.offline.OptimisticOfflineLock.builder(key)
+                        .table(null),
                 () -> dev.holdfast.pessimistic.PessimisticLocks.of((dev.holdfast.jdbc.dialect.Dialect) null),
                 () -> dev.holdfast.jdbc.dialect.Dialect.fromProductName(null));
         for (var call : calls) {
@@ -58,7 +64,8 @@ class LibraryConventionsTest {
     private static List<Path> librarySources() throws IOException {
         List<Path> sources = new ArrayList<>();
         try (Stream<Path> modules = Files.list(ROOT)) {
-            for (Path module : modules.filter(m -> m.getFileName().toString().startsWith("holdfast-")).toList()) {
+            for (Path module : modules.filter(m -> m.getFileName().toString().startsWith("holdfast-"))
+                    .toList()) {
                 Path dir = module.resolve("src/main/java");
                 if (Files.isDirectory(dir)) {
                     try (Stream<Path> files = Files.walk(dir)) {
@@ -74,11 +81,14 @@ class LibraryConventionsTest {
     void everyLibraryPackageIsDescribedAndNullMarked() throws IOException {
         Set<Path> packages = new TreeSet<>();
         try (Stream<Path> modules = Files.list(ROOT)) {
-            for (Path module : modules.filter(m -> m.getFileName().toString().startsWith("holdfast-")).toList()) {
+            for (Path module : modules.filter(m -> m.getFileName().toString().startsWith("holdfast-"))
+                    .toList()) {
                 Path sources = module.resolve("src/main/java");
                 if (Files.isDirectory(sources)) {
                     try (Stream<Path> files = Files.walk(sources)) {
-                        files.filter(f -> f.toString().endsWith(".java")).map(Path::getParent).forEach(packages::add);
+                        files.filter(f -> f.toString().endsWith(".java"))
+                                .map(Path::getParent)
+                                .forEach(packages::add);
                     }
                 }
             }

@@ -23,13 +23,13 @@ import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -52,7 +52,8 @@ class QuickStartTest {
         db.execute("CREATE TABLE " + table + " (order_no VARCHAR(20) PRIMARY KEY, street VARCHAR(200),"
                 + " fence_token BIGINT, report VARCHAR(200),"
                 + " version BIGINT NOT NULL, modified_by VARCHAR(100), modified " + timestamp + ")");
-        db.execute("INSERT INTO " + table + " (order_no, street, version, modified_by) VALUES ('A-1', 'Old Road 1', 6, 'seed')");
+        db.execute("INSERT INTO " + table
+                + " (order_no, street, version, modified_by) VALUES ('A-1', 'Old Road 1', 6, 'seed')");
         return table;
     }
 
@@ -96,12 +97,16 @@ class QuickStartTest {
         // end::pessimistic[]
         steps.add("locked and committed");
 
-        try (Connection holder = db.connection(); Connection other = db.connection()) {
+        try (Connection holder = db.connection();
+                Connection other = db.connection()) {
             holder.setAutoCommit(false);
             other.setAutoCommit(false);
-            locks.forUpdate(holder, RowRef.of(purchaseOrder, "order_no", "A-1"), LockWait.atMost(Duration.ofSeconds(3)));
-            assertThatThrownBy(() -> locks.forUpdate(other, RowRef.of(purchaseOrder, "order_no", "A-1"),
-                    LockWait.atMost(Duration.ofMillis(200))))
+            locks.forUpdate(
+                    holder, RowRef.of(purchaseOrder, "order_no", "A-1"), LockWait.atMost(Duration.ofSeconds(3)));
+            assertThatThrownBy(() -> locks.forUpdate(
+                            other,
+                            RowRef.of(purchaseOrder, "order_no", "A-1"),
+                            LockWait.atMost(Duration.ofMillis(200))))
                     .isInstanceOf(LockTimeoutException.class);
             holder.rollback();
         }
@@ -113,7 +118,7 @@ class QuickStartTest {
         String purchaseOrder = purchaseOrders(db);
         DataSource dataSource = db.dataSource();
         new SchemaInstaller(dataSource).installClock();
-        long seenVersion = 6;   // carried through the form
+        long seenVersion = 6; // carried through the form
         // tag::optimistic[]
         VersionedTable orders = VersionedTable.builder(purchaseOrder).entity("order").idColumn("order_no")
                 .dialect(Dialect.detect(dataSource)).build();
@@ -130,7 +135,8 @@ class QuickStartTest {
             assertThat(stale.modifiedBy()).contains("kim");
             assertThat(stale.currentVersion()).contains(7L);
         }
-        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'")).isEqualTo("Main 1");
+        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'"))
+                .isEqualTo("Main 1");
     }
 
     @DatabaseTest
@@ -169,7 +175,8 @@ class QuickStartTest {
                 .isInstanceOf(LockNotHeldException.class);
         LockId other = editLocks.tryLock("purchase_order", orderNo, "bob");
         assertThatThrownBy(() -> editLocks.tryLock("purchase_order", orderNo, user))
-                .isInstanceOfSatisfying(AlreadyLockedException.class, e -> assertThat(e.owner()).contains("bob"));
+                .isInstanceOfSatisfying(
+                        AlreadyLockedException.class, e -> assertThat(e.owner()).contains("bob"));
         editLocks.releaseLock(other, "bob");
     }
 
@@ -178,10 +185,14 @@ class QuickStartTest {
         String purchaseOrder = purchaseOrders(db);
         DataSource dataSource = db.dataSource();
         new SchemaInstaller(dataSource).installClock();
-        byte[] serverKey = "a server-side secret of 32 bytes or more, never sent".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] serverKey = "a server-side secret of 32 bytes or more, never sent"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String sessionId = "session-1";
-        VersionedTable orders = VersionedTable.builder(purchaseOrder).entity("order").idColumn("order_no")
-                .dialect(Dialect.detect(dataSource)).build();
+        VersionedTable orders = VersionedTable.builder(purchaseOrder)
+                .entity("order")
+                .idColumn("order_no")
+                .dialect(Dialect.detect(dataSource))
+                .build();
         // tag::optimistic-offline[]
         OptimisticOfflineLock offline = OptimisticOfflineLock.builder(serverKey).table(orders).build();
 
@@ -199,11 +210,14 @@ class QuickStartTest {
         offline.commit(dataSource, tx, "kim");                      // VersionConflictException lists every stale row
         // end::optimistic-offline[]
 
-        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'")).isEqualTo("Main 1");
+        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'"))
+                .isEqualTo("Main 1");
         BusinessTransaction replay = offline.open(state, sessionId);
         replay.write(orders, "A-1", Assignments.of("street", "Bob Lane 2"));
-        assertThatThrownBy(() -> offline.commit(dataSource, replay, "bob")).isInstanceOf(VersionConflictException.class);
-        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'")).isEqualTo("Main 1");
+        assertThatThrownBy(() -> offline.commit(dataSource, replay, "bob"))
+                .isInstanceOf(VersionConflictException.class);
+        assertThat(db.queryString("SELECT street FROM " + purchaseOrder + " WHERE order_no = 'A-1'"))
+                .isEqualTo("Main 1");
     }
 
     @DatabaseTest
@@ -232,7 +246,9 @@ class QuickStartTest {
         }
         // end::lease[]
         assertThat(writes).containsExactly(true);
-        assertThat(db.queryString("SELECT report FROM " + purchaseOrder + " WHERE order_no = 'A-1'")).isEqualTo("done");
-        assertThat(db.queryLong("SELECT fence_token FROM " + purchaseOrder + " WHERE order_no = 'A-1'")).isPositive();
+        assertThat(db.queryString("SELECT report FROM " + purchaseOrder + " WHERE order_no = 'A-1'"))
+                .isEqualTo("done");
+        assertThat(db.queryLong("SELECT fence_token FROM " + purchaseOrder + " WHERE order_no = 'A-1'"))
+                .isPositive();
     }
 }

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 /** The checkout's root folder (the one with {@code .ci/}), found from the module a test runs in. */
 final class RepositoryRoot {
 
-    private RepositoryRoot() {
-    }
+    private RepositoryRoot() {}
 
     static Path path() {
         Path start = Path.of("").toAbsolutePath();

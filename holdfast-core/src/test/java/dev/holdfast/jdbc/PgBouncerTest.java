@@ -71,13 +71,17 @@ class PgBouncerTest {
                 try (Statement s = a.createStatement()) {
                     s.execute("SET LOCAL synchronous_commit = off"); // as a relaxed commit does, the user's own
                 }
-                assertThat(settings(a).get(0)).as("A holds the one server connection").isEqualTo(defaults.get(0));
+                assertThat(settings(a).get(0))
+                        .as("A holds the one server connection")
+                        .isEqualTo(defaults.get(0));
                 b = CompletableFuture.supplyAsync(() -> settingsUnchecked(server.b));
                 await().atMost(Duration.ofSeconds(30)).until(server.bWaits::getAsBoolean);
                 assertThat(b).as("B waits for A's transaction").isNotDone();
                 a.commit();
-            }   // through PgBouncer the commit frees the server connection; a pool's connection, the close
-            assertThat(b.get(30, TimeUnit.SECONDS)).as("B after A's bounded lock").isEqualTo(defaults);
+            } // through PgBouncer the commit frees the server connection; a pool's connection, the close
+            assertThat(b.get(30, TimeUnit.SECONDS))
+                    .as("B after A's bounded lock")
+                    .isEqualTo(defaults);
 
             // 2. A bound that runs out: the error path restores too
             try (Connection blocker = db.directDataSource().getConnection()) {
@@ -87,7 +91,8 @@ class PgBouncerTest {
                 }
                 try (Connection a = server.a.getConnection()) {
                     a.setAutoCommit(false);
-                    assertThatThrownBy(() -> locks.forUpdate(a, RowRef.of(orders, "id", 1), LockWait.atMost(Duration.ofMillis(200))))
+                    assertThatThrownBy(() -> locks.forUpdate(
+                                    a, RowRef.of(orders, "id", 1), LockWait.atMost(Duration.ofMillis(200))))
                             .isInstanceOf(LockTimeoutException.class);
                 }
                 blocker.rollback();
@@ -95,8 +100,10 @@ class PgBouncerTest {
             assertThat(settings(server.b)).as("B after A's lock timed out").isEqualTo(defaults);
 
             // 3. Leases: durable grants raise synchronous_commit, fast releases lower it, each in its own transaction
-            try (LeaseService leases = LeaseService.builder(server.a).table(leaseTable).build()) {
-                Lease lease = leases.tryAcquire("report", "a", Duration.ofMinutes(1)).orElseThrow();
+            try (LeaseService leases =
+                    LeaseService.builder(server.a).table(leaseTable).build()) {
+                Lease lease =
+                        leases.tryAcquire("report", "a", Duration.ofMinutes(1)).orElseThrow();
                 assertThat(settings(server.b)).as("B after A's grant").isEqualTo(defaults);
                 leases.release(lease);
                 assertThat(settings(server.b)).as("B after A's fast release").isEqualTo(defaults);
@@ -104,11 +111,18 @@ class PgBouncerTest {
 
             // 4. Offline locks, relaxed and durable
             for (CommitDurability durability : CommitDurability.values()) {
-                JdbcLockManager editLocks = JdbcLockManager.builder(server.a).table(lockTable).durability(durability).build();
+                JdbcLockManager editLocks = JdbcLockManager.builder(server.a)
+                        .table(lockTable)
+                        .durability(durability)
+                        .build();
                 LockId id = editLocks.tryLock("order", "1", "kim");
-                assertThat(settings(server.b)).as("B after A's " + durability + " lock").isEqualTo(defaults);
+                assertThat(settings(server.b))
+                        .as("B after A's " + durability + " lock")
+                        .isEqualTo(defaults);
                 editLocks.releaseLock(id, "kim");
-                assertThat(settings(server.b)).as("B after A's " + durability + " release").isEqualTo(defaults);
+                assertThat(settings(server.b))
+                        .as("B after A's " + durability + " release")
+                        .isEqualTo(defaults);
             }
         }
     }
@@ -119,8 +133,8 @@ class PgBouncerTest {
         db.dropAfterTest(table + "_queue");
         // pgjdbc's default prepareThreshold (5): the fifth run of a statement names it on the server
         try (OneServer server = OneServer.of(db, url -> url.replace("?prepareThreshold=0", ""));
-             LeaseService a = LeaseService.builder(server.a).table(table).build();
-             LeaseService b = LeaseService.builder(server.b).table(table).build()) {
+                LeaseService a = LeaseService.builder(server.a).table(table).build();
+                LeaseService b = LeaseService.builder(server.b).table(table).build()) {
             // Each client runs one statement six times, on names of its own. Through the transaction pooler
             // the two share one server connection, which may also keep statements of an earlier run.
             List<RuntimeException> failures = new ArrayList<>();
@@ -128,21 +142,31 @@ class PgBouncerTest {
                 String prefix = client == a ? "a-" : "b-";
                 for (int i = 0; i < 6; i++) {
                     try {
-                        assertThat(client.tryAcquire(prefix + i, "owner", Duration.ofMinutes(1))).isPresent();
+                        assertThat(client.tryAcquire(prefix + i, "owner", Duration.ofMinutes(1)))
+                                .isPresent();
                     } catch (RuntimeException e) {
                         failures.add(e);
                         assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = ?", prefix + i))
-                                .as("the failed grant changed nothing").isZero();
+                                .as("the failed grant changed nothing")
+                                .isZero();
                     }
                 }
             }
             if (db.entry() == TestDatabase.Entry.PGBOUNCER) {
-                assertThat(failures).as("a statement named like another on their one server connection").isNotEmpty();
-                assertThat(failures.get(0)).isInstanceOf(PoolingModeException.class)
+                assertThat(failures)
+                        .as("a statement named like another on their one server connection")
+                        .isNotEmpty();
+                assertThat(failures.get(0))
+                        .isInstanceOf(PoolingModeException.class)
                         .hasMessageContaining("add prepareThreshold=0 to the JDBC URL");
-                assertThat(((PoolingModeException) failures.get(0)).sqlException().getSQLState()).isIn("26000", "42P05");
+                assertThat(((PoolingModeException) failures.get(0))
+                                .sqlException()
+                                .getSQLState())
+                        .isIn("26000", "42P05");
             } else {
-                assertThat(failures).as("a connection that keeps its server keeps its statements").isEmpty();
+                assertThat(failures)
+                        .as("a connection that keeps its server keeps its statements")
+                        .isEmpty();
             }
         }
     }
@@ -152,17 +176,25 @@ class PgBouncerTest {
         String table = install(db, HoldfastTable.LEASES, "bouncer_wakeups");
         db.dropAfterTest(table + "_queue");
         boolean transactionPooled = db.entry() == TestDatabase.Entry.PGBOUNCER;
-        try (LeaseService holder = LeaseService.builder(db.dataSource()).table(table).build();
-             LeaseService pooled = tune(LeaseService.builder(db.dataSource()).table(table),
-                     t -> t.notifyProbe(Duration.ofMillis(500))).build();
-             LeaseService direct = tune(LeaseService.builder(db.dataSource()).table(table)
-                     .listenerDataSource(db.directDataSource()),
-                     t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {   // only the notice wakes its waiter in time
+        try (LeaseService holder =
+                        LeaseService.builder(db.dataSource()).table(table).build();
+                LeaseService pooled = tune(
+                                LeaseService.builder(db.dataSource()).table(table),
+                                t -> t.notifyProbe(Duration.ofMillis(500)))
+                        .build();
+                LeaseService direct = tune(
+                                LeaseService.builder(db.dataSource())
+                                        .table(table)
+                                        .listenerDataSource(db.directDataSource()),
+                                t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) { // only the notice wakes its waiter in time
             // Through the service's own pool: behind a transaction pooler the listener's probe is not
             // heard, so its waiters poll (logged); anywhere else it listens.
-            Lease held = holder.tryAcquire("job", "holder", Duration.ofMinutes(1)).orElseThrow();
+            Lease held =
+                    holder.tryAcquire("job", "holder", Duration.ofMinutes(1)).orElseThrow();
             CompletableFuture<Lease> waiting = async(pooled, "job", "waiter");
-            await().atMost(Duration.ofSeconds(30)).until(() -> probe(pooled).listening() || probe(pooled).listenerBehindPooler());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> probe(pooled).listening() || probe(pooled).listenerBehindPooler());
             assertThat(probe(pooled).listenerBehindPooler()).isEqualTo(transactionPooled);
             assertThat(probe(pooled).listening()).isEqualTo(!transactionPooled);
             holder.release(held);
@@ -178,7 +210,9 @@ class PgBouncerTest {
             awaitAsleepUntilNotified();
             holder.release(held);
             got = waiting.get(30, TimeUnit.SECONDS);
-            assertThat(probe(direct).handOffsReceived()).as("woken by the hand-off's notification").isEqualTo(1);
+            assertThat(probe(direct).handOffsReceived())
+                    .as("woken by the hand-off's notification")
+                    .isEqualTo(1);
             direct.release(got);
         }
     }
@@ -206,7 +240,8 @@ class PgBouncerTest {
             assertThat(handedOn.token()).as("handed on by the release").isEqualTo(held.token() + 1);
             // The waiter may take its grant from the notice or, on a busy machine, from a safety poll that came first;
             // either way the release's notice reaches the listener that listens on the direct connection.
-            await("the hand-off's notice heard").atMost(Duration.ofSeconds(30))
+            await("the hand-off's notice heard")
+                    .atMost(Duration.ofSeconds(30))
                     .until(() -> probe(leases).handOffNotificationsHeard() == 1);
             leases.release(handedOn);
         }
@@ -228,12 +263,16 @@ class PgBouncerTest {
      * that the attempt that wrote it has returned (one still in flight finds a hand-off itself, without the notice).
      */
     private static void awaitAsleepUntilNotified() {
-        await("a waiting call asleep until notified").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+        await("a waiting call asleep until notified")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("acquireInDatabase"))
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals("java.util.concurrent.Semaphore")
-                                        && f.getMethodName().equals("tryAcquire"))));
+                                && java.util.Arrays.stream(e.getValue())
+                                        .anyMatch(f -> f.getMethodName().equals("acquireInDatabase"))
+                                && java.util.Arrays.stream(e.getValue())
+                                        .anyMatch(f -> f.getClassName().equals("java.util.concurrent.Semaphore")
+                                                && f.getMethodName().equals("tryAcquire"))));
     }
 
     /** Until a waiter's queue entry names a listener: a release will hand it the lease and notify it. */
@@ -263,7 +302,8 @@ class PgBouncerTest {
     }
 
     private static List<String> settings(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SETTINGS)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(SETTINGS)) {
             rs.next();
             List<String> values = new ArrayList<>(); // nulls too: a custom setting never set
             for (int i = 1; i <= 10; i++) {
@@ -309,7 +349,8 @@ class PgBouncerTest {
             }
             String shared = url.apply(db.entry().url());
             HikariDataSource one = pool(shared, db.entry().user(), db.entry().password());
-            return new OneServer(one, one, () -> one.getHikariPoolMXBean().getThreadsAwaitingConnection() > 0, List.of(one));
+            return new OneServer(
+                    one, one, () -> one.getHikariPoolMXBean().getThreadsAwaitingConnection() > 0, List.of(one));
         }
 
         private static HikariDataSource pool(String url, String user, String password) {

@@ -19,17 +19,31 @@ class SchemaCheckTest {
     @Test
     void everyDialectsScriptsGiveEveryTableItsColumns() {
         for (Dialect dialect : List.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)) {
-            Map<String, List<String>> leases = SchemaCheck.columns(
-                    SchemaInstaller.script(dialect, HoldfastTable.LEASES, "l"));
+            Map<String, List<String>> leases =
+                    SchemaCheck.columns(SchemaInstaller.script(dialect, HoldfastTable.LEASES, "l"));
             assertThat(leases).as("%s", dialect).containsKeys("l", "l_queue");
-            assertThat(leases.get("l")).as("%s", dialect)
+            assertThat(leases.get("l"))
+                    .as("%s", dialect)
                     .contains("name", "owner", "token", "acquired_at", "expires_at", "broken_by", "broken_at")
                     .doesNotContain("primary", "key", "constraint");
-            assertThat(leases.get("l_queue")).as("%s", dialect).contains("name", "owner", "wait_until")
+            assertThat(leases.get("l_queue"))
+                    .as("%s", dialect)
+                    .contains("name", "owner", "wait_until")
                     .doesNotContain("primary", "key");
-            assertThat(SchemaCheck.columns(SchemaInstaller.script(dialect, HoldfastTable.OFFLINE_LOCKS, "o")).get("o"))
-                    .as("%s", dialect).containsExactly("lock_type", "resource_id", "lock_id", "lock_owner",
-                            "acquired_at", "expires_at", "ended_lock_id", "ended_owner", "ended_reason", "ended_by",
+            assertThat(SchemaCheck.columns(SchemaInstaller.script(dialect, HoldfastTable.OFFLINE_LOCKS, "o"))
+                            .get("o"))
+                    .as("%s", dialect)
+                    .containsExactly(
+                            "lock_type",
+                            "resource_id",
+                            "lock_id",
+                            "lock_owner",
+                            "acquired_at",
+                            "expires_at",
+                            "ended_lock_id",
+                            "ended_owner",
+                            "ended_reason",
+                            "ended_by",
                             "ended_at");
         }
     }
@@ -47,9 +61,11 @@ class SchemaCheckTest {
         List<SchemaCheck.Problem> missing = check.check(tables);
         assertThat(missing).extracting(SchemaCheck.Problem::relation).contains(locks, leases, leases + "_queue");
         assertThat(missing).allSatisfy(p -> assertThat(p.missingColumns()).isEmpty());
-        assertThat(missing).filteredOn(p -> p.relation().equals(locks)).singleElement()
-                .satisfies(p -> assertThat(p.script()).isEqualTo("dev/holdfast/schema/" + dialect.id()
-                        + "/V1_1__holdfast_locks.sql"));
+        assertThat(missing)
+                .filteredOn(p -> p.relation().equals(locks))
+                .singleElement()
+                .satisfies(p -> assertThat(p.script())
+                        .isEqualTo("dev/holdfast/schema/" + dialect.id() + "/V1_1__holdfast_locks.sql"));
 
         new SchemaInstaller(db.dataSource(), dialect).install(tables);
         assertThat(check.check(tables)).isEmpty();

@@ -37,9 +37,11 @@ class SchemaInstallerTest {
         String leases = db.newTableName("hf_leases");
         db.dropAfterTest(leases + "_queue");
         String never = db.newTableName("hf_never");
-        assertThatThrownBy(() -> installer.install(Map.of(HoldfastTable.OFFLINE_LOCKS, never,
-                HoldfastTable.LEASES, "x; DROP TABLE users"))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> db.queryLong("SELECT COUNT(*) FROM " + never)).as("nothing created")
+        assertThatThrownBy(() -> installer.install(
+                        Map.of(HoldfastTable.OFFLINE_LOCKS, never, HoldfastTable.LEASES, "x; DROP TABLE users")))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> db.queryLong("SELECT COUNT(*) FROM " + never))
+                .as("nothing created")
                 .isInstanceOf(java.sql.SQLException.class);
 
         installer.install(Map.of(HoldfastTable.OFFLINE_LOCKS, locks, HoldfastTable.LEASES, leases));
@@ -78,7 +80,8 @@ class SchemaInstallerTest {
 
     /** The names in a resource folder, whether the classes come from a folder or (another module's build) a jar. */
     private static List<String> filesIn(String folder) throws IOException, URISyntaxException {
-        URI uri = Objects.requireNonNull(SchemaInstaller.class.getResource(folder), folder).toURI();
+        URI uri = Objects.requireNonNull(SchemaInstaller.class.getResource(folder), folder)
+                .toURI();
         if (!"jar".equals(uri.getScheme())) {
             return list(Path.of(uri));
         }
@@ -89,19 +92,23 @@ class SchemaInstallerTest {
 
     private static List<String> list(Path folder) throws IOException {
         try (Stream<Path> files = Files.list(folder)) {
-            return files.map(file -> file.getFileName().toString().replace("/", "")).toList();
+            return files.map(file -> file.getFileName().toString().replace("/", ""))
+                    .toList();
         }
     }
 
     @Test
     void aTablesScriptNamesTheTableAndItsSatellitesAndNothingElse() {
         String ddl = SchemaInstaller.script(Dialect.POSTGRESQL, HoldfastTable.LEASES, "team_leases");
-        assertThat(ddl).doesNotContain("${").contains("CREATE TABLE IF NOT EXISTS team_leases (")
+        assertThat(ddl)
+                .doesNotContain("${")
+                .contains("CREATE TABLE IF NOT EXISTS team_leases (")
                 .contains("CREATE TABLE IF NOT EXISTS team_leases_queue (")
                 .contains("CREATE TABLE IF NOT EXISTS team_leases_timelines (")
                 .doesNotContain("holdfast_");
         assertThat(SchemaInstaller.script(Dialect.H2, HoldfastTable.OFFLINE_LOCKS, "locks"))
-                .as("the clock is installed on its own").doesNotContain("ALIAS");
+                .as("the clock is installed on its own")
+                .doesNotContain("ALIAS");
     }
 
     @Test

@@ -23,8 +23,24 @@ class SqlIdentifierTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", " ", "1abc", "a b", "locks; DROP TABLE x", "a--b", "\"quoted\"", "a.b.c", ".a",
-            "a.", "select", "ORDER", "tab\u0000le", "täble", "x'y"})
+    @ValueSource(
+            strings = {
+                "",
+                " ",
+                "1abc",
+                "a b",
+                "locks; DROP TABLE x",
+                "a--b",
+                "\"quoted\"",
+                "a.b.c",
+                ".a",
+                "a.",
+                "select",
+                "ORDER",
+                "tab\u0000le",
+                "täble",
+                "x'y"
+            })
     void rejectsAnythingElse(String name) {
         assertThatThrownBy(() -> SqlIdentifier.of(name))
                 .isInstanceOf(IllegalArgumentException.class)

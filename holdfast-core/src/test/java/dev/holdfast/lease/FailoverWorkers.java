@@ -4,7 +4,6 @@ import dev.holdfast.DatabaseException;
 import dev.holdfast.lease.LeaseFailoverTest.Grant;
 import dev.holdfast.lease.LeaseFailoverTest.Write;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,8 +53,13 @@ final class FailoverWorkers {
     private final List<Future<?>> futures = new ArrayList<>();
 
     /** Starts one worker per service (owner {@code worker-<i>}), plus room for {@code extraThreads} of {@link #submit}. */
-    FailoverWorkers(List<LeaseService> services, String[] names, Duration ttl, FencedWork work, DataSource resources,
-                    int extraThreads) {
+    FailoverWorkers(
+            List<LeaseService> services,
+            String[] names,
+            Duration ttl,
+            FencedWork work,
+            DataSource resources,
+            int extraThreads) {
         this.names = names;
         this.executor = Executors.newFixedThreadPool(services.size() + extraThreads);
         Map<String, AtomicReference<Grant>> live = new ConcurrentHashMap<>();
@@ -68,8 +73,14 @@ final class FailoverWorkers {
         }
     }
 
-    private Void work(LeaseService leases, int worker, Duration ttl, FencedWork work, DataSource resources,
-                      Map<String, AtomicReference<Grant>> live) throws InterruptedException {
+    private Void work(
+            LeaseService leases,
+            int worker,
+            Duration ttl,
+            FencedWork work,
+            DataSource resources,
+            Map<String, AtomicReference<Grant>> live)
+            throws InterruptedException {
         String owner = "worker-" + worker;
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (!stop.get()) {
@@ -88,7 +99,8 @@ final class FailoverWorkers {
                 Thread.sleep(20); // backs off while the database is away, as an application would
                 continue;
             }
-            Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
+            Grant mine =
+                    new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
             grants.add(mine);
             List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
             if (!overlap.isEmpty()) {
@@ -117,7 +129,9 @@ final class FailoverWorkers {
     }
 
     private void typedError(DatabaseException e) {
-        typedErrors.computeIfAbsent(e.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
+        typedErrors
+                .computeIfAbsent(e.getClass().getSimpleName(), k -> new AtomicLong())
+                .incrementAndGet();
     }
 
     /** Runs {@code task} beside the workers until {@link #stop}; it reads {@link #stopping()}. */
@@ -156,8 +170,7 @@ final class FailoverWorkers {
     }
 
     /** What the accepted writes say: stale writes accepted, lost or duplicated updates. */
-    record Writes(long staleAccepted, long lostOrDuplicated) {
-    }
+    record Writes(long staleAccepted, long lostOrDuplicated) {}
 
     /**
      * Checks the accepted writes of every name: in value order 1..N exactly once, never down in token, and the
@@ -167,8 +180,10 @@ final class FailoverWorkers {
         long staleAccepted = 0;
         long lostOrDuplicated = 0;
         for (String name : names) {
-            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            List<Write> writes = accepted.stream()
+                    .filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value))
+                    .toList();
             for (int i = 0; i < writes.size(); i++) {
                 if (writes.get(i).value() != i + 1) {
                     lostOrDuplicated++;
@@ -178,7 +193,9 @@ final class FailoverWorkers {
                 }
             }
             try (Connection c = resources.getConnection()) {
-                assertThat(FencedWork.counter(c, resource, name)).as("resource counter of " + name).isEqualTo(writes.size());
+                assertThat(FencedWork.counter(c, resource, name))
+                        .as("resource counter of " + name)
+                        .isEqualTo(writes.size());
             }
         }
         return new Writes(staleAccepted, lostOrDuplicated);

@@ -51,14 +51,24 @@ final class FaultChecker {
      *                   that release (seen on MariaDB, and on PostgreSQL when the log failed right after
      *                   a restart); the event is the moment the holder could act.
      */
-    record Grant(String name, String owner, long token, Instant acquiredAt, @Nullable Instant start) {
-    }
+    record Grant(
+            String name,
+            String owner,
+            long token,
+            Instant acquiredAt,
+            @Nullable Instant start) {}
 
-    record Write(String name, long token, long value) {
-    }
+    record Write(String name, long token, long value) {}
 
-    record Report(long grants, long acceptedWrites, long refusedWrites, long staleAccepted, long lostOrDuplicated,
-                  long tokenRepeats, long overlaps, long unknownStarts) {
+    record Report(
+            long grants,
+            long acceptedWrites,
+            long refusedWrites,
+            long staleAccepted,
+            long lostOrDuplicated,
+            long tokenRepeats,
+            long overlaps,
+            long unknownStarts) {
         @Override
         public String toString() {
             return grants + " grants, " + acceptedWrites + " accepted fenced writes, " + refusedWrites + " refused;"
@@ -73,7 +83,9 @@ final class FaultChecker {
             assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
             assertThat(tokenRepeats).as("token repeats").isZero();
             assertThat(overlaps).as("overlapping live holders").isZero();
-            assertThat(unknownStarts).as("grants not judged for overlap (start not logged)").isLessThanOrEqualTo(grants / 10);
+            assertThat(unknownStarts)
+                    .as("grants not judged for overlap (start not logged)")
+                    .isLessThanOrEqualTo(grants / 10);
         }
     }
 
@@ -142,7 +154,8 @@ final class FaultChecker {
 
     /** The holder learned of a later confirmed expiry (a renewal). */
     void renewed(Lease lease) {
-        liveUntil.compute(lease.name() + "/" + lease.token(),
+        liveUntil.compute(
+                lease.name() + "/" + lease.token(),
                 (k, old) -> old == null || lease.expiresAt().isAfter(old) ? lease.expiresAt() : old);
     }
 
@@ -172,8 +185,9 @@ final class FaultChecker {
 
     private Instant tryLog(String name, String owner, long token, String kind) {
         try (Connection c = db.admin().getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO " + events + " (name, owner, token, kind, at_micros)"
-                     + " VALUES (?, ?, ?, ?, " + nowMicros() + ") RETURNING at_micros")) {
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO " + events + " (name, owner, token, kind, at_micros)"
+                                + " VALUES (?, ?, ?, ?, " + nowMicros() + ") RETURNING at_micros")) {
             ps.setString(1, name);
             ps.setString(2, owner);
             ps.setLong(3, token);
@@ -229,8 +243,10 @@ final class FaultChecker {
         long unknownStarts = 0;
         List<String> names = grants.stream().map(Grant::name).distinct().toList();
         for (String name : accepted.stream().map(Write::name).distinct().toList()) {
-            List<Write> writes = accepted.stream().filter(w -> w.name().equals(name))
-                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            List<Write> writes = accepted.stream()
+                    .filter(w -> w.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value))
+                    .toList();
             // A write whose outcome the client never learned may have counted up unseen: a gap, no more.
             long maybe = uncertain.getOrDefault(name, new AtomicLong()).get();
             long previous = 0;
@@ -249,8 +265,10 @@ final class FaultChecker {
             }
         }
         for (String name : names) {
-            List<Grant> byToken = new ArrayList<>(grants.stream().filter(g -> g.name().equals(name))
-                    .sorted(Comparator.comparingLong(Grant::token)).toList());
+            List<Grant> byToken = new ArrayList<>(grants.stream()
+                    .filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparingLong(Grant::token))
+                    .toList());
             for (int i = 1; i < byToken.size(); i++) {
                 Grant previous = byToken.get(i - 1);
                 Grant next = byToken.get(i);
@@ -271,7 +289,14 @@ final class FaultChecker {
                 }
             }
         }
-        return new Report(grants.size(), accepted.size(), refused.get(), stale, lostOrDuplicated, repeats, overlaps,
+        return new Report(
+                grants.size(),
+                accepted.size(),
+                refused.get(),
+                stale,
+                lostOrDuplicated,
+                repeats,
+                overlaps,
                 unknownStarts);
     }
 }

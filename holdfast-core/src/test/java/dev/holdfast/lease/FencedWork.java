@@ -32,8 +32,7 @@ final class FencedWork {
     }
 
     /** How often a section pauses ({@code 1 in oneIn}), and how long: the TTL plus {@code extraMillis} plus up to {@code jitterMillis}. */
-    record Pause(int oneIn, Duration ttl, int extraMillis, int jitterMillis) {
-    }
+    record Pause(int oneIn, Duration ttl, int extraMillis, int jitterMillis) {}
 
     /** A section's end: its claim or its write refused (a newer token got there), or the counter value it wrote. */
     record Outcome(boolean claimRefused, boolean writeRefused, long written) {
@@ -72,8 +71,9 @@ final class FencedWork {
      * @return the lease, or empty if a spinner was refused
      * @throws LeaseTimeoutException if a blocking worker waited {@code maxWait} in vain
      */
-    static Optional<Lease> acquire(LeaseService leases, int worker, String name, String owner, Duration ttl,
-                                   Duration maxWait) throws InterruptedException {
+    static Optional<Lease> acquire(
+            LeaseService leases, int worker, String name, String owner, Duration ttl, Duration maxWait)
+            throws InterruptedException {
         if (!spins(worker)) {
             return Optional.of(leases.acquire(name, owner, ttl, maxWait));
         }

@@ -22,21 +22,34 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 final class KeptAliveWorker {
 
-    private KeptAliveWorker() {
-    }
+    private KeptAliveWorker() {}
 
     /** What a worker saw: when it was told, what its guard said then, and what became of its stale write. */
-    record Told(String name, long token, Instant toldAt, boolean onLostCalled, boolean validAfter,
-                Instant lastConfirmedExpiry, boolean staleWriteAccepted, Throwable closeFailure) {
-    }
+    record Told(
+            String name,
+            long token,
+            Instant toldAt,
+            boolean onLostCalled,
+            boolean validAfter,
+            Instant lastConfirmedExpiry,
+            boolean staleWriteAccepted,
+            Throwable closeFailure) {}
 
     /**
      * Takes {@code name} as "holder" for {@code ttl} under keep-alive, writes once through
      * {@code pool}, counts {@code ready} down and works until told; records in {@code told} when.
      * After {@code faultOver} it writes again with its old token and closes its guard.
      */
-    static Told work(LeaseService leases, Duration ttl, DataSource pool, FaultChecker checker, String name,
-                     CountDownLatch ready, CountDownLatch faultOver, Map<String, Instant> told) throws Exception {
+    static Told work(
+            LeaseService leases,
+            Duration ttl,
+            DataSource pool,
+            FaultChecker checker,
+            String name,
+            CountDownLatch ready,
+            CountDownLatch faultOver,
+            Map<String, Instant> told)
+            throws Exception {
         Lease lease = leases.tryAcquire(name, "holder", ttl).orElseThrow();
         checker.granted(lease);
         CountDownLatch onLost = new CountDownLatch(1);
@@ -59,7 +72,8 @@ final class KeptAliveWorker {
         faultOver.await();
         boolean staleAccepted = checker.write(pool, name, "holder", lease.token());
         Throwable closeFailure = catchThrowable(guard::close);
-        return new Told(name, lease.token(), toldAt, onLostCalled, validAfter, lastConfirmed, staleAccepted, closeFailure);
+        return new Told(
+                name, lease.token(), toldAt, onLostCalled, validAfter, lastConfirmed, staleAccepted, closeFailure);
     }
 
     /** The workers of one fault test, one per name, each holding its lease under keep-alive once built. */
@@ -70,14 +84,23 @@ final class KeptAliveWorker {
         private final Map<String, Instant> toldWhileFaulty = new ConcurrentHashMap<>();
         private final List<Future<Told>> workers = new ArrayList<>();
 
-        Crew(ExecutorService executor, LeaseService leases, Duration ttl, DataSource pool, FaultChecker checker,
-             List<String> names) throws InterruptedException {
+        Crew(
+                ExecutorService executor,
+                LeaseService leases,
+                Duration ttl,
+                DataSource pool,
+                FaultChecker checker,
+                List<String> names)
+                throws InterruptedException {
             size = names.size();
             ready = new CountDownLatch(size);
             for (String name : names) {
-                workers.add(executor.submit(() -> work(leases, ttl, pool, checker, name, ready, faultOver, toldWhileFaulty)));
+                workers.add(executor.submit(
+                        () -> work(leases, ttl, pool, checker, name, ready, faultOver, toldWhileFaulty)));
             }
-            assertThat(ready.await(10, TimeUnit.SECONDS)).as("every worker holds its lease").isTrue();
+            assertThat(ready.await(10, TimeUnit.SECONDS))
+                    .as("every worker holds its lease")
+                    .isTrue();
         }
 
         /** Waits until every worker was told, at most {@code bound}: whether they all were (the fault still lasting). */
@@ -102,7 +125,9 @@ final class KeptAliveWorker {
 
     /** How late each worker was told, from its last confirmed expiry (ms). */
     static List<Long> latenessMillis(List<Told> told) {
-        return told.stream().map(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis()).toList();
+        return told.stream()
+                .map(t -> Duration.between(t.lastConfirmedExpiry(), t.toldAt()).toMillis())
+                .toList();
     }
 
     /** Each worker's guard called its callback, said it was invalid once it told, and refused to close quietly. */

@@ -1,12 +1,11 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.BatchLeaseSql;
-import dev.holdfast.lease.internal.LeaseSql;
-import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.lease.internal.BatchLeaseSql;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.internal.LeaseStores;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -67,14 +66,14 @@ public class LeaseBatchingTest {
     }
 
     /** What each call of a batch returned (its value, or the exception it threw), and the statements the batch sent. */
-    record Batch(List<Object> outcomes, List<String> statements) {
-    }
+    record Batch(List<Object> outcomes, List<String> statements) {}
 
     /**
      * Runs {@code first} alone, stalled in its statement, until {@code calls} have all queued behind
      * it; then lets it go and returns what the calls got and which statements they sent.
      */
-    static Batch inOneBatch(LeaseService leases, Gate gate, Runnable first, List<Callable<Object>> calls) throws Exception {
+    static Batch inOneBatch(LeaseService leases, Gate gate, Runnable first, List<Callable<Object>> calls)
+            throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch open = new CountDownLatch(1);
         gate.arm(entered, open);
@@ -82,12 +81,17 @@ public class LeaseBatchingTest {
             first.run();
             return null;
         });
-        assertThat(entered.await(5, TimeUnit.SECONDS)).as("the first call's statement started").isTrue();
+        assertThat(entered.await(5, TimeUnit.SECONDS))
+                .as("the first call's statement started")
+                .isTrue();
         List<CompletableFuture<Object>> queued = new ArrayList<>();
         for (Callable<Object> call : calls) {
             queued.add(onItsOwnThread(call));
         }
-        await("all calls queued").atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+        await("all calls queued")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
                 .until(() -> leases.probe().queuedForBatches() >= calls.size());
         int mark = gate.executed.size();
         open.countDown();
@@ -106,18 +110,25 @@ public class LeaseBatchingTest {
      */
     public static CompletableFuture<Object> onItsOwnThread(Callable<Object> call) {
         CompletableFuture<Object> result = new CompletableFuture<>();
-        new Thread(() -> {
-            try {
-                result.complete(call.call());
-            } catch (Throwable e) {
-                result.complete(e);
-            }
-        }, "test-batched-call").start();
+        new Thread(
+                        () -> {
+                            try {
+                                result.complete(call.call());
+                            } catch (Throwable e) {
+                                result.complete(e);
+                            }
+                        },
+                        "test-batched-call")
+                .start();
         return result;
     }
 
     private static LeaseService batching(javax.sql.DataSource ds, String table) {
-        return LeaseService.builder(ds).table(table).batching(Batching.CONCURRENT).tune(t -> t.batchesInFlight(1, 1)).build();
+        return LeaseService.builder(ds)
+                .table(table)
+                .batching(Batching.CONCURRENT)
+                .tune(t -> t.batchesInFlight(1, 1))
+                .build();
     }
 
     /** The batch statements of PostgreSQL and MariaDB. */
@@ -126,7 +137,13 @@ public class LeaseBatchingTest {
     }
 
     private static LeaseSql sql(TestDatabase db, String table) {
-        return LeaseStores.forDialect(LeaseService.builder(db.dataSource()).table(table).build().dialect(), table).sql();
+        return LeaseStores.forDialect(
+                        LeaseService.builder(db.dataSource())
+                                .table(table)
+                                .build()
+                                .dialect(),
+                        table)
+                .sql();
     }
 
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
@@ -134,24 +151,36 @@ public class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = other.tryAcquire("held", "other", LONG).orElseThrow();
             Lease own = leases.tryAcquire("own", "me", LONG).orElseThrow();
-            Lease ran = other.tryAcquire("expired", "other", Duration.ofMillis(50)).orElseThrow();
+            Lease ran =
+                    other.tryAcquire("expired", "other", Duration.ofMillis(50)).orElseThrow();
             Thread.sleep(100); // the 50 ms TTL runs out
-            String heldRow = LeaseFixture.dump(db, table).lines().filter(l -> l.contains("held")).findFirst().orElseThrow();
+            String heldRow = LeaseFixture.dump(db, table)
+                    .lines()
+                    .filter(l -> l.contains("held"))
+                    .findFirst()
+                    .orElseThrow();
 
-            String odd = "new \"b\", {x}\\y";  // array syntax in a name: bound as data, never parsed
-            Batch batch = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(), List.of(
-                    () -> leases.tryAcquire(odd, "me", LONG),
-                    () -> leases.tryAcquire("held", "me", LONG),
-                    () -> leases.tryAcquire("expired", "me", LONG),
-                    () -> leases.tryAcquire("new-a", "you", LONG),
-                    () -> leases.tryAcquire("NULL", "me", LONG),
-                    () -> leases.tryAcquire("own", "me", LONG)));
+            String odd = "new \"b\", {x}\\y"; // array syntax in a name: bound as data, never parsed
+            Batch batch = inOneBatch(
+                    leases,
+                    gate,
+                    () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+                    List.of(
+                            () -> leases.tryAcquire(odd, "me", LONG),
+                            () -> leases.tryAcquire("held", "me", LONG),
+                            () -> leases.tryAcquire("expired", "me", LONG),
+                            () -> leases.tryAcquire("new-a", "you", LONG),
+                            () -> leases.tryAcquire("NULL", "me", LONG),
+                            () -> leases.tryAcquire("own", "me", LONG)));
 
-            assertThat(batch.statements()).as("one statement for the six calls").containsExactly(batchSql(db, table).acquireAllSql(6));
-            assertThat(batch.outcomes().get(5)).as("live, even for its own owner: an exclusive acquire refuses")
+            assertThat(batch.statements())
+                    .as("one statement for the six calls")
+                    .containsExactly(batchSql(db, table).acquireAllSql(6));
+            assertThat(batch.outcomes().get(5))
+                    .as("live, even for its own owner: an exclusive acquire refuses")
                     .isEqualTo(Optional.empty());
             assertThat(leases.find("own")).contains(own);
             Lease newB = granted(batch.outcomes().get(0));
@@ -170,7 +199,9 @@ public class LeaseBatchingTest {
             for (Lease lease : List.of(newB, taken, newA, nullNamed)) {
                 assertThat(leases.find(lease.name())).contains(lease);
             }
-            assertThat(LeaseFixture.dump(db, table)).as("the refused lease is unchanged").contains(heldRow);
+            assertThat(LeaseFixture.dump(db, table))
+                    .as("the refused lease is unchanged")
+                    .contains(heldRow);
             assertThat(leases.find("held")).contains(held);
             assertThat(leases.probe().batchedCalls()).isEqualTo(6);
         }
@@ -186,47 +217,78 @@ public class LeaseBatchingTest {
             Lease forged = leases.tryAcquire("forged", "me", LONG).orElseThrow();
             Lease twice = leases.tryAcquire("twice", "me", LONG).orElseThrow();
             leases.release(twice);
-            Lease ran = leases.tryAcquire("ran-out", "me", Duration.ofMillis(50)).orElseThrow();
+            Lease ran =
+                    leases.tryAcquire("ran-out", "me", Duration.ofMillis(50)).orElseThrow();
             Thread.sleep(100); // the 50 ms TTL runs out
             String before = LeaseFixture.dump(db, table);
 
-            Batch batch = inOneBatch(leases, gate, () -> leases.release(first), List.of(
-                    () -> release(leases, mine),
-                    () -> release(leases, new Lease("forged", "me", forged.token() + 1, forged.acquiredAt(), forged.expiresAt())),
-                    () -> release(leases, twice),
-                    () -> release(leases, ran)));
+            Batch batch = inOneBatch(
+                    leases,
+                    gate,
+                    () -> leases.release(first),
+                    List.of(
+                            () -> release(leases, mine),
+                            () -> release(
+                                    leases,
+                                    new Lease(
+                                            "forged",
+                                            "me",
+                                            forged.token() + 1,
+                                            forged.acquiredAt(),
+                                            forged.expiresAt())),
+                            () -> release(leases, twice),
+                            () -> release(leases, ran)));
 
             if (db.kind() == MARIADB) {
                 // A batch leaves a lease that a waiter may wait for to a release of its own, which hands it on: each
                 // refused call tries once more alone (the plain release, then the hand-off: a read of the first waiter,
                 // which finds no lease held, then the one statement), then reads why.
-                String handingOff = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
-                assertThat(batch.statements()).as("one statement for the four calls, then each refused call alone")
-                        .hasSize(13).startsWith(batchSql(db, table).releaseAllSql(4, true));
-                assertThat(batch.statements()).filteredOn(statement -> statement.startsWith("SELECT q.owner, q.lease_owner"))
+                String handingOff =
+                        "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)";
+                assertThat(batch.statements())
+                        .as("one statement for the four calls, then each refused call alone")
+                        .hasSize(13)
+                        .startsWith(batchSql(db, table).releaseAllSql(4, true));
+                assertThat(batch.statements())
+                        .filteredOn(statement -> statement.startsWith("SELECT q.owner, q.lease_owner"))
                         .hasSize(3);
-                assertThat(batch.statements()).filteredOn(sql(db, table).releaseSql(true, false, false)::equals).hasSize(3);
-                assertThat(batch.statements()).filteredOn(statement -> statement.startsWith(handingOff)).hasSize(3);
-                assertThat(batch.statements()).filteredOn(sql(db, table).diagnoseSql()::equals).hasSize(3);
+                assertThat(batch.statements())
+                        .filteredOn(sql(db, table).releaseSql(true, false, false)::equals)
+                        .hasSize(3);
+                assertThat(batch.statements())
+                        .filteredOn(statement -> statement.startsWith(handingOff))
+                        .hasSize(3);
+                assertThat(batch.statements())
+                        .filteredOn(sql(db, table).diagnoseSql()::equals)
+                        .hasSize(3);
             } else {
-                assertThat(batch.statements()).as("one statement for the four calls, then a read of each refused row to say why")
-                        .containsExactly(batchSql(db, table).releaseAllSql(4, true), sql(db, table).diagnoseSql(),
-                                sql(db, table).diagnoseSql(), sql(db, table).diagnoseSql());
+                assertThat(batch.statements())
+                        .as("one statement for the four calls, then a read of each refused row to say why")
+                        .containsExactly(
+                                batchSql(db, table).releaseAllSql(4, true),
+                                sql(db, table).diagnoseSql(),
+                                sql(db, table).diagnoseSql(),
+                                sql(db, table).diagnoseSql());
             }
             assertThat(batch.outcomes().get(0)).isEqualTo("released");
             for (int i = 1; i < 4; i++) {
                 assertThat(batch.outcomes().get(i)).isInstanceOf(LeaseNotHeldException.class);
             }
-            assertThat(((LeaseNotHeldException) batch.outcomes().get(2)).reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED);
+            assertThat(((LeaseNotHeldException) batch.outcomes().get(2)).reason())
+                    .isEqualTo(LeaseNotHeldException.Reason.RELEASED);
             Lease released = leases.find("mine").orElseThrow();
             assertThat(released.expiresAt()).as("released").isEqualTo(released.acquiredAt());
             String after = LeaseFixture.dump(db, table);
             for (String untouched : List.of("forged", "twice", "ran-out")) {
                 assertThat(after.lines().filter(l -> l.contains(untouched)).toList())
                         .as("refused: " + untouched + " unchanged")
-                        .isEqualTo(before.lines().filter(l -> l.contains(untouched)).toList());
+                        .isEqualTo(before.lines()
+                                .filter(l -> l.contains(untouched))
+                                .toList());
             }
-            assertThat(leases.tryAcquire("forged", "you", LONG)).as("still held by its owner").isEmpty();
+            assertThat(leases.tryAcquire("forged", "you", LONG))
+                    .as("still held by its owner")
+                    .isEmpty();
         }
     }
 
@@ -242,8 +304,11 @@ public class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         for (Batching batching : List.of(Batching.ADAPTIVE, Batching.CONCURRENT)) {
-            try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate)).table(table)
-                    .batching(batching).tune(t -> t.batchLoneCalls(true)).build()) {
+            try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate))
+                    .table(table)
+                    .batching(batching)
+                    .tune(t -> t.batchLoneCalls(true))
+                    .build()) {
                 List<Lease> mine = new ArrayList<>();
                 for (int i = 0; i < 3; i++) { // one thread back at once each time: may be waited for, adaptively
                     mine.add(leases.tryAcquire("mine-" + i, "me", LONG).orElseThrow());
@@ -252,15 +317,22 @@ public class LeaseBatchingTest {
                 CountDownLatch open = new CountDownLatch(1);
                 gate.arm(entered, open);
                 CompletableFuture<Object> stuck = onItsOwnThread(() -> leases.tryAcquire("slow", "me", LONG));
-                assertThat(entered.await(10, TimeUnit.SECONDS)).as("the acquire's statement started").isTrue();
+                assertThat(entered.await(10, TimeUnit.SECONDS))
+                        .as("the acquire's statement started")
+                        .isTrue();
 
-                assertThat(release(leases, mine.get(0))).as(batching + ": released while the acquire is stuck").isEqualTo("released");
-                List<CompletableFuture<Object>> together = List.of(onItsOwnThread(() -> release(leases, mine.get(1))),
+                assertThat(release(leases, mine.get(0)))
+                        .as(batching + ": released while the acquire is stuck")
+                        .isEqualTo("released");
+                List<CompletableFuture<Object>> together = List.of(
+                        onItsOwnThread(() -> release(leases, mine.get(1))),
                         onItsOwnThread(() -> release(leases, mine.get(2))));
                 for (CompletableFuture<Object> release : together) {
                     assertThat(release.get(20, TimeUnit.SECONDS)).isEqualTo("released");
                 }
-                assertThat(stuck).as(batching + ": the acquire is still in its statement").isNotDone();
+                assertThat(stuck)
+                        .as(batching + ": the acquire is still in its statement")
+                        .isNotDone();
                 for (Lease released : mine) {
                     Lease row = leases.find(released.name()).orElseThrow();
                     assertThat(row.expiresAt()).as("released in the database").isEqualTo(row.acquiredAt());
@@ -282,44 +354,64 @@ public class LeaseBatchingTest {
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
             assertThat(leases.batchingStats()).isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
-            Batch acquires = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
-                    List.of(() -> leases.tryAcquire("a", "me", LONG), () -> leases.tryAcquire("b", "me", LONG),
+            Batch acquires = inOneBatch(
+                    leases,
+                    gate,
+                    () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+                    List.of(
+                            () -> leases.tryAcquire("a", "me", LONG),
+                            () -> leases.tryAcquire("b", "me", LONG),
                             () -> leases.tryAcquire("c", "me", LONG)));
             BatchingStats afterAcquires = leases.batchingStats();
             assertThat(afterAcquires).isEqualTo(new BatchingStats(4, 2, 0, 0, 0, 0));
             assertThat(afterAcquires.acquireCallsPerStatement()).isEqualTo(2.0);
             assertThat(afterAcquires.releaseCallsPerStatement()).as("none sent").isZero();
 
-            List<Lease> held = acquires.outcomes().stream().map(LeaseBatchingTest::granted).toList();
+            List<Lease> held =
+                    acquires.outcomes().stream().map(LeaseBatchingTest::granted).toList();
             Lease first = leases.find("first").orElseThrow();
-            inOneBatch(leases, gate, () -> leases.release(first),
-                    held.stream().<Callable<Object>>map(l -> () -> release(leases, l)).toList());
+            inOneBatch(
+                    leases,
+                    gate,
+                    () -> leases.release(first),
+                    held.stream()
+                            .<Callable<Object>>map(l -> () -> release(leases, l))
+                            .toList());
             assertThat(leases.tryAcquire("alone", "me", LONG)).isPresent();
             BatchingStats stats = leases.batchingStats();
             assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0, 0));
             assertThat(stats.acquireCallsPerStatement()).isEqualTo(5.0 / 3);
         }
-        try (LeaseService off = LeaseService.builder(db.dataSource()).table(table).build()) {
+        try (LeaseService off =
+                LeaseService.builder(db.dataSource()).table(table).build()) {
             assertThat(off.batching()).as("the default").isEqualTo(Batching.OFF);
-            assertThat(off.probe().batching()).as("batching off: no batching machinery built").isFalse();
+            assertThat(off.probe().batching())
+                    .as("batching off: no batching machinery built")
+                    .isFalse();
             off.release(off.tryAcquire("unbatched", "me", LONG).orElseThrow());
-            assertThat(off.batchingStats()).as("batching off: nothing counted").isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+            assertThat(off.batchingStats())
+                    .as("batching off: nothing counted")
+                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
         }
     }
 
     /** Off by default; a refused batching changes nothing; each mode reaches the internals as itself. */
     @Test
     void offIsTheDefaultAndABadBatchingChangesNothing() {
-        LeaseService.Builder builder = LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2);
+        LeaseService.Builder builder =
+                LeaseService.builder(new org.h2.jdbcx.JdbcDataSource()).dialect(dev.holdfast.jdbc.dialect.Dialect.H2);
         try (LeaseService leases = builder.build()) {
             assertThat(leases.batching()).as("the default").isEqualTo(Batching.OFF);
         }
         builder.batching(Batching.ADAPTIVE);
         assertThatThrownBy(() -> builder.batching(null)).isInstanceOf(IllegalArgumentException.class);
         try (LeaseService leases = builder.build()) {
-            assertThat(leases.batching()).as("the refused batching changed nothing: adaptive is still set")
+            assertThat(leases.batching())
+                    .as("the refused batching changed nothing: adaptive is still set")
                     .isEqualTo(Batching.ADAPTIVE);
-            assertThat(leases.probe().batching()).as("on H2 every mode runs as off: no batching machinery").isFalse();
+            assertThat(leases.probe().batching())
+                    .as("on H2 every mode runs as off: no batching machinery")
+                    .isFalse();
         }
         assertThat(Batching.values()).containsExactly(Batching.OFF, Batching.CONCURRENT, Batching.ADAPTIVE);
         for (Batching batching : Batching.values()) {
@@ -351,10 +443,16 @@ public class LeaseBatchingTest {
             String before = LeaseFixture.dump(db, table);
             gate.failing = batchSql(db, table).releaseAllSql(2, true);
 
-            Batch releases = inOneBatch(leases, gate, () -> leases.release(first),
+            Batch releases = inOneBatch(
+                    leases,
+                    gate,
+                    () -> leases.release(first),
                     List.of(() -> release(leases, a), () -> release(leases, b)));
             gate.failing = batchSql(db, table).acquireAllSql(2);
-            Batch acquires = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+            Batch acquires = inOneBatch(
+                    leases,
+                    gate,
+                    () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
                     List.of(() -> leases.tryAcquire("c", "me", LONG), () -> leases.tryAcquire("d", "me", LONG)));
             gate.failing = null;
 
@@ -362,14 +460,19 @@ public class LeaseBatchingTest {
                 assertThat(batch.statements()).hasSize(1);
             }
             assertThat(releases.outcomes()).allSatisfy(o -> assertThat(o).isInstanceOf(DatabaseException.class));
-            assertThat(((Exception) releases.outcomes().get(0)).getMessage()).contains("releasing lease 'a'").contains("08006");
+            assertThat(((Exception) releases.outcomes().get(0)).getMessage())
+                    .contains("releasing lease 'a'")
+                    .contains("08006");
             assertThat(((Exception) releases.outcomes().get(1)).getMessage()).contains("releasing lease 'b'");
             assertThat(((Exception) acquires.outcomes().get(0)).getMessage()).contains("acquiring lease 'c' for 'me'");
             assertThat(((Exception) acquires.outcomes().get(1)).getMessage()).contains("acquiring lease 'd' for 'me'");
             String after = LeaseFixture.dump(db, table);
             assertThat(after.lines().filter(l -> !l.contains("first")).toList())
-                    .as("nothing changed but the first calls' lease").isEqualTo(before.lines().filter(l -> !l.contains("first")).toList());
-            assertThat(pool.getHikariPoolMXBean().getActiveConnections()).as("connections back in the pool").isZero();
+                    .as("nothing changed but the first calls' lease")
+                    .isEqualTo(before.lines().filter(l -> !l.contains("first")).toList());
+            assertThat(pool.getHikariPoolMXBean().getActiveConnections())
+                    .as("connections back in the pool")
+                    .isZero();
 
             leases.release(a); // the batches are not stuck: the next calls go through
             leases.release(b);
@@ -388,11 +491,16 @@ public class LeaseBatchingTest {
                 calls.add(() -> leases.tryAcquire("same", owner, LONG));
             }
             calls.add(() -> leases.tryAcquire("other", "owner-0", LONG));
-            Batch batch = inOneBatch(leases, gate, () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(), calls);
+            Batch batch = inOneBatch(
+                    leases,
+                    gate,
+                    () -> assertThat(leases.tryAcquire("first", "me", LONG)).isPresent(),
+                    calls);
 
             assertThat(batch.outcomes()).as("no call failed").noneMatch(o -> o instanceof Exception);
             assertThat(batch.outcomes().subList(0, 4).stream().filter(o -> ((Optional<?>) o).isPresent()))
-                    .as("one grant of 'same'").hasSize(1);
+                    .as("one grant of 'same'")
+                    .hasSize(1);
             assertThat(batch.statements()).as("'same' goes once per batch").hasSize(4);
             assertThat(batch.statements().get(0)).isEqualTo(batchSql(db, table).acquireAllSql(2));
             assertThat(granted(batch.outcomes().get(4)).token()).isEqualTo(1);
@@ -405,18 +513,25 @@ public class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
-             // No safety poll during the test: on PostgreSQL the waiter takes the lease only from the hand-off.
-             LeaseService elsewhere = LeaseFixture.builder(db, db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                // No safety poll during the test: on PostgreSQL the waiter takes the lease only from the hand-off.
+                LeaseService elsewhere = LeaseFixture.builder(db, db.newPool(4))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
             Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
-            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
+            CompletableFuture<Lease> waiter =
+                    LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             if (db.kind() == POSTGRESQL) {
                 LeaseFixture.awaitListenedEntry(db, table); // else it polls, and may take the lease itself
             }
 
-            Batch batch = inOneBatch(leases, gate, () -> leases.release(first),
+            Batch batch = inOneBatch(
+                    leases,
+                    gate,
+                    () -> leases.release(first),
                     List.of(() -> release(leases, a), () -> release(leases, b)));
 
             assertThat(batch.outcomes()).containsExactly("released", "released");
@@ -425,7 +540,9 @@ public class LeaseBatchingTest {
             assertThat(handed.owner()).isEqualTo("waiter");
             assertThat(handed.token()).isEqualTo(a.token() + 1);
             if (db.kind() == POSTGRESQL) {
-                assertThat(batch.statements()).as("the release, then the hand-off").hasSize(2);
+                assertThat(batch.statements())
+                        .as("the release, then the hand-off")
+                        .hasSize(2);
                 assertThat(elsewhere.probe().handOffsReceived()).isEqualTo(1);
             }
             elsewhere.release(handed);
@@ -441,15 +558,19 @@ public class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table);
-             LeaseService elsewhere = LeaseFixture.service(db.newPool(4), table)) {
+                LeaseService elsewhere = LeaseFixture.service(db.newPool(4), table)) {
             Lease first = leases.tryAcquire("first", "me", LONG).orElseThrow();
             Lease a = leases.tryAcquire("a", "me", LONG).orElseThrow();
             Lease b = leases.tryAcquire("b", "me", LONG).orElseThrow();
-            CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
+            CompletableFuture<Lease> waiter =
+                    LeaseFixture.lockAsync(elsewhere, "a", "waiter", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             gate.failing = ((PgLeaseSql) sql(db, table)).handOffSql();
 
-            Batch batch = inOneBatch(leases, gate, () -> leases.release(first),
+            Batch batch = inOneBatch(
+                    leases,
+                    gate,
+                    () -> leases.release(first),
                     List.of(() -> release(leases, a), () -> release(leases, b)));
             gate.failing = null;
 
@@ -457,10 +578,13 @@ public class LeaseBatchingTest {
             assertThat(((Exception) batch.outcomes().get(0)).getMessage())
                     .contains("releasing lease 'a', then handing it to its first waiter");
             assertThat(batch.outcomes().get(1)).isEqualTo("released");
-            assertThat(batch.statements()).containsExactly(batchSql(db, table).releaseAllSql(2, true),
-                    ((PgLeaseSql) sql(db, table)).handOffSql());
+            assertThat(batch.statements())
+                    .containsExactly(
+                            batchSql(db, table).releaseAllSql(2, true), ((PgLeaseSql) sql(db, table)).handOffSql());
             Lease handed = waiter.get(10, TimeUnit.SECONDS);
-            assertThat(handed.owner()).as("the waiter takes the released lease at its next check").isEqualTo("waiter");
+            assertThat(handed.owner())
+                    .as("the waiter takes the released lease at its next check")
+                    .isEqualTo("waiter");
             assertThat(handed.token()).isEqualTo(a.token() + 1);
             assertThatThrownBy(() -> leases.release(a)).isInstanceOf(LeaseNotHeldException.class);
             elsewhere.release(handed);

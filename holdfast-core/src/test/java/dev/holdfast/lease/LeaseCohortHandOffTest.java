@@ -1,10 +1,10 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.CohortHandOffs;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.CohortHandOffs;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -13,12 +13,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,12 +36,16 @@ class LeaseCohortHandOffTest {
 
     /** Waits, polling every 5 ms, until {@code condition} holds (a state in memory: cheap to ask). */
     private static void awaitThat(String what, Callable<Boolean> condition) {
-        await(what).atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+        await(what)
+                .atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
                 .until(condition);
     }
 
     /** A lock call of "srv" for "job", returned once {@code waiters} calls wait in the service's memory. */
-    private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters) throws InterruptedException {
+    private static CompletableFuture<Lease> waitingLocally(LeaseService leases, int waiters)
+            throws InterruptedException {
         CompletableFuture<Lease> call = LeaseFixture.lockAsync(leases, "job", "srv", LONG, WAIT);
         awaitThat(waiters + " calls waiting in memory", () -> leases.probe().cohortWaiters("job", "srv") == waiters);
         return call;
@@ -60,12 +64,16 @@ class LeaseCohortHandOffTest {
         String table = LeaseFixture.install(db);
         List<String> prepared = new CopyOnWriteArrayList<>();
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> first = waitingLocally(leases, 1);
             CompletableFuture<Lease> second = waitingLocally(leases, 2);
-            assertThat(LeaseFixture.rows(db, table + "_queue")).as("not in the database's queue").isZero();
-            assertThat(leases.find("job").orElseThrow()).as("waiting changed nothing").isEqualTo(held);
+            assertThat(LeaseFixture.rows(db, table + "_queue"))
+                    .as("not in the database's queue")
+                    .isZero();
+            assertThat(leases.find("job").orElseThrow())
+                    .as("waiting changed nothing")
+                    .isEqualTo(held);
 
             prepared.clear();
             leases.release(held);
@@ -77,8 +85,13 @@ class LeaseCohortHandOffTest {
             Lease row = leases.find("job").orElseThrow();
             assertThat(row.token()).as("the top of the block").isEqualTo(held.token() + 8);
             assertThat(got.expiresAt()).isEqualTo(row.expiresAt()).isEqualTo(held.expiresAt());
-            assertThat(got.acquiredAt()).as("the database grant's").isEqualTo(held.acquiredAt()).isEqualTo(row.acquiredAt());
-            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held in the database").isEmpty();
+            assertThat(got.acquiredAt())
+                    .as("the database grant's")
+                    .isEqualTo(held.acquiredAt())
+                    .isEqualTo(row.acquiredAt());
+            assertThat(other.tryAcquire("job", "elsewhere", LONG))
+                    .as("still held in the database")
+                    .isEmpty();
 
             prepared.clear();
             leases.release(got);
@@ -86,17 +99,21 @@ class LeaseCohortHandOffTest {
             assertThat(prepared).as("statements of a hand-off from the block").isEmpty();
             assertThat(next.token()).isEqualTo(held.token() + 2);
             assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
-            assertThat(leases.batchingStats()).as("batching off (the default): only the cohort's hand-offs")
+            assertThat(leases.batchingStats())
+                    .as("batching off (the default): only the cohort's hand-offs")
                     .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 2));
 
             // Its holder renews and releases it through the service, which maps it to the grant.
             Lease renewed = leases.renew(next, Duration.ofSeconds(40));
             assertThat(renewed.token()).isEqualTo(next.token());
-            assertThat(renewed.expiresAt()).isEqualTo(leases.find("job").orElseThrow().expiresAt()).isAfter(next.expiresAt());
+            assertThat(renewed.expiresAt())
+                    .isEqualTo(leases.find("job").orElseThrow().expiresAt())
+                    .isAfter(next.expiresAt());
             leases.release(renewed);
             assertThat(leases.find("job").orElseThrow().isReleased()).isTrue();
             // The next grant, from the database, starts above the whole block.
-            assertThat(other.tryAcquire("job", "elsewhere", LONG).orElseThrow().token()).isEqualTo(held.token() + 9);
+            assertThat(other.tryAcquire("job", "elsewhere", LONG).orElseThrow().token())
+                    .isEqualTo(held.token() + 9);
         }
     }
 
@@ -113,8 +130,8 @@ class LeaseCohortHandOffTest {
         FencedUpdate fence = FencedUpdate.of(resource, "id", "fence", "val");
         List<Lease> holders = new ArrayList<>();
         try (LeaseService leases = cohort(db.newPool(4), table, 3);
-             LeaseService remote = LeaseFixture.service(db.newPool(3), table);
-             Connection c = db.connection()) {
+                LeaseService remote = LeaseFixture.service(db.newPool(3), table);
+                Connection c = db.connection()) {
             Lease first = leases.acquire("job", "srv", LONG, WAIT);
             holders.add(first);
             assertThat(fence.update(c, first.token(), 1, "first")).isTrue();
@@ -142,10 +159,13 @@ class LeaseCohortHandOffTest {
         }
         try (Connection c = db.connection()) {
             for (Lease earlier : holders.subList(0, holders.size() - 1)) {
-                assertThat(fence.update(c, earlier.token(), 1, "stale")).as("token %d", earlier.token()).isFalse();
+                assertThat(fence.update(c, earlier.token(), 1, "stale"))
+                        .as("token %d", earlier.token())
+                        .isFalse();
             }
         }
-        assertThat(db.queryString("SELECT val FROM " + resource + " WHERE id = 1")).isEqualTo("remote");
+        assertThat(db.queryString("SELECT val FROM " + resource + " WHERE id = 1"))
+                .isEqualTo("remote");
     }
 
     /**
@@ -158,7 +178,7 @@ class LeaseCohortHandOffTest {
     void aRemoteWaiterIsServedWithinTheBound(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(8), table, 2);
-             LeaseService remote = LeaseFixture.service(db.newPool(3), table)) {
+                LeaseService remote = LeaseFixture.service(db.newPool(3), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> remoteWaits = LeaseFixture.lockAsync(remote, "job", "remote", LONG, WAIT);
             LeaseFixture.awaitQueued(db, table, 1);
@@ -168,7 +188,9 @@ class LeaseCohortHandOffTest {
                 int waiting = i;
                 awaitThat("local waiter " + i, () -> leases.probe().cohortWaiters("job", "srv") == waiting);
             }
-            assertThat(LeaseFixture.rows(db, table + "_queue")).as("only the remote waiter is in the database").isEqualTo(1);
+            assertThat(LeaseFixture.rows(db, table + "_queue"))
+                    .as("only the remote waiter is in the database")
+                    .isEqualTo(1);
 
             leases.release(held);
             Lease one = local.get(0).get(5, TimeUnit.SECONDS);
@@ -188,7 +210,9 @@ class LeaseCohortHandOffTest {
             assertThat(four.token()).isEqualTo(three.token() + 1);
             assertThat(leases.probe().cohortHandOffs()).isEqualTo(3);
             leases.release(four);
-            assertThat(leases.probe().cohortGrants()).as("nothing kept once all is released").isZero();
+            assertThat(leases.probe().cohortGrants())
+                    .as("nothing kept once all is released")
+                    .isZero();
         }
     }
 
@@ -203,7 +227,8 @@ class LeaseCohortHandOffTest {
         try (LeaseService leases = cohort(LeaseFixture.recordingStatements(db.newPool(4), prepared), table, 8)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> same = waitingLocally(leases, 1);
-            CompletableFuture<Lease> longer = LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
+            CompletableFuture<Lease> longer =
+                    LeaseFixture.lockAsync(leases, "job", "srv", Duration.ofMinutes(10), WAIT);
             awaitThat("the second local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 2);
 
             prepared.clear();
@@ -214,8 +239,11 @@ class LeaseCohortHandOffTest {
             prepared.clear();
             leases.release(first);
             Lease second = longer.get(5, TimeUnit.SECONDS);
-            assertThat(prepared).as("the renewal before the hand-off").hasSize(db.kind() == TestDatabase.Kind.MARIADB ? 2 : 1);
-            assertThat(second.expiresAt()).isAfter(first.expiresAt().plus(Duration.ofMinutes(9)))
+            assertThat(prepared)
+                    .as("the renewal before the hand-off")
+                    .hasSize(db.kind() == TestDatabase.Kind.MARIADB ? 2 : 1);
+            assertThat(second.expiresAt())
+                    .isAfter(first.expiresAt().plus(Duration.ofMinutes(9)))
                     .isEqualTo(leases.find("job").orElseThrow().expiresAt());
             assertThat(second.token()).isEqualTo(first.token() + 1);
             leases.release(second);
@@ -248,11 +276,10 @@ class LeaseCohortHandOffTest {
             leases.release(held);
             Lease got = waiting.get(5, TimeUnit.SECONDS);
             String before = LeaseFixture.dump(db, table);
-            assertThatThrownBy(() -> leases.release(held))
-                    .isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
-                        assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED);
-                        assertThat(e.current().orElseThrow().token()).isEqualTo(got.token());
-                    });
+            assertThatThrownBy(() -> leases.release(held)).isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
+                assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED);
+                assertThat(e.current().orElseThrow().token()).isEqualTo(got.token());
+            });
             assertThatThrownBy(() -> leases.renew(held, LONG)).isInstanceOf(LeaseNotHeldException.class);
             assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
             leases.release(got);
@@ -314,8 +341,8 @@ class LeaseCohortHandOffTest {
         db.execute("INSERT INTO " + resource + " (id) VALUES (1)");
         FencedUpdate fence = FencedUpdate.of(resource, "id", "fence", "val");
         try (LeaseService leases = cohort(db.newPool(6), table, 8);
-             LeaseService operator = LeaseFixture.service(db.newPool(3), table);
-             Connection c = db.connection()) {
+                LeaseService operator = LeaseFixture.service(db.newPool(3), table);
+                Connection c = db.connection()) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> first = waitingLocally(leases, 1);
             leases.release(held);
@@ -357,8 +384,10 @@ class LeaseCohortHandOffTest {
     void aGrantThatRunsOutUnreleasedSendsTheFirstWaiterToTheDatabase(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8)) {
-            Lease forgotten = leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
+            Lease forgotten =
+                    leases.tryAcquire("job", "srv", Duration.ofMillis(300)).orElseThrow();
+            CompletableFuture<Lease> waiting =
+                    LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(60));
             awaitThat("the local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
             Lease got = waiting.get(20, TimeUnit.SECONDS);
             assertThat(got.token()).as("a new grant from the database").isEqualTo(forgotten.token() + 1);
@@ -386,15 +415,19 @@ class LeaseCohortHandOffTest {
             return result;
         });
         try (LeaseService leases = cohort(ds, table, 8);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             failAfterCommit.set(true);
             assertThatThrownBy(() -> leases.release(held)).isInstanceOf(DatabaseException.class);
-            assertThat(leases.find("job").orElseThrow().token()).as("the reservation committed").isEqualTo(held.token() + 8);
+            assertThat(leases.find("job").orElseThrow().token())
+                    .as("the reservation committed")
+                    .isEqualTo(held.token() + 8);
             LeaseFixture.awaitQueued(db, table, 1); // the waiter went to the database
             assertThat(waiting).isNotDone();
-            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held").isEmpty();
+            assertThat(other.tryAcquire("job", "elsewhere", LONG))
+                    .as("still held")
+                    .isEmpty();
 
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
@@ -419,7 +452,7 @@ class LeaseCohortHandOffTest {
             return statement.call();
         });
         try (LeaseService leases = cohort(ds, table, 8);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             leases.release(held);
@@ -429,7 +462,9 @@ class LeaseCohortHandOffTest {
             down.set(true);
             assertThatThrownBy(() -> leases.release(local)).isInstanceOf(DatabaseException.class);
             down.set(false);
-            assertThat(other.tryAcquire("job", "elsewhere", LONG)).as("still held").isEmpty();
+            assertThat(other.tryAcquire("job", "elsewhere", LONG))
+                    .as("still held")
+                    .isEmpty();
             leases.release(local);
             Lease after = other.tryAcquire("job", "elsewhere", LONG).orElseThrow();
             assertThat(after.token()).isEqualTo(held.token() + 9);
@@ -455,13 +490,16 @@ class LeaseCohortHandOffTest {
             return statement.call();
         });
         try (LeaseService leases = cohort(ds, table, 8);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
-            CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
+            CompletableFuture<Lease> waiting =
+                    LeaseFixture.lockAsync(leases, "job", "srv", LONG, Duration.ofSeconds(2));
             awaitThat("the local waiter", () -> leases.probe().cohortWaiters("job", "srv") == 1);
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> leases.release(held));
             try {
-                assertThat(stalled.await(10, TimeUnit.SECONDS)).as("the reservation runs").isTrue();
+                assertThat(stalled.await(10, TimeUnit.SECONDS))
+                        .as("the reservation runs")
+                        .isTrue();
                 assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
                         .as("timed out while the reservation still stalls")
                         .hasCauseInstanceOf(LeaseTimeoutException.class);
@@ -484,13 +522,18 @@ class LeaseCohortHandOffTest {
     void aReservationOfAGrantThatRanOutIsRefusedAndChangesNothing(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.valueOf(db.kind().name()), table);
-        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table); Connection c = db.connection()) {
-            Lease ranOut = leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
+        try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
+                Connection c = db.connection()) {
+            Lease ranOut =
+                    leases.tryAcquire("job", "srv", Duration.ofMillis(20)).orElseThrow();
             Lease[] later = new Lease[1];
-            awaitThat("a later grant", () -> (later[0] = leases.tryAcquire("job", "srv", LONG).orElse(null)) != null);
+            awaitThat(
+                    "a later grant",
+                    () -> (later[0] = leases.tryAcquire("job", "srv", LONG).orElse(null)) != null);
             assertThat(later[0].token()).isEqualTo(ranOut.token() + 1);
             assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 1, 0)).isEmpty();
-            assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 0, LONG.toNanos() / 1000)).isEmpty();
+            assertThat(jdbc.reserve(c, "job", "srv", ranOut.token(), 0, LONG.toNanos() / 1000))
+                    .isEmpty();
             assertThat(leases.find("job").orElseThrow()).as("unchanged").isEqualTo(later[0]);
             leases.release(later[0]);
         }
@@ -507,7 +550,9 @@ class LeaseCohortHandOffTest {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             assertThat(leases.tryLock("job", "srv", Duration.ofSeconds(5))).isTrue();
-            assertThat(leases.find("job").orElseThrow().expiresAt()).as("shortened").isBefore(held.expiresAt());
+            assertThat(leases.find("job").orElseThrow().expiresAt())
+                    .as("shortened")
+                    .isBefore(held.expiresAt());
             LeaseFixture.awaitQueued(db, table, 1); // the waiter went to the database
             leases.release(held);
             Lease next = waiting.get(10, TimeUnit.SECONDS);
@@ -525,7 +570,7 @@ class LeaseCohortHandOffTest {
     void aRefusedRenewalSendsTheWaiterToTheDatabase(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8);
-             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = waitingLocally(leases, 1);
             assertThat(operator.forceRelease("job", "ops")).isTrue();
@@ -547,7 +592,7 @@ class LeaseCohortHandOffTest {
     void aMinimumHoldReleaseGoesToTheDatabaseAndCountsFromTheLocalHolder(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(4), table, 8);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease held = leases.tryAcquire("job", "srv", LONG).orElseThrow();
             CompletableFuture<Lease> first = waitingLocally(leases, 1);
             Thread.sleep(50); // the hand-off comes well after the grant
@@ -556,8 +601,10 @@ class LeaseCohortHandOffTest {
             CompletableFuture<Lease> second = waitingLocally(leases, 1);
             leases.release(local, Duration.ofSeconds(10));
             Lease row = leases.find("job").orElseThrow();
-            assertThat(row.expiresAt()).as("held 10 s from the hand-off, not from the grant")
-                    .isAfterOrEqualTo(held.acquiredAt().plus(Duration.ofSeconds(10)).plusMillis(50));
+            assertThat(row.expiresAt())
+                    .as("held 10 s from the hand-off, not from the grant")
+                    .isAfterOrEqualTo(
+                            held.acquiredAt().plus(Duration.ofSeconds(10)).plusMillis(50));
             assertThat(leases.probe().cohortHandOffs()).isEqualTo(1);
             assertThat(other.tryAcquire("job", "elsewhere", LONG)).isEmpty();
             assertThat(second).isNotDone();
@@ -586,7 +633,8 @@ class LeaseCohortHandOffTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = cohort(db.newPool(2), table, 8)) {
             for (int i = 0; i < CohortHandOffs.SWEEP_EVERY - 2; i++) {
-                assertThat(leases.tryAcquire("job-" + i, "srv", Duration.ofMillis(1))).isPresent();
+                assertThat(leases.tryAcquire("job-" + i, "srv", Duration.ofMillis(1)))
+                        .isPresent();
             }
             Lease kept = leases.tryAcquire("kept", "srv", LONG).orElseThrow();
             assertThat(leases.probe().cohortGrants()).isEqualTo(CohortHandOffs.SWEEP_EVERY - 1);
@@ -610,7 +658,8 @@ class LeaseCohortHandOffTest {
             CompletableFuture<Lease> third = waitingLocally(leases, 1);
             try (LeaseGuard guard = leases.keepAlive(got, Duration.ofSeconds(45), null)) {
                 assertThat(guard.isValid()).isTrue();
-                assertThat(guard.lease().expiresAt()).isEqualTo(leases.find("job").orElseThrow().expiresAt())
+                assertThat(guard.lease().expiresAt())
+                        .isEqualTo(leases.find("job").orElseThrow().expiresAt())
                         .isAfter(got.expiresAt());
             }
             Lease last = third.get(5, TimeUnit.SECONDS);
@@ -623,8 +672,10 @@ class LeaseCohortHandOffTest {
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void aBoundOutOfRangeIsRefused(TestDatabase db) {
         assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).cohortHandOffs(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
         assertThatThrownBy(() -> LeaseService.builder(db.dataSource()).cohortHandOffs(10_001))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10001");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("10001");
     }
 }

@@ -12,7 +12,10 @@ class LeaseContractAdaptiveTest extends LeaseContractTest {
 
     @Override
     LeaseService service(DataSource dataSource, String table) {
-        return LeaseService.builder(dataSource).table(table).batching(Batching.ADAPTIVE)
-                .tune(t -> t.batchLoneCalls(true)).build();
+        return LeaseService.builder(dataSource)
+                .table(table)
+                .batching(Batching.ADAPTIVE)
+                .tune(t -> t.batchLoneCalls(true))
+                .build();
     }
 }

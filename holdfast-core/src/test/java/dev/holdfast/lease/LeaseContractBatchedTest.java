@@ -12,7 +12,10 @@ class LeaseContractBatchedTest extends LeaseContractTest {
 
     @Override
     LeaseService service(DataSource dataSource, String table) {
-        return LeaseService.builder(dataSource).table(table).batching(Batching.CONCURRENT)
-                .tune(t -> t.batchLoneCalls(true)).build();
+        return LeaseService.builder(dataSource)
+                .table(table)
+                .batching(Batching.CONCURRENT)
+                .tune(t -> t.batchLoneCalls(true))
+                .build();
     }
 }

@@ -1,8 +1,8 @@
 package dev.holdfast.lease;
 
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.lease.internal.LeaseStore;
 import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -63,8 +63,12 @@ class LeaseContractTest {
             String before = dump(db, table);
             assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
             assertThat(leases.tryLock("job", "b", LONG)).isFalse();
-            assertThat(leases.tryAcquire("job", "A", LONG)).as("owners are case-sensitive").isEmpty();
-            assertThat(leases.tryAcquire("job", "a ", LONG)).as("trailing space is another owner").isEmpty();
+            assertThat(leases.tryAcquire("job", "A", LONG))
+                    .as("owners are case-sensitive")
+                    .isEmpty();
+            assertThat(leases.tryAcquire("job", "a ", LONG))
+                    .as("trailing space is another owner")
+                    .isEmpty();
             assertThat(dump(db, table)).isEqualTo(before);
         }
     }
@@ -158,8 +162,9 @@ class LeaseContractTest {
                 assertThat(row.token()).isEqualTo(last);
                 assertThat(rows(db, table)).isEqualTo(1);
             }
-            assertThat(tokens).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L,
-                    16L, 17L, 18L, 19L, 20L);
+            assertThat(tokens)
+                    .containsExactly(
+                            1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L);
             assertThat(leases.list()).isEmpty();
         }
     }
@@ -170,7 +175,8 @@ class LeaseContractTest {
         try (LeaseService leases = service(db.dataSource(), table)) {
             Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
             String before = dump(db, table);
-            LeaseNotHeldException e = catchThrowableOfType(LeaseNotHeldException.class, () -> leases.unlock("job", "b"));
+            LeaseNotHeldException e =
+                    catchThrowableOfType(LeaseNotHeldException.class, () -> leases.unlock("job", "b"));
             assertThat(e).isNotInstanceOf(LeaseExpiredException.class).hasMessageContaining("not the owner");
             assertThat(e.current()).contains(a);
             Lease forged = new Lease("job", "b", a.token(), a.acquiredAt(), a.expiresAt());
@@ -178,7 +184,8 @@ class LeaseContractTest {
             Lease forgedToken = new Lease("job", "a", a.token() + 5, a.acquiredAt(), a.expiresAt());
             assertThatThrownBy(() -> leases.release(forgedToken)).isExactlyInstanceOf(LeaseNotHeldException.class);
             assertThatThrownBy(() -> leases.renew(forged, LONG)).isExactlyInstanceOf(LeaseNotHeldException.class);
-            assertThatThrownBy(() -> leases.unlock("nothing", "a")).isExactlyInstanceOf(LeaseNotHeldException.class)
+            assertThatThrownBy(() -> leases.unlock("nothing", "a"))
+                    .isExactlyInstanceOf(LeaseNotHeldException.class)
                     .hasMessageContaining("no such lease");
             assertThat(dump(db, table)).isEqualTo(before);
         }
@@ -196,7 +203,8 @@ class LeaseContractTest {
             assertThatThrownBy(() -> leases.renew(a, LONG)).isInstanceOf(LeaseExpiredException.class);
 
             Lease b = leases.tryAcquire("job", "b", LONG).orElseThrow();
-            LeaseExpiredException takenOver = catchThrowableOfType(LeaseExpiredException.class, () -> leases.release(a));
+            LeaseExpiredException takenOver =
+                    catchThrowableOfType(LeaseExpiredException.class, () -> leases.release(a));
             assertThat(takenOver.current()).contains(b);
             assertThat(takenOver).hasMessageContaining("granted again");
             assertThat(leases.find("job")).contains(b);
@@ -229,8 +237,11 @@ class LeaseContractTest {
             assertThat(b.acquiredAt()).isAfterOrEqualTo(a.acquiredAt().plusMillis(2000));
             Thread.sleep(20); // a 1 ms minimum hold from b's grant is over by then
             leases.release(b, Duration.ofMillis(1));
-            assertThat(leases.find("job").orElseThrow().isReleased()).as("minimum already over").isTrue();
-            assertThatThrownBy(() -> leases.release(b, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+            assertThat(leases.find("job").orElseThrow().isReleased())
+                    .as("minimum already over")
+                    .isTrue();
+            assertThatThrownBy(() -> leases.release(b, Duration.ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
@@ -264,14 +275,19 @@ class LeaseContractTest {
         DataSource east = LeaseFixture.withSessionSetting(db.newPool(2), LeaseFixture.timeZoneSql(db, "+13:00"));
         DataSource west = LeaseFixture.withSessionSetting(db.newPool(2), LeaseFixture.timeZoneSql(db, "-12:00"));
         TimeZone jvmZone = TimeZone.getDefault();
-        try (LeaseService a = service(east, table); LeaseService b = service(west, table)) {
+        try (LeaseService a = service(east, table);
+                LeaseService b = service(west, table)) {
             TimeZone.setDefault(TimeZone.getTimeZone("Pacific/Kiritimati"));
             Lease held = a.tryAcquire("job", "east", Duration.ofMillis(2000)).orElseThrow();
             TimeZone.setDefault(TimeZone.getTimeZone("Etc/GMT+12"));
-            assertThat(b.tryAcquire("job", "west", LONG)).as("live by database time").isEmpty();
+            assertThat(b.tryAcquire("job", "west", LONG))
+                    .as("live by database time")
+                    .isEmpty();
             assertThat(b.find("job")).contains(held);
-            Lease taken = await("west takes the lease once it ran out").atMost(LeaseFixture.AT_MOST)
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+            Lease taken = await("west takes the lease once it ran out")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(5))
                     .until(() -> b.tryAcquire("job", "west", LONG).orElse(null), java.util.Objects::nonNull);
             assertThat(taken).isNotNull();
             assertThat(taken.token()).isEqualTo(held.token() + 1);
@@ -322,13 +338,18 @@ class LeaseContractTest {
                 assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class);
             }
             Lease existing = leases.find("existing").orElseThrow();
-            assertThatThrownBy(() -> leases.renew(existing, Duration.ofDays(400))).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> leases.renew(existing, Duration.ofDays(400)))
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThat(dump(db, table)).isEqualTo(before);
             assertThat(rows(db, table)).isEqualTo(1);
             // The limits themselves are accepted.
-            assertThat(leases.tryAcquire("n".repeat(LeaseService.MAX_NAME_LENGTH), "o".repeat(LeaseService.MAX_NAME_LENGTH),
-                    Duration.ofDays(366))).isPresent();
-            assertThat(leases.tryAcquire("\uD83D\uDE00 emoji", "ü", Duration.ofMillis(1))).isPresent();
+            assertThat(leases.tryAcquire(
+                            "n".repeat(LeaseService.MAX_NAME_LENGTH),
+                            "o".repeat(LeaseService.MAX_NAME_LENGTH),
+                            Duration.ofDays(366)))
+                    .isPresent();
+            assertThat(leases.tryAcquire("\uD83D\uDE00 emoji", "ü", Duration.ofMillis(1)))
+                    .isPresent();
         }
     }
 
@@ -366,7 +387,8 @@ class LeaseContractTest {
             }
             // A fast release followed by a hand-off to a queued waiter commits durably: the hand-off grants.
             Lease d = leases.tryAcquire("job", "a", LONG).orElseThrow();
-            try (Connection c = pool.getConnection(); Connection listener = LeaseFixture.listener(db)) {
+            try (Connection c = pool.getConnection();
+                    Connection listener = LeaseFixture.listener(db)) {
                 LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter", "w", LeaseDurabilityTest.pid(listener));
                 c.setAutoCommit(false);
                 assertThat(sql.release(c, "job", "a", d.token(), true, null)).isTrue();
@@ -377,7 +399,10 @@ class LeaseContractTest {
             assertThat(leases.find("job").orElseThrow().owner()).isEqualTo("w");
             leases.forceRelease("job");
         }
-        try (LeaseService durable = LeaseService.builder(pool).table(table).durability(CommitDurability.DURABLE).build()) {
+        try (LeaseService durable = LeaseService.builder(pool)
+                .table(table)
+                .durability(CommitDurability.DURABLE)
+                .build()) {
             Lease c1 = durable.tryAcquire("job", "a", LONG).orElseThrow();
             durable.release(c1);
             assertThat(durable.find("job").orElseThrow().isReleased()).isTrue();
@@ -386,7 +411,7 @@ class LeaseContractTest {
 
     private static String setting(Connection c) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("SELECT current_setting('synchronous_commit')");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }
@@ -396,15 +421,16 @@ class LeaseContractTest {
     void aPoolOfManualCommitConnectionsWorksToo(TestDatabase db) throws Exception {
         String table = install(db);
         DataSource manual = LeaseFixture.withSessionSetting(db.newPool(1), "SELECT 1");
-        DataSource wrapped = (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+        DataSource wrapped = (DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object r = method.invoke(manual, args);
                     if (r instanceof Connection c) {
                         c.setAutoCommit(false);
                     }
                     return r;
                 });
-        try (LeaseService leases = service(wrapped, table); LeaseService other = service(db.dataSource(), table)) {
+        try (LeaseService leases = service(wrapped, table);
+                LeaseService other = service(db.dataSource(), table)) {
             Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
             assertThat(other.find("job")).as("committed").contains(a);
             leases.release(a);

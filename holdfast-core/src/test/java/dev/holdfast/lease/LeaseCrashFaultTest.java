@@ -24,15 +24,18 @@ class LeaseCrashFaultTest {
     @FaultTest(only = TestDatabase.Kind.POSTGRESQL)
     void grantsAndRenewalsSurviveACrashWithAsynchronousCommit(FaultDatabase db) throws Exception {
         String table = FaultChecker.installLeases(db);
-        DataSource async = LeaseFixture.withSessionSetting(db.newPool("async", 2, Duration.ofSeconds(30)),
-                "SET synchronous_commit = off");
+        DataSource async = LeaseFixture.withSessionSetting(
+                db.newPool("async", 2, Duration.ofSeconds(30)), "SET synchronous_commit = off");
         db.execute("ALTER SYSTEM SET wal_writer_delay = '10s'");
         db.execute("SELECT pg_reload_conf()");
         try (LeaseService leases = LeaseService.builder(async).table(table).build();
-             LeaseService checker = LeaseService.builder(db.admin()).table(table).build()) {
-            Lease first = checker.tryAcquire("job", "first", Duration.ofSeconds(1)).orElseThrow();
+                LeaseService checker =
+                        LeaseService.builder(db.admin()).table(table).build()) {
+            Lease first =
+                    checker.tryAcquire("job", "first", Duration.ofSeconds(1)).orElseThrow();
             checker.release(first);
-            Lease granted = leases.tryAcquire("job", "async", Duration.ofSeconds(2)).orElseThrow();
+            Lease granted =
+                    leases.tryAcquire("job", "async", Duration.ofSeconds(2)).orElseThrow();
             Lease renewed = leases.renew(granted, Duration.ofSeconds(60));
             Lease queued = leases.acquire("queued", "async", Duration.ofSeconds(60), Duration.ofSeconds(5));
 
@@ -40,12 +43,15 @@ class LeaseCrashFaultTest {
 
             Lease job = checker.find("job").orElseThrow();
             Lease other = checker.find("queued").orElse(null);
-            System.out.printf("[%s] crash with synchronous_commit=off: granted token %d (renewed to %s), after"
+            System.out.printf(
+                    "[%s] crash with synchronous_commit=off: granted token %d (renewed to %s), after"
                             + " recovery %s; lock() grant %s, after recovery %s%n",
                     db.id(), granted.token(), renewed.expiresAt(), job, queued, other);
             assertThat(job).as("the grant and its renewal survived the crash").isEqualTo(renewed);
             assertThat(other).as("the lock() grant survived the crash").isEqualTo(queued);
-            assertThat(checker.tryAcquire("job", "next", Duration.ofSeconds(1))).as("still held").isEmpty();
+            assertThat(checker.tryAcquire("job", "next", Duration.ofSeconds(1)))
+                    .as("still held")
+                    .isEmpty();
         } finally {
             db.execute("ALTER SYSTEM RESET wal_writer_delay");
             db.execute("SELECT pg_reload_conf()");

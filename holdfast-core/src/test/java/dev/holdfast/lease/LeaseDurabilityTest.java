@@ -1,11 +1,11 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseRow;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseRow;
+import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -45,35 +45,49 @@ class LeaseDurabilityTest {
         }
     }
 
-    private static void checkEachStatementInEachSession(TestDatabase db, String table, LeaseStore sql, long ttl,
-                                                        int listenerPid) throws SQLException {
+    private static void checkEachStatementInEachSession(
+            TestDatabase db, String table, LeaseStore sql, long ttl, int listenerPid) throws SQLException {
         Map<String, Statement1> statements = Map.of(
-                "acquire", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
-                "tryLock", (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
-                "acquireOrQueue", (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false, null)).isPresent(),
+                "acquire",
+                        (c, s, n) ->
+                                assertThat(s.acquire(c, n, "a", ttl, false)).isPresent(),
+                "tryLock",
+                        (c, s, n) -> assertThat(s.acquire(c, n, "a", ttl, true)).isPresent(),
+                "acquireOrQueue",
+                        (c, s, n) -> assertThat(s.acquireOrQueue(c, n, "a", "waiter-a", ttl, 2_000_000, false, null))
+                                .isPresent(),
                 // A release that hands the lease to a waiter grants it: durable. (Inside a transaction, as
                 // here, a release is never fast; in auto-commit mode the hand-off is a transaction of its own.)
-                "handOff", (c, s, n) -> {
-                    LeaseRow l = granted(db, table, n);
-                    queueWaiter(db, table, n, "waiter-b", "b", listenerPid);
-                    assertThat(s.release(c, n, "a", l.token(), false, null)).isTrue();
-                    try (PreparedStatement ps = c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
-                        ps.setString(1, n);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            assertThat(rs.next()).isTrue();
-                            assertThat(rs.getString(1) + "/" + rs.getString(2)).isEqualTo("b/waiter-b");
-                        }
-                    }
-                },
-                "renew", (c, s, n) -> {
-                    LeaseRow l = granted(db, table, n);
-                    assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
-                },
+                "handOff",
+                        (c, s, n) -> {
+                            LeaseRow l = granted(db, table, n);
+                            queueWaiter(db, table, n, "waiter-b", "b", listenerPid);
+                            assertThat(s.release(c, n, "a", l.token(), false, null))
+                                    .isTrue();
+                            try (PreparedStatement ps =
+                                    c.prepareStatement("SELECT owner, handed_to FROM " + table + " WHERE name = ?")) {
+                                ps.setString(1, n);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    assertThat(rs.next()).isTrue();
+                                    assertThat(rs.getString(1) + "/" + rs.getString(2))
+                                            .isEqualTo("b/waiter-b");
+                                }
+                            }
+                        },
+                "renew",
+                        (c, s, n) -> {
+                            LeaseRow l = granted(db, table, n);
+                            assertThat(s.renew(c, n, "a", l.token(), ttl)).isPresent();
+                        },
                 // The tokens a cohort hand-off reserves must never be handed out again after a crash.
-                "reserve", (c, s, n) -> {
-                    LeaseRow l = granted(db, table, n);
-                    assertThat(s.reserve(c, n, "a", l.token(), 8, ttl).orElseThrow().token()).isEqualTo(l.token() + 8);
-                });
+                "reserve",
+                        (c, s, n) -> {
+                            LeaseRow l = granted(db, table, n);
+                            assertThat(s.reserve(c, n, "a", l.token(), 8, ttl)
+                                            .orElseThrow()
+                                            .token())
+                                    .isEqualTo(l.token() + 8);
+                        });
         try (HikariDataSource pool = db.newPool(1)) {
             int i = 0;
             for (var session : EXPECTED.entrySet()) {
@@ -83,11 +97,14 @@ class LeaseDurabilityTest {
                         set(c, session.getKey());
                         c.setAutoCommit(false);
                         statement.getValue().run(c, sql, name);
-                        assertThat(setting(c)).as(statement.getKey() + " in a session with " + session.getKey())
+                        assertThat(setting(c))
+                                .as(statement.getKey() + " in a session with " + session.getKey())
                                 .isEqualTo(session.getValue());
                         c.commit();
                         c.setAutoCommit(true);
-                        assertThat(setting(c)).as("the session after " + statement.getKey()).isEqualTo(session.getKey());
+                        assertThat(setting(c))
+                                .as("the session after " + statement.getKey())
+                                .isEqualTo(session.getKey());
                         set(c, "on");
                     }
                 }
@@ -106,7 +123,7 @@ class LeaseDurabilityTest {
         config.setMaximumPoolSize(2);
         config.setConnectionInitSql("SET synchronous_commit = off");
         try (HikariDataSource pool = new HikariDataSource(config);
-             LeaseService leases = LeaseService.builder(pool).table(table).build()) {
+                LeaseService leases = LeaseService.builder(pool).table(table).build()) {
             Lease lease = leases.tryAcquire("job", "a", Duration.ofSeconds(30)).orElseThrow();
             lease = leases.renew(lease, Duration.ofSeconds(30));
             try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(30), null)) {
@@ -124,21 +141,31 @@ class LeaseDurabilityTest {
 
     private static LeaseRow granted(TestDatabase db, String table, String name) throws SQLException {
         try (Connection c = db.connection()) {
-            return LeaseStores.forDialect(Dialect.POSTGRESQL, table).acquire(c, name, "a", 60_000_000, false).orElseThrow();
+            return LeaseStores.forDialect(Dialect.POSTGRESQL, table)
+                    .acquire(c, name, "a", 60_000_000, false)
+                    .orElseThrow();
         }
     }
 
     /** Queues a waiter as a {@code lock} call of {@code owner} does, its notifications delivered by backend {@code listener}. */
     static void queueWaiter(TestDatabase db, String table, String name, String waiter, String owner, int listener)
             throws SQLException {
-        db.execute("INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
-                + " VALUES (?, ?, clock_timestamp() + interval '1 minute', ?, 60000000, ?)", name, waiter, owner, listener);
+        db.execute(
+                "INSERT INTO " + table + "_queue (name, owner, wait_until, lease_owner, ttl_micros, listener)"
+                        + " VALUES (?, ?, clock_timestamp() + interval '1 minute', ?, 60000000, ?)",
+                name,
+                waiter,
+                owner,
+                listener);
         // As a queued attempt does: the lease row says that someone waits.
-        db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = ?", name);
+        db.execute(
+                "UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = ?",
+                name);
     }
 
     static int pid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -152,7 +179,7 @@ class LeaseDurabilityTest {
 
     static String setting(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT current_setting('synchronous_commit')");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }

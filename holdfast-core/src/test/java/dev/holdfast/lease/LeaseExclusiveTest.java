@@ -84,7 +84,9 @@ class LeaseExclusiveTest {
             assertThat(overlaps.get()).as("two calls held the lease at once").isZero();
             assertThat(repeats.get()).as("a token granted twice").isZero();
             assertThat(tokens).hasSize(rounds - rounds0);
-            assertThat(rounds0).as("rounds without any grant (the lease is released before the next)").isZero();
+            assertThat(rounds0)
+                    .as("rounds without any grant (the lease is released before the next)")
+                    .isZero();
         }
     }
 

@@ -1,15 +1,14 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.TestDatabase;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -79,14 +78,13 @@ class LeaseFailoverTest {
     private static final long CUT_MILLIS = 1_000;
     /** The workers' role: no superuser, no monitoring role; it owns the lease table. */
     static final String APP_ROLE = "holdfast_app";
+
     private static final long NEW_TIMELINE = 1L << PgLeaseSql.TIMELINE_SHIFT;
 
     record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, long seenNanos)
-            implements FencedWork.Seen {
-    }
+            implements FencedWork.Seen {}
 
-    record Write(String name, long token, long value) {
-    }
+    record Write(String name, long token, long value) {}
 
     static HikariDataSource pool(String url, int size, String name) {
         return pool(url, size, name, 1_000);
@@ -128,13 +126,15 @@ class LeaseFailoverTest {
         createAppRole();
         TestDatabase.Kind store = TestDatabase.Kind.POSTGRESQL;
         String table = "lease_failover";
-        String resource = "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        String resource =
+                "failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
         try (HikariDataSource admin = adminPool("failover-admin");
-             HikariDataSource resources = store.newPool("failover-resource", WORKERS + 2)) {
+                HikariDataSource resources = store.newPool("failover-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
-            try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = resources.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(FencedWork.createTableSql(resource));
                 for (String name : NAMES) {
                     s.execute("INSERT INTO " + resource + " (name, val) VALUES ('" + name + "', 0)");
@@ -145,15 +145,22 @@ class LeaseFailoverTest {
             } finally {
                 services.forEach(LeaseService::close);
                 pools.forEach(HikariDataSource::close);
-                try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = resources.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + resource);
                 }
             }
         }
     }
 
-    private void run(String mode, String table, String resource, HikariDataSource resources,
-                     List<HikariDataSource> pools, List<LeaseService> services) throws Exception {
+    private void run(
+            String mode,
+            String table,
+            String resource,
+            HikariDataSource resources,
+            List<HikariDataSource> pools,
+            List<LeaseService> services)
+            throws Exception {
         FencedWork work = new FencedWork(resource, new FencedWork.Pause(50, TTL, 50, 100));
         for (int i = 0; i < WORKERS; i++) {
             HikariDataSource pool = pool(PgReplicaPair.url(), 3, "failover-worker-" + i);
@@ -188,55 +195,95 @@ class LeaseFailoverTest {
         // Lost grants: of the old timeline, above what the standby had when the primary stopped.
         List<Grant> all = new ArrayList<>(workers.grants);
         List<Grant> lost = all.stream()
-                .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L)).toList();
+                .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L))
+                .toList();
         long before = all.stream().filter(g -> g.token() < NEW_TIMELINE).count();
         long after = all.size() - before;
-        long firstNewNanos = all.stream().filter(g -> g.token() >= NEW_TIMELINE).mapToLong(Grant::seenNanos).min().orElse(-1);
+        long firstNewNanos = all.stream()
+                .filter(g -> g.token() >= NEW_TIMELINE)
+                .mapToLong(Grant::seenNanos)
+                .min()
+                .orElse(-1);
 
         FailoverWorkers.Writes writes = workers.checkWrites(resources, resource);
         long staleAccepted = writes.staleAccepted();
         long lostOrDuplicated = writes.lostOrDuplicated();
         long tokenDisorder = tokenDisorder(all, NAMES);
-        List<Grant[]> overlapsOfKept = workers.overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
+        List<Grant[]> overlapsOfKept =
+                workers.overlaps.stream().filter(p -> !lost.contains(p[0])).toList();
         long overlapsOfLost = workers.overlaps.size() - overlapsOfKept.size();
 
         Map<String, Long> perName = new HashMap<>();
         all.forEach(g -> perName.merge(g.name(), 1L, Long::sum));
-        System.out.printf("[failover %s] grants %d before / %d after the failover (%s); primary stop took %d ms,"
+        System.out.printf(
+                "[failover %s] grants %d before / %d after the failover (%s); primary stop took %d ms,"
                         + " promotion %d ms; first grant on the new primary %d ms after the stop; %d typed errors"
                         + " (DatabaseException) seen by workers, %d releases found their lease gone; %d pauses > TTL;"
                         + " %d accepted writes, %d refused by the fence; lost grants (async loss) %d, overlaps they caused %d;"
                         + " stale writes accepted %d; lost/duplicated updates %d; token order violations %d;"
                         + " two live holders %d; standby had tokens %s; %d LISTEN sessions on the new primary%n",
-                mode, before, after, perName, ms(stoppedNanos - stopNanos), ms(promotedNanos - stoppedNanos),
-                firstNewNanos < 0 ? -1 : ms(firstNewNanos - stopNanos), workers.typedErrorCount(), workers.lostReleases.get(),
-                workers.pauses.get(), workers.accepted.size(), workers.refused.get(), lost.size(), overlapsOfLost, staleAccepted,
-                lostOrDuplicated, tokenDisorder, overlapsOfKept.size(), survived, listeners);
+                mode,
+                before,
+                after,
+                perName,
+                ms(stoppedNanos - stopNanos),
+                ms(promotedNanos - stoppedNanos),
+                firstNewNanos < 0 ? -1 : ms(firstNewNanos - stopNanos),
+                workers.typedErrorCount(),
+                workers.lostReleases.get(),
+                workers.pauses.get(),
+                workers.accepted.size(),
+                workers.refused.get(),
+                lost.size(),
+                overlapsOfLost,
+                staleAccepted,
+                lostOrDuplicated,
+                tokenDisorder,
+                overlapsOfKept.size(),
+                survived,
+                listeners);
 
         assertThat(workers.unexpected).as("unexpected failures").isEmpty();
         assertThat(before).as("grants before the failover").isPositive();
-        assertThat(after).as("grants on the new primary, without restarting anything").isPositive();
+        assertThat(after)
+                .as("grants on the new primary, without restarting anything")
+                .isPositive();
         assertThat(workers.pauses.get()).as("sections paused past the TTL").isPositive();
-        assertThat(listeners).as("waiters' LISTEN connections re-subscribed on the new primary").isEqualTo(WORKERS / 2);
+        assertThat(listeners)
+                .as("waiters' LISTEN connections re-subscribed on the new primary")
+                .isEqualTo(WORKERS / 2);
         assertThat(staleAccepted).as("stale writes accepted").isZero();
         assertThat(lostOrDuplicated).as("lost or duplicated resource updates").isZero();
         assertThat(tokenDisorder).as("token order violations").isZero();
-        assertThat(overlapsOfKept).as("two live holders (grants the new primary knew of)").isEmpty();
+        assertThat(overlapsOfKept)
+                .as("two live holders (grants the new primary knew of)")
+                .isEmpty();
         if (mode.equals("sync")) {
             assertThat(lost).as("grants lost with synchronous replication").isEmpty();
         } else {
-            assertThat(lost).as("grants lost with the cut asynchronous stream (the case under test)").isNotEmpty();
+            assertThat(lost)
+                    .as("grants lost with the cut asynchronous stream (the case under test)")
+                    .isNotEmpty();
         }
         // every post-failover grant outranks every grant made before it
-        long maxOld = all.stream().filter(g -> g.token() < NEW_TIMELINE).mapToLong(Grant::token).max().orElse(0);
-        assertThat(all.stream().filter(g -> g.token() >= NEW_TIMELINE).mapToLong(Grant::token).min().orElse(Long.MAX_VALUE))
+        long maxOld = all.stream()
+                .filter(g -> g.token() < NEW_TIMELINE)
+                .mapToLong(Grant::token)
+                .max()
+                .orElse(0);
+        assertThat(all.stream()
+                        .filter(g -> g.token() >= NEW_TIMELINE)
+                        .mapToLong(Grant::token)
+                        .min()
+                        .orElse(Long.MAX_VALUE))
                 .isGreaterThan(maxOld);
     }
 
     /** The workers' role on a fresh pair: it may create the lease table, and is no superuser. */
     static void createAppRole() throws SQLException {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
-             Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(
+                        PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
+                Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + APP_ROLE + " LOGIN");
             s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + APP_ROLE);
         }
@@ -246,8 +293,10 @@ class LeaseFailoverTest {
     static long tokenDisorder(List<Grant> all, String[] names) {
         long disorder = 0;
         for (String name : names) {
-            List<Grant> inTime = all.stream().filter(g -> g.name().equals(name))
-                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token)).toList();
+            List<Grant> inTime = all.stream()
+                    .filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparing(Grant::acquiredAt).thenComparingLong(Grant::token))
+                    .toList();
             for (int i = 1; i < inTime.size(); i++) {
                 if (inTime.get(i).token() <= inTime.get(i - 1).token()) {
                     disorder++;
@@ -259,10 +308,11 @@ class LeaseFailoverTest {
 
     /** Sessions on the (new) primary that listen for this table's wake-ups: one per service that waited. */
     private static long listenersOnPrimary(String table) throws SQLException {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
-                     + " WHERE state = 'idle' AND query = 'LISTEN ' || "
-                     + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid"))) {
+        try (Connection c = DriverManager.getConnection(
+                        PgReplicaPair.withoutHostCache(PgReplicaPair.url()), "postgres", "");
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE state = 'idle' AND query = 'LISTEN ' || "
+                        + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid"))) {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -273,7 +323,7 @@ class LeaseFailoverTest {
     /** The tokens the standby holds once it has replayed all it received from the stopped primary. */
     static Map<String, Long> replayedTokens(String table) throws Exception {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.standbyUrl(), "postgres", "");
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             LeaseFixture.holdsWithin(Duration.ofSeconds(10), Duration.ofMillis(10), () -> {
                 try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()")) {
                     rs.next();

@@ -1,5 +1,6 @@
 package dev.holdfast.lease;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.PgReplicaPair;
 import dev.holdfast.jdbc.HoldfastTable;
@@ -8,9 +9,8 @@ import dev.holdfast.lease.LeaseFailoverTest.Grant;
 import dev.holdfast.lease.LeaseFailoverTest.Write;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.TestDatabase;
-import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -68,6 +68,7 @@ class LeaseFastFailoverTest {
      * and 6.9–7.3 s with both cores saturated ({@code stress-ng --cpu 2}), when a TTL of 6 s let the lost grants expire first.
      */
     private static final Duration TTL = Duration.ofSeconds(15);
+
     private static final String[] NAMES = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"};
     private static final long RUN_BEFORE_MILLIS = 3_000;
     private static final long CUT_MILLIS = 1_500;
@@ -86,13 +87,16 @@ class LeaseFastFailoverTest {
         PgReplicaPair.script("up", "async");
         LeaseFailoverTest.createAppRole();
         String table = "lease_fast_failover";
-        String resource = "fast_failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        String resource =
+                "fast_failover_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
         try (HikariDataSource admin = LeaseFailoverTest.adminPool("fast-failover-admin");
-             HikariDataSource resources = TestDatabase.Kind.POSTGRESQL.newPool("fast-failover-resource", WORKERS + 2)) {
+                HikariDataSource resources =
+                        TestDatabase.Kind.POSTGRESQL.newPool("fast-failover-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
-            try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = resources.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(FencedWork.createTableSql(resource));
                 for (String name : NAMES) {
                     s.execute("INSERT INTO " + resource + " (name, val) VALUES ('" + name + "', 0)");
@@ -109,15 +113,17 @@ class LeaseFastFailoverTest {
             } finally {
                 services.forEach(LeaseService::close);
                 pools.forEach(HikariDataSource::close);
-                try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = resources.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + resource);
                 }
             }
         }
     }
 
-    private void run(boolean grace, String table, String resource, HikariDataSource resources,
-                     List<LeaseService> services) throws Exception {
+    private void run(
+            boolean grace, String table, String resource, HikariDataSource resources, List<LeaseService> services)
+            throws Exception {
         FencedWork work = new FencedWork(resource, new FencedWork.Pause(1_000_000, TTL, 0, 1));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong typedErrors = new AtomicLong();
@@ -145,7 +151,8 @@ class LeaseFastFailoverTest {
                     String name = NAMES[random.nextInt(NAMES.length)];
                     Lease lease;
                     try {
-                        Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(1));
+                        Optional<Lease> granted =
+                                FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(1));
                         if (granted.isEmpty()) {
                             Thread.sleep(10); // an application retries a little later
                             continue;
@@ -158,7 +165,8 @@ class LeaseFastFailoverTest {
                         Thread.sleep(20); // backs off while the database is away, as an application would
                         continue;
                     }
-                    Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
+                    Grant mine = new Grant(
+                            name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(), System.nanoTime());
                     grants.add(mine);
                     List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
                     if (!overlap.isEmpty()) {
@@ -199,7 +207,9 @@ class LeaseFastFailoverTest {
         long promotedNanos = System.nanoTime();
         Instant promotedAt = databaseNow();
         // long enough for grants after the grace: it ends one TTL after the first statement on the new primary
-        boolean grantedAfter = LeaseFixture.holdsWithin(Duration.ofSeconds(60), Duration.ofMillis(100),
+        boolean grantedAfter = LeaseFixture.holdsWithin(
+                Duration.ofSeconds(60),
+                Duration.ofMillis(100),
                 () -> grants.stream().anyMatch(g -> g.token() >= NEW_TIMELINE));
         stop.set(true);
         for (Future<?> f : futures) {
@@ -207,10 +217,13 @@ class LeaseFastFailoverTest {
         }
         executor.shutdownNow();
 
-        assertThat(grantedAfter).as("grants on the new primary, without restarting anything").isTrue();
+        assertThat(grantedAfter)
+                .as("grants on the new primary, without restarting anything")
+                .isTrue();
         List<Grant> all = new ArrayList<>(grants);
         List<Grant> lost = all.stream()
-                .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L)).toList();
+                .filter(g -> g.token() < NEW_TIMELINE && g.token() > survived.getOrDefault(g.name(), 0L))
+                .toList();
         List<Grant> unreleasedLost = lost.stream().filter(unreleased::contains).toList();
         List<Grant> after = all.stream().filter(g -> g.token() >= NEW_TIMELINE).toList();
         List<Grant[]> lostOverlaps = new ArrayList<>();
@@ -221,15 +234,22 @@ class LeaseFastFailoverTest {
                 }
             }
         }
-        Instant firstNew = after.stream().map(Grant::acquiredAt).min(Comparator.naturalOrder()).orElseThrow();
-        Instant lastLostExpiry = unreleasedLost.stream().map(Grant::expiresAt).max(Comparator.naturalOrder())
+        Instant firstNew = after.stream()
+                .map(Grant::acquiredAt)
+                .min(Comparator.naturalOrder())
+                .orElseThrow();
+        Instant lastLostExpiry = unreleasedLost.stream()
+                .map(Grant::expiresAt)
+                .max(Comparator.naturalOrder())
                 .orElse(Instant.EPOCH);
         Instant timelineSeen = grace ? timelineFirstSeen(table) : null;
 
         long staleAccepted = 0;
         for (String name : NAMES) {
-            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            List<Write> writes = accepted.stream()
+                    .filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value))
+                    .toList();
             for (int i = 1; i < writes.size(); i++) {
                 if (writes.get(i).token() < writes.get(i - 1).token()) {
                     staleAccepted++;
@@ -237,40 +257,66 @@ class LeaseFastFailoverTest {
             }
         }
         long tokenDisorder = LeaseFailoverTest.tokenDisorder(all, NAMES);
-        List<Grant[]> keptOverlaps = liveOverlaps.stream().filter(p -> !lost.contains(p[0])).toList();
+        List<Grant[]> keptOverlaps =
+                liveOverlaps.stream().filter(p -> !lost.contains(p[0])).toList();
 
-        System.out.printf("[fast failover, grace %s] grants %d before / %d after; lost %d, of them unreleased %d;"
+        System.out.printf(
+                "[fast failover, grace %s] grants %d before / %d after; lost %d, of them unreleased %d;"
                         + " promotion done %d ms after the stop; first new grant %d ms after the promotion (database time);"
                         + " the last unreleased lost grant expired %d ms after the promotion; overlaps with lost grants %d;"
                         + " %s; typed errors %d; writes accepted %d, refused by the fence %d; stale writes accepted %d;"
                         + " token order violations %d; two live holders among kept grants %d%n",
-                grace, all.size() - after.size(), after.size(), lost.size(), unreleasedLost.size(),
-                TimeUnit.NANOSECONDS.toMillis(promotedNanos - stopNanos), Duration.between(promotedAt, firstNew).toMillis(),
-                Duration.between(promotedAt, lastLostExpiry).toMillis(), lostOverlaps.size(),
-                timelineSeen == null ? "no grace" : "grace from " + Duration.between(promotedAt, timelineSeen).toMillis()
-                        + " ms after the promotion, first new grant " + Duration.between(timelineSeen, firstNew).toMillis()
-                        + " ms after its start",
-                typedErrors.get(), accepted.size(), refusedWrites.get(), staleAccepted, tokenDisorder, keptOverlaps.size());
+                grace,
+                all.size() - after.size(),
+                after.size(),
+                lost.size(),
+                unreleasedLost.size(),
+                TimeUnit.NANOSECONDS.toMillis(promotedNanos - stopNanos),
+                Duration.between(promotedAt, firstNew).toMillis(),
+                Duration.between(promotedAt, lastLostExpiry).toMillis(),
+                lostOverlaps.size(),
+                timelineSeen == null
+                        ? "no grace"
+                        : "grace from "
+                                + Duration.between(promotedAt, timelineSeen).toMillis()
+                                + " ms after the promotion, first new grant "
+                                + Duration.between(timelineSeen, firstNew).toMillis()
+                                + " ms after its start",
+                typedErrors.get(),
+                accepted.size(),
+                refusedWrites.get(),
+                staleAccepted,
+                tokenDisorder,
+                keptOverlaps.size());
 
         assertThat(unexpected).as("unexpected failures").isEmpty();
         assertThat(staleAccepted).as("stale writes accepted").isZero();
         assertThat(tokenDisorder).as("token order violations").isZero();
-        assertThat(keptOverlaps).as("two live holders among grants the new primary knew of").isEmpty();
-        assertThat(unreleasedLost).as("lost grants whose holders were still at work when the primary stopped").isNotEmpty();
-        assertThat(lastLostExpiry).as("the failover was faster than the TTL: lost grants outlived the promotion")
+        assertThat(keptOverlaps)
+                .as("two live holders among grants the new primary knew of")
+                .isEmpty();
+        assertThat(unreleasedLost)
+                .as("lost grants whose holders were still at work when the primary stopped")
+                .isNotEmpty();
+        assertThat(lastLostExpiry)
+                .as("the failover was faster than the TTL: lost grants outlived the promotion")
                 .isAfter(promotedAt);
         if (grace) {
-            assertThat(lostOverlaps).as("new grants overlapping a lost grant, with the grace").isEmpty();
+            assertThat(lostOverlaps)
+                    .as("new grants overlapping a lost grant, with the grace")
+                    .isEmpty();
             assertThat(firstNew).as("nothing granted within the grace").isAfterOrEqualTo(timelineSeen.plus(TTL));
         } else {
-            assertThat(lostOverlaps).as("without the grace the gap is real: new grants overlap lost ones").isNotEmpty();
+            assertThat(lostOverlaps)
+                    .as("without the grace the gap is real: new grants overlap lost ones")
+                    .isNotEmpty();
         }
     }
 
     private static Instant databaseNow() throws SQLException {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")) {
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")) {
             rs.next();
             return Instant.EPOCH.plus(rs.getLong(1), ChronoUnit.MICROS);
         }
@@ -278,9 +324,9 @@ class LeaseFastFailoverTest {
 
     private static Instant timelineFirstSeen(String table) throws SQLException {
         try (Connection c = DriverManager.getConnection(PgReplicaPair.url(), "postgres", "");
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM first_seen) * 1000000)::bigint FROM "
-                     + table + "_timelines WHERE timeline = (SELECT " + PgLeaseSql.TIMELINE + ")")) {
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM first_seen) * 1000000)::bigint FROM " + table
+                        + "_timelines WHERE timeline = (SELECT " + PgLeaseSql.TIMELINE + ")")) {
             assertThat(rs.next()).as("the new timeline's start is recorded").isTrue();
             return Instant.EPOCH.plus(rs.getLong(1), ChronoUnit.MICROS);
         }

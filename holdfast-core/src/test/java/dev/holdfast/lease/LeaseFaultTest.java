@@ -26,7 +26,8 @@ class LeaseFaultTest {
 
     private static long sessionId(TestDatabase db, Connection c) throws SQLException {
         String sql = db.kind() == TestDatabase.Kind.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }
@@ -51,12 +52,15 @@ class LeaseFaultTest {
         String table = LeaseFixture.install(db);
         HikariDataSource holderPool = db.newPool(1);
         try (LeaseService holder = LeaseFixture.service(holderPool, table);
-             LeaseService next = LeaseFixture.service(db.newPool(1), table)) {
-            Lease lease = holder.tryAcquire("job", "holder", Duration.ofMillis(3000)).orElseThrow();
+                LeaseService next = LeaseFixture.service(db.newPool(1), table)) {
+            Lease lease =
+                    holder.tryAcquire("job", "holder", Duration.ofMillis(3000)).orElseThrow();
             try (Connection c = holderPool.getConnection()) {
                 kill(db, sessionId(db, c));
             }
-            assertThat(next.tryAcquire("job", "next", Duration.ofSeconds(30))).as("still live").isEmpty();
+            assertThat(next.tryAcquire("job", "next", Duration.ofSeconds(30)))
+                    .as("still live")
+                    .isEmpty();
 
             Throwable failure = catchThrowable(() -> holder.release(lease));
             assertThat(failure).isInstanceOf(DatabaseException.class).hasMessageContaining("releasing lease 'job'");
@@ -80,7 +84,7 @@ class LeaseFaultTest {
     void poolLosesItsConnectionDuringAcquire(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService victim = LeaseFixture.service(db.newPool(1), table);
-             LeaseService next = LeaseFixture.service(db.newPool(1), table)) {
+                LeaseService next = LeaseFixture.service(db.newPool(1), table)) {
             Lease old = next.tryAcquire("job", "old", Duration.ofSeconds(30)).orElseThrow();
             next.release(old);
             String before = LeaseFixture.dump(db, table);
@@ -88,15 +92,18 @@ class LeaseFaultTest {
             CompletableFuture<Optional<Lease>> attempt;
             try (Connection blocker = db.connection()) {
                 blocker.setAutoCommit(false);
-                try (PreparedStatement ps = blocker.prepareStatement("SELECT token FROM " + table + " WHERE name = 'job' FOR UPDATE")) {
+                try (PreparedStatement ps =
+                        blocker.prepareStatement("SELECT token FROM " + table + " WHERE name = 'job' FOR UPDATE")) {
                     ps.executeQuery().close();
                 }
-                attempt = CompletableFuture.supplyAsync(() -> victim.tryAcquire("job", "victim", Duration.ofSeconds(30)));
+                attempt =
+                        CompletableFuture.supplyAsync(() -> victim.tryAcquire("job", "victim", Duration.ofSeconds(30)));
                 long id = awaitBlockedSession(db, table);
                 kill(db, id);
                 Throwable failure = catchThrowable(() -> attempt.get(10, TimeUnit.SECONDS));
                 assertThat(failure).isInstanceOf(ExecutionException.class);
-                assertThat(failure.getCause()).isInstanceOf(DatabaseException.class)
+                assertThat(failure.getCause())
+                        .isInstanceOf(DatabaseException.class)
                         .hasMessageContaining("acquiring lease 'job' for 'victim'");
                 assertThat(victim.dialect().classify(failure.getCause())).isEqualTo(SqlErrorKind.CONNECTION_LOST);
                 blocker.rollback();
@@ -106,7 +113,9 @@ class LeaseFaultTest {
             Lease taken = next.tryAcquire("job", "next", Duration.ofSeconds(30)).orElseThrow();
             assertThat(taken.token()).isEqualTo(old.token() + 1);
             next.release(taken);
-            assertThat(victim.tryAcquire("job", "victim", Duration.ofSeconds(30))).as("the pool recovered").isPresent();
+            assertThat(victim.tryAcquire("job", "victim", Duration.ofSeconds(30)))
+                    .as("the pool recovered")
+                    .isPresent();
         }
     }
 
@@ -121,15 +130,17 @@ class LeaseFaultTest {
         HikariDataSource pool = db.newPool(1);
         AtomicReference<LeaseLostException> lost = new AtomicReference<>();
         try (LeaseService leases = LeaseFixture.service(pool, table);
-             LeaseService other = LeaseFixture.service(db.newPool(1), table)) {
-            Lease lease = leases.tryAcquire("job", "holder", Duration.ofSeconds(3)).orElseThrow();
+                LeaseService other = LeaseFixture.service(db.newPool(1), table)) {
+            Lease lease =
+                    leases.tryAcquire("job", "holder", Duration.ofSeconds(3)).orElseThrow();
             try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(3), lost::set)) {
                 for (int i = 0; i < 3; i++) {
                     try (Connection c = live(pool)) {
                         kill(db, sessionId(db, c));
                     }
                     Thread.sleep(500); // held a while: renewals run across the killed connection
-                    assertThat(other.tryAcquire("job", "other", Duration.ofSeconds(1))).isEmpty();
+                    assertThat(other.tryAcquire("job", "other", Duration.ofSeconds(1)))
+                            .isEmpty();
                 }
                 assertThat(guard.isValid()).isTrue();
                 assertThat(guard.token()).isEqualTo(lease.token());
@@ -158,19 +169,32 @@ class LeaseFaultTest {
 
     private static long awaitBlockedSession(TestDatabase db, String table) throws Exception {
         String sql = db.kind() == TestDatabase.Kind.POSTGRESQL
-                ? "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO " + table + "%'"
+                ? "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO " + table
+                        + "%'"
                 : "SELECT id FROM information_schema.processlist WHERE info LIKE 'INSERT INTO " + table + "%'";
-        return await("the acquire blocked on the row").atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(10)).until(() -> {
-                    try (Connection c = db.connection(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-                        return rs.next() ? rs.getLong(1) : null;
-                    }
-                }, java.util.Objects::nonNull);
+        return await("the acquire blocked on the row")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .until(
+                        () -> {
+                            try (Connection c = db.connection();
+                                    PreparedStatement ps = c.prepareStatement(sql);
+                                    ResultSet rs = ps.executeQuery()) {
+                                return rs.next() ? rs.getLong(1) : null;
+                            }
+                        },
+                        java.util.Objects::nonNull);
     }
 
     static Lease awaitGrant(LeaseService leases, String name, String owner) {
-        return await(name + " granted to " + owner).atMost(LeaseFixture.AT_MOST).pollDelay(Duration.ZERO)
+        return await(name + " granted to " + owner)
+                .atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(10))
-                .until(() -> leases.tryAcquire(name, owner, Duration.ofSeconds(30)).orElse(null), java.util.Objects::nonNull);
+                .until(
+                        () -> leases.tryAcquire(name, owner, Duration.ofSeconds(30))
+                                .orElse(null),
+                        java.util.Objects::nonNull);
     }
 }

@@ -1,10 +1,11 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.PgLeaseSql;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
-import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.TestDatabase;
+import org.awaitility.core.ConditionTimeoutException;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -20,15 +21,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
 
 /** Shared set-up of the lease tests: a fresh lease table per test, dropped afterwards. */
 final class LeaseFixture {
 
-    private LeaseFixture() {
-    }
+    private LeaseFixture() {}
 
     /** Installs a new lease table and its waiter queue and returns the table's name. */
     static String install(TestDatabase db) {
@@ -45,7 +44,8 @@ final class LeaseFixture {
      */
     static Connection listener(TestDatabase db) throws SQLException {
         Connection c = unpooled(db);
-        try (Statement s = c.createStatement(); var rs = s.executeQuery(PgLeaseSql.LISTENER_LOCK)) {
+        try (Statement s = c.createStatement();
+                var rs = s.executeQuery(PgLeaseSql.LISTENER_LOCK)) {
             if (!rs.next() || !rs.getBoolean(1)) {
                 throw new IllegalStateException("the listener's lock is taken");
             }
@@ -58,7 +58,8 @@ final class LeaseFixture {
 
     /** A connection outside every pool: closing it ends its backend. */
     static Connection unpooled(TestDatabase db) throws SQLException {
-        return DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password());
+        return DriverManager.getConnection(
+                db.kind().url(), db.kind().user(), db.kind().password());
     }
 
     static LeaseService service(DataSource ds, String table) {
@@ -102,8 +103,10 @@ final class LeaseFixture {
 
     /** Waits until the waiter queue of {@code table} holds {@code entries} entries. */
     static void awaitQueued(TestDatabase db, String table, long entries) {
-        await("the waiter queue of " + table + " holding " + entries + " entries").atMost(AT_MOST)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+        await("the waiter queue of " + table + " holding " + entries + " entries")
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue") == entries);
     }
 
@@ -141,9 +144,11 @@ final class LeaseFixture {
 
     /** MariaDB: waits until {@code entries} queue entries have published their service's wake-up connection. */
     static void awaitPublished(TestDatabase db, String table, long entries) {
-        await("entries with their wake-up connection").atMost(AT_MOST)
+        await("entries with their wake-up connection")
+                .atMost(AT_MOST)
                 .pollInterval(Duration.ofMillis(5))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == entries);
+                .until(() ->
+                        db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") == entries);
     }
 
     /**
@@ -151,8 +156,10 @@ final class LeaseFixture {
      * it (a waiter whose listener is not up yet polls, and may take a free lease by its own attempt).
      */
     static void awaitListenedEntry(TestDatabase db, String table) {
-        await("a waiter queued with its listener in " + table).atMost(AT_MOST)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+        await("a waiter queued with its listener in " + table)
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NOT NULL") >= 1);
     }
 
@@ -170,20 +177,26 @@ final class LeaseFixture {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-        await("the listener listening").atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+        await("the listener listening")
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> leases.probe().listening());
     }
 
     /** Calls {@link LeaseService#acquire} on a thread of its own ({@code test-lock-<owner>}); its outcome. */
-    static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
+    static CompletableFuture<Lease> lockAsync(
+            LeaseService leases, String name, String owner, Duration ttl, Duration wait) {
         CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.acquire(name, owner, ttl, wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "test-lock-" + owner);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        result.complete(leases.acquire(name, owner, ttl, wait));
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "test-lock-" + owner);
         t.start();
         return result;
     }
@@ -195,11 +208,14 @@ final class LeaseFixture {
      * runs itself on its service's wake-up connection (a kill ends it, and a hand-off before it is found by it).
      */
     static void awaitAsleepUntilWoken(String owner) {
-        await("the call of " + owner + " asleep until woken").atMost(AT_MOST).pollInterval(Duration.ofMillis(5))
+        await("the call of " + owner + " asleep until woken")
+                .atMost(AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> Thread.getAllStackTraces().entrySet().stream()
                         .anyMatch(e -> e.getKey().getName().equals("test-lock-" + owner)
-                                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitPoll")
-                                        && f.getClassName().endsWith("MariaDbWakeUps"))
+                                && java.util.Arrays.stream(e.getValue())
+                                        .anyMatch(f -> f.getMethodName().equals("awaitPoll")
+                                                && f.getClassName().endsWith("MariaDbWakeUps"))
                                 && (e.getKey().getState() == Thread.State.TIMED_WAITING || inWatch(e.getValue()))));
     }
 
@@ -210,8 +226,9 @@ final class LeaseFixture {
     }
 
     private static boolean inWatch(StackTraceElement[] stack) {
-        return java.util.Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("watch")
-                && f.getClassName().endsWith("MariaDbHandOff"));
+        return java.util.Arrays.stream(stack)
+                .anyMatch(f ->
+                        f.getMethodName().equals("watch") && f.getClassName().endsWith("MariaDbHandOff"));
     }
 
     static long rows(TestDatabase db, String table) throws SQLException {
@@ -221,11 +238,21 @@ final class LeaseFixture {
     /** The full contents of a lease table, for "nothing changed" assertions. */
     static String dump(TestDatabase db, String table) throws SQLException {
         StringBuilder out = new StringBuilder();
-        try (Connection c = db.connection(); Statement s = c.createStatement();
-             var rs = s.executeQuery("SELECT name, owner, token, acquired_at, expires_at FROM " + table + " ORDER BY name")) {
+        try (Connection c = db.connection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery(
+                        "SELECT name, owner, token, acquired_at, expires_at FROM " + table + " ORDER BY name")) {
             while (rs.next()) {
-                out.append(rs.getString(1)).append('|').append(rs.getString(2)).append('|').append(rs.getLong(3))
-                        .append('|').append(rs.getString(4)).append('|').append(rs.getString(5)).append('\n');
+                out.append(rs.getString(1))
+                        .append('|')
+                        .append(rs.getString(2))
+                        .append('|')
+                        .append(rs.getLong(3))
+                        .append('|')
+                        .append(rs.getString(4))
+                        .append('|')
+                        .append(rs.getString(5))
+                        .append('\n');
             }
         }
         return out.toString();
@@ -236,8 +263,8 @@ final class LeaseFixture {
      * differently (another session time zone, {@code synchronous_commit = off}) on the same database.
      */
     static DataSource withSessionSetting(DataSource target, String sql) {
-        return (DataSource) Proxy.newProxyInstance(LeaseFixture.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                LeaseFixture.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     try {
                         Object result = method.invoke(target, args);
                         if (result instanceof Connection c && method.getName().equals("getConnection")) {
@@ -289,15 +316,18 @@ final class LeaseFixture {
                     return made;
                 }
                 String sql = (String) args2[0];
-                return Proxy.newProxyInstance(loader, new Class<?>[] {PreparedStatement.class}, (p3, m3, args3) ->
-                        m3.getName().startsWith("execute") && (args3 == null || args3.length == 0)
+                return Proxy.newProxyInstance(
+                        loader,
+                        new Class<?>[] {PreparedStatement.class},
+                        (p3, m3, args3) -> m3.getName().startsWith("execute") && (args3 == null || args3.length == 0)
                                 ? hook.execute(sql, () -> invokeChecked(ps, m3, args3))
                                 : invoke(ps, m3, args3));
             });
         });
     }
 
-    private static Object invokeChecked(Object target, java.lang.reflect.Method method, Object[] args) throws Exception {
+    private static Object invokeChecked(Object target, java.lang.reflect.Method method, Object[] args)
+            throws Exception {
         try {
             return invoke(target, method, args);
         } catch (Exception | Error e) {

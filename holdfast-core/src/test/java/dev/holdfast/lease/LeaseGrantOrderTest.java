@@ -1,10 +1,10 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.LockWaits;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseStore;
 import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseRow;
-import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -50,12 +50,16 @@ class LeaseGrantOrderTest {
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         ExecutorService executor = Executors.newFixedThreadPool(2);
         try (Connection listener = LeaseFixture.listener(db);
-             Connection holder = db.connection(); Connection waiter = db.connection();
-             Connection other = db.connection(); Connection blocker = db.connection()) {
+                Connection holder = db.connection();
+                Connection waiter = db.connection();
+                Connection other = db.connection();
+                Connection blocker = db.connection()) {
             int pid = pid(listener);
-            LeaseRow held = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
+            LeaseRow held =
+                    jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
             assertThat(jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, false, pid))
-                    .as("queued behind the holder").isEmpty();
+                    .as("queued behind the holder")
+                    .isEmpty();
 
             blocker.setAutoCommit(false);
             lockRow(blocker, table);
@@ -63,18 +67,24 @@ class LeaseGrantOrderTest {
                     () -> jdbc.acquireOrQueue(waiter, "job", "waiter", "w1", TTL_MICROS, QUEUE_MICROS, true, pid));
             LockWaits.awaitWaitingForALock(db, "%" + table + " %", 1);
             awaitClockPast(db, TTL_MICROS); // the attempt's now is older than its TTL
-            Future<Optional<LeaseRow>> later = executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
+            Future<Optional<LeaseRow>> later =
+                    executor.submit(() -> jdbc.acquire(other, "job", "other", LONG_MICROS, false));
             LockWaits.awaitWaitingForALock(db, "%" + table + " %", 2);
             // The holder releases in the transaction that holds the row: the lease goes to the waiter.
-            assertThat(jdbc.release(blocker, "job", "holder", held.token(), false, null)).isTrue();
+            assertThat(jdbc.release(blocker, "job", "holder", held.token(), false, null))
+                    .isTrue();
             blocker.commit();
 
             LeaseRow handed = attempt.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
             Optional<LeaseRow> next = later.get(BOUND.toSeconds(), TimeUnit.SECONDS);
             assertThat(handed.token()).isEqualTo(held.token() + 1);
             assertThat(handed.owner()).isEqualTo("waiter");
-            assertThat(handed.expiresAt()).as("the handed grant ends after it began").isAfter(handed.acquiredAt());
-            assertThat(next).as("no grant while the handed one is live (its now was before the hand-off)").isEmpty();
+            assertThat(handed.expiresAt())
+                    .as("the handed grant ends after it began")
+                    .isAfter(handed.acquiredAt());
+            assertThat(next)
+                    .as("no grant while the handed one is live (its now was before the hand-off)")
+                    .isEmpty();
             assertRowEndsAfterItBegan(jdbc, holder);
         } finally {
             executor.shutdownNow();
@@ -93,18 +103,22 @@ class LeaseGrantOrderTest {
         String table = LeaseFixture.install(db);
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.valueOf(db.kind().name()), table);
         ExecutorService executor = Executors.newFixedThreadPool(1);
-        try (Connection reentrant = db.connection(); Connection other = db.connection();
-             Connection blocker = db.connection()) {
-            LeaseRow first = jdbc.acquire(other, "job", "srv", TTL_MICROS, false).orElseThrow();
+        try (Connection reentrant = db.connection();
+                Connection other = db.connection();
+                Connection blocker = db.connection()) {
+            LeaseRow first =
+                    jdbc.acquire(other, "job", "srv", TTL_MICROS, false).orElseThrow();
             jdbc.release(other, "job", "srv", first.token(), false, null);
 
             blocker.setAutoCommit(false);
             lockRow(blocker, table);
-            Future<Optional<LeaseRow>> reentry = executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
+            Future<Optional<LeaseRow>> reentry =
+                    executor.submit(() -> jdbc.acquire(reentrant, "job", "srv", TTL_MICROS, true));
             LockWaits.awaitWaitingForALock(db, "%" + table + " %", 1);
             awaitClockPast(db, TTL_MICROS);
             // Another call of the same owner is granted the lease in the transaction that holds the row.
-            LeaseRow granted = jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
+            LeaseRow granted =
+                    jdbc.acquire(blocker, "job", "srv", LONG_MICROS, false).orElseThrow();
             blocker.commit();
 
             LeaseRow renewed = reentry.get(BOUND.toSeconds(), TimeUnit.SECONDS).orElseThrow();
@@ -113,7 +127,8 @@ class LeaseGrantOrderTest {
             assertThat(renewed.expiresAt()).as("not ended before it began").isAfterOrEqualTo(renewed.acquiredAt());
             assertRowEndsAfterItBegan(jdbc, other);
             Optional<LeaseRow> next = jdbc.acquire(other, "job", "next", LONG_MICROS, false);
-            next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("a later token starts no earlier")
+            next.ifPresent(lease -> assertThat(lease.acquiredAt())
+                    .as("a later token starts no earlier")
                     .isAfterOrEqualTo(granted.acquiredAt()));
         } finally {
             executor.shutdownNow();
@@ -131,19 +146,26 @@ class LeaseGrantOrderTest {
     void aRefusalInTheGrantsMicrosecondLetsNoLaterGrantStartEarlier(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.MARIADB, table);
-        try (Connection holder = db.connection(); Connection refused = db.connection(); Connection early = db.connection()) {
+        try (Connection holder = db.connection();
+                Connection refused = db.connection();
+                Connection early = db.connection()) {
             java.math.BigDecimal now = new java.math.BigDecimal(db.queryString("SELECT UNIX_TIMESTAMP(NOW(6))"));
             java.math.BigDecimal microsecond = new java.math.BigDecimal("0.000001");
             try {
                 setClock(holder, now);
                 setClock(refused, now);
                 setClock(early, now.subtract(microsecond));
-                LeaseRow granted = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false).orElseThrow();
-                assertThat(jdbc.acquire(refused, "job", "other", LONG_MICROS, false)).as("refused in its microsecond").isEmpty();
-                assertThat(jdbc.release(holder, "job", "holder", granted.token(), false, null)).isTrue();
+                LeaseRow granted = jdbc.acquire(holder, "job", "holder", LONG_MICROS, false)
+                        .orElseThrow();
+                assertThat(jdbc.acquire(refused, "job", "other", LONG_MICROS, false))
+                        .as("refused in its microsecond")
+                        .isEmpty();
+                assertThat(jdbc.release(holder, "job", "holder", granted.token(), false, null))
+                        .isTrue();
                 Optional<LeaseRow> next = jdbc.acquire(early, "job", "early", LONG_MICROS, false);
-                next.ifPresent(lease -> assertThat(lease.acquiredAt()).as("the next token %s starts no earlier than %s",
-                        lease, granted).isAfterOrEqualTo(granted.acquiredAt()));
+                next.ifPresent(lease -> assertThat(lease.acquiredAt())
+                        .as("the next token %s starts no earlier than %s", lease, granted)
+                        .isAfterOrEqualTo(granted.acquiredAt()));
                 assertThat(next).as("now before the grant began: refused").isEmpty();
                 assertRowEndsAfterItBegan(jdbc, holder);
             } finally {
@@ -175,7 +197,8 @@ class LeaseGrantOrderTest {
     }
 
     private static int pid(Connection listener) throws SQLException {
-        try (Statement s = listener.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement s = listener.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -186,11 +209,14 @@ class LeaseGrantOrderTest {
         String now = switch (db.kind()) {
             case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
             case MARIADB -> "CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)";
-            case H2 -> "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + Dialect.H2.clock() + ")";
+            case H2 ->
+                "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + Dialect.H2.clock() + ")";
         };
         long until = db.queryLong("SELECT " + now) + micros + 20_000;
-        await("the database's clock moving past " + until).atMost(BOUND)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+        await("the database's clock moving past " + until)
+                .atMost(BOUND)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> db.queryLong("SELECT " + now) > until);
     }
 }

@@ -38,35 +38,40 @@ class LeaseGuardDeadlineTest {
 
         /** Each {@code onLost} blocks until {@code callbacksMayReturn}: a callback must not hold up other deadlines. */
         Worker(LeaseService leases, String name, CountDownLatch callbacksMayReturn) {
-            thread = new Thread(() -> {
-                try {
-                    Lease lease = leases.tryAcquire(name, "worker-" + name, TTL).orElseThrow();
-                    guard.set(leases.keepAlive(lease, TTL, e -> {
-                        lostAt.complete(System.nanoTime());
+            thread = new Thread(
+                    () -> {
                         try {
-                            callbacksMayReturn.await();
-                        } catch (InterruptedException ignored) {
-                            Thread.currentThread().interrupt();
+                            Lease lease = leases.tryAcquire(name, "worker-" + name, TTL)
+                                    .orElseThrow();
+                            guard.set(leases.keepAlive(lease, TTL, e -> {
+                                lostAt.complete(System.nanoTime());
+                                try {
+                                    callbacksMayReturn.await();
+                                } catch (InterruptedException ignored) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }));
+                            guarded.countDown();
+                            Thread.sleep(60_000); // the work under the lease, until the guard interrupts it
+                            interruptedAt.completeExceptionally(new AssertionError("not interrupted"));
+                        } catch (InterruptedException e) {
+                            interruptedAt.complete(System.nanoTime());
+                        } catch (Throwable t) {
+                            interruptedAt.completeExceptionally(t);
                         }
-                    }));
-                    guarded.countDown();
-                    Thread.sleep(60_000); // the work under the lease, until the guard interrupts it
-                    interruptedAt.completeExceptionally(new AssertionError("not interrupted"));
-                } catch (InterruptedException e) {
-                    interruptedAt.complete(System.nanoTime());
-                } catch (Throwable t) {
-                    interruptedAt.completeExceptionally(t);
-                }
-            }, "test-worker-" + name);
+                    },
+                    "test-worker-" + name);
             thread.start();
         }
 
         void assertToldBy(long stuckSince) throws Exception {
             long interrupted = interruptedAt.get(30, TimeUnit.SECONDS);
             long lost = lostAt.get(30, TimeUnit.SECONDS);
-            assertThat(TimeUnit.NANOSECONDS.toMillis(interrupted - stuckSince)).as("worker interrupted by the deadline")
+            assertThat(TimeUnit.NANOSECONDS.toMillis(interrupted - stuckSince))
+                    .as("worker interrupted by the deadline")
                     .isLessThan(TOLD_WITHIN_MILLIS);
-            assertThat(TimeUnit.NANOSECONDS.toMillis(lost - stuckSince)).as("onLost called by the deadline")
+            assertThat(TimeUnit.NANOSECONDS.toMillis(lost - stuckSince))
+                    .as("onLost called by the deadline")
                     .isLessThan(TOLD_WITHIN_MILLIS);
             assertThat(guard.get().isValid()).isFalse();
         }
@@ -77,7 +82,8 @@ class LeaseGuardDeadlineTest {
         String table = LeaseFixture.install(db);
         CountDownLatch callbacksMayReturn = new CountDownLatch(1);
         HikariDataSource pool = db.newPool(1); // connectionTimeout 10 s: renewals wait that long
-        try (LeaseService leases = LeaseService.builder(pool).dialect(dialect(db)).table(table).build()) {
+        try (LeaseService leases =
+                LeaseService.builder(pool).dialect(dialect(db)).table(table).build()) {
             List<Worker> workers = new ArrayList<>();
             for (String name : List.of("job-1", "job-2")) {
                 Worker w = new Worker(leases, name, callbacksMayReturn);
@@ -90,9 +96,12 @@ class LeaseGuardDeadlineTest {
                     w.assertToldBy(stuckSince);
                 }
                 assertThat(pool.getHikariPoolMXBean().getThreadsAwaitingConnection())
-                        .as("renewals are still waiting for the pool").isGreaterThan(0);
+                        .as("renewals are still waiting for the pool")
+                        .isGreaterThan(0);
                 // 10 s: pgjdbc closes a connection whose check runs out, and on a loaded machine 1 s once did
-                assertThat(held.isValid(10)).as("the connection the test holds still answers").isTrue();
+                assertThat(held.isValid(10))
+                        .as("the connection the test holds still answers")
+                        .isTrue();
             }
             callbacksMayReturn.countDown();
             for (Worker w : workers) {
@@ -105,7 +114,10 @@ class LeaseGuardDeadlineTest {
     void theDeadlineFiresWhileRenewalsWaitForARowLock(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         CountDownLatch callbacksMayReturn = new CountDownLatch(1);
-        try (LeaseService leases = LeaseService.builder(db.newPool(4)).dialect(dialect(db)).table(table).build()) {
+        try (LeaseService leases = LeaseService.builder(db.newPool(4))
+                .dialect(dialect(db))
+                .table(table)
+                .build()) {
             List<Worker> workers = new ArrayList<>();
             for (String name : List.of("job-1", "job-2")) {
                 Worker w = new Worker(leases, name, callbacksMayReturn);
@@ -115,7 +127,7 @@ class LeaseGuardDeadlineTest {
             try (Connection locker = db.newPool(1).getConnection()) {
                 locker.setAutoCommit(false);
                 try (PreparedStatement ps = locker.prepareStatement("SELECT name FROM " + table + " FOR UPDATE");
-                     ResultSet rs = ps.executeQuery()) {
+                        ResultSet rs = ps.executeQuery()) {
                     int rows = 0;
                     while (rs.next()) {
                         rows++;

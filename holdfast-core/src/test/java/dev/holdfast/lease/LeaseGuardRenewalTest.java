@@ -1,8 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -42,16 +41,16 @@ class LeaseGuardRenewalTest {
         final java.util.concurrent.atomic.AtomicLong ttlMicros = new java.util.concurrent.atomic.AtomicLong();
 
         DataSource wrap(DataSource pool, String renewSql) {
-            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
-                    (p, m, a) -> {
+            return (DataSource) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, a) -> {
                         Object result = invoke(m, pool, a);
                         return m.getName().equals("getConnection") ? connection((Connection) result, renewSql) : result;
                     });
         }
 
         private Connection connection(Connection c, String renewSql) {
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                    (p, m, a) -> {
+            return (Connection) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
                         if (noNetworkTimeout.get() && m.getName().endsWith("NetworkTimeout")) {
                             throw new SQLFeatureNotSupportedException("no network timeout (test)");
                         }
@@ -64,8 +63,8 @@ class LeaseGuardRenewalTest {
         }
 
         private PreparedStatement statement(PreparedStatement ps) {
-            return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+            return (PreparedStatement) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
                         if (m.getName().equals("setLong") && Integer.valueOf(1).equals(a[0]) && ttlMicros.get() > 0) {
                             a[1] = ttlMicros.get(); // the TTL, bound first on every dialect
                         }
@@ -117,7 +116,9 @@ class LeaseGuardRenewalTest {
         Renewals renewals = new Renewals();
         renewals.noNetworkTimeout.set(true);
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
-                .dialect(dialect(db)).table(table).build()) {
+                .dialect(dialect(db))
+                .table(table)
+                .build()) {
             Duration ttl = Duration.ofMillis(1500); // a renewal may be a second late on a loaded machine
             Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             try (LeaseGuard guard = leases.keepAlive(lease, ttl, null)) {
@@ -137,12 +138,19 @@ class LeaseGuardRenewalTest {
     @org.junit.jupiter.api.Test
     void theNextRenewalComesWithinHalfTheTimeLeft() {
         long ttl = 9_000;
-        assertThat(LeaseGuard.nextRenewalDelay(ttl, ttl)).as("a quick renewal: a third of the ttl").isEqualTo(3_000);
-        assertThat(LeaseGuard.nextRenewalDelay(ttl, 6_000)).as("two thirds left: still a third").isEqualTo(3_000);
-        assertThat(LeaseGuard.nextRenewalDelay(ttl, 3_600)).as("after a slow one (0.6 ttl): half the time left")
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, ttl))
+                .as("a quick renewal: a third of the ttl")
+                .isEqualTo(3_000);
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, 6_000))
+                .as("two thirds left: still a third")
+                .isEqualTo(3_000);
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, 3_600))
+                .as("after a slow one (0.6 ttl): half the time left")
                 .isEqualTo(1_800);
         assertThat(LeaseGuard.nextRenewalDelay(ttl, 0)).isZero();
-        assertThat(LeaseGuard.nextRenewalDelay(ttl, -5)).as("never a negative delay").isZero();
+        assertThat(LeaseGuard.nextRenewalDelay(ttl, -5))
+                .as("never a negative delay")
+                .isZero();
     }
 
     /**
@@ -157,13 +165,15 @@ class LeaseGuardRenewalTest {
         String table = LeaseFixture.install(db);
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
-                .dialect(dialect(db)).table(table).build()) {
+                .dialect(dialect(db))
+                .table(table)
+                .build()) {
             Duration ttl = Duration.ofSeconds(8);
             Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
             try (LeaseGuard guard = leases.keepAlive(lease, ttl, told::set)) {
                 renewals.delaysMillis.add(4000L); // the renewal after ttl/3 takes 0.5 ttl
-                renewals.delaysMillis.add(0L);    // the next one is quick
+                renewals.delaysMillis.add(0L); // the next one is quick
                 workFor(12_000);
                 assertThat(renewals.delaysMillis).as("both renewals ran").isEmpty();
                 assertThat(told.get()).isNull();
@@ -181,7 +191,9 @@ class LeaseGuardRenewalTest {
         String table = LeaseFixture.install(db);
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
-                .dialect(dialect(db)).table(table).build()) {
+                .dialect(dialect(db))
+                .table(table)
+                .build()) {
             Duration ttl = Duration.ofSeconds(3);
             Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
@@ -191,14 +203,22 @@ class LeaseGuardRenewalTest {
                 lost.countDown();
             });
             renewals.holdAfter.set(true);
-            assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
+            assertThat(renewals.held.await(10, TimeUnit.SECONDS))
+                    .as("a renewal committed and is held")
+                    .isTrue();
             LeaseFixture.awaitIgnoringInterrupts(lost); // the deadline passes while the committed renewal is held
             Thread.interrupted(); // the guard interrupted this thread, as its worker
-            assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
+            assertThat(leases.list())
+                    .as("the committed renewal keeps the lease live")
+                    .hasSize(1);
             renewals.resume.countDown();
-            await("the late renewal released the lease").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+            await("the late renewal released the lease")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> leases.find("job").orElseThrow().isReleased());
-            assertThat(leases.find("job").orElseThrow().isReleased()).as("released by the late renewal").isTrue();
+            assertThat(leases.find("job").orElseThrow().isReleased())
+                    .as("released by the late renewal")
+                    .isTrue();
             assertThatThrownBy(guard::close).isSameAs(told.get());
         }
     }
@@ -215,7 +235,9 @@ class LeaseGuardRenewalTest {
         String table = LeaseFixture.install(db);
         Renewals renewals = new Renewals();
         try (LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(3), renewSql(db, table)))
-                .dialect(dialect(db)).table(table).build()) {
+                .dialect(dialect(db))
+                .table(table)
+                .build()) {
             Duration ttl = Duration.ofSeconds(3);
             Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
             CountDownLatch lost = new CountDownLatch(1);
@@ -223,12 +245,18 @@ class LeaseGuardRenewalTest {
             LeaseGuard guard = leases.keepAlive(lease, ttl, e -> lost.countDown());
             renewals.holdAfter.set(true);
             try {
-                assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal committed and is held").isTrue();
+                assertThat(renewals.held.await(10, TimeUnit.SECONDS))
+                        .as("a renewal committed and is held")
+                        .isTrue();
                 LeaseFixture.awaitIgnoringInterrupts(lost);
                 Thread.interrupted();
-                assertThat(leases.list()).as("the committed renewal keeps the lease live").hasSize(1);
+                assertThat(leases.list())
+                        .as("the committed renewal keeps the lease live")
+                        .hasSize(1);
                 assertThatThrownBy(guard::close).isInstanceOf(LeaseLostException.class);
-                assertThat(leases.find("job").orElseThrow().isReleased()).as("released by close()").isTrue();
+                assertThat(leases.find("job").orElseThrow().isReleased())
+                        .as("released by close()")
+                        .isTrue();
             } finally {
                 renewals.resume.countDown();
             }
@@ -245,7 +273,9 @@ class LeaseGuardRenewalTest {
         String table = LeaseFixture.install(db);
         Renewals renewals = new Renewals();
         LeaseService leases = LeaseService.builder(renewals.wrap(db.newPool(2), renewSql(db, table)))
-                .dialect(dialect(db)).table(table).build();
+                .dialect(dialect(db))
+                .table(table)
+                .build();
         Duration ttl = Duration.ofMillis(600);
         Lease lease = leases.tryAcquire("job", "worker", ttl).orElseThrow();
         AtomicReference<LeaseGuard> guard = new AtomicReference<>();
@@ -253,9 +283,11 @@ class LeaseGuardRenewalTest {
         CountDownLatch told = new CountDownLatch(1);
         guard.set(leases.keepAlive(lease, ttl, e -> {
             // close() may throw the loss it reports; this thread only closes, the test checks the outcome
-            Thread closer = new Thread(() -> {
-                Throwable unused = catchThrowable(guard.get()::close);
-            }, "test-closer");
+            Thread closer = new Thread(
+                    () -> {
+                        Throwable unused = catchThrowable(guard.get()::close);
+                    },
+                    "test-closer");
             closer.start();
             try {
                 closer.join(5000);
@@ -266,12 +298,16 @@ class LeaseGuardRenewalTest {
             told.countDown();
         }));
         renewals.holdAfter.set(true);
-        assertThat(renewals.held.await(10, TimeUnit.SECONDS)).as("a renewal is held").isTrue();
+        assertThat(renewals.held.await(10, TimeUnit.SECONDS))
+                .as("a renewal is held")
+                .isTrue();
         leases.close(); // no timer any more: only the late renewal can find the loss
         Thread.sleep(1000); // past the deadline (ttl 0.6 s from the first renewal)
         renewals.resume.countDown();
         LeaseFixture.awaitIgnoringInterrupts(told);
         assertThat(told.getCount()).as("onLost ran").isZero();
-        assertThat(closeReturned.get()).as("close() from another thread returned while onLost ran").isTrue();
+        assertThat(closeReturned.get())
+                .as("close() from another thread returned while onLost ran")
+                .isTrue();
     }
 }

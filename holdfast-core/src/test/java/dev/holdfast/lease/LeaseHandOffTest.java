@@ -1,15 +1,14 @@
 package dev.holdfast.lease;
 
+import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.LeaseStore;
 import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseRow;
 import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.lease.internal.PgWakeUps;
-import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
-
-import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -40,15 +39,22 @@ class LeaseHandOffTest {
     void theReleaseCommitsTheWaitersGrantAndTheWaiterRunsNoStatementToTakeIt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
                 LeaseFixture.awaitListenedEntry(db, table);
                 a.release(held);
-                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("b");
-                assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).isNotNull();
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the entry was consumed").isZero();
+                assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'"))
+                        .isEqualTo("b");
+                assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'"))
+                        .isNotNull();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue"))
+                        .as("the entry was consumed")
+                        .isZero();
                 Lease got = waiting.get(10, TimeUnit.SECONDS);
                 Lease row = a.find("job").orElseThrow();
                 assertThat(got).isEqualTo(row);
@@ -71,7 +77,10 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
         try (LeaseService a = LeaseFixture.builder(db, recording).table(table).build();
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
@@ -89,25 +98,32 @@ class LeaseHandOffTest {
             assertThat(got.token()).isEqualTo(held.token() + 1);
             assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             // The last waiter was handed the lease: the row no longer says that someone waits.
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL"))
+                    .isZero();
             b.release(got);
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
-            assertThat(prepared).as("its last release found waiters: the hand-off goes in the same round trip").hasSize(1);
+            assertThat(prepared)
+                    .as("its last release found waiters: the hand-off goes in the same round trip")
+                    .hasSize(1);
             assertThat(prepared.get(0)).startsWith("UPDATE").contains("pg_notify");
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
             prepared.clear();
             a.release(held);
-            assertThat(prepared).as("nobody waited then: one plain statement again").hasSize(1);
+            assertThat(prepared)
+                    .as("nobody waited then: one plain statement again")
+                    .hasSize(1);
             assertThat(prepared.get(0)).doesNotContain(";");
 
             // A waiter that gives up, with nobody behind it: the row is cleared too.
             held = a.tryAcquire("job", "a", LONG).orElseThrow();
-            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofMillis(300))))
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                            () -> b.acquire("job", "b", LONG, Duration.ofMillis(300))))
                     .isInstanceOf(LeaseTimeoutException.class);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL")).isZero();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE waiters_until IS NOT NULL"))
+                    .isZero();
             prepared.clear();
             a.release(held);
             assertThat(prepared).hasSize(1);
@@ -128,7 +144,10 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         DataSource recording = LeaseFixture.recordingStatements(pool, prepared);
         try (LeaseService a = LeaseFixture.builder(db, recording).table(table).build();
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -140,7 +159,8 @@ class LeaseHandOffTest {
                 Lease got = waiting.get(10, TimeUnit.SECONDS);
                 assertThat(got).isEqualTo(a.find("job").orElseThrow());
                 assertThat(got.token()).isEqualTo(held.token() + 1);
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue"))
+                        .isZero();
                 b.release(got);
 
                 // A release of a grant that is over, in the same form: refused, and the row stays as it is.
@@ -149,7 +169,9 @@ class LeaseHandOffTest {
                     prepared.clear();
                     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> a.release(held)))
                             .isInstanceOf(LeaseNotHeldException.class);
-                    assertThat(prepared).as("the release with its hand-off, then the read that says why").hasSize(2);
+                    assertThat(prepared)
+                            .as("the release with its hand-off, then the read that says why")
+                            .hasSize(2);
                     assertThat(prepared.get(0)).contains("pg_notify");
                     assertThat(prepared.get(1)).startsWith("SELECT");
                     assertThat(a.find("job")).contains(before);
@@ -163,8 +185,12 @@ class LeaseHandOffTest {
             Lease ran = a.tryAcquire("job", "a", Duration.ofMillis(2000)).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
-            await("the grant ran out by the database's clock").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(20))
-                    .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table + " WHERE name = 'job' AND expires_at > clock_timestamp()") == 0);
+            await("the grant ran out by the database's clock")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.queryLong("SELECT COUNT(*) FROM " + table
+                                    + " WHERE name = 'job' AND expires_at > clock_timestamp()")
+                            == 0);
             Lease before = a.find("job").orElseThrow();
             prepared.clear();
             Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> a.release(ran));
@@ -172,7 +198,9 @@ class LeaseHandOffTest {
             assertThat(((LeaseNotHeldException) refused).reason()).isEqualTo(LeaseNotHeldException.Reason.EXPIRED);
             assertThat(prepared.get(0)).as("the combined form").contains("pg_notify");
             assertThat(a.find("job")).contains(before);
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("the waiter still queues").isOne();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue"))
+                    .as("the waiter still queues")
+                    .isOne();
             assertThat(waiting).isNotDone();
             // A release that matches hands the lease on as before.
             Lease again = a.tryAcquire("job", "a", LONG).orElseThrow();
@@ -189,7 +217,10 @@ class LeaseHandOffTest {
     void aForceReleaseHandsTheLeaseToTheFirstWaiter(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -200,7 +231,8 @@ class LeaseHandOffTest {
             assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             // The broken holder cannot release it: the lease was granted again since.
             assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> a.release(held)))
-                    .isInstanceOf(LeaseExpiredException.class).hasMessageContaining("granted again");
+                    .isInstanceOf(LeaseExpiredException.class)
+                    .hasMessageContaining("granted again");
         }
     }
 
@@ -209,17 +241,22 @@ class LeaseHandOffTest {
     void aWaiterThatMissedItsNotificationTakesItsGrantAtItsNextAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
-        try (Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
+        try (Connection c = db.connection();
+                Connection listener = LeaseFixture.listener(db)) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             assertThat(jdbc.release(c, "job", "a", held.token(), true, null)).isTrue();
-            Optional<LeaseRow> picked = jdbc.acquireOrQueue(c, "job", "x", "waiter-x", 60_000_000, 2_000_000, true, null);
+            Optional<LeaseRow> picked =
+                    jdbc.acquireOrQueue(c, "job", "x", "waiter-x", 60_000_000, 2_000_000, true, null);
             assertThat(picked).isPresent();
             assertThat(picked.get().token()).isEqualTo(held.token() + 1);
-            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'")).as("picked up").isNull();
+            assertThat(db.queryString("SELECT handed_to FROM " + table + " WHERE name = 'job'"))
+                    .as("picked up")
+                    .isNull();
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isZero();
             // Another call of the same owner is no such waiter: refused, and it queues.
-            assertThat(jdbc.acquireOrQueue(c, "job", "x", "waiter-y", 60_000_000, 2_000_000, false, null)).isEmpty();
+            assertThat(jdbc.acquireOrQueue(c, "job", "x", "waiter-y", 60_000_000, 2_000_000, false, null))
+                    .isEmpty();
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).isEqualTo(1);
         }
     }
@@ -234,8 +271,9 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         String stem = db.queryString("SELECT " + PgLeaseSql.stemSql(table));
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
-        try (Connection c = db.connection(); Connection mine = LeaseFixture.listener(db);
-             Connection other = LeaseFixture.listener(db)) {
+        try (Connection c = db.connection();
+                Connection mine = LeaseFixture.listener(db);
+                Connection other = LeaseFixture.listener(db)) {
             int minePid = LeaseDurabilityTest.pid(mine);
             int otherPid = LeaseDurabilityTest.pid(other);
             listen(mine, PgLeaseSql.listenerChannel(stem, minePid));
@@ -247,8 +285,11 @@ class LeaseHandOffTest {
             List<String> heard = notifications(mine, 5_000);
             assertThat(heard).hasSize(1);
             assertThat(heard.get(0)).startsWith(PgWakeUps.key("job", "waiter-x") + " " + (held.token() + 1) + " ");
-            assertThat(notifications(other, 500)).as("another service's listener").isEmpty();
-            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).isEqualTo("x");
+            assertThat(notifications(other, 500))
+                    .as("another service's listener")
+                    .isEmpty();
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'"))
+                    .isEqualTo("x");
         }
     }
 
@@ -269,15 +310,19 @@ class LeaseHandOffTest {
             for (String how : List.of("release, then hand-off", "release with its hand-off", "force-release")) {
                 LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
                 // As a queued attempt does: the lease row says that someone waits.
-                db.execute("UPDATE " + table + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
-                boolean released = how.equals("force-release") ? jdbc.forceRelease(c, "job", "operator")
+                db.execute("UPDATE " + table
+                        + " SET waiters_until = clock_timestamp() + interval '1 minute' WHERE name = 'job'");
+                boolean released = how.equals("force-release")
+                        ? jdbc.forceRelease(c, "job", "operator")
                         : jdbc.release(c, "job", "a", held.token(), true, null);
                 assertThat(released).as(how).isTrue();
                 LeaseRow row = jdbc.read(c, "job").orElseThrow();
                 assertThat(row.owner()).as(how).isEqualTo("a");
                 assertThat(row.token()).as(how).isEqualTo(held.token());
                 assertThat(row.isReleased()).as(how).isTrue();
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NULL")).as(how).isEqualTo(1);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue WHERE listener IS NULL"))
+                        .as(how)
+                        .isEqualTo(1);
             }
         }
     }
@@ -290,11 +335,20 @@ class LeaseHandOffTest {
     void aListenersChannelFitsAnIdentifier(TestDatabase db) throws Exception {
         String existing = LeaseFixture.install(db);
         String longest = "s".repeat(63) + "." + "t".repeat(63);
-        for (String table : List.of(existing, existing.toUpperCase(java.util.Locale.ROOT), "public." + existing,
-                "holdfast_leases", "t".repeat(30), "t".repeat(38), "app.leases", longest)) {
+        for (String table : List.of(
+                existing,
+                existing.toUpperCase(java.util.Locale.ROOT),
+                "public." + existing,
+                "holdfast_leases",
+                "t".repeat(30),
+                "t".repeat(38),
+                "app.leases",
+                longest)) {
             String stem = db.queryString("SELECT " + PgLeaseSql.stemSql(table));
             assertThat(stem).as(table).matches("holdfast_lease_[a-z0-9_]{1,37}");
-            assertThat(PgLeaseSql.listenerChannel(stem, Integer.MAX_VALUE)).as(table).hasSizeLessThanOrEqualTo(63);
+            assertThat(PgLeaseSql.listenerChannel(stem, Integer.MAX_VALUE))
+                    .as(table)
+                    .hasSizeLessThanOrEqualTo(63);
         }
         assertThat(db.queryString("SELECT " + PgLeaseSql.stemSql("a".repeat(60))))
                 .isNotEqualTo(db.queryString("SELECT " + PgLeaseSql.stemSql("a".repeat(59) + "b")));
@@ -308,8 +362,13 @@ class LeaseHandOffTest {
 
     /** The payloads {@code c} has received, waiting at most {@code millis} for the first. */
     private static List<String> notifications(Connection c, int millis) throws java.sql.SQLException {
-        org.postgresql.PGNotification[] got = c.unwrap(org.postgresql.PGConnection.class).getNotifications(millis);
-        return got == null ? List.of() : java.util.Arrays.stream(got).map(org.postgresql.PGNotification::getParameter).toList();
+        org.postgresql.PGNotification[] got =
+                c.unwrap(org.postgresql.PGConnection.class).getNotifications(millis);
+        return got == null
+                ? List.of()
+                : java.util.Arrays.stream(got)
+                        .map(org.postgresql.PGNotification::getParameter)
+                        .toList();
     }
 
     /**
@@ -321,13 +380,16 @@ class LeaseHandOffTest {
         String table = LeaseFixture.install(db);
         LeaseStore jdbc = LeaseStores.forDialect(Dialect.POSTGRESQL, table);
         try (LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
-             Connection c = db.connection(); Connection listener = LeaseFixture.listener(db)) {
+                Connection c = db.connection();
+                Connection listener = LeaseFixture.listener(db)) {
             LeaseRow held = jdbc.acquire(c, "job", "a", 60_000_000, false).orElseThrow();
             LeaseDurabilityTest.queueWaiter(db, table, "job", "waiter-x", "x", LeaseDurabilityTest.pid(listener));
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 2);
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
-            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'")).as("handed to x").isEqualTo("x");
+            assertThat(db.queryString("SELECT owner FROM " + table + " WHERE name = 'job'"))
+                    .as("handed to x")
+                    .isEqualTo("x");
             assertThat(waiting).isNotDone();
             jdbc.giveUp(c, "job", "waiter-x", false);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
@@ -352,7 +414,9 @@ class LeaseHandOffTest {
         try (Connection listener = LeaseFixture.listener(db)) {
             gone = LeaseDurabilityTest.pid(listener);
         }
-        await("the closed connection's backend ended").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+        await("the closed connection's backend ended")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", gone) == 0);
         assertTheReleaseLeavesTheLeaseFree(db, gone);
     }
@@ -394,7 +458,10 @@ class LeaseHandOffTest {
         HikariDataSource pool = db.newPool(2);
         int listener;
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, pool)
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table);
@@ -406,10 +473,13 @@ class LeaseHandOffTest {
             assertThat(b.probe().handOffsReceived()).isEqualTo(1);
             b.release(got);
         }
-        await("the closed listener gave its lock back").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
+        await("the closed listener gave its lock back")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> listenerLocks(db, listener) == 0);
         assertThat(db.queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?", listener))
-                .as("its connection is still open, in the pool").isEqualTo(1);
+                .as("its connection is still open, in the pool")
+                .isEqualTo(1);
         assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isPositive();
     }
 
@@ -424,13 +494,18 @@ class LeaseHandOffTest {
         HikariDataSource pool = LeaseFixture.listenerPool(db, 2);
         List<Integer> pids = pidsOfBoth(pool);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.withListenerPool(db, pool).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
-             Connection checker = LeaseFixture.unpooled(db)) {
+                LeaseService b = LeaseFixture.withListenerPool(db, pool)
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build();
+                Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
-            assertThat(db.queryLong("SELECT COUNT(listener) FROM " + table + "_queue")).as("queued, not listened for").isZero();
+            assertThat(db.queryLong("SELECT COUNT(listener) FROM " + table + "_queue"))
+                    .as("queued, not listened for")
+                    .isZero();
             for (int pid : pids) {
                 assertThat(listenerLocks(db, pid)).isZero();
             }
@@ -456,20 +531,27 @@ class LeaseHandOffTest {
         try (Connection checker = LeaseFixture.unpooled(db)) {
             checkAsDeadListeners(checker, pids);
             try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-                 LeaseService b = LeaseFixture.withListenerPool(db, pool).table(table).build()) {
+                    LeaseService b =
+                            LeaseFixture.withListenerPool(db, pool).table(table).build()) {
                 Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofMillis(300));
-                assertThat(waiting).failsWithin(Duration.ofSeconds(10))
-                        .withThrowableThat().withCauseInstanceOf(LeaseTimeoutException.class);
-                await("the listener holds a connection, still trying").atMost(LeaseFixture.AT_MOST)
-                        .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 1);
+                assertThat(waiting)
+                        .failsWithin(Duration.ofSeconds(10))
+                        .withThrowableThat()
+                        .withCauseInstanceOf(LeaseTimeoutException.class);
+                await("the listener holds a connection, still trying")
+                        .atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 1);
                 for (int pid : pids) {
                     assertThat(listenerLocks(db, pid)).as("not listening").isZero();
                 }
                 a.release(held);
             }
-            await("the listener gave its connection back").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0);
+            await("the listener gave its connection back")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0);
             for (int pid : pids) {
                 assertThat(listenerLocks(db, pid)).isZero();
             }
@@ -479,7 +561,8 @@ class LeaseHandOffTest {
 
     /** The backend pids of both connections of {@code pool}. */
     private static List<Integer> pidsOfBoth(HikariDataSource pool) throws java.sql.SQLException {
-        try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+        try (Connection first = pool.getConnection();
+                Connection second = pool.getConnection()) {
             return List.of(LeaseDurabilityTest.pid(first), LeaseDurabilityTest.pid(second));
         }
     }
@@ -492,7 +575,9 @@ class LeaseHandOffTest {
                 ps.setInt(1, pid);
                 try (var rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
-                    assertThat(rs.getBoolean(1)).as("pid %d is no listener's", pid).isFalse();
+                    assertThat(rs.getBoolean(1))
+                            .as("pid %d is no listener's", pid)
+                            .isFalse();
                 }
             }
         }
@@ -500,8 +585,11 @@ class LeaseHandOffTest {
 
     /** Granted advisory locks of the listener kind held by backend {@code pid}. */
     private static long listenerLocks(TestDatabase db, int pid) throws java.sql.SQLException {
-        return db.queryLong("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                + " AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 AND pid = ?",
-                (long) PgLeaseSql.LISTENER_LOCK_KEY, (long) pid, pid);
+        return db.queryLong(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                        + " AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 AND pid = ?",
+                (long) PgLeaseSql.LISTENER_LOCK_KEY,
+                (long) pid,
+                pid);
     }
 }

@@ -12,8 +12,7 @@ import java.util.function.UnaryOperator;
  */
 public final class LeaseInternals {
 
-    private LeaseInternals() {
-    }
+    private LeaseInternals() {}
 
     /** {@return what {@code service}'s parts counted ({@code LeaseService.probe()})} */
     public static LeaseProbe probe(LeaseService service) {

@@ -33,7 +33,7 @@ class LeaseKeepAliveTest {
     void theLeaseOutlivesItsTtlWhileTheWorkRuns(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
-             LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService other = LeaseFixture.service(db.newPool(2), table)) {
             Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
             try (LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, null)) {
                 for (int i = 0; i < 10; i++) {
@@ -44,8 +44,11 @@ class LeaseKeepAliveTest {
                 assertThat(guard.token()).isEqualTo(lease.token());
                 assertThat(guard.lease().expiresAt()).isAfter(lease.expiresAt());
             }
-            assertThat(other.find("job").orElseThrow().isReleased()).as("closing released it").isTrue();
-            assertThat(other.tryAcquire("job", "other", TTL).orElseThrow().token()).isEqualTo(lease.token() + 1);
+            assertThat(other.find("job").orElseThrow().isReleased())
+                    .as("closing released it")
+                    .isTrue();
+            assertThat(other.tryAcquire("job", "other", TTL).orElseThrow().token())
+                    .isEqualTo(lease.token() + 1);
         }
     }
 
@@ -53,28 +56,35 @@ class LeaseKeepAliveTest {
     void aLostLeaseIsToldAtOnceByFlagCallbackAndInterrupt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
-             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
             Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
             CountDownLatch callback = new CountDownLatch(1);
-            LeaseGuard guard = leases.keepAlive(lease, RENEWED_TTL, e -> { // renewal at 0.5 s, deadline at 1.5 s
-                told.set(e);
-                callback.countDown();
-            });
+            LeaseGuard guard = leases.keepAlive(
+                    lease,
+                    RENEWED_TTL,
+                    e -> { // renewal at 0.5 s, deadline at 1.5 s
+                        told.set(e);
+                        callback.countDown();
+                    });
             Thread.sleep(50); // works under the lease a while before an operator breaks it
             assertThat(operator.forceRelease("job")).isTrue();
             long start = System.nanoTime();
             // the work under the lease, until the guard interrupts it
             Throwable slept = catchThrowable(() -> Thread.sleep(10_000));
             assertThat(slept).as("the worker thread is interrupted").isInstanceOf(InterruptedException.class);
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(RENEWED_TTL.toMillis() + 1000);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                    .isLessThan(RENEWED_TTL.toMillis() + 1000);
             assertThat(callback.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(guard.isValid()).isFalse();
-            assertThatThrownBy(guard::checkValid).isSameAs(told.get()).isInstanceOf(LeaseLostException.class)
+            assertThatThrownBy(guard::checkValid)
+                    .isSameAs(told.get())
+                    .isInstanceOf(LeaseLostException.class)
                     .hasMessageContaining("found expired, taken over or broken at renewal")
                     .hasMessageContaining("broken by an operator");
-            assertThat(told.get().refusal()).hasValueSatisfying(
-                    refusal -> assertThat(refusal.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN));
+            assertThat(told.get().refusal())
+                    .hasValueSatisfying(
+                            refusal -> assertThat(refusal.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN));
             assertThat(told.get().token()).isEqualTo(lease.token());
             // checkValid() threw the loss already; close() does not throw it twice (see the try-with-resources test)
             assertThatCode(guard::close).doesNotThrowAnyException();
@@ -87,8 +97,8 @@ class LeaseKeepAliveTest {
         String table = LeaseFixture.install(db);
         AtomicBoolean broken = new AtomicBoolean();
         DataSource pool = db.newPool(2);
-        DataSource flaky = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
+        DataSource flaky = (DataSource) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     if (broken.get() && method.getName().equals("getConnection")) {
                         throw new SQLException("network down (test)", "08001");
                     }
@@ -109,10 +119,14 @@ class LeaseKeepAliveTest {
             Throwable slept = catchThrowable(() -> Thread.sleep(10_000)); // works until the guard interrupts it
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(slept).isInstanceOf(InterruptedException.class);
-            assertThat(waited).as("told no later than the TTL, plus scheduling").isLessThan(RENEWED_TTL.toMillis() + 1000);
+            assertThat(waited)
+                    .as("told no later than the TTL, plus scheduling")
+                    .isLessThan(RENEWED_TTL.toMillis() + 1000);
             assertThat(guard.isValid()).isFalse();
             // the callback runs just after the interrupt
-            await("the loss told to the callback").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+            await("the loss told to the callback")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> told.get() != null);
             assertThat(told.get()).hasMessageContaining("last confirmed expiry");
             assertThat(told.get().getCause()).isNotNull();
@@ -125,7 +139,8 @@ class LeaseKeepAliveTest {
     void aLeaseThatExpiredBeforeKeepAliveIsRefused(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
-            Lease lease = leases.tryAcquire("job", "worker", Duration.ofMillis(50)).orElseThrow();
+            Lease lease =
+                    leases.tryAcquire("job", "worker", Duration.ofMillis(50)).orElseThrow();
             Thread.sleep(100); // the 50 ms TTL runs out
             assertThatThrownBy(() -> leases.keepAlive(lease, TTL, null)).isInstanceOf(LeaseExpiredException.class);
             assertThatThrownBy(() -> leases.keepAlive(lease, Duration.ofMillis(2), null))
@@ -142,7 +157,7 @@ class LeaseKeepAliveTest {
     void aLossSeenInsideTryWithResourcesSurfacesAsTheLeaseLostException(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
-             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
             // The first renewal (at ttl/3) finds the lease broken well before the deadline, however late
             // the machine runs it: the loss then carries that refusal as its cause.
             Lease lease = leases.tryAcquire("job", "worker", RENEWED_TTL).orElseThrow();
@@ -175,7 +190,7 @@ class LeaseKeepAliveTest {
     void closingALostGuardThrowsTheLossTheWorkDidNotSee(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.newPool(2), table);
-             LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
+                LeaseService operator = LeaseFixture.service(db.newPool(2), table)) {
             Lease lease = leases.tryAcquire("job", "worker", TTL).orElseThrow();
             CountDownLatch callback = new CountDownLatch(1);
             AtomicReference<LeaseLostException> told = new AtomicReference<>();
@@ -192,6 +207,8 @@ class LeaseKeepAliveTest {
 
     /** The guard interrupts this thread when it loses the lease, possibly while the test waits here. */
     private static void awaitIgnoringInterrupts(CountDownLatch latch) {
-        assertThat(LeaseFixture.awaitIgnoringInterrupts(latch)).as("onLost was called").isTrue();
+        assertThat(LeaseFixture.awaitIgnoringInterrupts(latch))
+                .as("onLost was called")
+                .isTrue();
     }
 }

@@ -30,7 +30,7 @@ class LeaseLockBoundTest {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(2); // connectionTimeout 10 s
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(pool, table)) {
+                LeaseService b = LeaseFixture.service(pool, table)) {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             List<Connection> taken = new ArrayList<>();
             taken.add(pool.getConnection());
@@ -50,7 +50,8 @@ class LeaseLockBoundTest {
             // back), the next lock works as usual.
             awaitConnectionsBack(pool);
             // at most the listener (its probe's notifier gives its connection back right after it sent)
-            await().atMost(LeaseFixture.AT_MOST).until(() -> pool.getHikariPoolMXBean().getActiveConnections() <= 1);
+            await().atMost(LeaseFixture.AT_MOST)
+                    .until(() -> pool.getHikariPoolMXBean().getActiveConnections() <= 1);
             Throwable again = catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ofMillis(300)));
             assertThat(again).isInstanceOf(LeaseTimeoutException.class);
         }
@@ -89,7 +90,10 @@ class LeaseLockBoundTest {
     void aLeaseThatExpiredBeforeTheBoundIsGrantedByTheLastAttempt(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseService.builder(db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseService.builder(db.newPool(4))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             assertThat(a.tryAcquire("job", "a", Duration.ofSeconds(1))).isPresent();
             Lease granted = b.acquire("job", "b", LONG, Duration.ofSeconds(3));
             assertThat(granted.owner()).isEqualTo("b");
@@ -106,13 +110,14 @@ class LeaseLockBoundTest {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(3); // connectionTimeout 10 s
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(pool, table)) {
+                LeaseService b = LeaseFixture.service(pool, table)) {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             long start = System.nanoTime();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(3), new AtomicReference<>());
             LeaseFixture.awaitQueued(db, table, 1);
             // the listener settled: it listens (keeping a connection), or found a pooler (and gives its back)
-            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
+            await().atMost(LeaseFixture.AT_MOST)
+                    .until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
             List<Connection> taken = new ArrayList<>();
             for (int i = b.probe().listening() ? 1 : 0; i < 3; i++) {
                 taken.add(pool.getConnection()); // a polling waiter's attempt gives its connection back soon
@@ -141,21 +146,24 @@ class LeaseLockBoundTest {
         String table = LeaseFixture.install(db);
         HikariDataSource pool = db.newPool(3); // connectionTimeout 10 s
         try (LeaseService a = LeaseFixture.service(db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(pool, table)) {
+                LeaseService b = LeaseFixture.service(pool, table)) {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             AtomicReference<Thread> thread = new AtomicReference<>();
             CompletableFuture<Lease> w = lockAsync(b, "job", "b", Duration.ofSeconds(25), thread);
             LeaseFixture.awaitQueued(db, table, 1);
             // the listener settled: it listens (keeping a connection), or found a pooler (and gives its back)
-            await().atMost(LeaseFixture.AT_MOST).until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
+            await().atMost(LeaseFixture.AT_MOST)
+                    .until(() -> b.probe().listening() || b.probe().listenerBehindPooler());
             List<Connection> taken = new ArrayList<>();
             for (int i = b.probe().listening() ? 1 : 0; i < 3; i++) {
                 taken.add(pool.getConnection()); // a polling waiter's attempt gives its connection back soon
             }
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isEqualTo(3);
             // the waiter's next attempt (safety poll 0.5 s) now waits for a connection
-            await("the waiter waiting for a connection of the exhausted pool").atMost(LeaseFixture.AT_MOST)
-                    .pollInterval(Duration.ofMillis(10)).until(() -> pool.getHikariPoolMXBean().getThreadsAwaitingConnection() >= 1);
+            await("the waiter waiting for a connection of the exhausted pool")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> pool.getHikariPoolMXBean().getThreadsAwaitingConnection() >= 1);
             long interrupted = System.nanoTime();
             thread.get().interrupt();
             Throwable thrown;
@@ -168,20 +176,24 @@ class LeaseLockBoundTest {
             }
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interrupted);
             assertThat(thrown).isInstanceOf(InterruptedException.class);
-            assertThat(took).as("an interrupt ends lock() well before the pool's 10 s timeout").isLessThan(3000);
+            assertThat(took)
+                    .as("an interrupt ends lock() well before the pool's 10 s timeout")
+                    .isLessThan(3000);
         }
     }
 
-    private static CompletableFuture<Lease> lockAsync(LeaseService leases, String name, String owner, Duration wait,
-                                                      AtomicReference<Thread> thread) {
+    private static CompletableFuture<Lease> lockAsync(
+            LeaseService leases, String name, String owner, Duration wait, AtomicReference<Thread> thread) {
         CompletableFuture<Lease> result = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(leases.acquire(name, owner, LONG, wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "test-lock-" + owner);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        result.complete(leases.acquire(name, owner, LONG, wait));
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "test-lock-" + owner);
         thread.set(t);
         t.start();
         return result;
@@ -189,8 +201,10 @@ class LeaseLockBoundTest {
 
     /** Waits until every connection but the listener's is back in {@code pool}. */
     private static void awaitConnectionsBack(HikariDataSource pool) {
-        await("every connection but the listener's back in the pool").atMost(LeaseFixture.AT_MOST)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+        await("every connection but the listener's back in the pool")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> pool.getHikariPoolMXBean().getActiveConnections() <= 1);
     }
 
@@ -205,7 +219,9 @@ class LeaseLockBoundTest {
         for (int i = 1; i < size; i++) {
             taken.add(pool.getConnection());
         }
-        assertThat(pool.getHikariPoolMXBean().getActiveConnections()).as("the listener's and ours").isEqualTo(size);
+        assertThat(pool.getHikariPoolMXBean().getActiveConnections())
+                .as("the listener's and ours")
+                .isEqualTo(size);
         return taken;
     }
 }

@@ -1,13 +1,12 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
-import dev.holdfast.lease.internal.LeaseStores;
-import dev.holdfast.lease.internal.LeaseSql;
-import dev.holdfast.lease.internal.PgLeaseSql;
-import dev.holdfast.lease.internal.PollingLeaseSql;
-import dev.holdfast.lease.internal.BlockingAcquire;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.lease.internal.BlockingAcquire;
+import dev.holdfast.lease.internal.LeaseSql;
+import dev.holdfast.lease.internal.LeaseStores;
+import dev.holdfast.lease.internal.PgLeaseSql;
+import dev.holdfast.lease.internal.PollingLeaseSql;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -40,7 +39,7 @@ class LeaseLockTest {
     void aWaiterGetsTheLeaseWhenItIsReleased(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(10));
             LeaseFixture.awaitQueued(db, table, 1);
@@ -57,7 +56,7 @@ class LeaseLockTest {
     void aWaiterTakesOverAnExpiredLease(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", Duration.ofMillis(300)).orElseThrow();
             Lease got = b.acquire("job", "b", LONG, Duration.ofSeconds(10));
             assertThat(got.token()).isEqualTo(held.token() + 1);
@@ -69,7 +68,7 @@ class LeaseLockTest {
     void theWaitIsBoundedAndLeavesNothingBehind(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             String before = LeaseFixture.dump(db, table);
             long start = System.nanoTime();
@@ -81,7 +80,8 @@ class LeaseLockTest {
             assertThat(LeaseFixture.dump(db, table)).isEqualTo(before);
             assertThat(queued(db, table)).isZero();
             // A zero wait tries once.
-            assertThat(catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ZERO))).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(catchThrowable(() -> b.acquire("job", "b", LONG, Duration.ZERO)))
+                    .isInstanceOf(LeaseTimeoutException.class);
         }
     }
 
@@ -89,7 +89,7 @@ class LeaseLockTest {
     void theWaitIsInterruptible(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(2), table)) {
             assertThat(a.tryAcquire("job", "a", LONG)).isPresent();
             AtomicReference<Throwable> outcome = new AtomicReference<>();
             CountDownLatch done = new CountDownLatch(1);
@@ -122,7 +122,10 @@ class LeaseLockTest {
     void onPostgresqlTheReleaseWakesTheWaiterWithoutPolling(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.acquire("job", "a", LONG, Duration.ofSeconds(5));
                 CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
@@ -131,7 +134,8 @@ class LeaseLockTest {
                 long released = System.nanoTime();
                 a.release(held);
                 Lease got = waiting.get(5, TimeUnit.SECONDS);
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released)).isLessThan(5000);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released))
+                        .isLessThan(5000);
                 assertThat(got.token()).isEqualTo(held.token() + 1);
                 b.release(got);
             }
@@ -147,8 +151,8 @@ class LeaseLockTest {
     void theReleasingWorkerCannotBargeAheadOfTheQueue(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(2), table);
+                LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease first = a.acquire("job", "a", LONG, Duration.ofSeconds(5));
             CompletableFuture<Lease> bWaits = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             releaseLater(b, bWaits);
@@ -180,28 +184,37 @@ class LeaseLockTest {
     @DatabaseTest
     void aCallThatFailedLeavesTheQueueOnceTheDatabaseAnswersAgain(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        LeaseSql sql = LeaseStores.forDialect(LeaseFixture.service(db, db.dataSource(), table).dialect(), table).sql();
-        String queueing = sql instanceof PgLeaseSql pg ? pg.acquireOrQueueSql() : ((PollingLeaseSql) sql).joinQueueSql();
+        LeaseSql sql = LeaseStores.forDialect(
+                        LeaseFixture.service(db, db.dataSource(), table).dialect(), table)
+                .sql();
+        String queueing =
+                sql instanceof PgLeaseSql pg ? pg.acquireOrQueueSql() : ((PollingLeaseSql) sql).joinQueueSql();
         String givingUpSql = sql instanceof PgLeaseSql pg ? pg.giveUpSql() : sql.leaveQueueSql();
         AtomicBoolean loseConnectionAfterQueueing = new AtomicBoolean();
         AtomicBoolean refuseGivingUp = new AtomicBoolean();
         AtomicInteger givingUp = new AtomicInteger();
         try (HikariDataSource pool = db.newPool(3);
-             LeaseService holder = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService a = LeaseFixture.builder(db, LeaseFixture.hooked(pool, (statement, run) -> {
-                 if (statement.equals(queueing) && loseConnectionAfterQueueing.compareAndSet(true, false)) {
-                     run.call();
-                     throw new SQLException("connection lost after the commit", "08006");
-                 }
-                 if (statement.equals(givingUpSql)) {
-                     givingUp.incrementAndGet();
-                     if (refuseGivingUp.compareAndSet(true, false)) {
-                         throw new SQLException("the database system is starting up", "57P03");
-                     }
-                 }
-                 return run.call();
-             })).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build();
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService holder = LeaseFixture.service(db, db.newPool(2), table);
+                LeaseService a = LeaseFixture.builder(db, LeaseFixture.hooked(pool, (statement, run) -> {
+                            if (statement.equals(queueing) && loseConnectionAfterQueueing.compareAndSet(true, false)) {
+                                run.call();
+                                throw new SQLException("connection lost after the commit", "08006");
+                            }
+                            if (statement.equals(givingUpSql)) {
+                                givingUp.incrementAndGet();
+                                if (refuseGivingUp.compareAndSet(true, false)) {
+                                    throw new SQLException("the database system is starting up", "57P03");
+                                }
+                            }
+                            return run.call();
+                        }))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build();
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = holder.tryAcquire("job", "holder", LONG).orElseThrow();
             loseConnectionAfterQueueing.set(true);
             refuseGivingUp.set(true);
@@ -219,7 +232,9 @@ class LeaseLockTest {
             holder.release(held);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(got.owner()).isEqualTo("b");
-            assertThat(got.token()).as("the next grant, to the waiter that is there").isEqualTo(held.token() + 1);
+            assertThat(got.token())
+                    .as("the next grant, to the waiter that is there")
+                    .isEqualTo(held.token() + 1);
             b.release(got);
         }
     }
@@ -233,12 +248,16 @@ class LeaseLockTest {
     void aPollingWaitersQueueEntryLivesSecondsWhateverTheSafetyPoll(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);
             String now = db.kind() == TestDatabase.Kind.H2 ? "HOLDFAST_CLOCK_TIMESTAMP()" : "UTC_TIMESTAMP(6)";
-            String micros = db.kind() == TestDatabase.Kind.H2 ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
+            String micros = db.kind() == TestDatabase.Kind.H2
+                    ? "DATEDIFF(MICROSECOND, " + now + ", wait_until)"
                     : "TIMESTAMPDIFF(MICROSECOND, " + now + ", wait_until)";
             long left = db.queryLong("SELECT MAX(" + micros + ") FROM " + table + "_queue");
             // "now" is this statement's start; the polling waiter may refresh its entry a few microseconds
@@ -262,9 +281,11 @@ class LeaseLockTest {
         Duration life = Duration.ofMillis(400);
         Duration poll = Duration.ofMillis(5); // 20 looks per quarter of the entry's life
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(3)).table(table)
-                     .tune(t -> t.queuedPoll(poll, poll).safetyPoll(poll).pollingQueueEntry(life)).build();
-             LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(3))
+                        .table(table)
+                        .tune(t -> t.queuedPoll(poll, poll).safetyPoll(poll).pollingQueueEntry(life))
+                        .build();
+                LeaseService c = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
             LeaseFixture.awaitQueued(db, table, 1);
@@ -273,7 +294,8 @@ class LeaseLockTest {
                 LeaseFixture.awaitPublished(db, table, 1);
             }
             String epoch = h2 ? "TIMESTAMP '2000-01-01 00:00:00'" : "'2000-01-01 00:00:00'";
-            String micros = h2 ? "DATEDIFF(MICROSECOND, " + epoch + ", %s)" : "TIMESTAMPDIFF(MICROSECOND, " + epoch + ", %s)";
+            String micros =
+                    h2 ? "DATEDIFF(MICROSECOND, " + epoch + ", %s)" : "TIMESTAMPDIFF(MICROSECOND, " + epoch + ", %s)";
             String now = h2 ? "HOLDFAST_CLOCK_TIMESTAMP()" : "UTC_TIMESTAMP(6)";
             String read = "SELECT " + micros.formatted("queued_at") + ", " + micros.formatted("wait_until") + ", "
                     + micros.formatted(now) + " FROM " + table + "_queue";
@@ -281,12 +303,20 @@ class LeaseLockTest {
             java.util.TreeSet<Long> refreshes = new java.util.TreeSet<>();
             java.util.List<String> lapsed = new java.util.ArrayList<>();
             // Five refreshes: at least four quarters, one whole lifetime and more, of looks every 5 ms.
-            org.awaitility.Awaitility.await("five refreshes of the waiter's entry").atMost(Duration.ofSeconds(20))
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).until(() -> {
-                        try (Connection r = db.connection(); PreparedStatement ps = r.prepareStatement(read);
-                             ResultSet rs = ps.executeQuery()) {
-                            assertThat(rs.next()).as("the waiter's entry is there").isTrue();
-                            assertThat(rs.getLong(1)).as("its place in the queue").isEqualTo(queuedAt);
+            org.awaitility.Awaitility.await("five refreshes of the waiter's entry")
+                    .atMost(Duration.ofSeconds(20))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> {
+                        try (Connection r = db.connection();
+                                PreparedStatement ps = r.prepareStatement(read);
+                                ResultSet rs = ps.executeQuery()) {
+                            assertThat(rs.next())
+                                    .as("the waiter's entry is there")
+                                    .isTrue();
+                            assertThat(rs.getLong(1))
+                                    .as("its place in the queue")
+                                    .isEqualTo(queuedAt);
                             if (rs.getLong(2) <= rs.getLong(3)) {
                                 lapsed.add("lapsed at " + rs.getLong(3));
                             }
@@ -299,7 +329,9 @@ class LeaseLockTest {
             for (long until : refreshes) {
                 if (previous != null) {
                     // A quarter of the life is 100 ms between the sends; allow for the database's own delays.
-                    assertThat(until - previous).as("time between two refreshes, µs").isGreaterThanOrEqualTo(50_000);
+                    assertThat(until - previous)
+                            .as("time between two refreshes, µs")
+                            .isGreaterThanOrEqualTo(50_000);
                 }
                 previous = until;
             }
@@ -322,16 +354,20 @@ class LeaseLockTest {
     @DatabaseTest(only = TestDatabase.Kind.H2)
     void aReleaseThroughTheSameServiceWakesItsPollingWaiterAtOnce(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
-        try (LeaseService same = LeaseFixture.builder(db, db.newPool(3)).table(table)
-                .tune(t -> t.queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1))).build();
-             LeaseService other = LeaseFixture.service(db, db.newPool(2), table)) {
+        try (LeaseService same = LeaseFixture.builder(db, db.newPool(3))
+                        .table(table)
+                        .tune(t -> t.queuedPoll(Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                        .build();
+                LeaseService other = LeaseFixture.service(db, db.newPool(2), table)) {
             Lease held = same.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(same, "job", "b", LONG, Duration.ofMinutes(2));
             LeaseFixture.awaitQueued(db, table, 1);
             other.release(held);
             // Nothing to wait for: the test needs time to pass, for a wake-up that must not come to show.
             Thread.sleep(500);
-            assertThat(waiting).as("a release elsewhere leaves it to its next poll").isNotDone();
+            assertThat(waiting)
+                    .as("a release elsewhere leaves it to its next poll")
+                    .isNotDone();
             Lease barged = same.tryAcquire("job", "c", LONG).orElseThrow(); // tryAcquire does not queue
             same.release(barged);
             Lease got = waiting.get(10, TimeUnit.SECONDS);
@@ -364,16 +400,21 @@ class LeaseLockTest {
                 b.release(waiting.get(10, TimeUnit.SECONDS));
             }
         }
-        try (Connection c1 = pool.getConnection(); Connection c2 = pool.getConnection()) {
+        try (Connection c1 = pool.getConnection();
+                Connection c2 = pool.getConnection()) {
             for (Connection c : new Connection[] {c1, c2}) {
                 // This table's channels only: behind a transaction pooler the server connection may be one that
                 // another test (in another JVM of the same pass) left listening, and a listener's probe LISTENs on
                 // one it cannot UNLISTEN again (documented): channels holdfast_probe_<random>, of no table.
-                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), string_agg(c, ', ') FROM pg_listening_channels() c"
-                        + " WHERE starts_with(c, " + dev.holdfast.lease.internal.PgLeaseSql.stemSql(table) + " || '_')");
-                     ResultSet rs = ps.executeQuery()) {
+                try (PreparedStatement ps =
+                                c.prepareStatement("SELECT COUNT(*), string_agg(c, ', ') FROM pg_listening_channels() c"
+                                        + " WHERE starts_with(c, "
+                                        + dev.holdfast.lease.internal.PgLeaseSql.stemSql(table) + " || '_')");
+                        ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    assertThat(rs.getLong(1)).as("channels listened on: %s", rs.getString(2)).isZero();
+                    assertThat(rs.getLong(1))
+                            .as("channels listened on: %s", rs.getString(2))
+                            .isZero();
                 }
             }
         }
@@ -389,12 +430,16 @@ class LeaseLockTest {
         LeaseService service = LeaseFixture.service(db, db.newPool(2), table);
         service.close();
         assertThat(catchThrowable(() -> service.acquire("job", "a", LONG, Duration.ofSeconds(1))))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
         assertThat(queued(db, table)).as("nobody queued").isZero();
         Lease lease = service.tryAcquire("job", "a", LONG).orElseThrow();
         assertThat(catchThrowable(() -> service.keepAlive(lease, LONG, null)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
-        assertThat(service.find("job")).as("the refused keep-alive renewed nothing").contains(lease);
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(service.find("job"))
+                .as("the refused keep-alive renewed nothing")
+                .contains(lease);
         service.release(lease);
         assertThat(service.find("job").orElseThrow().isReleased()).isTrue();
     }

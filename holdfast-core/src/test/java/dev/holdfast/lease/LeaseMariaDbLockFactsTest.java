@@ -41,22 +41,33 @@ class LeaseMariaDbLockFactsTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void sleepersAreGivenTheLockOneAtATimeInTheOrderTheyBeganToSleep(TestDatabase db) throws Exception {
         String lock = db.newTableName("facts_lock");
-        try (Connection holder = LeaseFixture.unpooled(db); Connection first = LeaseFixture.unpooled(db);
-             Connection second = LeaseFixture.unpooled(db)) {
+        try (Connection holder = LeaseFixture.unpooled(db);
+                Connection first = LeaseFixture.unpooled(db);
+                Connection second = LeaseFixture.unpooled(db)) {
             assertThat(value(holder, "SELECT GET_LOCK(?, 0)", lock)).isEqualTo(1);
-            assertThat(value(first, "SELECT GET_LOCK(?, 0.2)", lock)).as("a fraction of a second, then 0").isZero();
-            CompletableFuture<Long> firstSleeps = CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock), sessions);
+            assertThat(value(first, "SELECT GET_LOCK(?, 0.2)", lock))
+                    .as("a fraction of a second, then 0")
+                    .isZero();
+            CompletableFuture<Long> firstSleeps =
+                    CompletableFuture.supplyAsync(() -> value(first, "SELECT GET_LOCK(?, 60)", lock), sessions);
             awaitSleepers(db, lock, 1, firstSleeps);
-            CompletableFuture<Long> secondSleeps = CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock), sessions);
+            CompletableFuture<Long> secondSleeps =
+                    CompletableFuture.supplyAsync(() -> value(second, "SELECT GET_LOCK(?, 60)", lock), sessions);
             awaitSleepers(db, lock, 2, firstSleeps, secondSleeps);
             assertThat(value(holder, "SELECT RELEASE_LOCK(?)", lock)).isEqualTo(1);
             assertThat(firstSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
             awaitSleepers(db, lock, 1, secondSleeps);
-            assertThat(secondSleeps).as("the second sleeps on while the first holds it").isNotDone();
+            assertThat(secondSleeps)
+                    .as("the second sleeps on while the first holds it")
+                    .isNotDone();
             first.close(); // its session ends: the lock goes to the next sleeper
             assertThat(secondSleeps.get(30, TimeUnit.SECONDS)).isEqualTo(1);
-            assertThat(value(second, "SELECT GET_LOCK(?, 0)", lock)).as("taken again: counted").isEqualTo(1);
-            assertThat(value(second, "SELECT RELEASE_ALL_LOCKS()", lock)).as("both counts").isEqualTo(2);
+            assertThat(value(second, "SELECT GET_LOCK(?, 0)", lock))
+                    .as("taken again: counted")
+                    .isEqualTo(1);
+            assertThat(value(second, "SELECT RELEASE_ALL_LOCKS()", lock))
+                    .as("both counts")
+                    .isEqualTo(2);
             assertThat(value(holder, "SELECT IS_USED_LOCK(?) IS NULL", lock)).isEqualTo(1);
         }
     }
@@ -70,23 +81,37 @@ class LeaseMariaDbLockFactsTest {
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
     void aKillEndsTheLockWaitItMeetsAndIsLostOnAnIdleSession(TestDatabase db) throws Exception {
         String bell = "holdfast_facts_bell_" + System.nanoTime();
-        try (Connection waiter = LeaseFixture.unpooled(db); Connection holder = LeaseFixture.unpooled(db);
-             Connection killer = LeaseFixture.unpooled(db)) {
+        try (Connection waiter = LeaseFixture.unpooled(db);
+                Connection holder = LeaseFixture.unpooled(db);
+                Connection killer = LeaseFixture.unpooled(db)) {
             assertThat(value(holder, "SELECT GET_LOCK(?, 0)", bell)).isOne();
             long id = value(waiter, "SELECT CONNECTION_ID()", null);
             kill(killer, id);
-            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 0.01))", bell)).as("the kill before it: lost").isZero();
-            CompletableFuture<Long> waits = CompletableFuture.supplyAsync(() -> nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell), sessions);
-            await("waiting").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
-                    .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
-                            id, "%GET_LOCK(%, 60)%") == 1);
+            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 0.01))", bell))
+                    .as("the kill before it: lost")
+                    .isZero();
+            CompletableFuture<Long> waits = CompletableFuture.supplyAsync(
+                    () -> nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell), sessions);
+            await("waiting")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> db.queryLong(
+                                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?",
+                                    id,
+                                    "%GET_LOCK(%, 60)%")
+                            == 1);
             kill(killer, id);
-            assertThat(waits.get(30, TimeUnit.SECONDS)).as("ended by the kill: NULL").isNull();
+            assertThat(waits.get(30, TimeUnit.SECONDS))
+                    .as("ended by the kill: NULL")
+                    .isNull();
             assertThat(value(waiter, "SELECT 1", null)).as("usable").isOne();
             holder.close(); // the holder's session ends, and its lock with it: the next wait takes it
-            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell)).isOne();
+            assertThat(nullable(waiter, "SELECT IF(1 = 0, 2, GET_LOCK(?, 60))", bell))
+                    .isOne();
             assertThat(catchThrowable(() -> kill(killer, 4_000_000_000L)))
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1094));
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(e.getErrorCode()).isEqualTo(1094));
         }
     }
 
@@ -117,16 +142,25 @@ class LeaseMariaDbLockFactsTest {
      */
     @SafeVarargs
     private static void awaitSleepers(TestDatabase db, String lock, int sleepers, CompletableFuture<Long>... waits) {
-        await(sleepers + " sessions sleeping on " + lock).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+        await(sleepers + " sessions sleeping on " + lock)
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> {
                     for (CompletableFuture<Long> wait : waits) {
-                        assertThat(wait).as("a wait on %s that should sleep; the server's sessions: %s", lock,
-                                db.queryString("SELECT GROUP_CONCAT(CONCAT(ID, ' ', COMMAND, ' ', COALESCE(STATE, ''),"
-                                        + " ' ', COALESCE(INFO, '')) SEPARATOR '; ') FROM information_schema.PROCESSLIST"
-                                        + " WHERE INFO IS NULL OR INFO NOT LIKE '%PROCESSLIST%'")).isNotDone();
+                        assertThat(wait)
+                                .as(
+                                        "a wait on %s that should sleep; the server's sessions: %s",
+                                        lock,
+                                        db.queryString(
+                                                "SELECT GROUP_CONCAT(CONCAT(ID, ' ', COMMAND, ' ', COALESCE(STATE, ''),"
+                                                        + " ' ', COALESCE(INFO, '')) SEPARATOR '; ') FROM information_schema.PROCESSLIST"
+                                                        + " WHERE INFO IS NULL OR INFO NOT LIKE '%PROCESSLIST%'"))
+                                .isNotDone();
                     }
-                    return db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
-                            "SELECT GET_LOCK('" + lock + "', 60)") == sleepers;
+                    return db.queryLong(
+                                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                                    "SELECT GET_LOCK('" + lock + "', 60)")
+                            == sleepers;
                 });
     }
 

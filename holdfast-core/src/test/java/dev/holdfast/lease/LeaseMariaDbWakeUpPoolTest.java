@@ -75,28 +75,42 @@ class LeaseMariaDbWakeUpPoolTest {
         try {
             for (int i = 0; i < 2; i++) {
                 HikariConnections hikari = new HikariConnections(db.newPool(4));
-                services.add(LeaseFixture.builder(db, hikari.hikari).table(table).connectionPool(connection -> {
-                    retired.add(connection);
-                    retirements.incrementAndGet();
-                    hikari.retire(connection);
-                }).build());
+                services.add(LeaseFixture.builder(db, hikari.hikari)
+                        .table(table)
+                        .connectionPool(connection -> {
+                            retired.add(connection);
+                            retirements.incrementAndGet();
+                            hikari.retire(connection);
+                        })
+                        .build());
             }
             for (int burst = 1; burst <= 2; burst++) {
                 handOffs(services, 3, 10);
                 int after = burst;
                 // Each burst, each service whose waiters watched keeps its two connections until a second passes idle.
-                await("the wake-up connections retired").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(20))
+                await("the wake-up connections retired")
+                        .atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> services.stream().noneMatch(s -> s.probe().wakeUpWatching())
-                                && retired(services) >= 2L * after && retired(services) % 2 == 0);
+                                && retired(services) >= 2L * after
+                                && retired(services) % 2 == 0);
             }
         } finally {
             services.forEach(LeaseService::close);
         }
-        assertThat(retirements.get()).as("retired through the pool, as the probe counted")
-                .isEqualTo(retired(services)).isEqualTo(retired.size()).isGreaterThanOrEqualTo(4);
-        await("no wake-up session left").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(20))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
-                        + " AND INFO NOT LIKE '%PROCESSLIST%'", "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%") == 0);
+        assertThat(retirements.get())
+                .as("retired through the pool, as the probe counted")
+                .isEqualTo(retired(services))
+                .isEqualTo(retired.size())
+                .isGreaterThanOrEqualTo(4);
+        await("no wake-up session left")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> db.queryLong(
+                                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
+                                        + " AND INFO NOT LIKE '%PROCESSLIST%'",
+                                "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%")
+                        == 0);
     }
 
     /**
@@ -109,15 +123,21 @@ class LeaseMariaDbWakeUpPoolTest {
         AtomicInteger borrows = new AtomicInteger();
         List<LogRecord> records = capture();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = LeaseFixture.service(db, counting(db.newPool(2), borrows), table)) {
+                LeaseService b = LeaseFixture.service(db, counting(db.newPool(2), borrows), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
             await("the warning").atMost(LeaseFixture.AT_MOST).until(() -> warnings(records) >= 1);
             int then = borrows.get();
             await("more borrows").atMost(LeaseFixture.AT_MOST).until(() -> borrows.get() >= then + 10);
             assertThat(warnings(records)).as("once").isOne();
-            assertThat(records.stream().filter(r -> r.getLevel() == Level.WARNING).findFirst().orElseThrow().getMessage())
-                    .contains("table " + table, "need 3 connections of the pool at once",
+            assertThat(records.stream()
+                            .filter(r -> r.getLevel() == Level.WARNING)
+                            .findFirst()
+                            .orElseThrow()
+                            .getMessage())
+                    .contains(
+                            "table " + table,
+                            "need 3 connections of the pool at once",
                             "raise its maximum size (HikariCP: maximumPoolSize) by 1, to 3 at least");
             assertThat(b.probe().wakeUpWatching()).isFalse();
             a.release(held);
@@ -134,13 +154,18 @@ class LeaseMariaDbWakeUpPoolTest {
         List<LogRecord> records = capture();
         HikariDataSource small = db.newPool(2);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = LeaseFixture.builder(db, small).table(table).connectionPool(new HikariConnections(small)).build()) {
+                LeaseService b = LeaseFixture.builder(db, small)
+                        .table(table)
+                        .connectionPool(new HikariConnections(small))
+                        .build()) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
             await("the warning").atMost(LeaseFixture.AT_MOST).until(() -> warnings(records) >= 1);
             assertThat(records).as("at the first try: no INFO before").noneMatch(r -> r.getLevel() == Level.INFO);
-            assertThat(records.get(0).getMessage()).contains("table " + table,
-                    "set its maximum size (HikariCP: maximumPoolSize) to 3 or more (it is 2)");
+            assertThat(records.get(0).getMessage())
+                    .contains(
+                            "table " + table,
+                            "set its maximum size (HikariCP: maximumPoolSize) to 3 or more (it is 2)");
             a.release(held);
             b.release(waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS)); // by polling
         } finally {
@@ -149,7 +174,9 @@ class LeaseMariaDbWakeUpPoolTest {
     }
 
     private static long retired(List<LeaseService> services) {
-        return services.stream().mapToLong(s -> s.probe().wakeUpConnectionsRetired()).sum();
+        return services.stream()
+                .mapToLong(s -> s.probe().wakeUpConnectionsRetired())
+                .sum();
     }
 
     /** {@code threads} threads per service acquire and release one name {@code each} times, each holding it 1 ms. */
@@ -160,18 +187,20 @@ class LeaseMariaDbWakeUpPoolTest {
             for (LeaseService leases : services) {
                 for (int t = 0; t < threads; t++) {
                     String owner = "w" + workers.size();
-                    workers.add(CompletableFuture.runAsync(() -> {
-                        for (int n = 0; n < each; n++) {
-                            try {
-                                Lease lease = leases.acquire("job", owner, LONG, LONG);
-                                Thread.sleep(1);
-                                leases.release(lease);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                                throw new IllegalStateException(e);
-                            }
-                        }
-                    }, pool));
+                    workers.add(CompletableFuture.runAsync(
+                            () -> {
+                                for (int n = 0; n < each; n++) {
+                                    try {
+                                        Lease lease = leases.acquire("job", owner, LONG, LONG);
+                                        Thread.sleep(1);
+                                        leases.release(lease);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        throw new IllegalStateException(e);
+                                    }
+                                }
+                            },
+                            pool));
                 }
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
@@ -182,8 +211,10 @@ class LeaseMariaDbWakeUpPoolTest {
 
     /** A data source that counts the connections asked of {@code pool}. */
     private static DataSource counting(DataSource pool, AtomicInteger borrows) {
-        return (DataSource) Proxy.newProxyInstance(LeaseMariaDbWakeUpPoolTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                LeaseMariaDbWakeUpPoolTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
                     if (method.getName().equals("getConnection")) {
                         borrows.incrementAndGet();
                     }
@@ -206,12 +237,10 @@ class LeaseMariaDbWakeUpPoolTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         WAKE_UPS.addHandler(handler);
         return records;

@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +42,7 @@ class LeaseMariaDbWakeUpTest {
     private static final Duration LONG = Duration.ofSeconds(30);
     /** How often the waiters of the tests that prove a wake-up poll, and how long they wait: far past any bound here. */
     private static final Duration POLL = Duration.ofMinutes(10);
+
     private static final String WAKE_UPS = "dev.holdfast.lease.internal.MariaDbWakeUps";
     /**
      * Held here: java.util.logging keeps loggers weakly, so a logger given a handler and then collected (before the
@@ -52,7 +53,10 @@ class LeaseMariaDbWakeUpTest {
     private static final int INTERRUPTED = 1317;
 
     private static LeaseService polledRarely(TestDatabase db, DataSource pool, String table) {
-        return LeaseFixture.builder(db, pool).table(table).tune(t -> t.queuedPoll(POLL, POLL).safetyPoll(POLL).pollingQueueEntry(POLL.multipliedBy(3))).build();
+        return LeaseFixture.builder(db, pool)
+                .table(table)
+                .tune(t -> t.queuedPoll(POLL, POLL).safetyPoll(POLL).pollingQueueEntry(POLL.multipliedBy(3)))
+                .build();
     }
 
     /** Each round, the waiter's wake-up connection sleeps in its watch, and the release's kill ends it. */
@@ -61,7 +65,7 @@ class LeaseMariaDbWakeUpTest {
         String table = LeaseFixture.install(db);
         List<String> wakes = new CopyOnWriteArrayList<>();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, recordingWatchWakes(db.newPool(3), wakes), table)) {
+                LeaseService b = polledRarely(db, recordingWatchWakes(db.newPool(3), wakes), table)) {
             for (int round = 0; round < 3; round++) {
                 Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
@@ -69,7 +73,8 @@ class LeaseMariaDbWakeUpTest {
                 awaitWatching(b);
                 awaitWatcherAsleep(db, table);
                 a.release(held);
-                Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
+                Lease got =
+                        waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
                 assertThat(got.token()).isEqualTo(held.token() + 1);
                 b.release(got);
                 LeaseFixture.awaitQueued(db, table, 0);
@@ -90,7 +95,7 @@ class LeaseMariaDbWakeUpTest {
     void theFirstWaitingCallWatchesOnItsOwnThreadAndTheNextTakesOver(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, db.newPool(4), table)) {
+                LeaseService b = polledRarely(db, db.newPool(4), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "b1", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
@@ -98,15 +103,23 @@ class LeaseMariaDbWakeUpTest {
             CompletableFuture<Lease> second = LeaseFixture.lockAsync(b, "job", "b2", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 2);
             LeaseFixture.awaitAsleepUntilWoken("b2");
-            assertThat(LeaseFixture.watches("test-lock-b1")).as("the first call still watches").isTrue();
-            assertThat(LeaseFixture.watches("test-lock-b2")).as("the second follows").isFalse();
-            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+            assertThat(LeaseFixture.watches("test-lock-b1"))
+                    .as("the first call still watches")
+                    .isTrue();
+            assertThat(LeaseFixture.watches("test-lock-b2"))
+                    .as("the second follows")
+                    .isFalse();
+            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table))
+                    .as("the service's thread")
+                    .isFalse();
 
             a.release(held);
             Lease got = first.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
             assertThat(got.token()).isEqualTo(held.token() + 1);
             awaitWatchingOn("test-lock-b2");
-            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table)).as("the service's thread").isFalse();
+            assertThat(LeaseFixture.watches("holdfast-lease-wake-ups-" + table))
+                    .as("the service's thread")
+                    .isFalse();
             b.release(got);
             Lease next = second.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(next.token()).isEqualTo(got.token() + 1);
@@ -117,7 +130,9 @@ class LeaseMariaDbWakeUpTest {
 
     /** Waits until the thread named {@code thread} runs a wake-up connection's watch. */
     private static void awaitWatchingOn(String thread) {
-        await(thread + " watching").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+        await(thread + " watching")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> LeaseFixture.watches(thread));
     }
 
@@ -135,7 +150,8 @@ class LeaseMariaDbWakeUpTest {
         DataSource pool = beforePreparingOn(db.newPool(3), "DELETE FROM " + table + "_queue", c -> {
             if (slow.getAndSet(false)) { // the first leave only: a statement that takes until it is killed
                 try (java.sql.Statement st = c.createStatement()) {
-                    st.executeQuery("SELECT COUNT(*) FROM (SELECT SLEEP(60) AS s) slow").close();
+                    st.executeQuery("SELECT COUNT(*) FROM (SELECT SLEEP(60) AS s) slow")
+                            .close();
                     slowEnded.add(0);
                 } catch (SQLException e) {
                     slowEnded.add(e.getErrorCode());
@@ -144,7 +160,7 @@ class LeaseMariaDbWakeUpTest {
             }
         });
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, pool, table)) {
+                LeaseService b = polledRarely(db, pool, table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
@@ -181,7 +197,7 @@ class LeaseMariaDbWakeUpTest {
         CompletableFuture<Void> released = new CompletableFuture<>();
         List<LogRecord> records = capture();
         try (HikariDataSource other = db.newPool(1);
-             Connection t = other.getConnection()) {
+                Connection t = other.getConnection()) {
             db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
             long deadlocksBefore = deadlocks(db);
             t.setAutoCommit(false);
@@ -205,24 +221,32 @@ class LeaseMariaDbWakeUpTest {
                         entry = rs.getString(1);
                     }
                 }
-                new Thread(() -> { // its own thread: it blocks, and the common pool may have one
-                    try {
-                        LockWaits.awaitWaitingForALock(db, "DELETE FROM " + table + "_queue%", 1); // the leave, for the index record
-                        // The entry itself, which the waiting leave holds: the hand-off's second lock closes the cycle.
-                        try (java.sql.PreparedStatement ps = t.prepareStatement("SELECT lease_owner FROM " + table + "_queue"
-                                + " WHERE name = 'job' AND owner = ? LOCK IN SHARE MODE")) {
-                            ps.setString(1, entry);
-                            ps.executeQuery().close();
-                        }
-                        t.commit();
-                        cycle.complete(null);
-                    } catch (Throwable e) {
-                        cycle.completeExceptionally(e);
-                    }
-                }, "test-deadlock-cycle").start();
+                new Thread(
+                                () -> { // its own thread: it blocks, and the common pool may have one
+                                    try {
+                                        LockWaits.awaitWaitingForALock(
+                                                db,
+                                                "DELETE FROM " + table + "_queue%",
+                                                1); // the leave, for the index record
+                                        // The entry itself, which the waiting leave holds: the hand-off's second lock
+                                        // closes the cycle.
+                                        try (java.sql.PreparedStatement ps =
+                                                t.prepareStatement("SELECT lease_owner FROM " + table + "_queue"
+                                                        + " WHERE name = 'job' AND owner = ? LOCK IN SHARE MODE")) {
+                                            ps.setString(1, entry);
+                                            ps.executeQuery().close();
+                                        }
+                                        t.commit();
+                                        cycle.complete(null);
+                                    } catch (Throwable e) {
+                                        cycle.completeExceptionally(e);
+                                    }
+                                },
+                                "test-deadlock-cycle")
+                        .start();
             });
             try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-                 LeaseService b = polledRarely(db, pool, table)) {
+                    LeaseService b = polledRarely(db, pool, table)) {
                 Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
@@ -230,7 +254,8 @@ class LeaseMariaDbWakeUpTest {
                 a.release(held);
                 released.complete(null);
                 Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
-                cycle.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // the other transaction won, and committed
+                cycle.get(
+                        LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // the other transaction won, and committed
                 assertThat(deadlocks(db)).as("a deadlock, the leave its victim").isGreaterThan(deadlocksBefore);
                 LeaseFixture.awaitQueued(db, table, 0); // left on the next try
                 // b's connection still wakes it: its next grant comes at once, not at a poll ten minutes away.
@@ -260,7 +285,7 @@ class LeaseMariaDbWakeUpTest {
         AtomicBoolean first = new AtomicBoolean(true);
         CompletableFuture<Void> cycle = new CompletableFuture<>();
         try (HikariDataSource other = db.newPool(1);
-             Connection t = other.getConnection()) {
+                Connection t = other.getConnection()) {
             db.execute("CREATE TABLE " + table + "_weight (id INT PRIMARY KEY) ENGINE=InnoDB");
             long deadlocksBefore = deadlocks(db);
             t.setAutoCommit(false);
@@ -273,38 +298,47 @@ class LeaseMariaDbWakeUpTest {
                     for (int i = 0; i < 10; i++) {
                         st.executeUpdate("INSERT INTO " + table + "_weight VALUES (" + i + ")");
                     }
-                    try (java.sql.ResultSet rs = st.executeQuery("SELECT owner FROM " + table + "_queue WHERE name = 'job'")) {
+                    try (java.sql.ResultSet rs =
+                            st.executeQuery("SELECT owner FROM " + table + "_queue WHERE name = 'job'")) {
                         assertThat(rs.next()).as("b's entry").isTrue();
                         entry = rs.getString(1);
                     }
                     // The entry, as a leave locks it first.
-                    st.executeQuery("SELECT lease_owner FROM " + table + "_queue WHERE name = 'job' AND owner = '" + entry
-                            + "' FOR UPDATE").close();
+                    st.executeQuery("SELECT lease_owner FROM " + table + "_queue WHERE name = 'job' AND owner = '"
+                                    + entry + "' FOR UPDATE")
+                            .close();
                 }
-                new Thread(() -> { // its own thread: it blocks, and the common pool may have one
-                    try {
-                        LockWaits.awaitWaitingForALock(db, "UPDATE " + table + " SET%", 1); // the hand-off, for the entry
-                        // Then its index record, which the hand-off share-locked: the cycle.
-                        try (java.sql.Statement st = t.createStatement()) {
-                            st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX (" + table
-                                    + "_queue_place) WHERE name = 'job' FOR UPDATE").close();
-                        }
-                        t.commit();
-                        cycle.complete(null);
-                    } catch (Throwable e) {
-                        cycle.completeExceptionally(e);
-                    }
-                }, "test-deadlock-cycle").start();
+                new Thread(
+                                () -> { // its own thread: it blocks, and the common pool may have one
+                                    try {
+                                        LockWaits.awaitWaitingForALock(
+                                                db, "UPDATE " + table + " SET%", 1); // the hand-off, for the entry
+                                        // Then its index record, which the hand-off share-locked: the cycle.
+                                        try (java.sql.Statement st = t.createStatement()) {
+                                            st.executeQuery("SELECT owner FROM " + table + "_queue FORCE INDEX ("
+                                                            + table + "_queue_place) WHERE name = 'job' FOR UPDATE")
+                                                    .close();
+                                        }
+                                        t.commit();
+                                        cycle.complete(null);
+                                    } catch (Throwable e) {
+                                        cycle.completeExceptionally(e);
+                                    }
+                                },
+                                "test-deadlock-cycle")
+                        .start();
             });
             try (LeaseService a = LeaseFixture.service(db, pool, table);
-                 LeaseService b = polledRarely(db, db.newPool(3), table)) {
+                    LeaseService b = polledRarely(db, db.newPool(3), table)) {
                 Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
                 LeaseFixture.awaitPublished(db, table, 1);
                 awaitWatching(b);
                 a.release(held);
                 cycle.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
-                assertThat(deadlocks(db)).as("a deadlock, the hand-off its victim").isGreaterThan(deadlocksBefore);
+                assertThat(deadlocks(db))
+                        .as("a deadlock, the hand-off its victim")
+                        .isGreaterThan(deadlocksBefore);
                 Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
                 assertThat(got.token()).isEqualTo(held.token() + 1);
                 b.release(got);
@@ -315,7 +349,8 @@ class LeaseMariaDbWakeUpTest {
     }
 
     private static long deadlocks(TestDatabase db) throws SQLException {
-        return db.queryLong("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'");
+        return db.queryLong(
+                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'");
     }
 
     /**
@@ -327,7 +362,8 @@ class LeaseMariaDbWakeUpTest {
     void aReleaseThatMayNotWakeLeavesTheGrantToTheNextLook(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         List<LogRecord> records = capture();
-        String user = "hf_nokill_" + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        String user = "hf_nokill_"
+                + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 24, 36);
         String grantee = "'" + user + "'@'%'";
         db.execute("CREATE USER " + grantee);
         AtomicInteger kills = new AtomicInteger();
@@ -335,8 +371,9 @@ class LeaseMariaDbWakeUpTest {
             db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + " TO " + grantee);
             db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + "_queue TO " + grantee);
             try (HikariDataSource other = db.newPoolAs(user, 3);
-                 LeaseService a = LeaseFixture.service(db, beforePreparing(other, "KILL QUERY", kills::incrementAndGet), table);
-                 LeaseService b = polledRarely(db, db.newPool(3), table)) {
+                    LeaseService a = LeaseFixture.service(
+                            db, beforePreparing(other, "KILL QUERY", kills::incrementAndGet), table);
+                    LeaseService b = polledRarely(db, db.newPool(3), table)) {
                 for (int round = 0; round < 3; round++) {
                     Lease held = a.acquire("job", "a", LONG, LONG);
                     CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
@@ -364,7 +401,7 @@ class LeaseMariaDbWakeUpTest {
         String table = LeaseFixture.install(db);
         List<LogRecord> records = capture();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, db.newPool(3), table)) {
+                LeaseService b = polledRarely(db, db.newPool(3), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
@@ -372,9 +409,15 @@ class LeaseMariaDbWakeUpTest {
                 long watcher = awaitWatcherAsleep(db, table);
                 db.execute("KILL " + watcher);
                 int n = kill;
-                await("the watching connection replaced").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
-                        .until(() -> warnings(records) == 1 && b.probe().wakeUpWatching() && watcherAsleep(db, table) > watcher);
-                assertThat(warnings(records)).as("kill %d: one warning per outage", n).isEqualTo(1);
+                await("the watching connection replaced")
+                        .atMost(LeaseFixture.AT_MOST)
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> warnings(records) == 1
+                                && b.probe().wakeUpWatching()
+                                && watcherAsleep(db, table) > watcher);
+                assertThat(warnings(records))
+                        .as("kill %d: one warning per outage", n)
+                        .isEqualTo(1);
                 assertThat(records).as("resumed").anyMatch(r -> r.getMessage().contains("resumed"));
                 records.clear(); // the next kill is an outage of its own
             }
@@ -396,21 +439,31 @@ class LeaseMariaDbWakeUpTest {
         String table = LeaseFixture.install(db);
         List<LogRecord> records = capture();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, db.newPool(4), table)) {
+                LeaseService b = polledRarely(db, db.newPool(4), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
             long watcher = awaitWatcherAsleep(db, table);
             long holder = db.queryLong("SELECT IS_USED_LOCK(CONCAT('holdfast_bell_', ?))", watcher);
-            assertThat(holder).as("another session holds the bell").isNotEqualTo(watcher).isPositive();
+            assertThat(holder)
+                    .as("another session holds the bell")
+                    .isNotEqualTo(watcher)
+                    .isPositive();
             db.execute("KILL " + holder);
-            await("both connections replaced").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
-                    .until(() -> warnings(records) == 1 && b.probe().wakeUpWatching() && watcherAsleep(db, table) > watcher);
+            await("both connections replaced")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() ->
+                            warnings(records) == 1 && b.probe().wakeUpWatching() && watcherAsleep(db, table) > watcher);
             long newWatcher = watcherAsleep(db, table);
             assertThat(db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", watcher))
-                    .as("the old wake-up connection closed").isZero();
+                    .as("the old wake-up connection closed")
+                    .isZero();
             assertThat(db.queryLong("SELECT IS_USED_LOCK(CONCAT('holdfast_bell_', ?))", newWatcher))
-                    .as("a new holder rings the new bell").isNotEqualTo(newWatcher).isNotEqualTo(holder).isPositive();
+                    .as("a new holder rings the new bell")
+                    .isNotEqualTo(newWatcher)
+                    .isNotEqualTo(holder)
+                    .isPositive();
             a.release(held);
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // a poll would take ten minutes
             assertThat(got.token()).isEqualTo(held.token() + 1);
@@ -434,10 +487,12 @@ class LeaseMariaDbWakeUpTest {
         AtomicInteger failures = new AtomicInteger();
         DataSource pool = failing(db.newPool(3), "_LOCK", failing, failures); // the lock that says it is alive
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = LeaseFixture.service(db, pool, table)) {
+                LeaseService b = LeaseFixture.service(db, pool, table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, LONG);
-            await("three failed wake-up statements").atMost(LeaseFixture.AT_MOST).until(() -> failures.get() >= 3);
+            await("three failed wake-up statements")
+                    .atMost(LeaseFixture.AT_MOST)
+                    .until(() -> failures.get() >= 3);
             a.release(held);
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS); // by polling
             assertThat(got.token()).isEqualTo(held.token() + 1);
@@ -449,7 +504,8 @@ class LeaseMariaDbWakeUpTest {
             awaitWatching(b);
             a.release(again);
             b.release(next.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS));
-            await("b's wake-up connection recovered").atMost(LeaseFixture.AT_MOST)
+            await("b's wake-up connection recovered")
+                    .atMost(LeaseFixture.AT_MOST)
                     .until(() -> records.stream().anyMatch(r -> r.getMessage().contains("resumed")));
         } finally {
             WAKE_UPS_LOG.removeHandler(handler);
@@ -467,25 +523,28 @@ class LeaseMariaDbWakeUpTest {
         String table = LeaseFixture.install(db);
         String leave = "DELETE FROM " + table + "_queue";
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, delaying(db.newPool(3), leave, Duration.ofMillis(200)), table);
-             LeaseService c = polledRarely(db, db.newPool(3), table)) {
+                LeaseService b = polledRarely(db, delaying(db.newPool(3), leave, Duration.ofMillis(200)), table);
+                LeaseService c = polledRarely(db, db.newPool(3), table)) {
             List<String> violations = new CopyOnWriteArrayList<>();
             for (int round = 0; round < 3; round++) {
                 Lease held = a.acquire("job", "a", LONG, LONG);
                 CompletableFuture<Lease> first = new CompletableFuture<>();
-                Thread releasingAtOnce = new Thread(() -> {
-                    try {
-                        Lease got = b.acquire("job", "b", LONG, POLL);
-                        long entries = db.queryLong("SELECT COUNT(*) FROM " + table + "_queue");
-                        b.release(got); // at once, while its entry is still being left
-                        if (entries != 2) {
-                            violations.add("the grant waited for its entry to be left: " + entries + " entries");
-                        }
-                        first.complete(got);
-                    } catch (Throwable e) {
-                        first.completeExceptionally(e);
-                    }
-                }, "test-lock-b");
+                Thread releasingAtOnce = new Thread(
+                        () -> {
+                            try {
+                                Lease got = b.acquire("job", "b", LONG, POLL);
+                                long entries = db.queryLong("SELECT COUNT(*) FROM " + table + "_queue");
+                                b.release(got); // at once, while its entry is still being left
+                                if (entries != 2) {
+                                    violations.add(
+                                            "the grant waited for its entry to be left: " + entries + " entries");
+                                }
+                                first.complete(got);
+                            } catch (Throwable e) {
+                                first.completeExceptionally(e);
+                            }
+                        },
+                        "test-lock-b");
                 releasingAtOnce.start();
                 LeaseFixture.awaitPublished(db, table, 1);
                 awaitWatching(b);
@@ -515,8 +574,8 @@ class LeaseMariaDbWakeUpTest {
         AtomicBoolean failing = new AtomicBoolean(true);
         AtomicInteger failures = new AtomicInteger();
         try (LeaseService a = LeaseFixture.service(db, db.newPool(3), table);
-             LeaseService b = polledRarely(db, failing(db.newPool(3), "DELETE FROM " + table + "_queue", failing, failures),
-                     table)) {
+                LeaseService b = polledRarely(
+                        db, failing(db.newPool(3), "DELETE FROM " + table + "_queue", failing, failures), table)) {
             Lease held = a.acquire("job", "a", LONG, LONG);
             CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, POLL);
             LeaseFixture.awaitPublished(db, table, 1);
@@ -525,7 +584,9 @@ class LeaseMariaDbWakeUpTest {
             Lease got = waiter.get(LeaseFixture.AT_MOST.toSeconds(), TimeUnit.SECONDS);
             assertThat(got.token()).as("granted while its entry cannot be left").isEqualTo(held.token() + 1);
             await("attempts to leave the entry").atMost(LeaseFixture.AT_MOST).until(() -> failures.get() >= 3);
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue")).as("b's entry, not left").isOne();
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + table + "_queue"))
+                    .as("b's entry, not left")
+                    .isOne();
             failing.set(false);
             LeaseFixture.awaitQueued(db, table, 0);
             b.release(got);
@@ -540,8 +601,8 @@ class LeaseMariaDbWakeUpTest {
     void tinyPoolsStillHandTheLeaseOnAndLeaveNoConnection(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(1), table);
-             LeaseService b = LeaseFixture.service(db, db.newPool(1), table);
-             LeaseService c = LeaseFixture.service(db, db.newPool(3), table)) {
+                LeaseService b = LeaseFixture.service(db, db.newPool(1), table);
+                LeaseService c = LeaseFixture.service(db, db.newPool(3), table)) {
             handOffs(List.of(a, b, c), 30);
         }
         awaitNoWatcher(db, table);
@@ -575,26 +636,28 @@ class LeaseMariaDbWakeUpTest {
         for (int i = 0; i < services.size(); i++) {
             LeaseService leases = services.get(i);
             int worker = i;
-            workers.add(CompletableFuture.runAsync(() -> {
-                for (int n = 0; n < each; n++) {
-                    try {
-                        Lease lease = leases.acquire("job", "w" + worker, LONG, LONG);
-                        if (holders.incrementAndGet() != 1) {
-                            violation.compareAndSet(null, "two holders at once");
+            workers.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (int n = 0; n < each; n++) {
+                            try {
+                                Lease lease = leases.acquire("job", "w" + worker, LONG, LONG);
+                                if (holders.incrementAndGet() != 1) {
+                                    violation.compareAndSet(null, "two holders at once");
+                                }
+                                if (lease.token() <= lastToken.getAndSet(lease.token())) {
+                                    violation.compareAndSet(null, "token " + lease.token() + " not after the last");
+                                }
+                                grants.merge(worker, 1, Integer::sum);
+                                Thread.sleep(1);
+                                holders.decrementAndGet();
+                                leases.release(lease);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new IllegalStateException(e);
+                            }
                         }
-                        if (lease.token() <= lastToken.getAndSet(lease.token())) {
-                            violation.compareAndSet(null, "token " + lease.token() + " not after the last");
-                        }
-                        grants.merge(worker, 1, Integer::sum);
-                        Thread.sleep(1);
-                        holders.decrementAndGet();
-                        leases.release(lease);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException(e);
-                    }
-                }
-            }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+                    },
+                    java.util.concurrent.Executors.newSingleThreadExecutor()));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
         assertThat(violation.get()).isNull();
@@ -612,12 +675,10 @@ class LeaseMariaDbWakeUpTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         WAKE_UPS_LOG.addHandler(handler);
         return records;
@@ -629,27 +690,38 @@ class LeaseMariaDbWakeUpTest {
 
     /** Waits until {@code service}'s wake-up connection watches for hand-offs. */
     private static void awaitWatching(LeaseService service) {
-        await("the wake-up connection watches").atMost(LeaseFixture.AT_MOST)
-                .pollInterval(Duration.ofMillis(5)).until(() -> service.probe().wakeUpWatching());
+        await("the wake-up connection watches")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> service.probe().wakeUpWatching());
     }
 
     /** Waits until no session runs a watch of {@code table}'s queue (an aborted connection's session ends soon after). */
     private static void awaitNoWatcher(TestDatabase db, String table) {
-        await("no session watches " + table + "_queue").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(10))
-                .until(() -> db.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
-                        + " AND INFO NOT LIKE '%PROCESSLIST%'", "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%") == 0);
+        await("no session watches " + table + "_queue")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> db.queryLong(
+                                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
+                                        + " AND INFO NOT LIKE '%PROCESSLIST%'",
+                                "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%")
+                        == 0);
     }
 
     /** The id of the session that runs a watch of {@code table}'s queue and sleeps in it now, or -1. */
     private static long watcherAsleep(TestDatabase db, String table) throws SQLException {
-        return db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
-                + " AND ID IN (SELECT listener FROM " + table + "_queue)", "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%");
+        return db.queryLong(
+                "SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?"
+                        + " AND ID IN (SELECT listener FROM " + table + "_queue)",
+                "%" + table + "_queue q%CONNECTION_ID()%holdfast_bell_%");
     }
 
     /** Waits until a wake-up connection that a queue entry names sleeps in its watch; its id. */
     private static long awaitWatcherAsleep(TestDatabase db, String table) {
         AtomicLong id = new AtomicLong(-1);
-        await("a wake-up connection asleep in its watch").atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+        await("a wake-up connection asleep in its watch")
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> {
                     id.set(watcherAsleep(db, table));
                     return id.get() >= 0;
@@ -660,10 +732,14 @@ class LeaseMariaDbWakeUpTest {
     /** Waits until a session runs a statement like {@code pattern}; its id. */
     private static long awaitSession(TestDatabase db, String pattern) {
         AtomicLong id = new AtomicLong(-1);
-        await("a session running " + pattern).atMost(LeaseFixture.AT_MOST).pollInterval(Duration.ofMillis(5))
+        await("a session running " + pattern)
+                .atMost(LeaseFixture.AT_MOST)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> {
-                    id.set(db.queryLong("SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST"
-                            + " WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'", pattern));
+                    id.set(db.queryLong(
+                            "SELECT COALESCE(MAX(ID), -1) FROM information_schema.PROCESSLIST"
+                                    + " WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'",
+                            pattern));
                     return id.get() >= 0;
                 });
         return id.get();
@@ -688,7 +764,9 @@ class LeaseMariaDbWakeUpTest {
             if (!(done instanceof java.sql.ResultSet rs)) {
                 return done;
             }
-            return Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(), new Class<?>[] {java.sql.ResultSet.class},
+            return Proxy.newProxyInstance(
+                    LeaseMariaDbWakeUpTest.class.getClassLoader(),
+                    new Class<?>[] {java.sql.ResultSet.class},
                     (p, m, a) -> {
                         Object read = invoke(rs, m, a);
                         if (m.getName().equals("wasNull") && Boolean.TRUE.equals(read)) {
@@ -730,15 +808,21 @@ class LeaseMariaDbWakeUpTest {
 
     /** A pool whose connections run {@code injected} before preparing a statement that contains {@code text}. */
     private static DataSource beforePreparingOn(DataSource pool, String text, InjectedOn injected) {
-        return (DataSource) Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                LeaseMariaDbWakeUpTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
                     Object result = invoke(pool, method, args);
                     if (!(result instanceof Connection c)) {
                         return result;
                     }
-                    return Proxy.newProxyInstance(LeaseMariaDbWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    return Proxy.newProxyInstance(
+                            LeaseMariaDbWakeUpTest.class.getClassLoader(),
+                            new Class<?>[] {Connection.class},
                             (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && a[0] instanceof String sql && sql.contains(text)) {
+                                if (m.getName().equals("prepareStatement")
+                                        && a[0] instanceof String sql
+                                        && sql.contains(text)) {
                                     injected.run(c);
                                 }
                                 return invoke(c, m, a);

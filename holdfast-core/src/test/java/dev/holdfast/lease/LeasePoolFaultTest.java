@@ -1,7 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.SchedulingDelay;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.SchedulingDelay;
 import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.FaultTest;
 
@@ -31,7 +31,6 @@ class LeasePoolFaultTest {
     private static final long TOLD_SLACK_MILLIS = 250;
     private static final long NOTICE_MILLIS = 1000;
 
-
     /**
      * Two kept-alive leases; then the application takes both pool connections and keeps them for
      * longer than the TTL, so every renewal waits for the pool. Each worker is told by its last
@@ -49,7 +48,8 @@ class LeasePoolFaultTest {
         ExecutorService executor = Executors.newCachedThreadPool();
         SchedulingDelay delay = SchedulingDelay.watch();
         try (LeaseService leases = LeaseService.builder(pool).table(table).build();
-             LeaseService other = LeaseService.builder(otherPool).table(table).build()) {
+                LeaseService other =
+                        LeaseService.builder(otherPool).table(table).build()) {
             KeptAliveWorker.Crew crew = new KeptAliveWorker.Crew(executor, leases, TTL, pool, checker, names);
 
             List<Lease> taken = new ArrayList<>();
@@ -63,12 +63,15 @@ class LeasePoolFaultTest {
                     Lease lease = other.acquire(name, "other", Duration.ofSeconds(30), Duration.ofSeconds(20));
                     waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - exhaustedAt));
                     checker.granted(lease);
-                    assertThat(checker.write(otherPool, name, "other", lease.token())).isTrue();
+                    assertThat(checker.write(otherPool, name, "other", lease.token()))
+                            .isTrue();
                     taken.add(lease);
                 }
-                await("the pool was exhausted for more than the TTL").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
-                        .until(
-                        () -> System.nanoTime() - exhaustedAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
+                await("the pool was exhausted for more than the TTL")
+                        .atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() ->
+                                System.nanoTime() - exhaustedAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
                 // The pool stays exhausted until every worker was told, or long past any deadline.
                 allToldWhileExhausted = crew.allToldWithin(Duration.ofSeconds(5));
             } finally {
@@ -87,30 +90,49 @@ class LeasePoolFaultTest {
             checker.granted(again);
             try (LeaseGuard guard = leases.keepAlive(again, TTL, null)) {
                 Instant granted = guard.lease().expiresAt();
-                await("a renewal after the exhaustion").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-                        .until(
-                        () -> guard.lease().expiresAt().isAfter(granted));
-                assertThat(checker.write(pool, names.get(0), "holder-again", guard.token())).isTrue();
+                await("a renewal after the exhaustion")
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> guard.lease().expiresAt().isAfter(granted));
+                assertThat(checker.write(pool, names.get(0), "holder-again", guard.token()))
+                        .isTrue();
                 checker.renewed(guard.lease());
                 assertThat(checker.ended(guard.lease())).isTrue();
             }
 
             FaultChecker.Report report = checker.check();
             long machineDelay = delay.worstMillis(); // this machine's own lateness in this run, added to every bound
-            System.out.printf("[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
-                long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
-            long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
-            long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
-            System.out.printf("[%s] pool exhaustion during keep-alive: TTL %d ms; workers told %s ms relative to their last"
+            System.out.printf(
+                    "[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
+            long worstLateness = KeptAliveWorker.latenessMillis(told).stream()
+                    .mapToLong(Long::longValue)
+                    .max()
+                    .orElseThrow();
+            long worstWait =
+                    waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
+            long staleAccepted = told.stream()
+                    .filter(KeptAliveWorker.Told::staleWriteAccepted)
+                    .count();
+            System.out.printf(
+                    "[%s] pool exhaustion during keep-alive: TTL %d ms; workers told %s ms relative to their last"
                             + " confirmed expiry (worst %d ms); other blocked %s ms; stale fenced writes accepted %d of %d; %s%n",
-                    db.id(), TTL.toMillis(),
+                    db.id(),
+                    TTL.toMillis(),
                     KeptAliveWorker.latenessMillis(told),
-                    worstLateness, waitedMillis, staleAccepted, told.size(), report);
-            assertThat(allToldWhileExhausted).as("every worker was told while the pool was still exhausted").isTrue();
+                    worstLateness,
+                    waitedMillis,
+                    staleAccepted,
+                    told.size(),
+                    report);
+            assertThat(allToldWhileExhausted)
+                    .as("every worker was told while the pool was still exhausted")
+                    .isTrue();
             KeptAliveWorker.assertEachToldOfTheLoss(told);
-            assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
+            assertThat(worstLateness)
+                    .as("worst time from the deadline to the worker being told (ms)")
                     .isLessThanOrEqualTo(TOLD_SLACK_MILLIS + machineDelay);
-            assertThat(worstWait).as("longest another application was blocked (ms)")
+            assertThat(worstWait)
+                    .as("longest another application was blocked (ms)")
                     .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS + 2 * machineDelay);
             assertThat(staleAccepted).as("stale writes accepted").isZero();
             report.assertNoViolation();
@@ -134,8 +156,10 @@ class LeasePoolFaultTest {
         HikariDataSource holderPool = db.newPool("holder", 2, BORROW_TIMEOUT);
         ExecutorService executor = Executors.newCachedThreadPool();
         try (LeaseService leases = LeaseService.builder(app).table(table).build();
-             LeaseService holder = LeaseService.builder(holderPool).table(table).build()) {
-            Lease held = holder.tryAcquire("job", "holder", Duration.ofSeconds(60)).orElseThrow();
+                LeaseService holder =
+                        LeaseService.builder(holderPool).table(table).build()) {
+            Lease held =
+                    holder.tryAcquire("job", "holder", Duration.ofSeconds(60)).orElseThrow();
             checker.granted(held);
             assertThat(checker.write(holderPool, "job", "holder", held.token())).isTrue();
 
@@ -148,9 +172,10 @@ class LeasePoolFaultTest {
                     return leases.acquire("job", "waiter", Duration.ofSeconds(30), Duration.ofSeconds(40));
                 });
                 // lock() borrows on its own thread or on the library's background threads
-                await("the waiter asks the exhausted pool").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-                        .until(
-                        () -> app.borrows("waiter") + app.borrows("holdfast-lease-keepalive-") >= 1);
+                await("the waiter asks the exhausted pool")
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> app.borrows("waiter") + app.borrows("holdfast-lease-keepalive-") >= 1);
             } finally {
                 first.close();
                 second.close();
@@ -162,12 +187,15 @@ class LeasePoolFaultTest {
             long handOffMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
             checker.granted(granted);
             assertThat(checker.write(pool, "job", "waiter", granted.token())).isTrue();
-            assertThat(checker.write(holderPool, "job", "holder", held.token())).as("the old holder's write").isFalse();
+            assertThat(checker.write(holderPool, "job", "holder", held.token()))
+                    .as("the old holder's write")
+                    .isFalse();
             assertThat(checker.ended(granted)).isTrue();
             leases.release(granted);
 
             FaultChecker.Report report = checker.check();
-            System.out.printf("[%s] pool exhaustion during lock(): the waiter was granted %d ms after the release"
+            System.out.printf(
+                    "[%s] pool exhaustion during lock(): the waiter was granted %d ms after the release"
                             + " (token %d > %d); %s%n",
                     db.id(), handOffMillis, granted.token(), held.token(), report);
             assertThat(granted.token()).isGreaterThan(held.token());
@@ -192,16 +220,20 @@ class LeasePoolFaultTest {
             Duration maxWait = Duration.ofSeconds(1);
             Throwable failure;
             long elapsedMillis;
-            try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+            try (Connection first = pool.getConnection();
+                    Connection second = pool.getConnection()) {
                 long start = System.nanoTime();
                 failure = catchThrowable(() -> leases.acquire("job", "bounded", TTL, maxWait));
                 elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             }
-            System.out.printf("[%s] pool exhaustion during lock(): a %d ms bound ended after %d ms with %s%n",
+            System.out.printf(
+                    "[%s] pool exhaustion during lock(): a %d ms bound ended after %d ms with %s%n",
                     db.id(), maxWait.toMillis(), elapsedMillis, failure == null ? "a grant" : failure);
-            assertThat(failure).as("lock() with the pool exhausted")
+            assertThat(failure)
+                    .as("lock() with the pool exhausted")
                     .isInstanceOfAny(LeaseTimeoutException.class, dev.holdfast.DatabaseException.class);
-            assertThat(elapsedMillis).as("a %d ms wait bound with the pool exhausted", maxWait.toMillis())
+            assertThat(elapsedMillis)
+                    .as("a %d ms wait bound with the pool exhausted", maxWait.toMillis())
                     .isLessThan(maxWait.toMillis() + 1000);
             assertThat(leases.find("job")).as("nothing granted").isEmpty();
             Lease lease = leases.acquire("job", "bounded", TTL, Duration.ofSeconds(10));

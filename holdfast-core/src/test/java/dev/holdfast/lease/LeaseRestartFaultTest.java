@@ -1,10 +1,10 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.PgLeaseSql;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
+import dev.holdfast.lease.internal.PgLeaseSql;
 import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.FaultTest;
 import dev.holdfast.testing.TestDatabase;
@@ -56,6 +56,7 @@ class LeaseRestartFaultTest {
 
     /** Outlives a restart (2 to 8 s here, on a loaded machine), so the kept-alive lease must survive it. */
     private static final Duration HOLD_TTL = Duration.ofSeconds(20);
+
     private static final Duration SHORT_TTL = Duration.ofSeconds(1);
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final int ROUNDS = 2;
@@ -80,7 +81,10 @@ class LeaseRestartFaultTest {
         ExecutorService executor = Executors.newCachedThreadPool();
         AtomicBoolean stopSpinning = new AtomicBoolean();
         Map<String, AtomicInteger> spinGrants = new ConcurrentHashMap<>();
-        try (LeaseService leases = LeaseService.builder(app).table(table).tune(t -> t.safetyPoll(Duration.ofSeconds(30))).build()) {
+        try (LeaseService leases = LeaseService.builder(app)
+                .table(table)
+                .tune(t -> t.safetyPoll(Duration.ofSeconds(30)))
+                .build()) {
             List<Future<?>> spinners = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 String owner = "spin-" + i;
@@ -121,9 +125,11 @@ class LeaseRestartFaultTest {
 
             Map<String, Integer> before = new TreeMap<>();
             spinGrants.forEach((owner, n) -> before.put(owner, n.get()));
-            await("each spinner is granted the lease again after the last restart").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
-                    .until(
-                    () -> spinGrants.entrySet().stream().allMatch(e -> e.getValue().get() >= before.get(e.getKey()) + 3));
+            await("each spinner is granted the lease again after the last restart")
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> spinGrants.entrySet().stream()
+                            .allMatch(e -> e.getValue().get() >= before.get(e.getKey()) + 3));
             stopSpinning.set(true);
             for (Future<?> f : spinners) {
                 f.get(30, TimeUnit.SECONDS);
@@ -139,21 +145,38 @@ class LeaseRestartFaultTest {
             kinds.merge(dialect.classify(e), 1L, Long::sum);
         }
         FaultChecker.Report report = checker.check();
-        System.out.printf("[%s] restart faults: restarts survived %d (took %s ms); library errors during restarts %s;"
+        System.out.printf(
+                "[%s] restart faults: restarts survived %d (took %s ms); library errors during restarts %s;"
                         + " driver errors on fenced writes %d; releases found expired %d; hand-offs after restart %s ms;"
                         + " spinner grants %s; %s%n",
-                db.id(), restartMillis.size(), restartMillis, kinds, driverErrors.get(), expiredReleases.get(),
-                handOffMillis, spinGrants, report);
-        assertThat(kinds.keySet()).as("every library error during a restart is a lost connection")
+                db.id(),
+                restartMillis.size(),
+                restartMillis,
+                kinds,
+                driverErrors.get(),
+                expiredReleases.get(),
+                handOffMillis,
+                spinGrants,
+                report);
+        assertThat(kinds.keySet())
+                .as("every library error during a restart is a lost connection")
                 .allMatch(k -> k == SqlErrorKind.CONNECTION_LOST);
         report.assertNoViolation();
         assertThat(restartMillis).hasSize(ROUNDS);
     }
 
     /** One restart with a holder, waiters and an in-flight acquire on {@code job-<round>}; returns its duration. */
-    private static long round(FaultDatabase db, LeaseService leases, Borrows app, FaultChecker checker,
-                              ExecutorService executor, Queue<DatabaseException> errors, List<Long> handOffMillis,
-                              String table, int round) throws Exception {
+    private static long round(
+            FaultDatabase db,
+            LeaseService leases,
+            Borrows app,
+            FaultChecker checker,
+            ExecutorService executor,
+            Queue<DatabaseException> errors,
+            List<Long> handOffMillis,
+            String table,
+            int round)
+            throws Exception {
         String job = "job-" + round;
         String blocked = "blocked-" + round;
         Lease first = leases.tryAcquire(blocked, "setup", SHORT_TTL).orElseThrow();
@@ -176,7 +199,8 @@ class LeaseRestartFaultTest {
                 holding.countDown();
                 finish.await();
                 checker.renewed(guard.lease());
-                assertThat(writeRetrying(checker, app, job, "holder", guard.token())).isTrue();
+                assertThat(writeRetrying(checker, app, job, "holder", guard.token()))
+                        .isTrue();
                 assertThat(checker.ended(guard.lease())).isTrue();
             }
             releasedAt.set(System.nanoTime());
@@ -196,15 +220,18 @@ class LeaseRestartFaultTest {
         }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
             // Queue entries carry a per-call waiter id, not the owner: every waiter has one.
-            await("every waiter queued").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> count(db, "SELECT COUNT(*) FROM " + table
-                    + "_queue WHERE name = ?", job) == WAITERS);
+            await("every waiter queued")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> count(db, "SELECT COUNT(*) FROM " + table + "_queue WHERE name = ?", job) == WAITERS);
         }
         for (int i = 0; i < WAITERS; i++) {
             String owner = "waiter-" + round + "-" + i;
             if (db.kind() != TestDatabase.Kind.POSTGRESQL) {
                 // Polling: it sleeps between attempts only after an attempt was refused.
-                await(owner + " polling").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                await(owner + " polling")
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
                         .until(() -> backingOff(waiterThreads.get(owner)));
             }
         }
@@ -214,7 +241,8 @@ class LeaseRestartFaultTest {
         String before;
         try (Connection blocker = db.admin().getConnection()) {
             blocker.setAutoCommit(false);
-            try (PreparedStatement ps = blocker.prepareStatement("SELECT token FROM " + table + " WHERE name = ? FOR UPDATE")) {
+            try (PreparedStatement ps =
+                    blocker.prepareStatement("SELECT token FROM " + table + " WHERE name = ? FOR UPDATE")) {
                 ps.setString(1, blocked);
                 ps.executeQuery().close();
             }
@@ -230,7 +258,8 @@ class LeaseRestartFaultTest {
                 completed = inFlight.get();
             } else {
                 assertThat(failure).as("the acquire in flight").isInstanceOf(ExecutionException.class);
-                assertThat(failure.getCause()).isInstanceOf(DatabaseException.class)
+                assertThat(failure.getCause())
+                        .isInstanceOf(DatabaseException.class)
                         .hasMessageContaining("lease '" + blocked + "' for 'acquirer'");
                 assertThat(leases.dialect().classify(failure.getCause())).isEqualTo(SqlErrorKind.CONNECTION_LOST);
             }
@@ -249,7 +278,8 @@ class LeaseRestartFaultTest {
                 if (!after.toString().equals(before)) {
                     assertThat(after.owner()).as("an in-doubt grant").isEqualTo("acquirer");
                     assertThat(after.token()).isEqualTo(first.token() + 1);
-                    assertThat(Duration.between(after.acquiredAt(), after.expiresAt())).isEqualTo(SHORT_TTL);
+                    assertThat(Duration.between(after.acquiredAt(), after.expiresAt()))
+                            .isEqualTo(SHORT_TTL);
                 }
             } else {
                 // A shutdown ends every backend at once: rarely the blocker's end lets the blocked acquire
@@ -261,24 +291,34 @@ class LeaseRestartFaultTest {
             }
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
                 String listening = "'LISTEN ' || " + PgLeaseSql.listenerChannelSql(PgLeaseSql.stemSql(table), "pid");
-                await("the listener is back").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
-                        .until(() -> count(db,
-                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = " + listening + " AND state = 'idle'") == 1);
+                await("the listener is back")
+                        .atMost(Duration.ofSeconds(20))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> count(
+                                        db,
+                                        "SELECT COUNT(*) FROM pg_stat_activity WHERE query = " + listening
+                                                + " AND state = 'idle'")
+                                == 1);
             }
             Instant restarted = checker.dbNow();
-            await("the keep-alive renewed after the restart").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-                    .until(
-                    () -> !guardRef.get().lease().expiresAt().isBefore(restarted.plus(HOLD_TTL)));
-            assertThat(lost.get()).as("the kept-alive lease survived the restart").isNull();
+            await("the keep-alive renewed after the restart")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !guardRef.get().lease().expiresAt().isBefore(restarted.plus(HOLD_TTL)));
+            assertThat(lost.get())
+                    .as("the kept-alive lease survived the restart")
+                    .isNull();
             assertThat(guardRef.get().isValid()).isTrue();
 
             // A waiter that starts after the restart queues behind the others.
             String late = "waiter-" + round + "-late";
             waiters.add(executor.submit(() -> waitAndWork(leases, app, checker, errors, job, late)));
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-                await(late + " queued").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-                        .until(() -> count(db, "SELECT COUNT(*) FROM " + table
-                        + "_queue WHERE name = ?", job) == WAITERS + 1);
+                await(late + " queued")
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> count(db, "SELECT COUNT(*) FROM " + table + "_queue WHERE name = ?", job)
+                                == WAITERS + 1);
             }
 
             finish.countDown();
@@ -302,8 +342,14 @@ class LeaseRestartFaultTest {
     }
 
     /** lock() until granted, retrying after typed errors; then a fenced write and the release. Returns when granted (nanos). */
-    private static long waitAndWork(LeaseService leases, DataSource app, FaultChecker checker,
-                                    Queue<DatabaseException> errors, String job, String owner) throws Exception {
+    private static long waitAndWork(
+            LeaseService leases,
+            DataSource app,
+            FaultChecker checker,
+            Queue<DatabaseException> errors,
+            String job,
+            String owner)
+            throws Exception {
         while (true) {
             Lease lease;
             try {
@@ -352,7 +398,9 @@ class LeaseRestartFaultTest {
                     && frame.getMethodName().equals("tryAcquire")) {
                 sleeping = true;
             }
-            if (sleeping && frame.getClassName().equals(LeaseService.class.getName()) && frame.getMethodName().equals("acquire")) {
+            if (sleeping
+                    && frame.getClassName().equals(LeaseService.class.getName())
+                    && frame.getMethodName().equals("acquire")) {
                 return true;
             }
         }
@@ -364,8 +412,10 @@ class LeaseRestartFaultTest {
                 ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
                         + " AND query LIKE ?"
                 : "SELECT COUNT(*) FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE ?";
-        await("the acquire blocks on the row lock").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(
-                () -> count(db, sql, "%INSERT INTO " + table + " %") == 1);
+        await("the acquire blocks on the row lock")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> count(db, sql, "%INSERT INTO " + table + " %") == 1);
     }
 
     private static long count(FaultDatabase db, String sql, Object... parameters) {
@@ -384,10 +434,11 @@ class LeaseRestartFaultTest {
 
         Borrows(DataSource target) {
             this.target = target;
-            this.proxy = (DataSource) Proxy.newProxyInstance(Borrows.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                    (p, method, args) -> {
+            this.proxy = (DataSource) Proxy.newProxyInstance(
+                    Borrows.class.getClassLoader(), new Class<?>[] {DataSource.class}, (p, method, args) -> {
                         if (method.getName().equals("getConnection")) {
-                            counts.computeIfAbsent(Thread.currentThread().getName(), k -> new AtomicInteger()).incrementAndGet();
+                            counts.computeIfAbsent(Thread.currentThread().getName(), k -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                         try {
                             return method.invoke(target, args);
@@ -399,8 +450,10 @@ class LeaseRestartFaultTest {
 
         /** Connections borrowed by threads whose name starts with {@code prefix}. */
         int borrows(String prefix) {
-            return counts.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
-                    .mapToInt(e -> e.getValue().get()).sum();
+            return counts.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith(prefix))
+                    .mapToInt(e -> e.getValue().get())
+                    .sum();
         }
 
         @Override

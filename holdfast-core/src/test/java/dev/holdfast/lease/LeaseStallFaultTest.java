@@ -1,7 +1,7 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.SchedulingDelay;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.SchedulingDelay;
 import dev.holdfast.testing.FaultDatabase;
 import dev.holdfast.testing.FaultTest;
 import dev.holdfast.testing.TestDatabase;
@@ -19,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -44,7 +43,6 @@ class LeaseStallFaultTest {
     /** An expired holder is noticed within the safety poll (0.5 s) on PostgreSQL, the backoff (50 ms) elsewhere. */
     private static final long NOTICE_MILLIS = 1000;
 
-
     @FaultTest
     void stalledHolderConnection(FaultDatabase db) throws Exception {
         boolean pg = db.kind() == TestDatabase.Kind.POSTGRESQL;
@@ -53,7 +51,8 @@ class LeaseStallFaultTest {
         ExecutorService executor = Executors.newCachedThreadPool();
         SchedulingDelay delay = SchedulingDelay.watch();
         try (StallingProxy proxy = pg ? null : new StallingProxy(db.host(), db.port())) {
-            HikariDataSource holderPool = pg ? db.newPool("holder", 1, Duration.ofSeconds(30))
+            HikariDataSource holderPool = pg
+                    ? db.newPool("holder", 1, Duration.ofSeconds(30))
                     : db.newPoolAt(db.urlVia("127.0.0.1", proxy.port()), "holder", 1, Duration.ofSeconds(30));
             HikariDataSource otherPool = db.newPool("other", 4, Duration.ofSeconds(30));
             long pid = -1;
@@ -62,8 +61,10 @@ class LeaseStallFaultTest {
                     pid = db.sessionId(c);
                 }
             }
-            try (LeaseService holder = LeaseService.builder(holderPool).table(table).build();
-                 LeaseService other = LeaseService.builder(otherPool).table(table).build()) {
+            try (LeaseService holder =
+                            LeaseService.builder(holderPool).table(table).build();
+                    LeaseService other =
+                            LeaseService.builder(otherPool).table(table).build()) {
                 KeptAliveWorker.Crew crew = new KeptAliveWorker.Crew(executor, holder, TTL, holderPool, checker, NAMES);
 
                 long stalledAt;
@@ -87,16 +88,19 @@ class LeaseStallFaultTest {
                                 waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt));
                             }
                             checker.granted(lease);
-                            assertThat(checker.write(otherPool, name, "other", lease.token())).isTrue();
+                            assertThat(checker.write(otherPool, name, "other", lease.token()))
+                                    .isTrue();
                             return lease;
                         }));
                     }
                     for (Future<Lease> f : takers) {
                         taken.add(f.get(30, TimeUnit.SECONDS));
                     }
-                    await("the stall lasted more than the TTL").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
-                            .until(
-                            () -> System.nanoTime() - stalledAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
+                    await("the stall lasted more than the TTL")
+                            .atMost(Duration.ofSeconds(10))
+                            .pollInterval(Duration.ofMillis(10))
+                            .until(() ->
+                                    System.nanoTime() - stalledAt > TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(200));
                     // The stall lasts until every worker was told, or long past any deadline.
                     allToldWhileStalled = crew.allToldWithin(Duration.ofSeconds(5));
                 } finally {
@@ -115,23 +119,42 @@ class LeaseStallFaultTest {
                     other.release(lease);
                 }
                 FaultChecker.Report report = checker.check();
-                long machineDelay = delay.worstMillis(); // this machine's own lateness in this run, added to every bound
-                System.out.printf("[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
-                long worstLateness = KeptAliveWorker.latenessMillis(told).stream().mapToLong(Long::longValue).max().orElseThrow();
-                long worstWait = waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
-                long staleAccepted = told.stream().filter(KeptAliveWorker.Told::staleWriteAccepted).count();
-                System.out.printf("[%s] stall fault: TTL %d ms; workers told %s ms relative to their last confirmed expiry"
+                long machineDelay =
+                        delay.worstMillis(); // this machine's own lateness in this run, added to every bound
+                System.out.printf(
+                        "[%s] this machine woke a sleeping thread up to %d ms late meanwhile%n", db.id(), machineDelay);
+                long worstLateness = KeptAliveWorker.latenessMillis(told).stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElseThrow();
+                long worstWait =
+                        waitedMillis.stream().mapToLong(Long::longValue).max().orElseThrow();
+                long staleAccepted = told.stream()
+                        .filter(KeptAliveWorker.Told::staleWriteAccepted)
+                        .count();
+                System.out.printf(
+                        "[%s] stall fault: TTL %d ms; workers told %s ms relative to their last confirmed expiry"
                                 + " (worst %d ms); other blocked %s ms (worst %d ms); stale holder's fenced writes accepted"
                                 + " after resume %d of %d; %s%n",
-                        db.id(), TTL.toMillis(),
+                        db.id(),
+                        TTL.toMillis(),
                         KeptAliveWorker.latenessMillis(told),
-                        worstLateness, waitedMillis, worstWait, staleAccepted, told.size(), report);
+                        worstLateness,
+                        waitedMillis,
+                        worstWait,
+                        staleAccepted,
+                        told.size(),
+                        report);
 
-                assertThat(allToldWhileStalled).as("every worker was told while its connection was still stalled").isTrue();
+                assertThat(allToldWhileStalled)
+                        .as("every worker was told while its connection was still stalled")
+                        .isTrue();
                 KeptAliveWorker.assertEachToldOfTheLoss(told);
-                assertThat(worstLateness).as("worst time from the deadline to the worker being told (ms)")
+                assertThat(worstLateness)
+                        .as("worst time from the deadline to the worker being told (ms)")
                         .isLessThanOrEqualTo(TOLD_SLACK_MILLIS + machineDelay);
-                assertThat(worstWait).as("longest another application was blocked (ms)")
+                assertThat(worstWait)
+                        .as("longest another application was blocked (ms)")
                         .isLessThanOrEqualTo(TTL.toMillis() + NOTICE_MILLIS + 2 * machineDelay);
                 assertThat(staleAccepted).as("stale writes accepted").isZero();
                 report.assertNoViolation();
@@ -141,7 +164,6 @@ class LeaseStallFaultTest {
             delay.close();
         }
     }
-
 
     /** Stops the backend with SIGSTOP at a moment it is idle (between statements, holding no lock). */
     private static void stopIdle(FaultDatabase db, long pid) throws Exception {
@@ -165,7 +187,7 @@ class LeaseStallFaultTest {
 
     private static String state(FaultDatabase db, long pid) throws SQLException {
         try (Connection c = db.admin().getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT state FROM pg_stat_activity WHERE pid = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT state FROM pg_stat_activity WHERE pid = ?")) {
             ps.setInt(1, (int) pid);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;

@@ -66,18 +66,18 @@ class LeaseStressTest {
      * shared machine with both cores busy and other builds beside gave 1,520 grants on MariaDB in 45 s.
      */
     private static final Duration CAP = BUDGET.multipliedBy(3).compareTo(Duration.ofMinutes(4)) > 0
-            ? BUDGET.multipliedBy(3) : Duration.ofMinutes(4);
+            ? BUDGET.multipliedBy(3)
+            : Duration.ofMinutes(4);
+
     private static final Duration TTL = Duration.ofMillis(100);
     private static final String[] NAMES = {"alpha", "beta"};
     private static final String[] EIGHT_NAMES = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
 
     /** A grant as its worker saw it, and how it came: "tryAcquire" or "lock/" and the service's path. */
     record Grant(String name, String owner, long token, Instant acquiredAt, Instant expiresAt, String how)
-            implements FencedWork.Seen {
-    }
+            implements FencedWork.Seen {}
 
-    record Write(String name, long token, long value, String owner) {
-    }
+    record Write(String name, long token, long value, String owner) {}
 
     /** How the worker's last grant came to it, as its service told the worker's thread. */
     private static final ThreadLocal<Grants.Path> PATH = new ThreadLocal<>();
@@ -125,13 +125,19 @@ class LeaseStressTest {
         run(db, 4, 0, Batched.ADAPTIVE_EVERY_CALL, EIGHT_NAMES);
     }
 
-    private enum Batched { OFF, ON, EVERY_CALL, ADAPTIVE_EVERY_CALL }
+    private enum Batched {
+        OFF,
+        ON,
+        EVERY_CALL,
+        ADAPTIVE_EVERY_CALL
+    }
 
     private void run(TestDatabase db, int servers, int cohortHandOffs, boolean batching) throws Exception {
         run(db, servers, cohortHandOffs, batching ? Batched.ON : Batched.OFF, NAMES);
     }
 
-    private void run(TestDatabase db, int servers, int cohortHandOffs, Batched batching, String[] names) throws Exception {
+    private void run(TestDatabase db, int servers, int cohortHandOffs, Batched batching, String[] names)
+            throws Exception {
         int workersPerServer = WORKERS / servers;
         String table = LeaseFixture.install(db);
         String resource = db.newTableName("leased_res");
@@ -162,10 +168,15 @@ class LeaseStressTest {
         for (int i = 0; i < servers; i++) {
             DataSource pool = db.newPool(2 * workersPerServer + 1);
             pools.add(pool);
-            services.add(LeaseFixture.builder(db, pool).table(table).cohortHandOffs(cohortHandOffs)
-                    .batching(batching == Batched.OFF ? Batching.OFF
-                            : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE : Batching.CONCURRENT)
-                    .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL))
+            services.add(LeaseFixture.builder(db, pool)
+                    .table(table)
+                    .cohortHandOffs(cohortHandOffs)
+                    .batching(
+                            batching == Batched.OFF
+                                    ? Batching.OFF
+                                    : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE : Batching.CONCURRENT)
+                    .tune(t ->
+                            t.batchLoneCalls(batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL))
                     .build());
             services.get(i).probe().observeGrants((lease, path) -> PATH.set(path));
         }
@@ -182,14 +193,16 @@ class LeaseStressTest {
                     DataSource pool = pools.get(worker / workersPerServer);
                     String owner = "server-" + worker / workersPerServer;
                     ThreadLocalRandom random = ThreadLocalRandom.current();
-                    while (grants.get() < TARGET && (System.nanoTime() - stopAt < 0
-                            || (grants.get() < MIN_GRANTS && System.nanoTime() - capAt < 0))) {
+                    while (grants.get() < TARGET
+                            && (System.nanoTime() - stopAt < 0
+                                    || (grants.get() < MIN_GRANTS && System.nanoTime() - capAt < 0))) {
                         String name = names[random.nextInt(names.length)];
                         attempts.incrementAndGet();
                         PATH.remove();
                         Lease lease;
                         try {
-                            Optional<Lease> granted = FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(5));
+                            Optional<Lease> granted =
+                                    FencedWork.acquire(leases, worker, name, owner, TTL, Duration.ofSeconds(5));
                             if (granted.isEmpty()) {
                                 continue;
                             }
@@ -199,13 +212,19 @@ class LeaseStressTest {
                             continue;
                         }
                         grants.incrementAndGet();
-                        Grant mine = new Grant(name, owner, lease.token(), lease.acquiredAt(), lease.expiresAt(),
+                        Grant mine = new Grant(
+                                name,
+                                owner,
+                                lease.token(),
+                                lease.acquiredAt(),
+                                lease.expiresAt(),
                                 (FencedWork.spins(worker) ? "tryAcquire/" : "lock/") + PATH.get());
                         allGrants.add(mine);
                         List<Grant> overlap = FencedWork.overlap(live.get(name), mine);
                         if (!overlap.isEmpty()) {
                             overlaps.incrementAndGet();
-                            violations.add("OVERLAP: " + overlap.get(1) + " began while " + overlap.get(0) + " was live and unreleased");
+                            violations.add("OVERLAP: " + overlap.get(1) + " began while " + overlap.get(0)
+                                    + " was live and unreleased");
                         }
                         try (Connection c = pool.getConnection()) {
                             FencedWork.Outcome outcome = work.section(c, name, owner, lease.token(), pauses);
@@ -240,8 +259,10 @@ class LeaseStressTest {
         long staleAccepted = 0;
         long lostOrDuplicated = 0;
         for (String name : names) {
-            List<Write> writes = accepted.stream().filter(x -> x.name().equals(name))
-                    .sorted(Comparator.comparingLong(Write::value)).toList();
+            List<Write> writes = accepted.stream()
+                    .filter(x -> x.name().equals(name))
+                    .sorted(Comparator.comparingLong(Write::value))
+                    .toList();
             for (int i = 0; i < writes.size(); i++) {
                 if (writes.get(i).value() != i + 1) {
                     lostOrDuplicated++;
@@ -252,13 +273,16 @@ class LeaseStressTest {
                     violations.add("STALE WRITE ACCEPTED: " + writes.get(i) + " after " + writes.get(i - 1));
                 }
             }
-            assertThat(db.queryLong("SELECT val FROM " + resource + " WHERE name = ?", name)).isEqualTo(writes.size());
+            assertThat(db.queryLong("SELECT val FROM " + resource + " WHERE name = ?", name))
+                    .isEqualTo(writes.size());
         }
         // (5): grants in token order start in the same order, tokens unique.
         long tokenDisorder = 0;
         for (String name : names) {
-            List<Grant> byToken = allGrants.stream().filter(g -> g.name().equals(name))
-                    .sorted(Comparator.comparingLong(Grant::token)).toList();
+            List<Grant> byToken = allGrants.stream()
+                    .filter(g -> g.name().equals(name))
+                    .sorted(Comparator.comparingLong(Grant::token))
+                    .toList();
             for (int i = 1; i < byToken.size(); i++) {
                 Grant earlier = byToken.get(i - 1);
                 Grant later = byToken.get(i);
@@ -271,23 +295,48 @@ class LeaseStressTest {
                 }
             }
         }
-        long handOffs = services.stream().mapToLong(s -> s.probe().handOffsReceived()).sum();
-        long local = services.stream().mapToLong(s -> s.probe().cohortHandOffs()).sum();
-        long batched = services.stream().mapToLong(s -> s.probe().batchedCalls()).sum();
-        long multiRow = services.stream().mapToLong(s -> s.probe().multiRowStatements()).sum();
-        Map<String, Long> perName = allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
+        long handOffs =
+                services.stream().mapToLong(s -> s.probe().handOffsReceived()).sum();
+        long local =
+                services.stream().mapToLong(s -> s.probe().cohortHandOffs()).sum();
+        long batched =
+                services.stream().mapToLong(s -> s.probe().batchedCalls()).sum();
+        long multiRow =
+                services.stream().mapToLong(s -> s.probe().multiRowStatements()).sum();
+        Map<String, Long> perName =
+                allGrants.stream().collect(Collectors.groupingBy(Grant::name, Collectors.counting()));
         violations.forEach(v -> System.out.printf("[%s] %s%n", db.id(), v));
-        System.out.printf("[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
+        System.out.printf(
+                "[%s] lease stress: %d grants (%s) from %d attempts by %d workers in %d s; %d pauses > TTL;"
                         + " %d accepted writes; refused stale claims %d, refused stale writes %d; %d releases found their"
                         + " lease expired; %d lock timeouts; stale writes accepted %d; lost/duplicated updates %d;"
                         + " overlapping live holds %d; token disorder %d; grants handed off by a release %d; passed on in memory %d; multi-row statements %d, calls sharing one %d%n",
-                db.id(), grants.get(), perName, attempts.get(), WORKERS, seconds, pauses.get(), accepted.size(),
-                refusedClaims.get(), refusedWrites.get(), expiredReleases.get(), lockTimeouts.get(), staleAccepted,
-                lostOrDuplicated, overlaps.get(), tokenDisorder, handOffs, local, multiRow, batched);
+                db.id(),
+                grants.get(),
+                perName,
+                attempts.get(),
+                WORKERS,
+                seconds,
+                pauses.get(),
+                accepted.size(),
+                refusedClaims.get(),
+                refusedWrites.get(),
+                expiredReleases.get(),
+                lockTimeouts.get(),
+                staleAccepted,
+                lostOrDuplicated,
+                overlaps.get(),
+                tokenDisorder,
+                handOffs,
+                local,
+                multiRow,
+                batched);
 
         assertThat(grants.get()).as("grants within %s", CAP).isGreaterThanOrEqualTo(MIN_GRANTS);
         assertThat(pauses.get()).as("some sections paused past the TTL").isPositive();
-        assertThat(refusedClaims.get() + refusedWrites.get()).as("the fence refused stale writers").isPositive();
+        assertThat(refusedClaims.get() + refusedWrites.get())
+                .as("the fence refused stale writers")
+                .isPositive();
         assertThat(staleAccepted).as("stale writes accepted").isZero();
         assertThat(lostOrDuplicated).as("lost or duplicated updates").isZero();
         assertThat(overlaps.get()).as("overlapping live holds").isZero();
@@ -295,11 +344,16 @@ class LeaseStressTest {
         if (cohortHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
         }
-        if ((batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL) && db.kind() != TestDatabase.Kind.H2) {
-            assertThat(multiRow).as("statements sent through the multi-row batches").isPositive();
+        if ((batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL)
+                && db.kind() != TestDatabase.Kind.H2) {
+            assertThat(multiRow)
+                    .as("statements sent through the multi-row batches")
+                    .isPositive();
         }
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-            assertThat(handOffs).as("releases handed the lease to blocked workers").isPositive();
+            assertThat(handOffs)
+                    .as("releases handed the lease to blocked workers")
+                    .isPositive();
         }
     }
 }

@@ -1,9 +1,8 @@
 package dev.holdfast.lease;
 
-import dev.holdfast.lease.internal.LeaseStore;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.internal.LeaseStores;
 import dev.holdfast.lease.internal.PgLeaseSql;
-import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -51,12 +50,14 @@ class LeaseTimelineTokenTest {
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
     void theFloorNeedsNoPrivilegeBeyondTheTable(TestDatabase db) throws Exception {
         // pg_current_wal_lsn() and pg_walfile_name() are executable by PUBLIC
-        try (Connection c = db.connection(); var s = c.createStatement();
-             var rs = s.executeQuery("SELECT bool_and(has_function_privilege('public', p.oid, 'EXECUTE'))"
-                     + " FROM pg_proc p WHERE p.proname IN ('pg_current_wal_lsn', 'pg_walfile_name')")) {
+        try (Connection c = db.connection();
+                var s = c.createStatement();
+                var rs = s.executeQuery("SELECT bool_and(has_function_privilege('public', p.oid, 'EXECUTE'))"
+                        + " FROM pg_proc p WHERE p.proname IN ('pg_current_wal_lsn', 'pg_walfile_name')")) {
             rs.next();
             assertThat(rs.getBoolean(1)).isTrue();
         }
-        assertThat(LeaseStores.forDialect(Dialect.POSTGRESQL, "t").sql().acquireSql(false)).contains(PgLeaseSql.FIRST_TOKEN);
+        assertThat(LeaseStores.forDialect(Dialect.POSTGRESQL, "t").sql().acquireSql(false))
+                .contains(PgLeaseSql.FIRST_TOKEN);
     }
 }

@@ -21,9 +21,10 @@ class LeaseViewTest {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
             for (String name : List.of("e", "a", "d", "c", "b")) {
-                assertThat(leases.tryAcquire(name, "owner-" + name, Duration.ofMinutes(5))).isPresent();
+                assertThat(leases.tryAcquire(name, "owner-" + name, Duration.ofMinutes(5)))
+                        .isPresent();
             }
-            leases.release(leases.tryAcquire("f", "x", Duration.ofMinutes(5)).orElseThrow());   // not live
+            leases.release(leases.tryAcquire("f", "x", Duration.ofMinutes(5)).orElseThrow()); // not live
             LeaseView view = LeaseView.of(db.dataSource(), leases);
 
             List<String> seen = new ArrayList<>();
@@ -48,7 +49,8 @@ class LeaseViewTest {
     void waitersAreListedInTheirPlace(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService leases = LeaseFixture.service(db.dataSource(), table)) {
-            Lease held = leases.tryAcquire("job", "holder", Duration.ofMinutes(5)).orElseThrow();
+            Lease held =
+                    leases.tryAcquire("job", "holder", Duration.ofMinutes(5)).orElseThrow();
             LeaseView view = LeaseView.of(db.dataSource(), leases);
             CompletableFuture<Lease> first = CompletableFuture.supplyAsync(() -> acquire(leases, "w1"));
             LeaseFixture.awaitQueued(db, table, 1);
@@ -66,16 +68,20 @@ class LeaseViewTest {
                 assertThat(waiters).extracting(LeaseWaiter::queuedAt).containsOnlyNulls();
             } else {
                 assertThat(waiters).extracting(LeaseWaiter::owner).containsOnlyNulls();
-                assertThat(waiters.get(0).queuedAt()).isBeforeOrEqualTo(waiters.get(1).queuedAt());
+                assertThat(waiters.get(0).queuedAt())
+                        .isBeforeOrEqualTo(waiters.get(1).queuedAt());
             }
             assertThat(view.waiters(null, null, 0, 1)).hasSize(1);
-            assertThat(view.waiters(null, "job", 1, 10)).extracting(LeaseWaiter::place).containsExactly(2);
+            assertThat(view.waiters(null, "job", 1, 10))
+                    .extracting(LeaseWaiter::place)
+                    .containsExactly(2);
             assertThat(view.waiters("other", null, 0, 10)).isEmpty();
 
             leases.release(held);
             leases.release(first.get());
             leases.release(second.get());
-            await().atMost(LeaseFixture.AT_MOST).until(() -> view.waiters(null, null, 0, 10).isEmpty());
+            await().atMost(LeaseFixture.AT_MOST)
+                    .until(() -> view.waiters(null, null, 0, 10).isEmpty());
         }
     }
 
@@ -99,7 +105,8 @@ class LeaseViewTest {
             assertThatThrownBy(() -> view.live("", 1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> view.live("x".repeat(LeaseService.MAX_NAME_LENGTH + 1), 1))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> view.waiters("bad\u0000", null, 0, 1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> view.waiters("bad\u0000", null, 0, 1))
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> view.waiters(null, "job", -1, 1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> LeaseView.of(null, leases)).isInstanceOf(IllegalArgumentException.class);
         }

@@ -52,30 +52,41 @@ class LeaseWakeUpTest {
             for (String releasing : spellings) {
                 for (String waiting : spellings) {
                     String pair = releasing + " releases to " + waiting;
-                    try (LeaseService a = LeaseFixture.builder(db, releasingPool).table(releasing).build();
-                         LeaseService b = LeaseFixture.builder(db, waitingPool).table(waiting)
-                                 .tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                    try (LeaseService a = LeaseFixture.builder(db, releasingPool)
+                                    .table(releasing)
+                                    .build();
+                            LeaseService b = LeaseFixture.builder(db, waitingPool)
+                                    .table(waiting)
+                                    .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                                    .build()) {
                         Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
                         // b's listener listens before its waiter starts, so that the waiter sleeps on the
                         // notification (a waiter that starts first polls until then, and would find the
                         // handed lease by its own attempt, whatever the channel)
                         LeaseFixture.startListener(b, "job");
-                        CompletableFuture<Lease> waiter = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
+                        CompletableFuture<Lease> waiter =
+                                LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(30));
                         LeaseFixture.awaitListenedEntry(db, table);
                         long released = System.nanoTime();
                         a.release(held);
                         Lease got = waiter.get(10, TimeUnit.SECONDS);
                         wakeUpMicros.add((System.nanoTime() - released) / 1000);
                         assertThat(got.token()).as(pair).isEqualTo(held.token() + 1);
-                        assertThat(b.probe().handOffsReceived()).as(pair + ": handed the lease by the notification").isEqualTo(1);
+                        assertThat(b.probe().handOffsReceived())
+                                .as(pair + ": handed the lease by the notification")
+                                .isEqualTo(1);
                         b.release(got);
                     }
                 }
             }
         }
         Collections.sort(wakeUpMicros);
-        System.out.printf("[%s] wake-ups across spellings of one table: %d, median %d µs, max %d µs%n", db.id(),
-                wakeUpMicros.size(), wakeUpMicros.get(wakeUpMicros.size() / 2), wakeUpMicros.get(wakeUpMicros.size() - 1));
+        System.out.printf(
+                "[%s] wake-ups across spellings of one table: %d, median %d µs, max %d µs%n",
+                db.id(),
+                wakeUpMicros.size(),
+                wakeUpMicros.get(wakeUpMicros.size() / 2),
+                wakeUpMicros.get(wakeUpMicros.size() - 1));
     }
 
     /** Defect 8: a name outside the BMP (two UTF-16 units for one character) is notified too. */
@@ -84,7 +95,10 @@ class LeaseWakeUpTest {
         String table = LeaseFixture.install(db);
         String name = "job-\uD83D\uDE00"; // job-😀
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(2)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(2))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire(name, "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, name, "b", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitListenedEntry(db, table); // queued with its listener: the release hands it the lease
@@ -109,10 +123,15 @@ class LeaseWakeUpTest {
         AtomicBoolean first = new AtomicBoolean(true);
         DataSource heldBack = commitHeldBack(db.newPool(3), first, attemptWaitsToCommit, releaseIsBlocked);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, heldBack).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, heldBack)
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> waiting = LeaseFixture.lockAsync(b, "job", "b", LONG, Duration.ofSeconds(20));
-            assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS)).as("b's failing attempt ran").isTrue();
+            assertThat(attemptWaitsToCommit.await(10, TimeUnit.SECONDS))
+                    .as("b's failing attempt ran")
+                    .isTrue();
             CompletableFuture<Void> release = CompletableFuture.runAsync(() -> a.release(held));
             awaitBlockedOnLock(db, table);
             releaseIsBlocked.countDown(); // b's attempt commits its queue entry; then the release goes on
@@ -120,16 +139,17 @@ class LeaseWakeUpTest {
             long released = System.nanoTime();
             Lease got = waiting.get(10, TimeUnit.SECONDS);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released))
-                    .as("woken by the release, not by the one-minute poll").isLessThan(5000);
+                    .as("woken by the release, not by the one-minute poll")
+                    .isLessThan(5000);
             assertThat(got.token()).isEqualTo(held.token() + 1);
             b.release(got);
         }
     }
 
-    private static DataSource commitHeldBack(DataSource pool, AtomicBoolean first, CountDownLatch waiting,
-                                             CountDownLatch mayCommit) {
-        return (DataSource) Proxy.newProxyInstance(LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
+    private static DataSource commitHeldBack(
+            DataSource pool, AtomicBoolean first, CountDownLatch waiting, CountDownLatch mayCommit) {
+        return (DataSource) Proxy.newProxyInstance(
+                LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result;
                     try {
                         result = method.invoke(pool, args);
@@ -139,13 +159,14 @@ class LeaseWakeUpTest {
                     // Not the listener's connections: neither its own nor the one its probe notifies on (under load
                     // the probe's commit came first, was held back, and the attempt's never was).
                     String thread = Thread.currentThread().getName();
-                    if (!(result instanceof Connection c) || thread.startsWith("holdfast-lease-listener")
+                    if (!(result instanceof Connection c)
+                            || thread.startsWith("holdfast-lease-listener")
                             || thread.startsWith("holdfast-lease-probe")) {
                         return result;
                     }
                     c.setAutoCommit(false);
-                    return Proxy.newProxyInstance(LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
+                    return Proxy.newProxyInstance(
+                            LeaseWakeUpTest.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
                                 if (m.getName().equals("commit") && first.compareAndSet(true, false)) {
                                     waiting.countDown();
                                     if (!mayCommit.await(20, TimeUnit.SECONDS)) {
@@ -170,7 +191,10 @@ class LeaseWakeUpTest {
     void aSameOwnerWaiterGivingUpDoesNotCostTheOtherItsWakeUp(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         try (LeaseService a = LeaseFixture.service(db, db.newPool(2), table);
-             LeaseService b = LeaseFixture.builder(db, db.newPool(4)).table(table).tune(t -> t.safetyPoll(Duration.ofMinutes(1))).build()) {
+                LeaseService b = LeaseFixture.builder(db, db.newPool(4))
+                        .table(table)
+                        .tune(t -> t.safetyPoll(Duration.ofMinutes(1)))
+                        .build()) {
             Lease held = a.tryAcquire("job", "a", LONG).orElseThrow();
             CompletableFuture<Lease> first = LeaseFixture.lockAsync(b, "job", "x", LONG, Duration.ofSeconds(20));
             LeaseFixture.awaitQueued(db, table, 1);

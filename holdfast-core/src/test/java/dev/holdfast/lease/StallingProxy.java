@@ -73,26 +73,29 @@ final class StallingProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, String direction) {
-        Thread t = new Thread(() -> {
-            byte[] buffer = new byte[16384];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    synchronized (gate) {
-                        while (stalled && !closed) {
-                            gate.wait();
+        Thread t = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16384];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buffer)) >= 0) {
+                            synchronized (gate) {
+                                while (stalled && !closed) {
+                                    gate.wait();
+                                }
+                            }
+                            out.write(buffer, 0, n);
+                            out.flush();
                         }
+                    } catch (IOException | InterruptedException e) {
+                        // one side closed: close the other
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                    out.write(buffer, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // one side closed: close the other
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "stalling-proxy-" + direction);
+                },
+                "stalling-proxy-" + direction);
         t.setDaemon(true);
         t.start();
     }

@@ -37,13 +37,16 @@ class LostUpdateStressTest {
     void sixteenThreadsTimesFiveHundredIncrementsLoseNothing(TestDatabase db) throws Exception {
         String table = create(db, "stress");
         insert(db, table, 1, "counter", 1);
-        VersionedTable counters = VersionedTable.builder(table).entity("counter").dialect(dialect(db)).build();
+        VersionedTable counters = VersionedTable.builder(table)
+                .entity("counter")
+                .dialect(dialect(db))
+                .build();
         HikariDataSource pool = db.newPool(THREADS);
         AtomicLong conflicts = new AtomicLong();
         CyclicBarrier start = new CyclicBarrier(THREADS);
         AtomicLong made = new AtomicLong();
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS,
-                r -> new Thread(r, "lost-update-" + made.incrementAndGet()));
+        ExecutorService threads =
+                Executors.newFixedThreadPool(THREADS, r -> new Thread(r, "lost-update-" + made.incrementAndGet()));
         // Every connection is open before any worker waits for the others: a worker that could not get one used to
         // leave the other fifteen at the barrier for good, and the test reported a hang without its cause.
         List<Connection> connections = new ArrayList<>();
@@ -57,7 +60,8 @@ class LostUpdateStressTest {
                 Connection c = connections.get(t);
                 done.add(threads.submit(() -> {
                     int mine = 0;
-                    try (PreparedStatement read = c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = 1")) {
+                    try (PreparedStatement read =
+                            c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = 1")) {
                         start.await(1, TimeUnit.MINUTES);
                         while (mine < INCREMENTS) {
                             long value;
@@ -90,12 +94,15 @@ class LostUpdateStressTest {
                     failures.add(e.getCause());
                 } catch (TimeoutException e) {
                     // Seen once on H2 (2.5.252, 2 forks beside): say where the workers were.
-                    throw new AssertionError("a worker did not finish in 5 minutes; the workers:\n" + workerStacks(), e);
+                    throw new AssertionError(
+                            "a worker did not finish in 5 minutes; the workers:\n" + workerStacks(), e);
                 }
             }
             // The first failure that is not another worker's broken barrier is the cause.
-            Throwable cause = failures.stream().filter(e -> !(e instanceof java.util.concurrent.BrokenBarrierException))
-                    .findFirst().orElse(failures.isEmpty() ? null : failures.get(0));
+            Throwable cause = failures.stream()
+                    .filter(e -> !(e instanceof java.util.concurrent.BrokenBarrierException))
+                    .findFirst()
+                    .orElse(failures.isEmpty() ? null : failures.get(0));
             if (cause != null) {
                 throw new AssertionError(failures.size() + " of " + THREADS + " workers failed", cause);
             }
@@ -108,7 +115,8 @@ class LostUpdateStressTest {
         }
         long counter = db.queryLong("SELECT counter FROM " + table + " WHERE id = 1");
         long version = db.queryLong("SELECT version FROM " + table + " WHERE id = 1");
-        System.out.printf("[%s] JDBC lost-update stress: counter=%d version=%d conflicts retried=%d%n",
+        System.out.printf(
+                "[%s] JDBC lost-update stress: counter=%d version=%d conflicts retried=%d%n",
                 db.id(), counter, version, conflicts.get());
         assertThat(counter).isEqualTo(8_000);
         assertThat(version).isEqualTo(1 + 8_000);
@@ -118,7 +126,10 @@ class LostUpdateStressTest {
         StringBuilder out = new StringBuilder();
         Thread.getAllStackTraces().forEach((thread, stack) -> {
             if (thread.getName().startsWith("lost-update-")) {
-                out.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                out.append(thread.getName())
+                        .append(' ')
+                        .append(thread.getState())
+                        .append('\n');
                 for (StackTraceElement frame : stack) {
                     out.append("\tat ").append(frame).append('\n');
                 }

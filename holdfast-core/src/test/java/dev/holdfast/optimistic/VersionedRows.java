@@ -9,8 +9,7 @@ import java.sql.SQLException;
 /** Test tables with the optimistic-lock columns, per database. */
 public final class VersionedRows {
 
-    private VersionedRows() {
-    }
+    private VersionedRows() {}
 
     /** {@code (id BIGINT PK, street VARCHAR, counter BIGINT, version, modified_by, modified)}. */
     public static String create(TestDatabase db, String prefix) throws SQLException {
@@ -20,7 +19,8 @@ public final class VersionedRows {
             case POSTGRESQL -> "TIMESTAMPTZ";
             case MARIADB -> "DATETIME(6)";
         };
-        db.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, street VARCHAR(200), counter BIGINT NOT NULL DEFAULT 0,"
+        db.execute("CREATE TABLE " + table
+                + " (id BIGINT PRIMARY KEY, street VARCHAR(200), counter BIGINT NOT NULL DEFAULT 0,"
                 + " version BIGINT NOT NULL, modified_by VARCHAR(100), modified " + timestamp + ")");
         new SchemaInstaller(db.dataSource()).installClock();
         return table;
@@ -28,7 +28,11 @@ public final class VersionedRows {
 
     /** Inserts row {@code id} with {@code street} at {@code version}, written by "seed". */
     public static void insert(TestDatabase db, String table, long id, String street, long version) throws SQLException {
-        db.execute("INSERT INTO " + table + " (id, street, version, modified_by) VALUES (?, ?, ?, 'seed')", id, street, version);
+        db.execute(
+                "INSERT INTO " + table + " (id, street, version, modified_by) VALUES (?, ?, ?, 'seed')",
+                id,
+                street,
+                version);
     }
 
     public static Dialect dialect(TestDatabase db) {
@@ -38,8 +42,10 @@ public final class VersionedRows {
     /** A whole row as text, to show that a refused operation changed nothing. */
     public static String snapshot(TestDatabase db, String table) throws SQLException {
         StringBuilder s = new StringBuilder();
-        try (var c = db.connection(); var st = c.createStatement();
-             var rs = st.executeQuery("SELECT id, street, counter, version, modified_by, modified FROM " + table + " ORDER BY id")) {
+        try (var c = db.connection();
+                var st = c.createStatement();
+                var rs = st.executeQuery(
+                        "SELECT id, street, counter, version, modified_by, modified FROM " + table + " ORDER BY id")) {
             while (rs.next()) {
                 for (int i = 1; i <= 6; i++) {
                     s.append(rs.getString(i)).append(i < 6 ? "|" : "\n");

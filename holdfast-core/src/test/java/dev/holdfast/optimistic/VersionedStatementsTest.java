@@ -14,10 +14,16 @@ class VersionedStatementsTest {
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void everyStatementIsRendered(Dialect dialect) {
-        VersionedSql sql = new VersionedSql(dialect, SqlIdentifier.of("purchase_order"), SqlIdentifier.unqualified("order_no"),
-                SqlIdentifier.unqualified("version"), SqlIdentifier.unqualified("modified_by"),
+        VersionedSql sql = new VersionedSql(
+                dialect,
+                SqlIdentifier.of("purchase_order"),
+                SqlIdentifier.unqualified("order_no"),
+                SqlIdentifier.unqualified("version"),
+                SqlIdentifier.unqualified("modified_by"),
                 SqlIdentifier.unqualified("modified"));
-        String rendered = section("update of two columns", sql.update(Assignments.of("street", "x").and("city", "y")))
+        String rendered = section(
+                        "update of two columns",
+                        sql.update(Assignments.of("street", "x").and("city", "y")))
                 + section("update of the version alone (a root bump)", sql.update(Assignments.none()))
                 + section("delete", sql.delete())
                 + section("read", sql.read())

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 
@@ -26,7 +25,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class VersionedTableTest {
 
     private static VersionedTable orders(TestDatabase db, String table) {
-        return VersionedTable.builder(table).entity("order").dialect(dialect(db)).build();
+        return VersionedTable.builder(table)
+                .entity("order")
+                .dialect(dialect(db))
+                .build();
     }
 
     @DatabaseTest
@@ -44,7 +46,8 @@ class VersionedTableTest {
             assertThat(stamp.version()).isEqualTo(7);
             assertThat(stamp.modifiedBy()).isEqualTo("kim");
             assertThat(stamp.modified()).isBetween(before, after);
-            assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 42")).isEqualTo("Main 1");
+            assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 42"))
+                    .isEqualTo("Main 1");
         }
     }
 
@@ -53,11 +56,13 @@ class VersionedTableTest {
         String table = create(db, "ver");
         insert(db, table, 42, "Old Road 1", 6);
         VersionedTable orders = orders(db, table);
-        try (Connection kim = db.connection(); Connection bob = db.connection()) {
+        try (Connection kim = db.connection();
+                Connection bob = db.connection()) {
             orders.update(kim, 42L, 6, "kim", Assignments.of("street", "Kim Street 7"));
             String before = snapshot(db, table);
 
-            VersionConflictException e = catchThrowableOfType(VersionConflictException.class,
+            VersionConflictException e = catchThrowableOfType(
+                    VersionConflictException.class,
                     () -> orders.update(bob, 42L, 6, "bob", Assignments.of("street", "Bob Lane 2")));
 
             assertThat(e).isNotNull();
@@ -68,8 +73,9 @@ class VersionedTableTest {
             assertThat(e.currentVersion()).contains(7L);
             assertThat(e.modifiedBy()).contains("kim");
             assertThat(e.modified()).isPresent();
-            assertThat(e.getMessage()).matches(
-                    "order 42 was modified by kim at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(version 7, you had 6\\)");
+            assertThat(e.getMessage())
+                    .matches(
+                            "order 42 was modified by kim at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(version 7, you had 6\\)");
             assertThat(snapshot(db, table)).isEqualTo(before);
         }
     }
@@ -87,13 +93,15 @@ class VersionedTableTest {
             orders.delete(c, 1L, 3);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table)).isEqualTo(1);
 
-            VersionConflictException e = catchThrowableOfType(VersionConflictException.class,
+            VersionConflictException e = catchThrowableOfType(
+                    VersionConflictException.class,
                     () -> orders.update(c, 1L, 3, "bob", Assignments.of("street", "x")));
             assertThat(e.deleted()).isTrue();
             assertThat(e.currentVersion()).isEmpty();
             assertThat(e.modifiedBy()).isEmpty();
             assertThat(e).hasMessage("order 1 was deleted (you had version 3)");
-            assertThatThrownBy(() -> orders.delete(c, 1L, 3)).isInstanceOf(VersionConflictException.class)
+            assertThatThrownBy(() -> orders.delete(c, 1L, 3))
+                    .isInstanceOf(VersionConflictException.class)
                     .hasMessage("order 1 was deleted (you had version 3)");
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + table)).isEqualTo(1);
         }
@@ -142,28 +150,42 @@ class VersionedTableTest {
         VersionedTable orders = orders(db, table);
         String before = snapshot(db, table);
         try (Connection c = db.connection()) {
-            assertThatThrownBy(() -> orders.update(c, 1L, -1, "kim", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> orders.update(c, null, 1, "kim", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> orders.update(c, 1L, 1, " ", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> orders.update(c, 1L, 1, null, Assignments.none())).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> orders.update(null, 1L, 1, "kim", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(c, 1L, -1, "kim", Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(c, null, 1, "kim", Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(c, 1L, 1, " ", Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(c, 1L, 1, null, Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(null, 1L, 1, "kim", Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> orders.update(c, 1L, 1, "kim", Assignments.of("version", 99)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("managed");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("managed");
             assertThatThrownBy(() -> orders.update(c, 1L, 1, "kim", Assignments.of("MODIFIED_BY", "x")))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> orders.update(c, 1L, 1, "kim", Assignments.of("id", 2)))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> Assignments.of("street = 'x', version", 1)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> Assignments.of("street", 1).and("STREET", 2)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> orders.update(c, new Object(), 1, "kim", Assignments.none())).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> Assignments.of("street = 'x', version", 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> Assignments.of("street", 1).and("STREET", 2))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> orders.update(c, new Object(), 1, "kim", Assignments.none()))
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> orders.delete(c, 1L, -5)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> VersionedTable.builder("t; DROP TABLE x")).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> VersionedTable.builder(table).versionColumn("id").dialect(Dialect.H2).build())
+            assertThatThrownBy(() -> VersionedTable.builder("t; DROP TABLE x"))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> VersionedTable.builder(table)
+                            .versionColumn("id")
+                            .dialect(Dialect.H2)
+                            .build())
                     .isInstanceOf(IllegalArgumentException.class);
             // A value is bound, never SQL: this is stored verbatim.
             orders.update(c, 1L, 1, "kim", Assignments.of("street", "x'; DROP TABLE " + table + "; --"));
         }
-        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 1")).isEqualTo("x'; DROP TABLE " + table + "; --");
+        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 1"))
+                .isEqualTo("x'; DROP TABLE " + table + "; --");
         assertThat(before).isNotEqualTo(snapshot(db, table));
     }
 
@@ -172,14 +194,16 @@ class VersionedTableTest {
         String table = create(db, "ver");
         insert(db, table, 5, "a", 1);
         VersionedTable orders = orders(db, table);
-        try (Connection a = db.connection(); Connection b = db.connection()) {
+        try (Connection a = db.connection();
+                Connection b = db.connection()) {
             a.setAutoCommit(false);
             try {
                 // A's snapshot (REPEATABLE READ on MariaDB) shows version 1 from here on.
                 assertThat(orders.read(a, 5L).orElseThrow().version()).isEqualTo(1);
                 orders.update(b, 5L, 1, "bob", Assignments.of("street", "b"));
 
-                VersionConflictException e = catchThrowableOfType(VersionConflictException.class,
+                VersionConflictException e = catchThrowableOfType(
+                        VersionConflictException.class,
                         () -> orders.update(a, 5L, 1, "ann", Assignments.of("street", "a2")));
                 assertThat(e.currentVersion()).contains(2L);
                 assertThat(e.modifiedBy()).contains("bob");
@@ -191,8 +215,10 @@ class VersionedTableTest {
                 a.setAutoCommit(true);
             }
         }
-        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 5")).isEqualTo("a3");
-        assertThat(db.queryLong("SELECT version FROM " + table + " WHERE id = 5")).isEqualTo(3);
+        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 5"))
+                .isEqualTo("a3");
+        assertThat(db.queryLong("SELECT version FROM " + table + " WHERE id = 5"))
+                .isEqualTo(3);
     }
 
     @DatabaseTest
@@ -206,14 +232,16 @@ class VersionedTableTest {
             try {
                 orders.update(c, 2L, 1, "kim", Assignments.of("street", "marker"));
                 assertThatThrownBy(() -> orders.update(c, 1L, 1, "kim", Assignments.of("no_such_column", 1)))
-                        .isInstanceOf(DatabaseException.class).hasMessageContaining("rolled back");
+                        .isInstanceOf(DatabaseException.class)
+                        .hasMessageContaining("rolled back");
                 c.commit();
             } finally {
                 c.rollback();
                 c.setAutoCommit(true);
             }
         }
-        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 2")).isEqualTo("b");
+        assertThat(db.queryString("SELECT street FROM " + table + " WHERE id = 2"))
+                .isEqualTo("b");
     }
 
     @DatabaseTest(only = TestDatabase.Kind.MARIADB)
@@ -225,17 +253,21 @@ class VersionedTableTest {
         config.setUsername(db.kind().user());
         config.setPassword(db.kind().password());
         config.setMaximumPoolSize(1);
-        try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
+        try (HikariDataSource pool = new HikariDataSource(config);
+                Connection c = pool.getConnection()) {
             try (Statement s = c.createStatement()) {
                 // The fact this guards against: an unchanged row counts 0 in this mode.
-                assertThat(s.executeUpdate("UPDATE " + table + " SET street = 'same' WHERE id = 1")).isZero();
+                assertThat(s.executeUpdate("UPDATE " + table + " SET street = 'same' WHERE id = 1"))
+                        .isZero();
             }
             VersionedTable orders = orders(db, table);
             // Same street value: still a success, because the version always changes.
-            assertThat(orders.update(c, 1L, 1, "kim", Assignments.of("street", "same"))).isEqualTo(2);
+            assertThat(orders.update(c, 1L, 1, "kim", Assignments.of("street", "same")))
+                    .isEqualTo(2);
             assertThatThrownBy(() -> orders.update(c, 1L, 1, "kim", Assignments.of("street", "same")))
                     .isInstanceOf(VersionConflictException.class);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT version FROM " + table)) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT version FROM " + table)) {
                 rs.next();
                 assertThat(rs.getLong(1)).isEqualTo(2);
             }
@@ -244,7 +276,9 @@ class VersionedTableTest {
 
     @Test
     void aTableWithoutItsDialectIsRefusedWhenBuilt() {
-        assertThatThrownBy(() -> VersionedTable.builder("orders").entity("order").build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("dialect");
+        assertThatThrownBy(
+                        () -> VersionedTable.builder("orders").entity("order").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("dialect");
     }
 }

@@ -46,8 +46,8 @@ class BlockersTest {
     }
 
     /** Locks {@code row} with the bound on a new connection of {@code pool}, which must time out. */
-    private static Timeout timeout(TestDatabase db, DataSource pool, PessimisticLocks locks, String what,
-                                   LockCall call) throws SQLException {
+    private static Timeout timeout(TestDatabase db, DataSource pool, PessimisticLocks locks, String what, LockCall call)
+            throws SQLException {
         try (Connection waiter = pool.getConnection()) {
             waiter.setAutoCommit(false);
             String id = BlockingSessions.sessionId(db, waiter);
@@ -61,9 +61,15 @@ class BlockersTest {
             }
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
             assertThat(e).as("lock timeout").isNotNull();
-            System.out.printf("[%s] %s: %d ms for a %d ms bound (margin %d ms, lock statement %d ms); %s%n", db.id(),
-                    what, elapsed.toMillis(), e.bound().toMillis(), elapsed.minus(e.bound()).toMillis(),
-                    e.waited().toMillis(), e.blockers());
+            System.out.printf(
+                    "[%s] %s: %d ms for a %d ms bound (margin %d ms, lock statement %d ms); %s%n",
+                    db.id(),
+                    what,
+                    elapsed.toMillis(),
+                    e.bound().toMillis(),
+                    elapsed.minus(e.bound()).toMillis(),
+                    e.waited().toMillis(),
+                    e.blockers());
             // the pooled connection leaves clean: back at the server's settings, and usable
             assertThat(PessimisticLocksTest.lockSettings(waiter, db)).isEqualTo(settings);
             waiter.rollback();
@@ -132,8 +138,8 @@ class BlockersTest {
             s.lock(a, 1);
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-            Timeout t = timeout(db, db.dataSource(), locks, "one blocker",
-                    forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+            Timeout t = timeout(
+                    db, db.dataSource(), locks, "one blocker", forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
 
             assertWithinBound(t);
             if (throughPooler(db, t)) {
@@ -145,7 +151,10 @@ class BlockersTest {
             assertThat(t.blockers().direct()).hasSize(1);
             assertThat(t.blockers().omitted()).isZero();
             // PostgreSQL shows an idle session's last statement; MariaDB and H2 show none.
-            assertDescribes(db, t.blockers().sessions().get(0), a,
+            assertDescribes(
+                    db,
+                    t.blockers().sessions().get(0),
+                    a,
                     () -> db.kind() == TestDatabase.Kind.POSTGRESQL ? "FOR UPDATE" : null);
             assertThat(t.exception()).hasMessageContaining("blocked by session " + a.id());
         }
@@ -177,7 +186,9 @@ class BlockersTest {
                 connection.setAutoCommit(true);
             }
             if (db.entry().pooled()) {
-                assertThat(holders).as("through PgBouncer the blockers are unknown").isEmpty();
+                assertThat(holders)
+                        .as("through PgBouncer the blockers are unknown")
+                        .isEmpty();
                 return;
             }
             assertThat(holders).hasSize(1).first().asString().endsWith("(session " + a.id() + ")");
@@ -194,7 +205,11 @@ class BlockersTest {
             s.waitFor(b, 1); // A blocks B
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-            Timeout t = timeout(db, db.dataSource(), locks, "a chain of two",
+            Timeout t = timeout(
+                    db,
+                    db.dataSource(),
+                    locks,
+                    "a chain of two",
                     forUpdate(locks, s.table, 2, LockWait.atMost(BOUND))); // B blocks the caller
 
             assertWithinBound(t);
@@ -230,7 +245,11 @@ class BlockersTest {
                 s.waitFor(b, 1, statement); // A blocks B, which runs the statement
                 PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-                Timeout t = timeout(db, db.dataSource(), locks, "a statement with comments and escapes",
+                Timeout t = timeout(
+                        db,
+                        db.dataSource(),
+                        locks,
+                        "a statement with comments and escapes",
                         forUpdate(locks, s.table, 2, LockWait.atMost(BOUND)));
 
                 if (throughPooler(db, t)) {
@@ -238,9 +257,12 @@ class BlockersTest {
                 }
                 assertThat(t.ids()).as(t.blockers().toString()).startsWith(b.id());
                 String shown = t.blockers().sessions().get(0).statement();
-                String id = db.kind() == TestDatabase.Kind.POSTGRESQL ? "$1" : "?"; // a bind value; written in, or listed
-                assertThat(shown).as(statement).isEqualTo("SELECT val FROM " + s.table + " WHERE id = " + id + " AND val <> ?"
-                        + (statement.contains("C:") ? " AND val <> ?" : "") + " FOR UPDATE");
+                String id =
+                        db.kind() == TestDatabase.Kind.POSTGRESQL ? "$1" : "?"; // a bind value; written in, or listed
+                assertThat(shown)
+                        .as(statement)
+                        .isEqualTo("SELECT val FROM " + s.table + " WHERE id = " + id + " AND val <> ?"
+                                + (statement.contains("C:") ? " AND val <> ?" : "") + " FOR UPDATE");
                 assertThat(t.exception().getMessage()).doesNotContain("S3cr3t").doesNotContain("C:");
             }
         }
@@ -259,7 +281,11 @@ class BlockersTest {
             s.waitFor(c, 2);
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-            Timeout t = timeout(db, db.dataSource(), locks, "a chain of three",
+            Timeout t = timeout(
+                    db,
+                    db.dataSource(),
+                    locks,
+                    "a chain of three",
                     forUpdate(locks, s.table, 3, LockWait.atMost(BOUND)));
 
             assertWithinBound(t);
@@ -281,31 +307,47 @@ class BlockersTest {
         String other = db.newTableName("reader");
         db.execute("CREATE TABLE " + other + " (id INT PRIMARY KEY) ENGINE=InnoDB");
         db.execute("INSERT INTO " + other + " VALUES (1)");
-        try (BlockingSessions s = new BlockingSessions(db, 1); java.sql.Connection reader = db.connection()) {
+        try (BlockingSessions s = new BlockingSessions(db, 1);
+                java.sql.Connection reader = db.connection()) {
             List<Session> holders = List.of(s.begin("a"), s.begin("b"));
             for (Session h : holders) {
                 s.share(h, 1);
             }
-            java.util.concurrent.CompletableFuture<Void> reading = java.util.concurrent.CompletableFuture.runAsync(() -> {
-                try (java.sql.Statement st = reader.createStatement()) {
-                    st.executeQuery("SELECT COUNT(*), SLEEP(30) FROM " + other).close();
-                } catch (java.sql.SQLException e) {
-                    // ended by the kill below
-                }
-            });
-            org.awaitility.Awaitility.await("the reader in its statement").atMost(Duration.ofSeconds(30))
-                    .until(() -> dev.holdfast.LockViews.read(db, () -> db.queryLong("SELECT COUNT(*) FROM"
-                            + " information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
-                            + " ON p.ID = t.trx_mysql_thread_id WHERE p.INFO LIKE ?", "SELECT COUNT(*), SLEEP(30) FROM %")) == 1);
-            long readerId = db.queryLong("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+            java.util.concurrent.CompletableFuture<Void> reading =
+                    java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        try (java.sql.Statement st = reader.createStatement()) {
+                            st.executeQuery("SELECT COUNT(*), SLEEP(30) FROM " + other)
+                                    .close();
+                        } catch (java.sql.SQLException e) {
+                            // ended by the kill below
+                        }
+                    });
+            org.awaitility.Awaitility.await("the reader in its statement")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> dev.holdfast.LockViews.read(
+                                    db,
+                                    () -> db.queryLong(
+                                            "SELECT COUNT(*) FROM"
+                                                    + " information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
+                                                    + " ON p.ID = t.trx_mysql_thread_id WHERE p.INFO LIKE ?",
+                                            "SELECT COUNT(*), SLEEP(30) FROM %"))
+                            == 1);
+            long readerId = db.queryLong(
+                    "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
                     "SELECT COUNT(*), SLEEP(30) FROM %");
             try {
                 PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
-                Timeout t = timeout(db, db.dataSource(), locks, "two share-lockers and a reader elsewhere",
+                Timeout t = timeout(
+                        db,
+                        db.dataSource(),
+                        locks,
+                        "two share-lockers and a reader elsewhere",
                         forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
                 assertWithinBound(t);
-                assertThat(t.ids()).as(t.blockers().toString())
-                        .containsExactlyInAnyOrderElementsOf(holders.stream().map(Session::id).toList());
+                assertThat(t.ids())
+                        .as(t.blockers().toString())
+                        .containsExactlyInAnyOrderElementsOf(
+                                holders.stream().map(Session::id).toList());
             } finally {
                 db.execute("KILL QUERY " + readerId);
                 reading.get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -326,7 +368,11 @@ class BlockersTest {
             }
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-            Timeout t = timeout(db, db.dataSource(), locks, "three share-lockers",
+            Timeout t = timeout(
+                    db,
+                    db.dataSource(),
+                    locks,
+                    "three share-lockers",
                     forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
 
             assertWithinBound(t);
@@ -350,9 +396,15 @@ class BlockersTest {
             s.lock(a, 2);
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
 
-            Timeout t = timeout(db, db.dataSource(), locks, "forUpdateAll", c -> locks.forUpdateAll(c,
-                    List.of(RowRef.of(s.table, 3L), RowRef.of(s.table, 1L), RowRef.of(s.table, 2L)),
-                    LockWait.atMost(BOUND)));
+            Timeout t = timeout(
+                    db,
+                    db.dataSource(),
+                    locks,
+                    "forUpdateAll",
+                    c -> locks.forUpdateAll(
+                            c,
+                            List.of(RowRef.of(s.table, 3L), RowRef.of(s.table, 1L), RowRef.of(s.table, 2L)),
+                            LockWait.atMost(BOUND)));
 
             assertWithinBound(t);
             if (throughPooler(db, t)) {
@@ -368,34 +420,44 @@ class BlockersTest {
         try (BlockingSessions s = new BlockingSessions(db, 1)) {
             Session a = s.begin("a");
             s.lock(a, 1);
-            String role = "hf_blind_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+            String role =
+                    "hf_blind_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
             String grantee = switch (db.kind()) {
                 case POSTGRESQL -> role;
                 case MARIADB -> "'" + role + "'@'%'";
                 case H2 -> role.toUpperCase(java.util.Locale.ROOT);
             };
-            db.execute(switch (db.kind()) {
-                case POSTGRESQL -> "CREATE ROLE " + role + " LOGIN";
-                case MARIADB -> "CREATE USER " + grantee;
-                case H2 -> "CREATE USER " + grantee + " PASSWORD ''"; // no admin: sees no other session
-            });
+            db.execute(
+                    switch (db.kind()) {
+                        case POSTGRESQL -> "CREATE ROLE " + role + " LOGIN";
+                        case MARIADB -> "CREATE USER " + grantee;
+                        case H2 -> "CREATE USER " + grantee + " PASSWORD ''"; // no admin: sees no other session
+                    });
             try {
                 db.execute("GRANT SELECT, UPDATE ON " + s.table + " TO " + grantee);
-                try (HikariDataSource blind = db.newPoolAs(grantee.replace("'@'%'", "").replace("'", ""), 3)) {
+                try (HikariDataSource blind =
+                        db.newPoolAs(grantee.replace("'@'%'", "").replace("'", ""), 3)) {
                     PessimisticLocks locks = PessimisticLocks.of(blind);
 
-                    Timeout t = timeout(db, blind, locks, "a role that may not see other sessions",
+                    Timeout t = timeout(
+                            db,
+                            blind,
+                            locks,
+                            "a role that may not see other sessions",
                             forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
 
                     assertWithinBound(t);
                     assertThat(t.blockers().known()).as(t.blockers().toString()).isFalse();
                     assertThat(t.blockers().sessions()).isEmpty();
-                    assertThat(t.blockers().unknownBecause()).contains(switch (db.kind()) {
-                        case POSTGRESQL -> "role " + role + " may not see the sessions that block it";
-                        case MARIADB -> "PROCESS";
-                        case H2 -> "user " + grantee + " may not see sessions " + t.waiter()
-                                + " (H2 shows other sessions to admins only)";
-                    });
+                    assertThat(t.blockers().unknownBecause())
+                            .contains(
+                                    switch (db.kind()) {
+                                        case POSTGRESQL -> "role " + role + " may not see the sessions that block it";
+                                        case MARIADB -> "PROCESS";
+                                        case H2 ->
+                                            "user " + grantee + " may not see sessions " + t.waiter()
+                                                    + " (H2 shows other sessions to admins only)";
+                                    });
                     assertThat(t.exception()).hasMessageContaining("blockers unknown");
                 }
             } finally {
@@ -415,13 +477,18 @@ class BlockersTest {
             assertThat(withSource.namesBlockers()).isTrue();
             assertThat(withoutSource.namesBlockers()).isFalse();
             assertThat(withSource.withoutBlockers().namesBlockers()).isFalse();
-            assertThat(withoutSource.blockersFrom(db.dataSource()).namesBlockers()).isTrue();
+            assertThat(withoutSource.blockersFrom(db.dataSource()).namesBlockers())
+                    .isTrue();
 
-            Timeout noWait = timeout(db, db.dataSource(), withSource, "no wait",
-                    forUpdate(withSource, s.table, 1, LockWait.noWait()));
+            Timeout noWait = timeout(
+                    db, db.dataSource(), withSource, "no wait", forUpdate(withSource, s.table, 1, LockWait.noWait()));
             assertThat(noWait.blockers().unknownBecause()).contains("does not wait");
 
-            Timeout noSource = timeout(db, db.dataSource(), withoutSource, "no data source",
+            Timeout noSource = timeout(
+                    db,
+                    db.dataSource(),
+                    withoutSource,
+                    "no data source",
                     forUpdate(withoutSource, s.table, 1, LockWait.atMost(Duration.ofMillis(200))));
             assertThat(noSource.blockers().unknownBecause()).contains("no DataSource");
         }
@@ -436,7 +503,8 @@ class BlockersTest {
             HikariDataSource one = db.newPool(1);
             PessimisticLocks locks = PessimisticLocks.of(db.dataSource()).blockersFrom(one);
 
-            Timeout t = timeout(db, one, locks, "an exhausted pool", forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
+            Timeout t =
+                    timeout(db, one, locks, "an exhausted pool", forUpdate(locks, s.table, 1, LockWait.atMost(BOUND)));
 
             assertWithinBound(t);
             assertThat(t.blockers().unknownBecause()).contains("took longer");

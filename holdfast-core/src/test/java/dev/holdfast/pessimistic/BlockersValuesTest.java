@@ -13,8 +13,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class BlockersValuesTest {
 
     private static Blocker blocker(String id, String blocks) {
-        return new Blocker(id, blocks, "app", "shop", "10.0.0.7", Instant.parse("2026-01-02T03:04:05Z"),
-                "idle in transaction", "SELECT 1");
+        return new Blocker(
+                id,
+                blocks,
+                "app",
+                "shop",
+                "10.0.0.7",
+                Instant.parse("2026-01-02T03:04:05Z"),
+                "idle in transaction",
+                "SELECT 1");
     }
 
     @Test
@@ -27,8 +34,9 @@ class BlockersValuesTest {
         assertThat(blockers.known()).isTrue();
         assertThat(blockers.sessions()).hasSize(Blockers.MAX_SESSIONS).containsExactlyElementsOf(many.subList(0, 10));
         assertThat(blockers.omitted()).isEqualTo(3);
-        assertThat(blockers.toString()).startsWith("blocked by session 101 [user app, application shop, client 10.0.0.7,"
-                + " transaction since 2026-01-02T03:04:05Z, state idle in transaction, statement \"SELECT 1\"]")
+        assertThat(blockers.toString())
+                .startsWith("blocked by session 101 [user app, application shop, client 10.0.0.7,"
+                        + " transaction since 2026-01-02T03:04:05Z, state idle in transaction, statement \"SELECT 1\"]")
                 .endsWith("; and 3 more");
     }
 

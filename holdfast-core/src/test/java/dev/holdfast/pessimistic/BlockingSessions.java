@@ -26,11 +26,11 @@ import java.util.concurrent.TimeUnit;
 final class BlockingSessions implements AutoCloseable {
 
     /** One transaction: its connection and the database's id of its session. */
-    record Session(String name, Connection connection, String id) {
-    }
+    record Session(String name, Connection connection, String id) {}
 
     /** The text of a background lock: a literal and a bind value that must never be shown. */
     static final String SECRET_LITERAL = "literal-secret";
+
     static final String SECRET_BIND = "bind-secret";
 
     final TestDatabase db;
@@ -74,7 +74,8 @@ final class BlockingSessions implements AutoCloseable {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case H2 -> "SELECT SESSION_ID()";
         };
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
@@ -95,7 +96,10 @@ final class BlockingSessions implements AutoCloseable {
      * literal and a bind value in its text; returns once the database shows it waiting.
      */
     void waitFor(Session session, long id) {
-        waitFor(session, id, "SELECT val FROM %s WHERE id = ? AND val <> '" + SECRET_LITERAL + "' AND val <> ? FOR UPDATE");
+        waitFor(
+                session,
+                id,
+                "SELECT val FROM %s WHERE id = ? AND val <> '" + SECRET_LITERAL + "' AND val <> ? FOR UPDATE");
     }
 
     /**
@@ -146,7 +150,9 @@ final class BlockingSessions implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!open.isEmpty()) {
             Map.Entry<Session, Future<?>> next = open.entrySet().stream()
-                    .filter(e -> e.getValue() == null || e.getValue().isDone()).findFirst().orElse(null);
+                    .filter(e -> e.getValue() == null || e.getValue().isDone())
+                    .findFirst()
+                    .orElse(null);
             if (next == null) {
                 Future<?> first = open.values().iterator().next();
                 try {

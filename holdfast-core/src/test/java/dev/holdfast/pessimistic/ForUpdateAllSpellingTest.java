@@ -25,8 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ForUpdateAllSpellingTest {
 
     /** How each of two callers names table a, table b and the key column. */
-    private record Spelling(String a, String b, String column) {
-    }
+    private record Spelling(String a, String b, String column) {}
 
     private static String[] tables(TestDatabase db) throws SQLException {
         String a = db.newTableName("a_spell");
@@ -35,7 +34,7 @@ class ForUpdateAllSpellingTest {
             db.execute("CREATE TABLE " + t + " (id BIGINT PRIMARY KEY, val BIGINT NOT NULL)");
             db.execute("INSERT INTO " + t + " (id, val) VALUES (1, 0), (2, 0)");
         }
-        return new String[]{a, b};
+        return new String[] {a, b};
     }
 
     // PostgreSQL folds unquoted names to lower case, H2 to upper case: "B_SPELL_x" is b_spell_x.
@@ -44,7 +43,8 @@ class ForUpdateAllSpellingTest {
     void twoCallersSpellingATableInDifferentCaseNeverDeadlock(TestDatabase db) throws Exception {
         String[] t = tables(db);
         // Raw order: "B_…" < "a_…" < "b_…": the first caller would lock b then a, the second a then b.
-        assertNoDeadlock(db, t, new Spelling(t[0], t[1].toUpperCase(Locale.ROOT), "id"), new Spelling(t[0], t[1], "id"));
+        assertNoDeadlock(
+                db, t, new Spelling(t[0], t[1].toUpperCase(Locale.ROOT), "id"), new Spelling(t[0], t[1], "id"));
     }
 
     @DatabaseTest
@@ -53,7 +53,8 @@ class ForUpdateAllSpellingTest {
         String schema = currentSchema(db);
         // Raw order: "a_…" < "b_…" < "<schema>.a_…" < "<schema>.b_…" (lower-case schemas here;
         // H2's PUBLIC sorts first, so there the qualified table is b for one caller and a for the other).
-        assertNoDeadlock(db, t, new Spelling(t[0], schema + "." + t[1], "id"), new Spelling(schema + "." + t[0], t[1], "id"));
+        assertNoDeadlock(
+                db, t, new Spelling(t[0], schema + "." + t[1], "id"), new Spelling(schema + "." + t[0], t[1], "id"));
     }
 
     // Column names never depend on case on any of the three databases.
@@ -61,7 +62,8 @@ class ForUpdateAllSpellingTest {
     void twoCallersSpellingTheKeyColumnInDifferentCaseNeverDeadlock(TestDatabase db) throws Exception {
         String table = tables(db)[0];
         // One table, rows 1 and 2: raw order "ID" < "id", so the spelling decides which row comes first.
-        assertNoDeadlockOnRows(db,
+        assertNoDeadlockOnRows(
+                db,
                 List.of(RowRef.of(table, "id", 1L), RowRef.of(table, "ID", 2L)),
                 List.of(RowRef.of(table, "ID", 1L), RowRef.of(table, "id", 2L)));
     }
@@ -75,8 +77,14 @@ class ForUpdateAllSpellingTest {
         try (Connection c = db.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try {
-                List<RowRef> locked = locks.forUpdateAll(c, List.of(RowRef.of(qualified, 2L), RowRef.of(table, 1L),
-                        RowRef.of(table, 2L), RowRef.of(qualified, 1L)), LockWait.atMost(Duration.ofSeconds(2)));
+                List<RowRef> locked = locks.forUpdateAll(
+                        c,
+                        List.of(
+                                RowRef.of(qualified, 2L),
+                                RowRef.of(table, 1L),
+                                RowRef.of(table, 2L),
+                                RowRef.of(qualified, 1L)),
+                        LockWait.atMost(Duration.ofSeconds(2)));
                 assertThat(locked).containsExactly(RowRef.of(table, 1L), RowRef.of(qualified, 2L));
             } finally {
                 c.rollback();
@@ -85,8 +93,10 @@ class ForUpdateAllSpellingTest {
         }
     }
 
-    private static void assertNoDeadlock(TestDatabase db, String[] t, Spelling first, Spelling second) throws Exception {
-        assertNoDeadlockOnRows(db,
+    private static void assertNoDeadlock(TestDatabase db, String[] t, Spelling first, Spelling second)
+            throws Exception {
+        assertNoDeadlockOnRows(
+                db,
                 List.of(RowRef.of(first.a(), first.column(), 1L), RowRef.of(first.b(), first.column(), 1L)),
                 List.of(RowRef.of(second.a(), second.column(), 1L), RowRef.of(second.b(), second.column(), 1L)));
     }
@@ -95,17 +105,18 @@ class ForUpdateAllSpellingTest {
             throws Exception {
         CountDownLatch bothHaveAFirstRow = new CountDownLatch(2);
         ThreadLocal<Boolean> pausedOnce = ThreadLocal.withInitial(() -> false);
-        PessimisticLocks locks = PessimisticLocks.of(db.dataSource()).observedBy((row, wait, waited, locked, failure) -> {
-            if (locked && !pausedOnce.get()) {
-                pausedOnce.set(true);
-                bothHaveAFirstRow.countDown();
-                try {
-                    bothHaveAFirstRow.await(2, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        });
+        PessimisticLocks locks = PessimisticLocks.of(db.dataSource())
+                .observedBy((row, wait, waited, locked, failure) -> {
+                    if (locked && !pausedOnce.get()) {
+                        pausedOnce.set(true);
+                        bothHaveAFirstRow.countDown();
+                        try {
+                            bothHaveAFirstRow.await(2, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             Future<String> one = threads.submit(() -> lockAll(db, locks, first));
@@ -138,11 +149,11 @@ class ForUpdateAllSpellingTest {
     }
 
     private static String currentSchema(TestDatabase db) throws SQLException {
-        return db.queryString(switch (db.kind()) {
-            case H2 -> "SELECT CURRENT_SCHEMA";
-            case POSTGRESQL -> "SELECT current_schema()";
-            case MARIADB -> "SELECT DATABASE()";
-        });
+        return db.queryString(
+                switch (db.kind()) {
+                    case H2 -> "SELECT CURRENT_SCHEMA";
+                    case POSTGRESQL -> "SELECT current_schema()";
+                    case MARIADB -> "SELECT DATABASE()";
+                });
     }
-
 }

@@ -1,8 +1,8 @@
 package dev.holdfast.pessimistic;
 
-import dev.holdfast.SchedulingDelay;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.LockWaits;
+import dev.holdfast.SchedulingDelay;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -66,7 +66,8 @@ class LockBoundsTest {
         @Override
         public String toString() {
             return (failure == null ? "locked=" + locked : failure.getClass().getSimpleName()) + " after "
-                    + elapsed.toMillis() + " ms (the machine woke threads up to " + machineDelay.toMillis() + " ms late)";
+                    + elapsed.toMillis() + " ms (the machine woke threads up to " + machineDelay.toMillis()
+                    + " ms late)";
         }
     }
 
@@ -102,7 +103,7 @@ class LockBoundsTest {
         db.execute("CREATE TABLE " + child + " (id BIGINT PRIMARY KEY, parent_id BIGINT NOT NULL,"
                 + " FOREIGN KEY (parent_id) REFERENCES " + parent + " (id))");
         db.execute("INSERT INTO " + parent + " (id, val) VALUES (1, 0)");
-        return new String[]{parent, child};
+        return new String[] {parent, child};
     }
 
     // Defect: PostgreSQL's lock_timeout applies to each wait, and FOR UPDATE waits for each
@@ -136,10 +137,12 @@ class LockBoundsTest {
                 } else {
                     assertThat(outcome.failure()).as(outcome.toString()).isInstanceOf(LockTimeoutException.class);
                     assertThat(outcome.elapsed()).isGreaterThanOrEqualTo(BOUND.minusMillis(5));
-                    assertThat(((LockTimeoutException) outcome.failure()).bound()).isEqualTo(BOUND);
+                    assertThat(((LockTimeoutException) outcome.failure()).bound())
+                            .isEqualTo(BOUND);
                     if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
                         // The statement timeout ended it (each lock_timeout wait was shorter than 2 s).
-                        assertThat(((SQLException) outcome.failure().getCause()).getSQLState()).isEqualTo("57014");
+                        assertThat(((SQLException) outcome.failure().getCause()).getSQLState())
+                                .isEqualTo("57014");
                     }
                 }
                 assertThat(PessimisticLocksTest.lockSettings(waiter, db)).isEqualTo(defaults);
@@ -173,7 +176,9 @@ class LockBoundsTest {
                 Outcome outcome = Outcome.of(locks, waiter, RowRef.of(parent, 1L), LockWait.atMost(BOUND));
                 System.out.printf("[%s] 2 s bound behind 2 share locks: %s%n", db.id(), outcome);
                 assertThat(outcome.failure()).as(outcome.toString()).isInstanceOf(LockTimeoutException.class);
-                assertThat(outcome.elapsed()).as(outcome.toString()).isBetween(BOUND.minusMillis(5), outcome.atMost(BOUND));
+                assertThat(outcome.elapsed())
+                        .as(outcome.toString())
+                        .isBetween(BOUND.minusMillis(5), outcome.atMost(BOUND));
             } finally {
                 close(waiter);
             }
@@ -223,7 +228,8 @@ class LockBoundsTest {
                 System.out.printf("[%s] 2 s bound while the row passes from holder to holder: %s%n", db.id(), outcome);
                 assertThat(outcome.elapsed()).as(outcome.toString()).isLessThan(outcome.atMost(BOUND));
                 assertThat(outcome.locked() != null || outcome.failure() instanceof LockTimeoutException)
-                        .as(outcome.toString()).isTrue();
+                        .as(outcome.toString())
+                        .isTrue();
             } finally {
                 close(waiter);
             }
@@ -275,8 +281,12 @@ class LockBoundsTest {
                 System.out.printf("[%s] %s behind a table lock held 3 s: %s%n", db.id(), wait, outcome);
                 assertThat(outcome.failure()).as(outcome.toString()).isInstanceOf(LockTimeoutException.class);
                 assertThat(((LockTimeoutException) outcome.failure()).bound()).isEqualTo(wait.bound());
-                assertThat(outcome.elapsed()).as(outcome.toString())
-                        .isLessThan(wait.bound().isZero() ? AT_ONCE.plus(outcome.machineDelay()) : outcome.atMost(wait.bound()));
+                assertThat(outcome.elapsed())
+                        .as(outcome.toString())
+                        .isLessThan(
+                                wait.bound().isZero()
+                                        ? AT_ONCE.plus(outcome.machineDelay())
+                                        : outcome.atMost(wait.bound()));
             } finally {
                 close(waiter);
             }
@@ -323,9 +333,13 @@ class LockBoundsTest {
                 try {
                     Outcome outcome = Outcome.of(locks, waiter, RowRef.of(table, 1L), wait);
                     System.out.printf("[%s] %s behind a queued ALTER TABLE: %s%n", db.id(), wait, outcome);
-                    assertThat(outcome.elapsed()).as(outcome.toString()).isLessThan(AT_ONCE.plus(outcome.machineDelay()));
-                    assertThat(Boolean.TRUE.equals(outcome.locked()) || outcome.failure() instanceof LockTimeoutException)
-                            .as(outcome.toString()).isTrue();
+                    assertThat(outcome.elapsed())
+                            .as(outcome.toString())
+                            .isLessThan(AT_ONCE.plus(outcome.machineDelay()));
+                    assertThat(Boolean.TRUE.equals(outcome.locked())
+                                    || outcome.failure() instanceof LockTimeoutException)
+                            .as(outcome.toString())
+                            .isTrue();
                     if (outcome.failure() instanceof LockTimeoutException timeout) {
                         // The message says which no-wait mode refused (skip locked said "no wait").
                         assertThat(timeout.lockWait()).isEqualTo(wait);
@@ -356,20 +370,27 @@ class LockBoundsTest {
 
     /** Commits (or runs a statement on) holder connections at fixed times after they are scheduled. */
     private static final class ScheduledCommits {
-        private final java.util.concurrent.ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        private final java.util.concurrent.ScheduledExecutorService timer =
+                Executors.newSingleThreadScheduledExecutor();
 
         void at(Duration delay, Connection c) {
-            timer.schedule(() -> {
-                c.commit();
-                return null;
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(
+                    () -> {
+                        c.commit();
+                        return null;
+                    },
+                    delay.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
 
         void at(Duration delay, Connection c, String sql) {
-            timer.schedule(() -> {
-                run(c, sql);
-                return null;
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(
+                    () -> {
+                        run(c, sql);
+                        return null;
+                    },
+                    delay.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
 
         void stop() throws InterruptedException {
@@ -395,7 +416,8 @@ class LockBoundsTest {
                 // Success paths of no-wait and skip-locked.
                 for (LockWait wait : List.of(LockWait.noWait(), LockWait.skipLocked())) {
                     try (Connection c = begin(pool)) {
-                        assertThat(locks.forUpdate(c, RowRef.of(parent, 1L), wait)).isTrue();
+                        assertThat(locks.forUpdate(c, RowRef.of(parent, 1L), wait))
+                                .isTrue();
                         assertThat(PessimisticLocksTest.lockSettings(c, db)).isEqualTo(before);
                         c.rollback();
                         c.setAutoCommit(true);
@@ -406,7 +428,8 @@ class LockBoundsTest {
                 run(childInserter, "INSERT INTO " + child + " (id, parent_id) VALUES (1, 1)");
                 if (db.kind() != TestDatabase.Kind.H2) {
                     try (Connection c = begin(pool)) {
-                        assertThatThrownBy(() -> locks.forUpdate(c, RowRef.of(parent, 1L), LockWait.atMost(Duration.ofMillis(300))))
+                        assertThatThrownBy(() -> locks.forUpdate(
+                                        c, RowRef.of(parent, 1L), LockWait.atMost(Duration.ofMillis(300))))
                                 .isInstanceOf(LockTimeoutException.class);
                         c.setAutoCommit(true);
                     }
@@ -422,7 +445,8 @@ class LockBoundsTest {
                 }
                 assertThat(PessimisticLocksTest.lockSettings(db, pool)).isEqualTo(before);
                 try (Connection c = begin(pool)) {
-                    assertThat(locks.forUpdate(c, RowRef.of(parent, 1L), LockWait.skipLocked())).isFalse();
+                    assertThat(locks.forUpdate(c, RowRef.of(parent, 1L), LockWait.skipLocked()))
+                            .isFalse();
                     assertThat(PessimisticLocksTest.lockSettings(c, db)).isEqualTo(before);
                     c.rollback();
                     c.setAutoCommit(true);
@@ -456,21 +480,27 @@ class LockBoundsTest {
         try (Connection c = begin(db.dataSource())) {
             // 0.8 s before the timed statement, which then runs 0.5 s: within a 1 s timeout.
             long start = System.nanoTime();
-            assertThat(roundTrip(c, "SELECT set_config('statement_timeout', '1000ms', true), pg_sleep(0.8);"
-                    + "SELECT pg_sleep(0.5); SELECT set_config('statement_timeout', '0', true)")).isEqualTo(3);
+            assertThat(roundTrip(
+                            c,
+                            "SELECT set_config('statement_timeout', '1000ms', true), pg_sleep(0.8);"
+                                    + "SELECT pg_sleep(0.5); SELECT set_config('statement_timeout', '0', true)"))
+                    .isEqualTo(3);
             long okMillis = (System.nanoTime() - start) / 1_000_000;
             c.rollback();
             // The timed statement itself runs 1.5 s: cancelled about 1 s after it began.
             start = System.nanoTime();
             SQLException e = null;
             try {
-                roundTrip(c, "SELECT set_config('statement_timeout', '1000ms', true), pg_sleep(0.8);"
-                        + "SELECT pg_sleep(1.5); SELECT set_config('statement_timeout', '0', true)");
+                roundTrip(
+                        c,
+                        "SELECT set_config('statement_timeout', '1000ms', true), pg_sleep(0.8);"
+                                + "SELECT pg_sleep(1.5); SELECT set_config('statement_timeout', '0', true)");
             } catch (SQLException failure) {
                 e = failure;
             }
             long cancelledMillis = (System.nanoTime() - start) / 1_000_000;
-            System.out.printf("[%s] round trip: 0.8 s + 0.5 s under 1 s ran %d ms; 0.8 s + 1.5 s cancelled after %d ms%n",
+            System.out.printf(
+                    "[%s] round trip: 0.8 s + 0.5 s under 1 s ran %d ms; 0.8 s + 1.5 s cancelled after %d ms%n",
                     db.id(), okMillis, cancelledMillis);
             assertThat((Throwable) e).isNotNull();
             assertThat(e.getSQLState()).isEqualTo("57014");

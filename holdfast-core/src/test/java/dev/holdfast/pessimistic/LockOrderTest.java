@@ -22,7 +22,8 @@ class LockOrderTest {
         throw new AssertionError("no schema needed to order these rows, but asked for " + table);
     };
 
-    private static List<RowRef> sort(Dialect dialect, LockOrder.SchemaResolver resolver, RowRef... rows) throws SQLException {
+    private static List<RowRef> sort(Dialect dialect, LockOrder.SchemaResolver resolver, RowRef... rows)
+            throws SQLException {
         return LockOrder.sort(dialect, List.of(rows), resolver);
     }
 
@@ -75,22 +76,43 @@ class LockOrderTest {
             reads.incrementAndGet();
             return "public";
         };
-        sort(Dialect.POSTGRESQL, counting, RowRef.of("orders", 1L), RowRef.of("public.orders", 2L), RowRef.of("x.t", 1L));
+        sort(
+                Dialect.POSTGRESQL,
+                counting,
+                RowRef.of("orders", 1L),
+                RowRef.of("public.orders", 2L),
+                RowRef.of("x.t", 1L));
         assertThat(reads).hasValue(0);
-        sort(Dialect.POSTGRESQL, counting, RowRef.of("orders", 1L), RowRef.of("public.orders", 1L),
-                RowRef.of("orders", 2L), RowRef.of("public.orders", 2L));
+        sort(
+                Dialect.POSTGRESQL,
+                counting,
+                RowRef.of("orders", 1L),
+                RowRef.of("public.orders", 1L),
+                RowRef.of("orders", 2L),
+                RowRef.of("public.orders", 2L));
         assertThat(reads).hasValue(1);
     }
 
     @Test
     void oneRowSpelledTwiceIsLockedOnceWhereNamesIgnoreCase() throws SQLException {
         for (Dialect dialect : List.of(Dialect.POSTGRESQL, Dialect.H2)) {
-            assertThat(sort(dialect, PUBLIC, RowRef.of("public.orders", 1L), RowRef.of("Orders", "ID", 1L),
-                    RowRef.of("orders", 1L), RowRef.of("PUBLIC.ORDERS", 1L))).hasSize(1);
+            assertThat(sort(
+                            dialect,
+                            PUBLIC,
+                            RowRef.of("public.orders", 1L),
+                            RowRef.of("Orders", "ID", 1L),
+                            RowRef.of("orders", 1L),
+                            RowRef.of("PUBLIC.ORDERS", 1L)))
+                    .hasSize(1);
         }
         // MariaDB table names may be case-sensitive: both are locked (harmless if one table).
-        assertThat(sort(Dialect.MARIADB, table -> "test", RowRef.of("test.orders", 1L), RowRef.of("Orders", "ID", 1L),
-                RowRef.of("orders", 1L), RowRef.of("orders", "ID", 1L)))
+        assertThat(sort(
+                        Dialect.MARIADB,
+                        table -> "test",
+                        RowRef.of("test.orders", 1L),
+                        RowRef.of("Orders", "ID", 1L),
+                        RowRef.of("orders", 1L),
+                        RowRef.of("orders", "ID", 1L)))
                 .containsExactly(RowRef.of("Orders", "ID", 1L), RowRef.of("orders", "ID", 1L));
     }
 
@@ -120,8 +142,7 @@ class LockOrderTest {
         return LockOrder.sort(dialect, spelled.rows, table -> spelled.current);
     }
 
-    private record Spelled(List<RowRef> rows, String current) {
-    }
+    private record Spelled(List<RowRef> rows, String current) {}
 
     private static Spelled spellings(Random random, String current) {
         List<RowRef> rows = new ArrayList<>();

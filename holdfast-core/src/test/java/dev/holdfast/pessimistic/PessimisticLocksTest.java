@@ -65,9 +65,12 @@ class PessimisticLocksTest {
         PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
         Connection c = begin(db.dataSource());
         try {
-            assertThat(locks.forUpdate(c, RowRef.of(table, 1L), LockWait.atMost(Duration.ofSeconds(1)))).isTrue();
-            assertThat(locks.forUpdate(c, RowRef.of(table, 999L), LockWait.atMost(Duration.ofSeconds(1)))).isFalse();
-            assertThat(locks.forUpdate(c, table, "id", 2, Duration.ofMillis(300))).isTrue();
+            assertThat(locks.forUpdate(c, RowRef.of(table, 1L), LockWait.atMost(Duration.ofSeconds(1))))
+                    .isTrue();
+            assertThat(locks.forUpdate(c, RowRef.of(table, 999L), LockWait.atMost(Duration.ofSeconds(1))))
+                    .isFalse();
+            assertThat(locks.forUpdate(c, table, "id", 2, Duration.ofMillis(300)))
+                    .isTrue();
         } finally {
             close(c);
         }
@@ -89,13 +92,15 @@ class PessimisticLocksTest {
         Connection holder = begin(db.dataSource());
         Connection waiter = begin(db.dataSource());
         try {
-            assertThat(locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
+            assertThat(locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait()))
+                    .isTrue();
             // Work done before the lock must not survive: the library rolls the transaction back.
             try (Statement s = waiter.createStatement()) {
                 s.executeUpdate("UPDATE " + table + " SET val = 99 WHERE id = 2");
             }
             long start = System.nanoTime();
-            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class,
+            LockTimeoutException e = catchThrowableOfType(
+                    LockTimeoutException.class,
                     () -> locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.atMost(bound)));
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 
@@ -109,10 +114,12 @@ class PessimisticLocksTest {
             assertThat(e).hasMessageContaining(table + "(id=1)").hasMessageContaining(bound.toMillis() + " ms");
 
             waiter.commit(); // must not commit the marker written before the lock
-            assertThat(db.queryLong("SELECT val FROM " + table + " WHERE id = 2")).isZero();
+            assertThat(db.queryLong("SELECT val FROM " + table + " WHERE id = 2"))
+                    .isZero();
             holder.commit();
             // The waiter's connection is usable again and can now take the lock.
-            assertThat(locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
+            assertThat(locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.noWait()))
+                    .isTrue();
         } finally {
             close(holder);
             close(waiter);
@@ -129,17 +136,22 @@ class PessimisticLocksTest {
             locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait());
 
             long start = System.nanoTime();
-            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class,
+            LockTimeoutException e = catchThrowableOfType(
+                    LockTimeoutException.class,
                     () -> locks.forUpdate(other, RowRef.of(table, 1L), LockWait.atMost(Duration.ZERO)));
             // Every server default wait is ≥ 1 s (H2 2 s for LOCK_TIMEOUT 0, MariaDB 50 s).
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(900));
             assertThat(e).isNotNull().hasMessageContaining("no wait");
             assertThat(e.bound()).isZero();
 
-            assertThat(locks.forUpdate(other, RowRef.of(table, 1L), LockWait.skipLocked())).isFalse();
-            assertThat(locks.forUpdate(other, RowRef.of(table, 2L), LockWait.skipLocked())).isTrue();
-            assertThat(locks.forUpdateAll(other,
-                    List.of(RowRef.of(table, 3L), RowRef.of(table, 1L), RowRef.of(table, 4L)), LockWait.skipLocked()))
+            assertThat(locks.forUpdate(other, RowRef.of(table, 1L), LockWait.skipLocked()))
+                    .isFalse();
+            assertThat(locks.forUpdate(other, RowRef.of(table, 2L), LockWait.skipLocked()))
+                    .isTrue();
+            assertThat(locks.forUpdateAll(
+                            other,
+                            List.of(RowRef.of(table, 3L), RowRef.of(table, 1L), RowRef.of(table, 4L)),
+                            LockWait.skipLocked()))
                     .containsExactly(RowRef.of(table, 3L), RowRef.of(table, 4L));
         } finally {
             close(holder);
@@ -167,14 +179,16 @@ class PessimisticLocksTest {
                 assertThat(lockSettings(db, pool)).isEqualTo(before);
                 // Failure path: a timeout.
                 try (Connection c = begin(pool)) {
-                    assertThatThrownBy(() -> locks.forUpdate(c, RowRef.of(table, 1L), LockWait.atMost(Duration.ofMillis(200))))
+                    assertThatThrownBy(() ->
+                                    locks.forUpdate(c, RowRef.of(table, 1L), LockWait.atMost(Duration.ofMillis(200))))
                             .isInstanceOf(LockTimeoutException.class);
                     c.setAutoCommit(true);
                 }
                 assertThat(lockSettings(db, pool)).isEqualTo(before);
                 // Failure path: an SQL error (missing table).
                 try (Connection c = begin(pool)) {
-                    assertThatThrownBy(() -> locks.forUpdate(c, RowRef.of(table + "_missing", 1L), LockWait.atMost(Duration.ofMillis(200))))
+                    assertThatThrownBy(() -> locks.forUpdate(
+                                    c, RowRef.of(table + "_missing", 1L), LockWait.atMost(Duration.ofMillis(200))))
                             .isInstanceOf(DatabaseException.class);
                     c.setAutoCommit(true);
                 }
@@ -195,10 +209,12 @@ class PessimisticLocksTest {
         String sql = switch (db.kind()) {
             case H2 -> "SELECT CAST(LOCK_TIMEOUT() AS VARCHAR)";
             case POSTGRESQL -> "SELECT current_setting('lock_timeout') || '/' || current_setting('statement_timeout')";
-            case MARIADB -> "SELECT CONCAT(@@session.innodb_lock_wait_timeout, '/', @@session.max_statement_time,"
-                    + " '/', @@session.lock_wait_timeout)";
+            case MARIADB ->
+                "SELECT CONCAT(@@session.innodb_lock_wait_timeout, '/', @@session.max_statement_time,"
+                        + " '/', @@session.lock_wait_timeout)";
         };
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
@@ -218,14 +234,16 @@ class PessimisticLocksTest {
             List<String> outcomes = List.of(first.get(60, TimeUnit.SECONDS), second.get(60, TimeUnit.SECONDS));
             assertThat(outcomes).containsExactlyInAnyOrder("committed", "deadlock victim");
             // The victim's marker write (row 10 + its first key) is gone; the winner's is there.
-            assertThat(db.queryLong("SELECT SUM(val) FROM " + table + " WHERE id IN (11, 12)")).isEqualTo(1);
+            assertThat(db.queryLong("SELECT SUM(val) FROM " + table + " WHERE id IN (11, 12)"))
+                    .isEqualTo(1);
         } finally {
             threads.shutdownNow();
         }
     }
 
-    private static String lockTwo(TestDatabase db, PessimisticLocks locks, String table, long firstKey, long secondKey,
-                                  CyclicBarrier barrier) throws Exception {
+    private static String lockTwo(
+            TestDatabase db, PessimisticLocks locks, String table, long firstKey, long secondKey, CyclicBarrier barrier)
+            throws Exception {
         Connection c = begin(db.dataSource());
         try {
             try (Statement s = c.createStatement()) {
@@ -275,8 +293,10 @@ class PessimisticLocksTest {
                         }
                         try (Connection c = begin(pool)) {
                             try {
-                                List<RowRef> locked = locks.forUpdateAll(c, rows, LockWait.atMost(Duration.ofSeconds(30)));
-                                try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET val = val + 1 WHERE id = ?")) {
+                                List<RowRef> locked =
+                                        locks.forUpdateAll(c, rows, LockWait.atMost(Duration.ofSeconds(30)));
+                                try (PreparedStatement ps =
+                                        c.prepareStatement("UPDATE " + table + " SET val = val + 1 WHERE id = ?")) {
                                     for (RowRef row : locked) {
                                         ps.setObject(1, row.key());
                                         ps.executeUpdate();
@@ -301,7 +321,8 @@ class PessimisticLocksTest {
             }
             executor.shutdown();
         }
-        System.out.printf("[%s] ordered multi-lock: %d transactions, %d row increments, %d deadlocks, %d timeouts%n",
+        System.out.printf(
+                "[%s] ordered multi-lock: %d transactions, %d row increments, %d deadlocks, %d timeouts%n",
                 db.id(), threads * iterations, increments.get(), deadlocks.get(), timeouts.get());
         assertThat(deadlocks).hasValue(0);
         assertThat(timeouts).hasValue(0);
@@ -319,16 +340,24 @@ class PessimisticLocksTest {
             locks.forUpdate(holder, RowRef.of(table, 5L), LockWait.noWait());
             Duration bound = Duration.ofMillis(600);
             long start = System.nanoTime();
-            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class, () -> locks.forUpdateAll(waiter,
-                    List.of(RowRef.of(table, 5L), RowRef.of(table, 1L), RowRef.of(table, 3L)), LockWait.atMost(bound)));
+            LockTimeoutException e = catchThrowableOfType(
+                    LockTimeoutException.class,
+                    () -> locks.forUpdateAll(
+                            waiter,
+                            List.of(RowRef.of(table, 5L), RowRef.of(table, 1L), RowRef.of(table, 3L)),
+                            LockWait.atMost(bound)));
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
             assertThat(e).isNotNull();
             assertThat(e.row()).isEqualTo(RowRef.of(table, 5L));
             assertThat(e.bound()).isEqualTo(bound);
-            assertThat(elapsed).as("stopped within the bound and a loaded machine's margin").isLessThan(bound.plus(MARGIN));
+            assertThat(elapsed)
+                    .as("stopped within the bound and a loaded machine's margin")
+                    .isLessThan(bound.plus(MARGIN));
             // Rolled back: rows 1 and 3, locked first, are free again.
-            assertThat(locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
-            assertThat(locks.forUpdate(holder, RowRef.of(table, 3L), LockWait.noWait())).isTrue();
+            assertThat(locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait()))
+                    .isTrue();
+            assertThat(locks.forUpdate(holder, RowRef.of(table, 3L), LockWait.noWait()))
+                    .isTrue();
         } finally {
             close(holder);
             close(waiter);
@@ -361,17 +390,20 @@ class PessimisticLocksTest {
                 LockWaits.awaitWaitingForALock(db, "%SELECT 1 FROM " + table + " WHERE %FOR UPDATE%", 1);
                 kill(db, session);
                 Throwable failure = waiting.get(15, TimeUnit.SECONDS);
-                assertThat(failure).isInstanceOf(DatabaseException.class)
+                assertThat(failure)
+                        .isInstanceOf(DatabaseException.class)
                         .isNotInstanceOf(RowLockException.class)
                         .hasMessageContaining("locking " + table + "(id=1)");
                 assertThat(locks.dialect().classify(failure))
-                        .isIn(dev.holdfast.jdbc.dialect.SqlErrorKind.CONNECTION_LOST,
+                        .isIn(
+                                dev.holdfast.jdbc.dialect.SqlErrorKind.CONNECTION_LOST,
                                 dev.holdfast.jdbc.dialect.SqlErrorKind.STATEMENT_CANCELLED);
             }
             holder.commit();
             // The pool hands out a working connection again, which can take the lock.
             try (Connection next = begin(pool)) {
-                assertThat(locks.forUpdate(next, RowRef.of(table, 1L), LockWait.noWait())).isTrue();
+                assertThat(locks.forUpdate(next, RowRef.of(table, 1L), LockWait.noWait()))
+                        .isTrue();
                 next.rollback();
                 next.setAutoCommit(true);
             }
@@ -383,7 +415,8 @@ class PessimisticLocksTest {
 
     private static String sessionId(TestDatabase db, Connection c) throws SQLException {
         String sql = db.kind() == TestDatabase.Kind.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
@@ -403,9 +436,10 @@ class PessimisticLocksTest {
         PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
         try (Connection real = begin(db.dataSource())) {
             AtomicInteger statements = new AtomicInteger();
-            Connection c = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Connection.class},
-                    (proxy, method, args) -> {
-                        if (method.getName().startsWith("prepare") || method.getName().startsWith("create")) {
+            Connection c = (Connection) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare")
+                                || method.getName().startsWith("create")) {
                             statements.incrementAndGet();
                         }
                         return method.invoke(real, args);
@@ -429,14 +463,17 @@ class PessimisticLocksTest {
                     () -> locks.forUpdateAll(c, null, wait),
                     () -> locks.forUpdateAll(c, java.util.Arrays.asList(RowRef.of(table, 1L), null), wait));
             for (Runnable call : bad) {
-                assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("null\n");
+                assertThatThrownBy(call::run)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageNotContaining("null\n");
             }
             assertThat(statements).as("statements prepared").hasValue(0);
             real.rollback();
         }
         try (Connection autoCommit = db.connection()) {
             assertThatThrownBy(() -> locks.forUpdate(autoCommit, RowRef.of(table, 1L), LockWait.noWait()))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("auto-commit");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("auto-commit");
         }
         assertThat(db.queryLong("SELECT COUNT(*) FROM " + table)).isEqualTo(ROWS);
         assertThat(db.queryLong("SELECT SUM(val) FROM " + table)).isZero();

@@ -1,7 +1,6 @@
 package dev.holdfast.pessimistic;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import java.math.BigDecimal;
@@ -27,8 +26,12 @@ final class RandomStatements {
             return switch (dialect) {
                 case H2 -> List.of(new Setting(dialect, false, false));
                 case POSTGRESQL -> List.of(new Setting(dialect, false, false), new Setting(dialect, true, false));
-                case MARIADB -> List.of(new Setting(dialect, true, false), new Setting(dialect, false, false),
-                        new Setting(dialect, true, true), new Setting(dialect, false, true));
+                case MARIADB ->
+                    List.of(
+                            new Setting(dialect, true, false),
+                            new Setting(dialect, false, false),
+                            new Setting(dialect, true, true),
+                            new Setting(dialect, false, true));
             };
         }
 
@@ -59,8 +62,7 @@ final class RandomStatements {
      * @param value a {@link String}, a {@link BigDecimal} (compared by value), a {@link Double}
      *              (compared within 1e-9), or null: not compared
      */
-    record Column(String label, @Nullable Object value) {
-    }
+    record Column(String label, @Nullable Object value) {}
 
     /**
      * @param shown     what {@link StatementText} shows of the whole statement, read by its setting
@@ -69,7 +71,8 @@ final class RandomStatements {
     record Statement(Setting setting, String sql, String shown, List<Column> columns, boolean ambiguous) {
         @Override
         public String toString() {
-            return setting + (ambiguous ? " ambiguous" : "") + ": " + sql.replace("\r", "\\r").replace("\n", "\\n");
+            return setting + (ambiguous ? " ambiguous" : "") + ": "
+                    + sql.replace("\r", "\\r").replace("\n", "\\n");
         }
     }
 
@@ -153,10 +156,19 @@ final class RandomStatements {
                 case 2 -> lineComment();
                 default -> {
                     if (dialect == Dialect.MARIADB) {
-                        sql.append("/*").append(commentText()).append("/*").append(commentText()).append("*/");
+                        sql.append("/*")
+                                .append(commentText())
+                                .append("/*")
+                                .append(commentText())
+                                .append("*/");
                     } else {
-                        sql.append("/*").append(commentText()).append("/*").append(commentText()).append("*/")
-                                .append(commentText()).append("*/");
+                        sql.append("/*")
+                                .append(commentText())
+                                .append("/*")
+                                .append(commentText())
+                                .append("*/")
+                                .append(commentText())
+                                .append("*/");
                     }
                 }
             }
@@ -297,20 +309,29 @@ final class RandomStatements {
                 value = new BigDecimal(text);
             }
             case 1 -> {
-                text = pick(digits(1 + random.nextInt(6)) + "." + digits(1 + random.nextInt(6)),
-                        "." + digits(1 + random.nextInt(6)), digits(1 + random.nextInt(6)) + ".");
+                text = pick(
+                        digits(1 + random.nextInt(6)) + "." + digits(1 + random.nextInt(6)),
+                        "." + digits(1 + random.nextInt(6)),
+                        digits(1 + random.nextInt(6)) + ".");
                 value = new BigDecimal(text);
             }
             case 2, 3 -> {
-                text = digits(1 + random.nextInt(4)) + (chance(50) ? "." + digits(1 + random.nextInt(3)) : "")
-                        + pick("e", "E") + pick("", "+", "-") + (1 + random.nextInt(5));
+                text = digits(1 + random.nextInt(4))
+                        + (chance(50) ? "." + digits(1 + random.nextInt(3)) : "")
+                        + pick("e", "E")
+                        + pick("", "+", "-")
+                        + (1 + random.nextInt(5));
                 value = Double.valueOf(text);
             }
             default -> {
                 text = switch (dialect) {
                     case MARIADB -> pick("0x" + hex(1 + random.nextInt(6)), "0b" + bits());
-                    case H2 -> pick("0x" + hex(1 + random.nextInt(6)), "0b" + bits(), "0o" + (1 + random.nextInt(7)),
-                            digits(1 + random.nextInt(3)) + "_" + digits(3).replace('0', '1'));
+                    case H2 ->
+                        pick(
+                                "0x" + hex(1 + random.nextInt(6)),
+                                "0b" + bits(),
+                                "0o" + (1 + random.nextInt(7)),
+                                digits(1 + random.nextInt(3)) + "_" + digits(3).replace('0', '1'));
                     case POSTGRESQL -> throw new AssertionError("no radix form");
                 };
                 value = null;
@@ -355,39 +376,42 @@ final class RandomStatements {
         String content = text(random.nextInt(30));
         boolean backslash = setting.backslashEscapes();
         return switch (dialect) {
-            case POSTGRESQL -> switch (random.nextInt(6)) {
-                case 0 -> plain("", content, backslash);
-                case 1 -> escaped("E", content);
-                case 2 -> backslash ? plain("", content, true) : unicode(content);
-                case 3 -> dollar(content);
-                case 4 -> {
-                    plain("N", content, backslash);
-                    yield null; // character(n): padded or not, by the driver
-                }
-                default -> {
-                    word(pick("X'" + hex(2) + "'", "B'" + bits() + "'"), "?");
-                    yield null;
-                }
-            };
-            case MARIADB -> switch (random.nextInt(setting.ansiQuotes() ? 4 : 5)) {
-                case 0 -> plain("", content, backslash);
-                case 1 -> plain(pick("N", "_ASCII", "_BINARY"), content, backslash);
-                case 2 -> {
-                    word(pick("X'" + hex(2) + "'", "X'" + hex(1) + "'", "B'" + bits() + "'"), "?");
-                    yield null;
-                }
-                case 3 -> plain("", content, backslash);
-                default -> quoted('"', "", content, backslash);
-            };
-            case H2 -> switch (random.nextInt(5)) {
-                case 0, 1 -> plain(pick("", "", "N"), content, false);
-                case 2 -> unicode(content);
-                case 3 -> dollar(content);
-                default -> {
-                    word("X'" + hex(2) + "'", "?");
-                    yield null;
-                }
-            };
+            case POSTGRESQL ->
+                switch (random.nextInt(6)) {
+                    case 0 -> plain("", content, backslash);
+                    case 1 -> escaped("E", content);
+                    case 2 -> backslash ? plain("", content, true) : unicode(content);
+                    case 3 -> dollar(content);
+                    case 4 -> {
+                        plain("N", content, backslash);
+                        yield null; // character(n): padded or not, by the driver
+                    }
+                    default -> {
+                        word(pick("X'" + hex(2) + "'", "B'" + bits() + "'"), "?");
+                        yield null;
+                    }
+                };
+            case MARIADB ->
+                switch (random.nextInt(setting.ansiQuotes() ? 4 : 5)) {
+                    case 0 -> plain("", content, backslash);
+                    case 1 -> plain(pick("N", "_ASCII", "_BINARY"), content, backslash);
+                    case 2 -> {
+                        word(pick("X'" + hex(2) + "'", "X'" + hex(1) + "'", "B'" + bits() + "'"), "?");
+                        yield null;
+                    }
+                    case 3 -> plain("", content, backslash);
+                    default -> quoted('"', "", content, backslash);
+                };
+            case H2 ->
+                switch (random.nextInt(5)) {
+                    case 0, 1 -> plain(pick("", "", "N"), content, false);
+                    case 2 -> unicode(content);
+                    case 3 -> dollar(content);
+                    default -> {
+                        word("X'" + hex(2) + "'", "?");
+                        yield null;
+                    }
+                };
         };
     }
 

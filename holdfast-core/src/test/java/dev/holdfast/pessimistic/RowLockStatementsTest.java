@@ -22,8 +22,9 @@ class RowLockStatementsTest {
                 + render("forUpdate, skip locked", sql.lock(row, LockWait.Mode.SKIP_LOCKED, 0))
                 + render("forUpdate, at most 1.5 s", sql.lock(row, LockWait.Mode.BOUNDED, 1500))
                 + render("forUpdate, at most 0.25 s", sql.lock(row, LockWait.Mode.BOUNDED, 250))
-                + (sql.sliceMillis() == Long.MAX_VALUE ? ""
-                : "-- a longer bound is waited in statements of at most " + sql.sliceMillis() + " ms\n\n");
+                + (sql.sliceMillis() == Long.MAX_VALUE
+                        ? ""
+                        : "-- a longer bound is waited in statements of at most " + sql.sliceMillis() + " ms\n\n");
         Golden.assertMatches("row-lock-" + dialect.id() + ".sql", rendered);
     }
 
@@ -31,15 +32,24 @@ class RowLockStatementsTest {
     @EnumSource(Dialect.class)
     void theBlockerQueryIsRendered(Dialect dialect) {
         BlockerSql sql = BlockerSql.forDialect(dialect);
-        Golden.assertMatches("row-lock-blockers-" + dialect.id() + ".sql", section("who blocks session ?"
-                + " (read on another connection while it waits; again after " + sql.rereadMillis()
-                + " ms while it is not seen waiting)", sql.sql())
-                + section("the sessions waiting for a lock now, longest first; binds the limit (RowLockWaits, then"
-                + " the query above for each)", sql.waitingSql()));
+        Golden.assertMatches(
+                "row-lock-blockers-" + dialect.id() + ".sql",
+                section(
+                                "who blocks session ?"
+                                        + " (read on another connection while it waits; again after "
+                                        + sql.rereadMillis()
+                                        + " ms while it is not seen waiting)",
+                                sql.sql())
+                        + section(
+                                "the sessions waiting for a lock now, longest first; binds the limit (RowLockWaits, then"
+                                        + " the query above for each)",
+                                sql.waitingSql()));
     }
 
     private static String render(String title, RowLockSql.Statement statement) {
-        return section(title + "; binds " + statement.parameters()
-                + (statement.rowResult() == 0 ? "" : "; the row is result " + statement.rowResult()), statement.sql());
+        return section(
+                title + "; binds " + statement.parameters()
+                        + (statement.rowResult() == 0 ? "" : "; the row is result " + statement.rowResult()),
+                statement.sql());
     }
 }

@@ -28,21 +28,31 @@ class RowLockWaitsTest {
      * docs/database-facts.md, gotcha 8).
      */
     private static Optional<RowLockWait> waitOf(TestDatabase db, RowLockWaits waits, Session s) throws Exception {
-        return LockViews.read(db, () -> waits.list(RowLockWaits.MAX_LIMIT).stream()
-                .filter(w -> w.sessionId().equals(s.id())).findFirst());
+        return LockViews.read(
+                db,
+                () -> waits.list(RowLockWaits.MAX_LIMIT).stream()
+                        .filter(w -> w.sessionId().equals(s.id()))
+                        .findFirst());
     }
 
     private static final Duration POLL = Duration.ofMillis(50);
 
     /** Waits until the list shows {@code s} waiting with known blockers (MariaDB's views lag by 0.1 s or more). */
     private static RowLockWait awaitListed(TestDatabase db, RowLockWaits waits, Session s) {
-        return await("session " + s.name() + " listed").atMost(LockWaits.AT_MOST).pollInterval(POLL)
-                .until(() -> waitOf(db, waits, s).filter(w -> w.blockers().known()).orElse(null), w -> w != null);
+        return await("session " + s.name() + " listed")
+                .atMost(LockWaits.AT_MOST)
+                .pollInterval(POLL)
+                .until(
+                        () -> waitOf(db, waits, s)
+                                .filter(w -> w.blockers().known())
+                                .orElse(null),
+                        w -> w != null);
     }
 
     @DatabaseTest
     void aWaitIsListedWithItsBlockerAndGoneOnceItEnds(TestDatabase db) throws Exception {
-        RowLockWaits waits = RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
+        RowLockWaits waits =
+                RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
         Session a;
         Session b;
         try (BlockingSessions s = new BlockingSessions(db, 1)) {
@@ -55,7 +65,9 @@ class RowLockWaitsTest {
             assertThat(w.blockers().waitingSession()).isEqualTo(b.id());
             assertThat(w.blockers().sessions()).extracting(Blocker::sessionId).containsExactly(a.id());
             assertThat(w.user()).isEqualToIgnoringCase(db.kind().user());
-            assertThat(w.statement()).containsIgnoringCase("FROM " + s.table).doesNotContain(BlockingSessions.SECRET_LITERAL)
+            assertThat(w.statement())
+                    .containsIgnoringCase("FROM " + s.table)
+                    .doesNotContain(BlockingSessions.SECRET_LITERAL)
                     .doesNotContain(BlockingSessions.SECRET_BIND);
             if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
                 assertThat(w.applicationName()).isEqualTo("holdfast-test-b");
@@ -65,33 +77,43 @@ class RowLockWaitsTest {
             assertThat(waitOf(db, waits, a)).isEmpty();
             System.out.printf("[%s] %s%n", db.id(), w);
         }
-        await("the wait ended").atMost(LockWaits.AT_MOST).pollInterval(POLL)
+        await("the wait ended")
+                .atMost(LockWaits.AT_MOST)
+                .pollInterval(POLL)
                 .until(() -> waitOf(db, waits, b).isEmpty());
     }
 
     @DatabaseTest
     void aChainIsListedNearestFirst(TestDatabase db) throws Exception {
-        RowLockWaits waits = RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
+        RowLockWaits waits =
+                RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
         try (BlockingSessions s = new BlockingSessions(db, 2)) {
             Session a = s.begin("a");
             s.lock(a, 1);
             Session b = s.begin("b");
             s.lock(b, 2);
-            s.waitFor(b, 1);          // a blocks b
+            s.waitFor(b, 1); // a blocks b
             Session c = s.begin("c");
-            s.waitFor(c, 2);          // b blocks c
+            s.waitFor(c, 2); // b blocks c
 
-            RowLockWait w = await("c listed with the chain").atMost(LockWaits.AT_MOST).pollInterval(POLL)
-                    .until(() -> waitOf(db, waits, c).orElse(null), x -> x != null && x.blockers().sessions().size() == 2);
+            RowLockWait w = await("c listed with the chain")
+                    .atMost(LockWaits.AT_MOST)
+                    .pollInterval(POLL)
+                    .until(
+                            () -> waitOf(db, waits, c).orElse(null),
+                            x -> x != null && x.blockers().sessions().size() == 2);
             assertThat(w.blockers().sessions()).extracting(Blocker::sessionId).containsExactly(b.id(), a.id());
             assertThat(w.blockers().sessions()).extracting(Blocker::blocks).containsExactly(c.id(), b.id());
-            assertThat(awaitListed(db, waits, b).blockers().sessions()).extracting(Blocker::sessionId).containsExactly(a.id());
+            assertThat(awaitListed(db, waits, b).blockers().sessions())
+                    .extracting(Blocker::sessionId)
+                    .containsExactly(a.id());
         }
     }
 
     @DatabaseTest
     void theLimitHoldsAndBadLimitsAreRefused(TestDatabase db) throws Exception {
-        RowLockWaits waits = RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
+        RowLockWaits waits =
+                RowLockWaits.of(dev.holdfast.jdbc.dialect.Dialect.detect(db.dataSource()), db.dataSource());
         try (BlockingSessions s = new BlockingSessions(db, 1)) {
             Session a = s.begin("a");
             s.lock(a, 1);

@@ -37,8 +37,9 @@ class StatementTextDatabaseTest {
         Random random = new Random(seed);
         int ambiguous = 0;
         for (Setting setting : Setting.of(dialect)) {
-            try (HikariDataSource pool = db.newPool(1); Connection c = pool.getConnection();
-                 java.sql.Statement s = c.createStatement()) {
+            try (HikariDataSource pool = db.newPool(1);
+                    Connection c = pool.getConnection();
+                    java.sql.Statement s = c.createStatement()) {
                 for (String apply : setting.apply()) {
                     s.execute(apply);
                 }
@@ -50,7 +51,8 @@ class StatementTextDatabaseTest {
                 }
             } // the setting leaves with the pool of its own
         }
-        System.out.printf("[%s] %d generated statements ran as generated (%d readable otherwise), seed %d%n",
+        System.out.printf(
+                "[%s] %d generated statements ran as generated (%d readable otherwise), seed %d%n",
                 db.id(), STATEMENTS * Setting.of(dialect).size(), ambiguous, seed);
     }
 

@@ -3,7 +3,6 @@ package dev.holdfast.pessimistic;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.RandomStatements.Setting;
 import dev.holdfast.pessimistic.RandomStatements.Statement;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -55,8 +54,8 @@ class StatementTextPropertyTest {
 
     private static Arbitrary<Statement> statements(Dialect dialect) {
         List<Setting> settings = Setting.of(dialect);
-        return Arbitraries.randomValue(random ->
-                RandomStatements.next(settings.get(random.nextInt(settings.size())), random));
+        return Arbitraries.randomValue(
+                random -> RandomStatements.next(settings.get(random.nextInt(settings.size())), random));
     }
 
     private static void check(Statement statement) {
@@ -66,17 +65,21 @@ class StatementTextPropertyTest {
         assertThat(shown).as(statement.toString()).doesNotContainPattern("[a-z0-9]");
         String expected = cut(statement.shown());
         if (statement.ambiguous()) {
-            assertThat(shown).as(statement.toString()).satisfiesAnyOf(
-                    s -> assertThat(s).isEqualTo(expected),
-                    s -> assertThat(s).endsWith("…").satisfies(
-                            t -> assertThat(expected).startsWith(t.substring(0, t.length() - 1))));
+            assertThat(shown)
+                    .as(statement.toString())
+                    .satisfiesAnyOf(
+                            s -> assertThat(s).isEqualTo(expected),
+                            s -> assertThat(s)
+                                    .endsWith("…")
+                                    .satisfies(t -> assertThat(expected).startsWith(t.substring(0, t.length() - 1))));
         } else {
             assertThat(shown).as(statement.toString()).isEqualTo(expected);
         }
         if (dialect == Dialect.H2) {
             // H2 lists a prepared statement's parameters after its text
             assertThat(StatementText.shown(dialect, sql + " {1: 'bind-value', 2: 42}", true))
-                    .as(statement.toString()).isEqualTo(shown);
+                    .as(statement.toString())
+                    .isEqualTo(shown);
         }
         // the database (or the length the query reads) cut it anywhere
         Random cuts = new Random(sql.hashCode());
@@ -88,7 +91,8 @@ class StatementTextPropertyTest {
     }
 
     private static String cut(String text) {
-        return text.length() <= Blocker.MAX_STATEMENT_LENGTH ? text
+        return text.length() <= Blocker.MAX_STATEMENT_LENGTH
+                ? text
                 : text.substring(0, Blocker.MAX_STATEMENT_LENGTH - 1) + "…";
     }
 }

@@ -62,7 +62,8 @@ class LeasePatroniFailoverTest {
     private static final int WORKERS = 16;
     private static final Duration TTL = Duration.ofMillis(400);
     private static final String[] NAMES = {"alpha", "beta"};
-    private static final List<String> FAULTS = List.of("kill-postmaster", "stop-patroni", "switchover", "failover", "stall");
+    private static final List<String> FAULTS =
+            List.of("kill-postmaster", "stop-patroni", "switchover", "failover", "stall");
     private static final long WARM_UP_MILLIS = 3_000;
     private static final long AFTER_FAULT_MILLIS = 2_000;
 
@@ -77,14 +78,18 @@ class LeasePatroniFailoverTest {
      * What one fault did, as the workers saw it: the longest time without a grant from the fault's start to
      * the first grant after the cluster healed, when it ended (after the start), and the timeline then.
      */
-    record FaultFigures(String fault, long healedMillis, long noGrantMillis, long grantsAgainMillis, long timeline) {
-    }
+    record FaultFigures(String fault, long healedMillis, long noGrantMillis, long grantsAgainMillis, long timeline) {}
 
     private static FaultFigures outage(String fault, long start, long healed, Queue<LeaseFailoverTest.Grant> grants) {
-        List<LeaseFailoverTest.Grant> after = grants.stream().filter(g -> g.seenNanos() > start)
-                .sorted(Comparator.comparingLong(LeaseFailoverTest.Grant::seenNanos)).toList();
-        long firstAfterHeal = after.stream().mapToLong(LeaseFailoverTest.Grant::seenNanos).filter(t -> t > healed)
-                .min().orElseThrow();
+        List<LeaseFailoverTest.Grant> after = grants.stream()
+                .filter(g -> g.seenNanos() > start)
+                .sorted(Comparator.comparingLong(LeaseFailoverTest.Grant::seenNanos))
+                .toList();
+        long firstAfterHeal = after.stream()
+                .mapToLong(LeaseFailoverTest.Grant::seenNanos)
+                .filter(t -> t > healed)
+                .min()
+                .orElseThrow();
         long previous = start;
         long gap = 0;
         long gapEnd = start;
@@ -98,8 +103,11 @@ class LeasePatroniFailoverTest {
             }
             previous = g.seenNanos();
         }
-        long timeline = after.stream().filter(g -> g.seenNanos() <= firstAfterHeal)
-                .mapToLong(g -> timeline(g.token())).max().orElse(0);
+        long timeline = after.stream()
+                .filter(g -> g.seenNanos() <= firstAfterHeal)
+                .mapToLong(g -> timeline(g.token()))
+                .max()
+                .orElse(0);
         return new FaultFigures(fault, ms(healed - start), ms(gap), ms(gapEnd - start), timeline);
     }
 
@@ -109,14 +117,16 @@ class LeasePatroniFailoverTest {
         PatroniCluster.script("up", mode);
         createAppRole();
         String table = "lease_patroni";
-        String resource = "patroni_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
+        String resource =
+                "patroni_res_" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
         List<HikariDataSource> pools = new ArrayList<>();
         List<LeaseService> services = new ArrayList<>();
         try (HikariDataSource admin = LeaseFailoverTest.pool(PatroniCluster.url(), 2, "patroni-admin");
-             HikariDataSource resources = TestDatabase.Kind.POSTGRESQL.newPool("patroni-resource", WORKERS + 2)) {
+                HikariDataSource resources = TestDatabase.Kind.POSTGRESQL.newPool("patroni-resource", WORKERS + 2)) {
             new SchemaInstaller(admin).install(HoldfastTable.LEASES, table);
             new SchemaInstaller(admin).install(HoldfastTable.OFFLINE_LOCKS, "locks_patroni");
-            try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = resources.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(FencedWork.createTableSql(resource));
                 for (String name : NAMES) {
                     s.execute("INSERT INTO " + resource + " (name, val) VALUES ('" + name + "', 0)");
@@ -127,15 +137,22 @@ class LeasePatroniFailoverTest {
             } finally {
                 services.forEach(LeaseService::close);
                 pools.forEach(HikariDataSource::close);
-                try (Connection c = resources.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = resources.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + resource);
                 }
             }
         }
     }
 
-    private void run(String mode, String table, String resource, HikariDataSource resources,
-                     List<HikariDataSource> pools, List<LeaseService> services) throws Exception {
+    private void run(
+            String mode,
+            String table,
+            String resource,
+            HikariDataSource resources,
+            List<HikariDataSource> pools,
+            List<LeaseService> services)
+            throws Exception {
         boolean sync = mode.equals("sync");
         FencedWork work = new FencedWork(resource, new FencedWork.Pause(50, TTL, 50, 100));
         for (int i = 0; i < WORKERS; i++) {
@@ -162,9 +179,12 @@ class LeasePatroniFailoverTest {
             PatroniCluster.script("wait-healthy", "120");
             long healed = System.nanoTime();
             // the workers get grants again without any restart on their side
-            assertThat(LeaseFixture.holdsWithin(Duration.ofSeconds(60), Duration.ofMillis(100),
-                    () -> grants.stream().anyMatch(g -> g.seenNanos() > healed)))
-                    .as("a grant after " + fault + " healed (so far: " + figures + ")").isTrue();
+            assertThat(LeaseFixture.holdsWithin(
+                            Duration.ofSeconds(60),
+                            Duration.ofMillis(100),
+                            () -> grants.stream().anyMatch(g -> g.seenNanos() > healed)))
+                    .as("a grant after " + fault + " healed (so far: " + figures + ")")
+                    .isTrue();
             figures.add(outage(fault, start, healed, grants));
             Thread.sleep(AFTER_FAULT_MILLIS);
         }
@@ -172,31 +192,48 @@ class LeasePatroniFailoverTest {
 
         List<LeaseFailoverTest.Grant> all = new ArrayList<>(grants);
         List<LeaseFailoverTest.Grant> lost = deposedGrants(all);
-        List<LeaseFailoverTest.Grant> kept = all.stream().filter(g -> !lost.contains(g)).toList();
+        List<LeaseFailoverTest.Grant> kept =
+                all.stream().filter(g -> !lost.contains(g)).toList();
         FailoverWorkers.Writes writes = workers.checkWrites(resources, resource);
         long staleAccepted = writes.staleAccepted();
         long lostOrDuplicated = writes.lostOrDuplicated();
         long disorderOfKept = LeaseFailoverTest.tokenDisorder(kept, NAMES);
         long disorderOfAll = LeaseFailoverTest.tokenDisorder(all, NAMES);
         List<LeaseFailoverTest.Grant[]> overlapsOfKept = workers.overlaps.stream()
-                .filter(p -> !lost.contains(p[0]) && !lost.contains(p[1])).toList();
+                .filter(p -> !lost.contains(p[0]) && !lost.contains(p[1]))
+                .toList();
         OfflineWork.Check offlineCheck = offline.check();
 
         StringBuilder perFault = new StringBuilder();
         for (FaultFigures f : figures) {
-            perFault.append(String.format("%n  %-15s cluster healthy again after %5d ms; no grant for %5d ms, grants"
+            perFault.append(String.format(
+                    "%n  %-15s cluster healthy again after %5d ms; no grant for %5d ms, grants"
                             + " again %5d ms after the fault (PostgreSQL timeline %d)",
                     f.fault(), f.healedMillis(), f.noGrantMillis(), f.grantsAgainMillis(), f.timeline() + 1));
         }
-        System.out.printf("[patroni %s] %d grants, %d timelines;%s%n  typed errors seen by workers %s; %d releases found"
+        System.out.printf(
+                "[patroni %s] %d grants, %d timelines;%s%n  typed errors seen by workers %s; %d releases found"
                         + " their lease gone; %d pauses > TTL; %d accepted writes, %d refused by the fence;"
                         + " lost grants (made by a deposed primary) %d, overlaps they caused %d, token order breaks they"
                         + " caused %d; stale writes accepted %d; lost/duplicated updates %d; token order violations %d;"
                         + " two live holders %d; offline DURABLE: %s%n",
-                mode, all.size(), all.stream().mapToLong(g -> timeline(g.token())).distinct().count(), perFault,
-                workers.typedErrors(), workers.lostReleases.get(), workers.pauses.get(), workers.accepted.size(),
-                workers.refused.get(), lost.size(), workers.overlaps.size() - overlapsOfKept.size(),
-                disorderOfAll - disorderOfKept, staleAccepted, lostOrDuplicated, disorderOfKept, overlapsOfKept.size(), offlineCheck);
+                mode,
+                all.size(),
+                all.stream().mapToLong(g -> timeline(g.token())).distinct().count(),
+                perFault,
+                workers.typedErrors(),
+                workers.lostReleases.get(),
+                workers.pauses.get(),
+                workers.accepted.size(),
+                workers.refused.get(),
+                lost.size(),
+                workers.overlaps.size() - overlapsOfKept.size(),
+                disorderOfAll - disorderOfKept,
+                staleAccepted,
+                lostOrDuplicated,
+                disorderOfKept,
+                overlapsOfKept.size(),
+                offlineCheck);
 
         assertThat(workers.unexpected).as("unexpected failures").isEmpty();
         assertThat(figures).hasSize(FAULTS.size());
@@ -205,10 +242,14 @@ class LeasePatroniFailoverTest {
         assertThat(lostOrDuplicated).as("lost or duplicated resource updates").isZero();
         assertThat(disorderOfKept).as("token order violations").isZero();
         assertThat(overlapsOfKept).as("two live holders").isEmpty();
-        assertThat(offlineCheck.acknowledged()).as("acknowledged offline lock operations").isPositive();
+        assertThat(offlineCheck.acknowledged())
+                .as("acknowledged offline lock operations")
+                .isPositive();
         if (sync) {
             assertThat(lost).as("grants lost with synchronous_mode").isEmpty();
-            assertThat(offlineCheck.lost()).as("acknowledged DURABLE offline operations lost with synchronous_mode").isEmpty();
+            assertThat(offlineCheck.lost())
+                    .as("acknowledged DURABLE offline operations lost with synchronous_mode")
+                    .isEmpty();
         }
     }
 
@@ -221,8 +262,11 @@ class LeasePatroniFailoverTest {
         for (LeaseFailoverTest.Grant g : all) {
             firstOfTimeline.merge(timeline(g.token()), g.acquiredAt(), (a, b) -> a.isBefore(b) ? a : b);
         }
-        return all.stream().filter(g -> firstOfTimeline.entrySet().stream()
-                .anyMatch(e -> e.getKey() > timeline(g.token()) && e.getValue().isBefore(g.acquiredAt()))).toList();
+        return all.stream()
+                .filter(g -> firstOfTimeline.entrySet().stream()
+                        .anyMatch(e ->
+                                e.getKey() > timeline(g.token()) && e.getValue().isBefore(g.acquiredAt())))
+                .toList();
     }
 
     private static long maxTimeline(Queue<LeaseFailoverTest.Grant> grants) {
@@ -235,9 +279,9 @@ class LeasePatroniFailoverTest {
 
     /** The workers' role on the fresh cluster: it may create tables, and is no superuser. */
     private static void createAppRole() throws SQLException {
-        try (Connection c = DriverManager.getConnection(PgReplicaPair.withoutHostCache(PatroniCluster.url()), "postgres",
-                "postgres");
-             Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(
+                        PgReplicaPair.withoutHostCache(PatroniCluster.url()), "postgres", "postgres");
+                Statement s = c.createStatement()) {
             s.execute("CREATE ROLE " + LeaseFailoverTest.APP_ROLE + " LOGIN");
             s.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + LeaseFailoverTest.APP_ROLE);
         }

@@ -1,17 +1,17 @@
 package dev.holdfast.lease;
 
 import dev.holdfast.DatabaseException;
-import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.jdbc.CommitDurability;
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 
 /**
  * Offline lock traffic through a failing-over cluster, and the check of what survived: one thread takes
@@ -22,8 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class OfflineWork {
 
     /** An acknowledged acquire of {@code id}, and whether its release was acknowledged too. */
-    private record Acquired(String id, LockId lockId, boolean released) {
-    }
+    private record Acquired(String id, LockId lockId, boolean released) {}
 
     /** What the check found: acknowledged operations, the ids whose acknowledged state the primary lacks, unknown outcomes. */
     record Check(int acknowledged, List<String> lost, int unknown) {
@@ -39,8 +38,11 @@ final class OfflineWork {
     private int unknown;
 
     OfflineWork(DataSource dataSource, String table) {
-        this.locks = JdbcLockManager.builder(dataSource).table(table).durability(CommitDurability.DURABLE)
-                .ownerBinding(true).build();
+        this.locks = JdbcLockManager.builder(dataSource)
+                .table(table)
+                .durability(CommitDurability.DURABLE)
+                .ownerBinding(true)
+                .build();
     }
 
     /** Runs until {@code stop}; one operation per 20 ms or so. */

@@ -20,8 +20,11 @@ public final class AggregateRootVersionIntegrator implements Integrator {
     public static final String ENABLED = "holdfast.aggregate-root-version.enabled";
 
     @Override
-    public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
-        boolean enabled = sessionFactory.getServiceRegistry().requireService(ConfigurationService.class)
+    public void integrate(
+            Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
+        boolean enabled = sessionFactory
+                .getServiceRegistry()
+                .requireService(ConfigurationService.class)
                 .getSetting(ENABLED, StandardConverters.BOOLEAN, true);
         if (!enabled) {
             return;

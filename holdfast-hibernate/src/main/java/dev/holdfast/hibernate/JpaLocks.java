@@ -33,8 +33,7 @@ import javax.sql.DataSource;
  */
 public final class JpaLocks {
 
-    private JpaLocks() {
-    }
+    private JpaLocks() {}
 
     /**
      * Finds an entity and locks its row for the rest of the current transaction, waiting at most
@@ -79,21 +78,22 @@ public final class JpaLocks {
      * @throws IllegalArgumentException also if {@code locks} are for another database than the session's; nothing
      *                                  is locked then
      */
-    public static <T> @Nullable T findForUpdate(EntityManager em, Class<T> type, Object id, Duration maxWait,
-                                                PessimisticLocks locks) {
+    public static <T> @Nullable T findForUpdate(
+            EntityManager em, Class<T> type, Object id, Duration maxWait, PessimisticLocks locks) {
         return find(em, type, id, maxWait, Arguments.notNull(locks, "locks"));
     }
 
-    private static <T> @Nullable T find(EntityManager em, Class<T> type, Object id, Duration maxWait,
-                                        @Nullable PessimisticLocks given) {
+    private static <T> @Nullable T find(
+            EntityManager em, Class<T> type, Object id, Duration maxWait, @Nullable PessimisticLocks given) {
         Arguments.notNull(em, "em");
         Arguments.notNull(type, "type");
         LockWait wait = LockWait.atMost(maxWait);
         Session session = em.unwrap(Session.class);
         RowRef row = rowOf(session, type, id);
         try {
-            boolean found = session.doReturningWork(connection ->
-                    (given == null ? locks(session, connection) : sameDatabase(given, connection)).forUpdate(connection, row, wait));
+            boolean found = session.doReturningWork(
+                    connection -> (given == null ? locks(session, connection) : sameDatabase(given, connection))
+                            .forUpdate(connection, row, wait));
             if (!found) {
                 return null;
             }
@@ -110,7 +110,8 @@ public final class JpaLocks {
     private static PessimisticLocks sameDatabase(PessimisticLocks locks, Connection connection) {
         Dialect session = Dialect.detect(connection);
         if (locks.dialect() != session) {
-            throw new IllegalArgumentException("the locks are for " + locks.dialect() + ", the session's database is " + session);
+            throw new IllegalArgumentException(
+                    "the locks are for " + locks.dialect() + ", the session's database is " + session);
         }
         return locks;
     }
@@ -124,9 +125,13 @@ public final class JpaLocks {
 
     private static @Nullable DataSource dataSourceOf(Session session) {
         try {
-            ConnectionProvider provider = session.getFactory().unwrap(SessionFactoryImplementor.class)
-                    .getServiceRegistry().getService(ConnectionProvider.class);
-            return provider != null && provider.isUnwrappableAs(DataSource.class) ? provider.unwrap(DataSource.class) : null;
+            ConnectionProvider provider = session.getFactory()
+                    .unwrap(SessionFactoryImplementor.class)
+                    .getServiceRegistry()
+                    .getService(ConnectionProvider.class);
+            return provider != null && provider.isUnwrappableAs(DataSource.class)
+                    ? provider.unwrap(DataSource.class)
+                    : null;
         } catch (RuntimeException e) {
             return null; // e.g. a multi-tenant setup: blockers unknown, the lock works as before
         }
@@ -135,13 +140,16 @@ public final class JpaLocks {
     static RowRef rowOf(Session session, Class<?> type, Object id) {
         EntityPersister persister;
         try {
-            persister = session.getFactory().unwrap(SessionFactoryImplementor.class)
-                    .getMappingMetamodel().getEntityDescriptor(type);
+            persister = session.getFactory()
+                    .unwrap(SessionFactoryImplementor.class)
+                    .getMappingMetamodel()
+                    .getEntityDescriptor(type);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(type.getName() + " is not an entity of this persistence unit", e);
         }
         if (!(persister instanceof AbstractEntityPersister p) || p.getIdentifierColumnNames().length != 1) {
-            throw new IllegalArgumentException(type.getName() + " must have a single-column id to be locked by JpaLocks");
+            throw new IllegalArgumentException(
+                    type.getName() + " must have a single-column id to be locked by JpaLocks");
         }
         return RowRef.of(p.getTableName(), p.getIdentifierColumnNames()[0], id);
     }

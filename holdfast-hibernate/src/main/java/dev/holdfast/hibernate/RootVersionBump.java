@@ -4,8 +4,8 @@ import org.hibernate.HibernateException;
 import org.hibernate.collection.spi.PersistentCollection;
 import org.hibernate.engine.spi.CollectionEntry;
 import org.hibernate.engine.spi.EntityEntry;
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.engine.spi.PersistenceContext;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.engine.spi.Status;
 import org.hibernate.event.spi.AutoFlushEvent;
 import org.hibernate.event.spi.AutoFlushEventListener;
@@ -45,7 +45,8 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
     @Override
     public void onPostInsert(PostInsertEvent event) {
         SharedSessionContractImplementor session = event.getSession();
-        if (event.getEntity() instanceof AggregateMember member && !session.getPersistenceContextInternal().isFlushing()) {
+        if (event.getEntity() instanceof AggregateMember member
+                && !session.getPersistenceContextInternal().isFlushing()) {
             Object root = root(session.getPersistenceContextInternal(), member);
             if (root != null) {
                 bump(session, root);
@@ -100,7 +101,8 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
      * dirty collection. With {@code versionedOnly}, only collections that make Hibernate increment
      * the owner's version count (owned ones; not {@code mappedBy}).
      */
-    private static boolean changes(SharedSessionContractImplementor session, Object entity, EntityEntry entry, boolean versionedOnly) {
+    private static boolean changes(
+            SharedSessionContractImplementor session, Object entity, EntityEntry entry, boolean versionedOnly) {
         Status status = entry.getStatus();
         if (status == Status.DELETED) {
             return !versionedOnly;
@@ -125,7 +127,10 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
             if (current[i] instanceof PersistentCollection<?> collection) {
                 if (collection.isDirty()) {
                     CollectionEntry ce = context.getCollectionEntry(collection);
-                    if (!versionedOnly || ce == null || ce.getLoadedPersister() == null || ce.getLoadedPersister().isVersioned()) {
+                    if (!versionedOnly
+                            || ce == null
+                            || ce.getLoadedPersister() == null
+                            || ce.getLoadedPersister().isVersioned()) {
                         return true;
                     }
                 }
@@ -138,15 +143,19 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
         return false;
     }
 
-    private static boolean hasDirtyInverseCollection(SharedSessionContractImplementor session, Object entity, EntityEntry entry) {
+    private static boolean hasDirtyInverseCollection(
+            SharedSessionContractImplementor session, Object entity, EntityEntry entry) {
         if (entry.getStatus() != Status.MANAGED || !entry.isExistsInDatabase() || entry.getLoadedState() == null) {
             return false;
         }
         PersistenceContext context = session.getPersistenceContextInternal();
         for (Object value : entry.getPersister().getValues(entity)) {
-            if (value instanceof PersistentCollection<?> collection && (collection.isDirty() || collection.hasQueuedOperations())) {
+            if (value instanceof PersistentCollection<?> collection
+                    && (collection.isDirty() || collection.hasQueuedOperations())) {
                 CollectionEntry ce = context.getCollectionEntry(collection);
-                if (ce != null && ce.getLoadedPersister() != null && !ce.getLoadedPersister().isVersioned()) {
+                if (ce != null
+                        && ce.getLoadedPersister() != null
+                        && !ce.getLoadedPersister().isVersioned()) {
                     return true;
                 }
             }
@@ -161,8 +170,9 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
         }
         root = context.unproxy(root);
         if (root instanceof AggregateMember) {
-            throw new IllegalStateException(member.getClass().getName() + " names " + root.getClass().getName()
-                    + " as its aggregate root, which is itself an AggregateMember: name the top root");
+            throw new IllegalStateException(
+                    member.getClass().getName() + " names " + root.getClass().getName()
+                            + " as its aggregate root, which is itself an AggregateMember: name the top root");
         }
         return root;
     }
@@ -170,11 +180,13 @@ final class RootVersionBump implements FlushEventListener, AutoFlushEventListene
     private static void bump(SharedSessionContractImplementor session, Object root) {
         EntityEntry entry = session.getPersistenceContextInternal().getEntry(root);
         if (entry == null) {
-            throw new IllegalStateException("the aggregate root " + root.getClass().getName() + " is not managed by this session");
+            throw new IllegalStateException(
+                    "the aggregate root " + root.getClass().getName() + " is not managed by this session");
         }
         EntityPersister persister = entry.getPersister();
         if (!persister.isVersioned()) {
-            throw new IllegalStateException("the aggregate root " + persister.getEntityName() + " has no @Version attribute");
+            throw new IllegalStateException(
+                    "the aggregate root " + persister.getEntityName() + " has no @Version attribute");
         }
         Object next = persister.forceVersionIncrement(entry.getId(), entry.getVersion(), session);
         entry.forceLocked(root, next);

@@ -46,7 +46,9 @@ class AggregateRootVersionTest {
         Jpa jpa = seeded(db, false);
         try {
             jpa.run(em -> line(em, 11).quantity = 5);
-            assertThat(rootVersion(db, jpa)).as("peers.md §4: Hibernate leaves the root alone").isZero();
+            assertThat(rootVersion(db, jpa))
+                    .as("peers.md §4: Hibernate leaves the root alone")
+                    .isZero();
         } finally {
             jpa.close();
         }
@@ -65,8 +67,11 @@ class AggregateRootVersionTest {
                 return order.version;
             });
             assertThat(seen).as("the managed root shows its new version").isEqualTo(1);
-            assertThat(rootVersion(db, jpa)).as("two children changed: one increment").isEqualTo(1);
-            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 12")).isEqualTo(7);
+            assertThat(rootVersion(db, jpa))
+                    .as("two children changed: one increment")
+                    .isEqualTo(1);
+            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 12"))
+                    .isEqualTo(7);
 
             // Two flushes with changes in one transaction: one increment each.
             jpa.run(em -> {
@@ -94,7 +99,8 @@ class AggregateRootVersionTest {
                 order.lines.removeIf(l -> l.id == 13L); // delete by orphan removal
             });
             assertThat(rootVersion(db, jpa)).isEqualTo(2);
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + jpa.table("hf_line"))).isEqualTo(2);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + jpa.table("hf_line")))
+                    .isEqualTo(2);
             jpa.run(em -> em.remove(line(em, 12))); // explicit delete
             assertThat(rootVersion(db, jpa)).isEqualTo(3);
             jpa.run(em -> line(em, 11).notes.add("fragile")); // a member's element collection
@@ -126,7 +132,8 @@ class AggregateRootVersionTest {
         try {
             jpa.run(em -> em.persist(new OrderNote(em.find(PurchaseOrder.class, 1L), "call first")));
             assertThat(rootVersion(db, jpa)).isEqualTo(1);
-            assertThat(db.queryLong("SELECT COUNT(*) FROM " + jpa.table("hf_note"))).isEqualTo(1);
+            assertThat(db.queryLong("SELECT COUNT(*) FROM " + jpa.table("hf_note")))
+                    .isEqualTo(1);
         } finally {
             jpa.close();
         }
@@ -139,7 +146,8 @@ class AggregateRootVersionTest {
             long quantity = jpa.inTransaction(em -> {
                 line(em, 11).quantity = 42;
                 // The query reads hf_line, so Hibernate flushes the change first (AUTO flush mode).
-                return em.createQuery("select l.quantity from OrderLine l where l.id = 11", Integer.class).getSingleResult();
+                return em.createQuery("select l.quantity from OrderLine l where l.id = 11", Integer.class)
+                        .getSingleResult();
             });
             assertThat(quantity).isEqualTo(42);
             assertThat(rootVersion(db, jpa)).isEqualTo(1);
@@ -160,7 +168,8 @@ class AggregateRootVersionTest {
             old.state = "shipping";
             Throwable failure = catchThrowable(() -> stale.getTransaction().commit());
             assertThat(failure).isInstanceOf(RollbackException.class).hasCauseInstanceOf(OptimisticLockException.class);
-            assertThat(db.queryString("SELECT state FROM " + jpa.table("hf_order") + " WHERE id = 1")).isEqualTo("new");
+            assertThat(db.queryString("SELECT state FROM " + jpa.table("hf_order") + " WHERE id = 1"))
+                    .isEqualTo("new");
             assertThat(rootVersion(db, jpa)).isEqualTo(1);
         } finally {
             jpa.close();
@@ -180,8 +189,10 @@ class AggregateRootVersionTest {
             annsLine.quantity = 9;
             Throwable failure = catchThrowable(() -> ann.getTransaction().commit());
             assertThat(failure).isInstanceOf(RollbackException.class).hasCauseInstanceOf(OptimisticLockException.class);
-            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 11")).isEqualTo(1);
-            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 12")).isEqualTo(4);
+            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 11"))
+                    .isEqualTo(1);
+            assertThat(db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 12"))
+                    .isEqualTo(4);
         } finally {
             jpa.close();
         }
@@ -230,7 +241,8 @@ class AggregateRootVersionTest {
             }
             long counter = db.queryLong("SELECT quantity FROM " + jpa.table("hf_line") + " WHERE id = 11");
             long version = rootVersion(db, jpa);
-            System.out.printf("[%s] JPA lost-update stress: counter=%d root version=%d conflicts retried=%d%n",
+            System.out.printf(
+                    "[%s] JPA lost-update stress: counter=%d root version=%d conflicts retried=%d%n",
                     db.id(), counter, version, conflicts.get());
             assertThat(counter).isEqualTo(8_000);
             assertThat(version).isEqualTo(8_000);

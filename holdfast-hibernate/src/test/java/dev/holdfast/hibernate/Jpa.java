@@ -33,7 +33,8 @@ final class Jpa {
         emf = configuration(pool, tables, rootBump, "create").createEntityManagerFactory();
     }
 
-    static HibernatePersistenceConfiguration configuration(DataSource pool, Map<String, String> tables, boolean rootBump, String ddl) {
+    static HibernatePersistenceConfiguration configuration(
+            DataSource pool, Map<String, String> tables, boolean rootBump, String ddl) {
         return new HibernatePersistenceConfiguration("holdfast-test")
                 .managedClasses(PurchaseOrder.class, OrderLine.class, OrderNote.class)
                 .property("jakarta.persistence.nonJtaDataSource", pool)

@@ -2,10 +2,10 @@ package dev.holdfast.hibernate;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.pessimistic.Blocker;
+import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.RowRef;
-import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import jakarta.persistence.EntityManager;
@@ -20,8 +20,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,8 +46,9 @@ class JpaLocksTest {
     private static Connection holdLock(TestDatabase db, Jpa jpa) throws SQLException {
         Connection holder = db.connection();
         holder.setAutoCommit(false);
-        try (PreparedStatement ps = holder.prepareStatement("SELECT id FROM " + jpa.table("hf_order") + " WHERE id = 1 FOR UPDATE");
-             ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = holder.prepareStatement(
+                        "SELECT id FROM " + jpa.table("hf_order") + " WHERE id = 1 FOR UPDATE");
+                ResultSet rs = ps.executeQuery()) {
             assertThat(rs.next()).isTrue();
         }
         return holder;
@@ -81,8 +82,8 @@ class JpaLocksTest {
         try (EntityManager em = jpa.emf.createEntityManager()) {
             em.getTransaction().begin();
             long start = System.nanoTime();
-            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class,
-                    () -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND));
+            LockTimeoutException e = catchThrowableOfType(
+                    LockTimeoutException.class, () -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND));
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 
             assertThat(e).as("lock timeout").isNotNull();
@@ -98,7 +99,8 @@ class JpaLocksTest {
             PurchaseOrder order = JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND);
             assertThat(order.state).isEqualTo("new");
             assertThat(em.getLockMode(order)).isEqualTo(LockModeType.PESSIMISTIC_WRITE);
-            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 99L, BOUND)).isNull();
+            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 99L, BOUND))
+                    .isNull();
         });
         jpa.run(em -> {
             assertThatThrownBy(() -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, Duration.ofMillis(-1)))
@@ -120,19 +122,23 @@ class JpaLocksTest {
         List<String> told = new CopyOnWriteArrayList<>();
         PessimisticLocks locks = PessimisticLocks.of(db.dataSource()).observedBy(new PessimisticLocks.Observer() {
             @Override
-            public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+            public void lockEnded(
+                    RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
                 told.add("ended");
             }
 
             @Override
             public Attempt lockStarting(RowRef row, LockWait wait) {
                 told.add("start " + row.table().value().toLowerCase(Locale.ROOT));
-                return (waited, locked, failure) -> told.add(failure != null ? failure.getClass().getSimpleName() : locked ? "locked" : "absent");
+                return (waited, locked, failure) ->
+                        told.add(failure != null ? failure.getClass().getSimpleName() : locked ? "locked" : "absent");
             }
         });
         jpa.run(em -> {
-            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND, locks)).isNotNull();
-            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 99L, BOUND, locks)).isNull();
+            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND, locks))
+                    .isNotNull();
+            assertThat(JpaLocks.findForUpdate(em, PurchaseOrder.class, 99L, BOUND, locks))
+                    .isNull();
         });
         Connection holder = holdLock(db, jpa);
         try (EntityManager em = jpa.emf.createEntityManager()) {
@@ -144,12 +150,19 @@ class JpaLocksTest {
             release(holder);
         }
         String table = jpa.table("hf_order").toLowerCase(Locale.ROOT);
-        assertThat(told).containsExactly("start " + table, "locked", "start " + table, "absent",
-                "start " + table, "LockTimeoutException");
+        assertThat(told)
+                .containsExactly(
+                        "start " + table,
+                        "locked",
+                        "start " + table,
+                        "absent",
+                        "start " + table,
+                        "LockTimeoutException");
 
         Dialect other = db.kind() == TestDatabase.Kind.H2 ? Dialect.POSTGRESQL : Dialect.H2;
-        jpa.run(em -> assertThatThrownBy(() -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND,
-                PessimisticLocks.of(other))).isInstanceOf(IllegalArgumentException.class));
+        jpa.run(em -> assertThatThrownBy(
+                        () -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, BOUND, PessimisticLocks.of(other)))
+                .isInstanceOf(IllegalArgumentException.class));
         jpa.close();
     }
 
@@ -161,7 +174,8 @@ class JpaLocksTest {
         try (EntityManager em = jpa.emf.createEntityManager()) {
             String holderId = sessionId(db, holder);
             em.getTransaction().begin();
-            LockTimeoutException e = catchThrowableOfType(LockTimeoutException.class,
+            LockTimeoutException e = catchThrowableOfType(
+                    LockTimeoutException.class,
                     () -> JpaLocks.findForUpdate(em, PurchaseOrder.class, 1L, Duration.ofSeconds(1)));
 
             assertThat(e).as("lock timeout").isNotNull();
@@ -181,7 +195,8 @@ class JpaLocksTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case H2 -> "SELECT SESSION_ID()";
         };
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }
@@ -210,7 +225,10 @@ class JpaLocksTest {
             em.getTransaction().begin();
             long start = System.nanoTime();
             try {
-                em.find(PurchaseOrder.class, 1L, LockModeType.PESSIMISTIC_WRITE,
+                em.find(
+                        PurchaseOrder.class,
+                        1L,
+                        LockModeType.PESSIMISTIC_WRITE,
                         Map.of("jakarta.persistence.lock.timeout", (int) BOUND.toMillis()));
             } catch (RuntimeException e) {
                 failure = e;
@@ -225,16 +243,29 @@ class JpaLocksTest {
         // A lock wait never ends before its timeout, so a wait rounded up to a second takes at least
         // 1000 ms and anything shorter honoured the 500 ms: the classes part there, not at a guess
         // of how late a loaded machine may be.
-        HintOutcome outcome = failure == null || millis >= HOLD_MILLIS - 100 ? HintOutcome.IGNORED
-                : millis < 1_000 ? HintOutcome.EXACT
-                : millis < 2_000 ? HintOutcome.ROUNDED_UP_TO_WHOLE_SECONDS
-                : HintOutcome.OTHER;
-        System.out.printf("[%s] Hibernate lock.timeout=%d ms hint: %s, failed after %d ms (%s)%n", db.id(), BOUND.toMillis(),
-                outcome, millis, failure == null ? "no error: waited for the holder" : failure.toString().lines().findFirst().orElse(""));
+        HintOutcome outcome = failure == null || millis >= HOLD_MILLIS - 100
+                ? HintOutcome.IGNORED
+                : millis < 1_000
+                        ? HintOutcome.EXACT
+                        : millis < 2_000 ? HintOutcome.ROUNDED_UP_TO_WHOLE_SECONDS : HintOutcome.OTHER;
+        System.out.printf(
+                "[%s] Hibernate lock.timeout=%d ms hint: %s, failed after %d ms (%s)%n",
+                db.id(),
+                BOUND.toMillis(),
+                outcome,
+                millis,
+                failure == null
+                        ? "no error: waited for the holder"
+                        : failure.toString().lines().findFirst().orElse(""));
         assertThat(outcome).as(db.id() + ": waited " + millis + " ms").isEqualTo(expectedHintOutcome(db.kind()));
     }
 
-    enum HintOutcome { EXACT, ROUNDED_UP_TO_WHOLE_SECONDS, IGNORED, OTHER }
+    enum HintOutcome {
+        EXACT,
+        ROUNDED_UP_TO_WHOLE_SECONDS,
+        IGNORED,
+        OTHER
+    }
 
     /**
      * Observed with Hibernate 7.2.24, H2 2.5.252, PostgreSQL 15, MariaDB 10.11: H2 and MariaDB

@@ -37,8 +37,7 @@ public class OrderLine implements AggregateMember {   // a member of the Purchas
     @CollectionTable(name = "hf_line_note", joinColumns = @JoinColumn(name = "line_id"))
     List<String> notes = new ArrayList<>();
 
-    protected OrderLine() {
-    }
+    protected OrderLine() {}
 
     OrderLine(long id, PurchaseOrder order, int quantity) {
         this.id = id;

@@ -21,8 +21,7 @@ public class OrderNote implements AggregateMember {
 
     String text;
 
-    protected OrderNote() {
-    }
+    protected OrderNote() {}
 
     OrderNote(PurchaseOrder order, String text) {
         this.order = order;

@@ -37,8 +37,7 @@ public class PurchaseOrder {
     @CollectionTable(name = "hf_order_tag", joinColumns = @JoinColumn(name = "order_id"))
     Set<String> tags = new LinkedHashSet<>();
 
-    protected PurchaseOrder() {
-    }
+    protected PurchaseOrder() {}
 
     PurchaseOrder(long id, String state) {
         this.id = id;

@@ -14,11 +14,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /** The root bump through Spring Data JPA repositories (no Spring context: the repository factory alone). */
 class SpringDataRepositoryTest {
 
-    interface OrderLines extends JpaRepository<OrderLine, Long> {
-    }
+    interface OrderLines extends JpaRepository<OrderLine, Long> {}
 
-    interface Orders extends JpaRepository<PurchaseOrder, Long> {
-    }
+    interface Orders extends JpaRepository<PurchaseOrder, Long> {}
 
     @DatabaseTest
     void aChildSavedThroughARepositoryBumpsTheRootAndAStaleRootSaveFails(TestDatabase db) throws Exception {
@@ -40,14 +38,18 @@ class SpringDataRepositoryTest {
                     line.quantity = 5;
                     lines.save(line);
                 });
-                assertThat(db.queryLong("SELECT version FROM " + jpa.table("hf_order") + " WHERE id = 1")).isEqualTo(1);
+                assertThat(db.queryLong("SELECT version FROM " + jpa.table("hf_order") + " WHERE id = 1"))
+                        .isEqualTo(1);
 
                 old.state = "shipping";
                 staleOrders.save(old);
                 Throwable failure = catchThrowable(() -> stale.getTransaction().commit());
-                assertThat(failure).isInstanceOf(RollbackException.class).hasCauseInstanceOf(OptimisticLockException.class);
+                assertThat(failure)
+                        .isInstanceOf(RollbackException.class)
+                        .hasCauseInstanceOf(OptimisticLockException.class);
             }
-            assertThat(db.queryString("SELECT state FROM " + jpa.table("hf_order") + " WHERE id = 1")).isEqualTo("new");
+            assertThat(db.queryString("SELECT state FROM " + jpa.table("hf_order") + " WHERE id = 1"))
+                    .isEqualTo("new");
         } finally {
             jpa.close();
         }

@@ -178,7 +178,8 @@ public final class HoldfastLockProvider implements ExtensibleLockProvider, AutoC
                 // The database's "now" at the extension is the new expiry minus the TTL; the minimum
                 // hold then counts from there, as ShedLock's does from the extension.
                 Instant extendedAt = renewed.expiresAt().minus(newConfig.getLockAtMostFor());
-                Duration minimum = Duration.between(renewed.acquiredAt(), extendedAt).plus(newConfig.getLockAtLeastFor());
+                Duration minimum =
+                        Duration.between(renewed.acquiredAt(), extendedAt).plus(newConfig.getLockAtLeastFor());
                 return Optional.of(new HoldfastLock(newConfig, renewed, leases, minimum));
             } catch (RuntimeException e) {
                 // leases that translate their exceptions (the Spring starter's) give it as the cause

@@ -86,7 +86,9 @@ class HoldfastLockProviderTest {
         LockProvider provider = provider(db);
         Optional<SimpleLock> lock = provider.lock(config(NAME));
         assertThat(lock).isPresent();
-        assertThat(provider.lock(config(NAME))).as("same node, another thread: no re-entry").isEmpty();
+        assertThat(provider.lock(config(NAME)))
+                .as("same node, another thread: no re-entry")
+                .isEmpty();
         lock.get().unlock();
     }
 
@@ -138,10 +140,13 @@ class HoldfastLockProviderTest {
     void shouldLockAtLeastFor(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         // two seconds: unlock, the check and the second lock reach the database within it, even on a loaded machine
-        SimpleLock lock = provider.lock(config(NAME, AT_MOST, Duration.ofMillis(2000))).orElseThrow();
+        SimpleLock lock =
+                provider.lock(config(NAME, AT_MOST, Duration.ofMillis(2000))).orElseThrow();
         lock.unlock();
         assertLocked(NAME);
-        assertThat(provider.lock(config(NAME))).as("still within lockAtLeastFor").isEmpty();
+        assertThat(provider.lock(config(NAME)))
+                .as("still within lockAtLeastFor")
+                .isEmpty();
         Thread.sleep(2050); // lockAtLeastFor runs out
         assertUnlocked(NAME);
         assertThat(provider.lock(config(NAME))).isPresent();
@@ -160,12 +165,14 @@ class HoldfastLockProviderTest {
             futures.add(threads.submit(() -> {
                 for (int i = 0; i < iterations; i++) {
                     int index = i % 2;
-                    executor.executeWithLock((Runnable) () -> {
-                        int value = counters[index];
-                        Thread.onSpinWait();
-                        counters[index] = value + 1; // unsynchronised on purpose: only the lock protects it
-                        executions[index].incrementAndGet();
-                    }, config("fuzz-" + index, Duration.ofSeconds(5), Duration.ZERO));
+                    executor.executeWithLock(
+                            (Runnable) () -> {
+                                int value = counters[index];
+                                Thread.onSpinWait();
+                                counters[index] = value + 1; // unsynchronised on purpose: only the lock protects it
+                                executions[index].incrementAndGet();
+                            },
+                            config("fuzz-" + index, Duration.ofSeconds(5), Duration.ZERO));
                 }
                 return null;
             }));
@@ -184,7 +191,8 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void shouldBeAbleToExtendLock(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(1500), Duration.ZERO)).orElseThrow();
+        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(1500), Duration.ZERO))
+                .orElseThrow();
         SimpleLock extended = lock.extend(Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
         Thread.sleep(1600); // past the first lockAtMostFor, within the extended one
         assertLocked(NAME);
@@ -216,7 +224,8 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void shouldNotBeAbleToExtendExpiredLock(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
+        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO))
+                .orElseThrow();
         Thread.sleep(100); // the 50 ms lockAtMostFor runs out
         assertThat(lock.extend(AT_MOST, Duration.ZERO)).isEmpty();
         assertUnlocked(NAME);
@@ -257,14 +266,19 @@ class HoldfastLockProviderTest {
     void applicationClocksHoursApartDoNotMatter(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
         Instant now = Instant.now();
-        LockConfiguration fastNode = new LockConfiguration(now.plus(Duration.ofHours(3)), NAME, Duration.ofMillis(1500), Duration.ZERO);
-        LockConfiguration slowNode = new LockConfiguration(now.minus(Duration.ofHours(3)), NAME, AT_MOST, Duration.ZERO);
+        LockConfiguration fastNode =
+                new LockConfiguration(now.plus(Duration.ofHours(3)), NAME, Duration.ofMillis(1500), Duration.ZERO);
+        LockConfiguration slowNode =
+                new LockConfiguration(now.minus(Duration.ofHours(3)), NAME, AT_MOST, Duration.ZERO);
         SimpleLock fast = provider.lock(fastNode).orElseThrow();
-        assertThat(provider.lock(slowNode)).as("the slow clock does not see it expired").isEmpty();
+        assertThat(provider.lock(slowNode))
+                .as("the slow clock does not see it expired")
+                .isEmpty();
         Thread.sleep(1550); // the fast node's 1.5 s lockAtMostFor runs out, by database time
         SimpleLock slow = provider.lock(slowNode).orElseThrow();
         assertThat(((HoldfastLockProvider.HoldfastLock) slow).lease().token())
-                .isGreaterThan(((HoldfastLockProvider.HoldfastLock) fast).lease().token());
+                .isGreaterThan(
+                        ((HoldfastLockProvider.HoldfastLock) fast).lease().token());
         slow.unlock();
     }
 
@@ -272,7 +286,8 @@ class HoldfastLockProviderTest {
     @DatabaseTest
     void unlockingAnExpiredLockIsReported(TestDatabase db) throws Exception {
         LockProvider provider = provider(db);
-        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
+        SimpleLock lock = provider.lock(config(NAME, Duration.ofMillis(50), Duration.ZERO))
+                .orElseThrow();
         Thread.sleep(100); // the 50 ms lockAtMostFor runs out
         assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
     }
@@ -291,7 +306,8 @@ class HoldfastLockProviderTest {
         LeaseService own = (LeaseService) provider.leases();
         provider.close();
         assertThatThrownBy(() -> own.acquire("job", "test-node", AT_MOST, Duration.ofSeconds(1)))
-                .as("closed with its provider").isInstanceOf(IllegalStateException.class);
+                .as("closed with its provider")
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @DatabaseTest
@@ -299,7 +315,9 @@ class HoldfastLockProviderTest {
         HoldfastLockProvider provider = (HoldfastLockProvider) provider(db);
         provider.close();
         Lease lease = leases.acquire(NAME, "test-node", AT_MOST, Duration.ofSeconds(1));
-        assertThat(lease.name()).as("the caller's service still waits and grants").isEqualTo(NAME);
+        assertThat(lease.name())
+                .as("the caller's service still waits and grants")
+                .isEqualTo(NAME);
         leases.release(lease);
     }
 }

@@ -9,8 +9,7 @@ import dev.holdfast.lease.internal.LeaseProbe;
  */
 public final class LeaseInternals {
 
-    private LeaseInternals() {
-    }
+    private LeaseInternals() {}
 
     /** {@return what {@code service}'s parts counted ({@code LeaseService.probe()})} */
     public static LeaseProbe probe(LeaseService service) {

@@ -35,9 +35,8 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
         TestDatabase.Kind[] only = MatrixAnnotation.only(context, DatabaseMatrix.class);
-        Set<TestDatabase.Kind> wanted = only.length == 0
-                ? EnumSet.allOf(TestDatabase.Kind.class)
-                : EnumSet.copyOf(Arrays.asList(only));
+        Set<TestDatabase.Kind> wanted =
+                only.length == 0 ? EnumSet.allOf(TestDatabase.Kind.class) : EnumSet.copyOf(Arrays.asList(only));
         return selected(context).stream()
                 .filter(entry -> wanted.contains(entry.kind()))
                 .map(entry -> invocation(entry, context));
@@ -60,9 +59,7 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
         if (env == null || env.isBlank()) {
             return DEFAULT_ENTRIES;
         }
-        return Arrays.stream(env.split(","))
-                .map(s -> entry(s.strip()))
-                .collect(Collectors.toList());
+        return Arrays.stream(env.split(",")).map(s -> entry(s.strip())).collect(Collectors.toList());
     }
 
     /** The entries that run when {@code HOLDFAST_TEST_DATABASES} is not set: each database directly. */
@@ -73,8 +70,12 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
         try {
             return TestDatabase.Entry.valueOf(id.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("HOLDFAST_TEST_DATABASES names no entry '" + id + "'; known: "
-                    + Arrays.stream(TestDatabase.Entry.values()).map(TestDatabase.Entry::id).collect(Collectors.joining(",")), e);
+            throw new IllegalArgumentException(
+                    "HOLDFAST_TEST_DATABASES names no entry '" + id + "'; known: "
+                            + Arrays.stream(TestDatabase.Entry.values())
+                                    .map(TestDatabase.Entry::id)
+                                    .collect(Collectors.joining(",")),
+                    e);
         }
     }
 
@@ -84,10 +85,17 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
 
     private TestTemplateInvocationContext invocation(TestDatabase.Entry entry, ExtensionContext context) {
         boolean ci = onCi(context);
-        Server server = context.getRoot().getStore(NAMESPACE)
+        Server server = context.getRoot()
+                .getStore(NAMESPACE)
                 .computeIfAbsent(entry, k -> new Server(entry, name -> setting(context, name), ci), Server.class);
-        return new MatrixInvocation<>(entry.id(), context, TestDatabase.class, server.unreachable, ci,
-                "CI=true: every database of the matrix must be reachable", new MatrixInvocation.Lifecycle<>() {
+        return new MatrixInvocation<>(
+                entry.id(),
+                context,
+                TestDatabase.class,
+                server.unreachable,
+                ci,
+                "CI=true: every database of the matrix must be reachable",
+                new MatrixInvocation.Lifecycle<>() {
                     @Override
                     public TestDatabase open() {
                         // opened only when the server was reachable, so its pool exists
@@ -110,9 +118,11 @@ final class DatabaseMatrix implements TestTemplateInvocationContextProvider {
             String url = entry.setting("URL", entry.url(), settings);
             String user = entry.setting("USER", entry.user(), settings);
             String password = entry.setting("PASSWORD", entry.password(), settings);
-            String unreachable = MatrixInvocation.probe(entry.id(), url, user, password, ci,
-                    (entry.startHint() + " Its tests are SKIPPED.").strip());
-            this.unreachable = unreachable == null || entry.startHint().isEmpty() ? unreachable : unreachable + ". " + entry.startHint();
+            String unreachable = MatrixInvocation.probe(
+                    entry.id(), url, user, password, ci, (entry.startHint() + " Its tests are SKIPPED.").strip());
+            this.unreachable = unreachable == null || entry.startHint().isEmpty()
+                    ? unreachable
+                    : unreachable + ". " + entry.startHint();
             this.pool = unreachable == null
                     ? TestDatabase.pool(url, user, password, "holdfast-test-" + entry.id(), 20)
                     : null;

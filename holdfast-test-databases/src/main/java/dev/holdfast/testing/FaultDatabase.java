@@ -1,7 +1,6 @@
 package dev.holdfast.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
-
 import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
@@ -115,7 +114,12 @@ public final class FaultDatabase {
      */
     public synchronized DataSource admin() {
         if (admin == null) {
-            admin = Scratch.pool(url, user, password, "holdfast-fault-admin-" + COUNTER.incrementAndGet(), 4,
+            admin = Scratch.pool(
+                    url,
+                    user,
+                    password,
+                    "holdfast-fault-admin-" + COUNTER.incrementAndGet(),
+                    4,
                     Duration.ofSeconds(30));
         }
         return admin;
@@ -153,7 +157,8 @@ public final class FaultDatabase {
      *                                  neither zero nor at least 250 ms
      */
     public HikariDataSource newPoolAt(String jdbcUrl, String name, int maxSize, Duration connectionTimeout) {
-        return scratch.newPool(jdbcUrl, user, password, name + "-" + COUNTER.incrementAndGet(), maxSize, connectionTimeout);
+        return scratch.newPool(
+                jdbcUrl, user, password, name + "-" + COUNTER.incrementAndGet(), maxSize, connectionTimeout);
     }
 
     /**
@@ -214,7 +219,8 @@ public final class FaultDatabase {
      */
     public long sessionId(Connection c) throws SQLException {
         String sql = kind == TestDatabase.Kind.POSTGRESQL ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -278,8 +284,10 @@ public final class FaultDatabase {
 
     private String run(String... command) throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put(kind == TestDatabase.Kind.POSTGRESQL ? "HOLDFAST_FAULT_PG_PORT"
-                : "HOLDFAST_FAULT_MARIADB_PORT", Integer.toString(port()));
+        builder.environment()
+                .put(
+                        kind == TestDatabase.Kind.POSTGRESQL ? "HOLDFAST_FAULT_PG_PORT" : "HOLDFAST_FAULT_MARIADB_PORT",
+                        Integer.toString(port()));
         Process process = builder.start();
         byte[] out = process.getInputStream().readAllBytes();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
@@ -288,7 +296,8 @@ public final class FaultDatabase {
         }
         String text = new String(out, StandardCharsets.UTF_8);
         if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed with exit code " + process.exitValue() + ": " + text);
+            throw new IOException(
+                    String.join(" ", command) + " failed with exit code " + process.exitValue() + ": " + text);
         }
         return text;
     }
@@ -306,7 +315,8 @@ public final class FaultDatabase {
                 return candidate;
             }
         }
-        throw new IllegalStateException("scripts/fault-servers.sh not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "scripts/fault-servers.sh not found above " + Path.of("").toAbsolutePath());
     }
 
     /** Waits (at most 60 s) until the server accepts a new connection. */

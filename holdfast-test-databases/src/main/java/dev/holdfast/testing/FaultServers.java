@@ -42,9 +42,16 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
 
     private TestTemplateInvocationContext invocation(TestDatabase.Kind kind, ExtensionContext context) {
         boolean ci = DatabaseMatrix.onCi(context);
-        Server server = context.getRoot().getStore(NAMESPACE)
-                .computeIfAbsent(kind, k -> new Server(k, name -> DatabaseMatrix.setting(context, name), ci), Server.class);
-        return new MatrixInvocation<>(kind.id(), context, FaultDatabase.class, server.unreachable, ci,
+        Server server = context.getRoot()
+                .getStore(NAMESPACE)
+                .computeIfAbsent(
+                        kind, k -> new Server(k, name -> DatabaseMatrix.setting(context, name), ci), Server.class);
+        return new MatrixInvocation<>(
+                kind.id(),
+                context,
+                FaultDatabase.class,
+                server.unreachable,
+                ci,
                 "CI=true: the fault servers must run; start them with scripts/fault-servers.sh up",
                 new MatrixInvocation.Lifecycle<>() {
                     private @Nullable MachineLock lock;
@@ -95,7 +102,12 @@ final class FaultServers implements TestTemplateInvocationContextProvider {
             this.url = or(settings.apply(prefix + "URL"), FaultDatabase.defaultUrl(kind));
             this.user = or(settings.apply(prefix + "USER"), kind == TestDatabase.Kind.POSTGRESQL ? "postgres" : "root");
             this.password = or(settings.apply(prefix + "PASSWORD"), "");
-            this.unreachable = MatrixInvocation.probe(kind.id() + " fault server", url, user, password, ci,
+            this.unreachable = MatrixInvocation.probe(
+                    kind.id() + " fault server",
+                    url,
+                    user,
+                    password,
+                    ci,
                     "Its fault tests are SKIPPED (start it: scripts/fault-servers.sh up).");
         }
 

@@ -1,8 +1,8 @@
 package dev.holdfast.testing;
 
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
@@ -16,8 +16,7 @@ import java.util.Optional;
  */
 final class MatrixAnnotation {
 
-    private MatrixAnnotation() {
-    }
+    private MatrixAnnotation() {}
 
     /** Whether an annotation of {@code method} registers {@code extension}. */
     static boolean registers(Optional<Method> method, Class<? extends Extension> extension) {
@@ -27,13 +26,15 @@ final class MatrixAnnotation {
     /** The {@code only()} of the annotation of the context's test method that registers {@code extension}. */
     static TestDatabase.Kind[] only(ExtensionContext context, Class<? extends Extension> extension) {
         Method method = context.getRequiredTestMethod();
-        Annotation annotation = find(method, extension).orElseThrow(() -> new IllegalStateException(
-                "no annotation of " + method + " registers " + extension.getSimpleName()));
+        Annotation annotation = find(method, extension)
+                .orElseThrow(() -> new IllegalStateException(
+                        "no annotation of " + method + " registers " + extension.getSimpleName()));
         try {
-            return (TestDatabase.Kind[]) annotation.annotationType().getMethod("only").invoke(annotation);
+            return (TestDatabase.Kind[])
+                    annotation.annotationType().getMethod("only").invoke(annotation);
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException(annotation.annotationType().getSimpleName()
-                    + " needs an only() of TestDatabase.Kind[]", e);
+            throw new IllegalStateException(
+                    annotation.annotationType().getSimpleName() + " needs an only() of TestDatabase.Kind[]", e);
         }
     }
 

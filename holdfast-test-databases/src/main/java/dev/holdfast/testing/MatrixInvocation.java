@@ -43,8 +43,14 @@ final class MatrixInvocation<D> implements TestTemplateInvocationContext {
      * @param unreachable why the server could not be reached when the run began, or null
      * @param ciHint      what to do about an unreachable server, said when {@code CI=true} fails the test
      */
-    MatrixInvocation(String id, ExtensionContext context, Class<D> type, @Nullable String unreachable, boolean ci,
-                     String ciHint, Lifecycle<D> lifecycle) {
+    MatrixInvocation(
+            String id,
+            ExtensionContext context,
+            Class<D> type,
+            @Nullable String unreachable,
+            boolean ci,
+            String ciHint,
+            Lifecycle<D> lifecycle) {
         this.displayName = "[" + id + "] " + context.getRequiredTestMethod().getName();
         this.type = type;
         this.unreachable = unreachable;

@@ -40,15 +40,15 @@ final class Scratch {
     }
 
     /** A new pool, closed at the end. */
-    synchronized HikariDataSource newPool(String url, String user, String password, String name, int maxSize,
-                                          Duration connectionTimeout) {
+    synchronized HikariDataSource newPool(
+            String url, String user, String password, String name, int maxSize, Duration connectionTimeout) {
         HikariDataSource pool = pool(url, user, password, name, maxSize, connectionTimeout);
         pools.add(pool);
         return pool;
     }
 
-    static HikariDataSource pool(String url, String user, String password, String name, int maxSize,
-                                 Duration connectionTimeout) {
+    static HikariDataSource pool(
+            String url, String user, String password, String name, int maxSize, Duration connectionTimeout) {
         HikariConfig config = new HikariConfig();
         config.setPoolName(name);
         config.setJdbcUrl(url);
@@ -62,7 +62,8 @@ final class Scratch {
     }
 
     static int execute(DataSource dataSource, String sql, Object... parameters) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, parameters);
             return ps.execute() ? 0 : ps.getUpdateCount();
         }
@@ -70,7 +71,8 @@ final class Scratch {
 
     /** The first column of the one row {@code sql} returns. */
     static <T> T queryOne(DataSource dataSource, Class<T> type, String sql, Object... parameters) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, parameters);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -96,7 +98,8 @@ final class Scratch {
             return List.of();
         }
         DatabaseMetaData meta = c.getMetaData();
-        String stored = meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT)
+        String stored = meta.storesUpperCaseIdentifiers()
+                ? table.toUpperCase(Locale.ROOT)
                 : meta.storesLowerCaseIdentifiers() ? table.toLowerCase(Locale.ROOT) : table;
         String escape = meta.getSearchStringEscape();
         String pattern = stored.replace("_", escape + "_").replace("%", escape + "%") + escape + "_%";
@@ -119,7 +122,8 @@ final class Scratch {
             return;
         }
         SQLException failure = null;
-        try (Connection c = admin.get().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = admin.get().getConnection();
+                Statement s = c.createStatement()) {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }

@@ -236,8 +236,13 @@ public final class TestDatabase {
         }
         if (direct == null) {
             Entry to = entry.kind().direct();
-            direct = scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
-                    10, CONNECTION_TIMEOUT);
+            direct = scratch.newPool(
+                    to.url(),
+                    to.user(),
+                    to.password(),
+                    "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                    10,
+                    CONNECTION_TIMEOUT);
         }
         return direct;
     }
@@ -253,8 +258,13 @@ public final class TestDatabase {
      */
     public HikariDataSource newDirectPool(int maxSize) {
         Entry to = entry.kind().direct();
-        return scratch.newPool(to.url(), to.user(), to.password(), "holdfast-test-direct-" + COUNTER.incrementAndGet(),
-                maxSize, CONNECTION_TIMEOUT);
+        return scratch.newPool(
+                to.url(),
+                to.user(),
+                to.password(),
+                "holdfast-test-direct-" + COUNTER.incrementAndGet(),
+                maxSize,
+                CONNECTION_TIMEOUT);
     }
 
     /**
@@ -271,8 +281,8 @@ public final class TestDatabase {
     public HikariDataSource newPoolAs(String user, int maxSize) {
         Entry to = entry.kind().direct();
         String url = entry.kind() == Kind.H2 ? to.url().replaceAll(";.*", "") : to.url();
-        return scratch.newPool(url, user, "", "holdfast-test-" + user + "-" + COUNTER.incrementAndGet(),
-                maxSize, CONNECTION_TIMEOUT);
+        return scratch.newPool(
+                url, user, "", "holdfast-test-" + user + "-" + COUNTER.incrementAndGet(), maxSize, CONNECTION_TIMEOUT);
     }
 
     /**
@@ -296,8 +306,13 @@ public final class TestDatabase {
      * @throws IllegalArgumentException if {@code maxSize} is less than 1
      */
     public HikariDataSource newPool(int maxSize) {
-        return scratch.newPool(shared.getJdbcUrl(), shared.getUsername(), shared.getPassword(),
-                "holdfast-test-extra-" + COUNTER.incrementAndGet(), maxSize, CONNECTION_TIMEOUT);
+        return scratch.newPool(
+                shared.getJdbcUrl(),
+                shared.getUsername(),
+                shared.getPassword(),
+                "holdfast-test-extra-" + COUNTER.incrementAndGet(),
+                maxSize,
+                CONNECTION_TIMEOUT);
     }
 
     /**

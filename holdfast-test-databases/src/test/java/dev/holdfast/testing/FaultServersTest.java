@@ -39,28 +39,39 @@ class FaultServersTest {
     void runsOncePerFaultServerButNotOnH2() {
         EngineExecutionResults results = run(Map.of("CI", "true"));
         List<String> names = results.testEvents().succeeded().stream()
-                .map(e -> e.getTestDescriptor().getDisplayName()).toList();
+                .map(e -> e.getTestDescriptor().getDisplayName())
+                .toList();
         assertThat(names).containsExactlyInAnyOrder("[postgresql] usesTheFaultServer", "[mariadb] usesTheFaultServer");
         assertThat(results.testEvents().failed().count()).isZero();
     }
 
     @Test
     void anUnreachableFaultServerFailsOnCi() {
-        EngineExecutionResults results = run(Map.of("CI", "true", "HOLDFAST_TEST_DATABASES", "postgresql",
-                "HOLDFAST_FAULT_POSTGRESQL_URL", NOWHERE));
+        EngineExecutionResults results = run(Map.of(
+                "CI", "true", "HOLDFAST_TEST_DATABASES", "postgresql", "HOLDFAST_FAULT_POSTGRESQL_URL", NOWHERE));
         List<Event> failed = results.testEvents().failed().list();
         assertThat(failed).hasSize(1);
-        Throwable cause = failed.get(0).getPayload(org.junit.platform.engine.TestExecutionResult.class)
-                .orElseThrow().getThrowable().orElseThrow();
-        assertThat(cause).hasMessageContaining("postgresql fault server is unreachable at " + NOWHERE)
-                .hasMessageContaining("CI=true").hasMessageContaining("scripts/fault-servers.sh up");
+        Throwable cause = failed.get(0)
+                .getPayload(org.junit.platform.engine.TestExecutionResult.class)
+                .orElseThrow()
+                .getThrowable()
+                .orElseThrow();
+        assertThat(cause)
+                .hasMessageContaining("postgresql fault server is unreachable at " + NOWHERE)
+                .hasMessageContaining("CI=true")
+                .hasMessageContaining("scripts/fault-servers.sh up");
         assertThat(results.testEvents().skipped().count()).isZero();
     }
 
     @Test
     void anUnreachableFaultServerIsSkippedLoudlyOffCi() {
-        EngineExecutionResults results = run(Map.of("CI", "false", "HOLDFAST_TEST_DATABASES", "postgresql,mariadb",
-                "HOLDFAST_FAULT_POSTGRESQL_URL", NOWHERE));
+        EngineExecutionResults results = run(Map.of(
+                "CI",
+                "false",
+                "HOLDFAST_TEST_DATABASES",
+                "postgresql,mariadb",
+                "HOLDFAST_FAULT_POSTGRESQL_URL",
+                NOWHERE));
         List<Event> skipped = results.testEvents().skipped().list();
         assertThat(skipped).hasSize(1);
         assertThat(skipped.get(0).getPayload(String.class).orElseThrow())

@@ -12,8 +12,10 @@ import jakarta.persistence.Table;
 public class BenchLine implements AggregateMember {
     @Id
     public Long id;
+
     @ManyToOne(optional = false)
     public BenchOrder order;
+
     public int quantity;
 
     @Override

@@ -11,7 +11,9 @@ import jakarta.persistence.Version;
 public class BenchOrder {
     @Id
     public Long id;
+
     @Version
     public long version;
+
     public String state;
 }

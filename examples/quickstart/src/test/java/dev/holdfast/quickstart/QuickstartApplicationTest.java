@@ -29,13 +29,18 @@ class QuickstartApplicationTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private HttpResponse<String> send(String base, String method, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).method(method,
-                HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode json(String base, String path) throws Exception {
         HttpResponse<String> response = send(base, "GET", path);
-        assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+        assertThat(response.statusCode())
+                .as("GET %s: %s", path, response.body())
+                .isEqualTo(200);
         return JSON.readTree(response.body());
     }
 
@@ -44,16 +49,20 @@ class QuickstartApplicationTest {
         String leases = db.newTableName("qs_leases");
         db.dropAfterTest(leases + "_queue");
         db.dropAfterTest(leases + "_timelines");
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--holdfast.lease.table=" + leases,
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
+                "--holdfast.lease.table=" + leases,
                 "--holdfast.offline.table=" + db.newTableName("qs_locks")));
         if (db.kind() == TestDatabase.Kind.POSTGRESQL) {
-            args.addAll(List.of("--spring.datasource.url=" + db.kind().url(),
+            args.addAll(List.of(
+                    "--spring.datasource.url=" + db.kind().url(),
                     "--spring.datasource.username=" + db.kind().user(),
                     "--spring.datasource.password=" + db.kind().password()));
         }
-        try (ConfigurableApplicationContext context = SpringApplication.run(QuickstartApplication.class,
-                args.toArray(String[]::new))) {
-            String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+        try (ConfigurableApplicationContext context =
+                SpringApplication.run(QuickstartApplication.class, args.toArray(String[]::new))) {
+            String base = "http://127.0.0.1:"
+                    + ((WebServerApplicationContext) context).getWebServer().getPort();
 
             HttpResponse<String> started = send(base, "POST", "/report");
             assertThat(started.statusCode()).isEqualTo(200);
@@ -69,12 +78,18 @@ class QuickstartApplicationTest {
                     .hasValueSatisfying(lease -> assertThat(lease.isReleased()).isFalse());
 
             JsonNode acquisitions = json(base, "/actuator/metrics/holdfast.lease.acquisitions");
-            assertThat(acquisitions.get("measurements").get(0).get("value").asDouble()).isEqualTo(1.0);
+            assertThat(acquisitions.get("measurements").get(0).get("value").asDouble())
+                    .isEqualTo(1.0);
 
             JsonNode health = json(base, "/actuator/health");
             assertThat(health.get("status").asString()).isEqualTo("UP");
-            assertThat(health.get("components").get("holdfast").get("status").asString()).isEqualTo("UP");
-            assertThat(health.get("components").get("holdfast").get("details").get("schema").asString())
+            assertThat(health.get("components").get("holdfast").get("status").asString())
+                    .isEqualTo("UP");
+            assertThat(health.get("components")
+                            .get("holdfast")
+                            .get("details")
+                            .get("schema")
+                            .asString())
                     .isEqualTo("present and current");
         }
     }

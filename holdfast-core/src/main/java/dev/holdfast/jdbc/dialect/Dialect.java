@@ -1,10 +1,9 @@
 package dev.holdfast.jdbc.dialect;
 
+import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Invariants;
-import dev.holdfast.internal.Arguments;
-import dev.holdfast.DatabaseException;
-
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -35,8 +34,8 @@ public enum Dialect {
         @Override
         SqlErrorKind classifyCode(String state, int code) {
             return switch (code) {
-                case 50200 -> SqlErrorKind.LOCK_TIMEOUT;           // LOCK_TIMEOUT_1, also NOWAIT
-                case 40001 -> SqlErrorKind.DEADLOCK;               // DEADLOCK_1
+                case 50200 -> SqlErrorKind.LOCK_TIMEOUT; // LOCK_TIMEOUT_1, also NOWAIT
+                case 40001 -> SqlErrorKind.DEADLOCK; // DEADLOCK_1
                 case 23505 -> SqlErrorKind.UNIQUE_VIOLATION;
                 case 57014 -> SqlErrorKind.STATEMENT_CANCELLED;
                 case 90067, 90098, 90121 -> SqlErrorKind.CONNECTION_LOST; // broken, closed, closed by shutdown
@@ -70,9 +69,9 @@ public enum Dialect {
                 return SqlErrorKind.OTHER;
             }
             return switch (state) {
-                case "55P03" -> SqlErrorKind.LOCK_TIMEOUT;         // lock_not_available, also NOWAIT
+                case "55P03" -> SqlErrorKind.LOCK_TIMEOUT; // lock_not_available, also NOWAIT
                 case "40P01" -> SqlErrorKind.DEADLOCK;
-                case "57014" -> SqlErrorKind.STATEMENT_CANCELLED;  // statement_timeout, cancel
+                case "57014" -> SqlErrorKind.STATEMENT_CANCELLED; // statement_timeout, cancel
                 case "25P02" -> SqlErrorKind.TRANSACTION_ABORTED;
                 case "57P01", "57P02", "57P03" -> SqlErrorKind.CONNECTION_LOST; // terminated, crash, cannot connect
                 default -> classifyState(state);
@@ -101,7 +100,7 @@ public enum Dialect {
         @Override
         SqlErrorKind classifyCode(String state, int code) {
             return switch (code) {
-                case 1205 -> SqlErrorKind.LOCK_TIMEOUT;             // lock wait timeout, NOWAIT, WAIT n
+                case 1205 -> SqlErrorKind.LOCK_TIMEOUT; // lock wait timeout, NOWAIT, WAIT n
                 case 1213 -> SqlErrorKind.DEADLOCK;
                 case 1062 -> SqlErrorKind.UNIQUE_VIOLATION;
                 case 1317, 1969 -> SqlErrorKind.STATEMENT_CANCELLED; // interrupted; max_statement_time
@@ -236,7 +235,7 @@ public enum Dialect {
      */
     public Instant now(Connection connection) {
         try (PreparedStatement ps = connection.prepareStatement("SELECT " + clock());
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             // The clock function never returns SQL NULL.
             return Invariants.nonNull(readInstant(rs, 1), "the database clock returned NULL");

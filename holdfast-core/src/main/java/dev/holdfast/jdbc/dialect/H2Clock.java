@@ -15,8 +15,7 @@ public final class H2Clock {
     /** The SQL name of the function, created by {@link dev.holdfast.jdbc.SchemaInstaller}. */
     public static final String ALIAS = "HOLDFAST_CLOCK_TIMESTAMP";
 
-    private H2Clock() {
-    }
+    private H2Clock() {}
 
     /**
      * {@return this JVM's current time, at offset UTC, with microsecond precision where the platform has it}
@@ -26,7 +25,7 @@ public final class H2Clock {
         // Not OffsetDateTime.now(UTC): it builds the offset's ZoneRules on every call, over half of
         // this function's time, and every lease statement calls it.
         Instant now = Instant.now();
-        return OffsetDateTime.of(LocalDateTime.ofEpochSecond(now.getEpochSecond(), now.getNano(), ZoneOffset.UTC),
-                ZoneOffset.UTC);
+        return OffsetDateTime.of(
+                LocalDateTime.ofEpochSecond(now.getEpochSecond(), now.getNano(), ZoneOffset.UTC), ZoneOffset.UTC);
     }
 }

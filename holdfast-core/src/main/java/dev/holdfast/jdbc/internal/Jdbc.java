@@ -1,7 +1,7 @@
 package dev.holdfast.jdbc.internal;
 
-import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Failures;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,8 +15,7 @@ import javax.sql.DataSource;
  */
 public final class Jdbc {
 
-    private Jdbc() {
-    }
+    private Jdbc() {}
 
     /** What runs on a connection. */
     @FunctionalInterface

@@ -12,8 +12,7 @@ public final class Keys {
     /** Longest string key accepted. */
     public static final int MAX_STRING_KEY = 1024;
 
-    private Keys() {
-    }
+    private Keys() {}
 
     /**
      * The key as Holdfast binds and orders it: integral numbers become {@link Long}; {@link String},
@@ -47,7 +46,7 @@ public final class Keys {
                 throw new IllegalArgumentException(what + " " + b + " does not fit a BIGINT", e);
             }
         }
-        throw new IllegalArgumentException("Unsupported " + what + " type " + key.getClass().getName()
-                + ": use String, an integral number, BigDecimal or UUID");
+        throw new IllegalArgumentException("Unsupported " + what + " type "
+                + key.getClass().getName() + ": use String, an integral number, BigDecimal or UUID");
     }
 }

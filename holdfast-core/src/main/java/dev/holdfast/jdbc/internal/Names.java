@@ -5,8 +5,7 @@ import org.jspecify.annotations.Nullable;
 /** The one check of the names and keys Holdfast stores (lock types and ids, owners, lease names). */
 public final class Names {
 
-    private Names() {
-    }
+    private Names() {}
 
     /**
      * Accepts 1 to {@code maxLength} characters, counted as code points (as the databases count a
@@ -26,7 +25,8 @@ public final class Names {
         }
         int length = value.codePointCount(0, value.length());
         if (length > maxLength) {
-            throw new IllegalArgumentException(what + " has " + length + " characters; at most " + maxLength + " are allowed");
+            throw new IllegalArgumentException(
+                    what + " has " + length + " characters; at most " + maxLength + " are allowed");
         }
         for (int i = 0; i < value.length(); ) {
             int cp = value.codePointAt(i);

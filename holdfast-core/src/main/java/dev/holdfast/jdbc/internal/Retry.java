@@ -1,7 +1,7 @@
 package dev.holdfast.jdbc.internal;
 
-import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Failures;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +26,8 @@ import javax.sql.DataSource;
 public record Retry(Dialect dialect, Set<SqlErrorKind> kinds, int attempts, Runnable onRetry) {
 
     /** The races a single upsert or delete can lose without effect. */
-    public static final Set<SqlErrorKind> RACES = Set.copyOf(EnumSet.of(
-            SqlErrorKind.UNIQUE_VIOLATION, SqlErrorKind.DEADLOCK, SqlErrorKind.SERIALIZATION_FAILURE));
+    public static final Set<SqlErrorKind> RACES = Set.copyOf(
+            EnumSet.of(SqlErrorKind.UNIQUE_VIOLATION, SqlErrorKind.DEADLOCK, SqlErrorKind.SERIALIZATION_FAILURE));
 
     public Retry {
         kinds = Set.copyOf(kinds);
@@ -43,7 +43,8 @@ public record Retry(Dialect dialect, Set<SqlErrorKind> kinds, int attempts, Runn
      * @param what what is being done, asked only when the last attempt failed
      * @throws DatabaseException when an attempt fails otherwise, or the last one fails
      */
-    public <T> T autocommit(DataSource dataSource, @Nullable Connection first, Supplier<String> what, Jdbc.Work<T> work) {
+    public <T> T autocommit(
+            DataSource dataSource, @Nullable Connection first, Supplier<String> what, Jdbc.Work<T> work) {
         for (int attempt = 1; ; attempt++) {
             Connection given = attempt == 1 ? first : null;
             try (Connection c = given != null ? given : dataSource.getConnection()) {

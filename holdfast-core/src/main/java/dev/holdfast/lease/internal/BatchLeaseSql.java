@@ -39,8 +39,9 @@ public interface BatchLeaseSql {
      * Binds a batch's rows from parameter {@code first}, as {@link #bindsArrays} says: three arrays
      * (names, owners, numbers), or name, owner, number of each row in turn.
      */
-    default void bindRows(Connection c, PreparedStatement ps, int first, List<String> names, List<String> owners,
-                          List<Long> numbers) throws SQLException {
+    default void bindRows(
+            Connection c, PreparedStatement ps, int first, List<String> names, List<String> owners, List<Long> numbers)
+            throws SQLException {
         if (bindsArrays()) {
             ps.setArray(first, c.createArrayOf("varchar", names.toArray()));
             ps.setArray(first + 1, c.createArrayOf("varchar", owners.toArray()));

@@ -45,14 +45,17 @@ final class BatchPace {
     static final int PAIRS = 16;
     /** Pairs after which a comparison whose pairs all agree, each by more than {@link #DECISIVE}, ends. */
     static final int EARLY_PAIRS = 4;
+
     static final double DECISIVE = 0.10;
     /** Pairs after which a comparison whose pairs all agree, each by more than {@link #STRONG}, ends. */
     static final int STRONG_PAIRS = 2;
+
     static final double STRONG = 0.25;
     /** A comparison whose first pair found calls alone faster by more than this ends after it, with calls alone. */
     static final double CLEAR_LOSS = 0.5;
     /** An epoch this many times as long as the last of its mode straddled a pause: it is run again. */
     static final int STRADDLED = 8;
+
     static final int HOLD_EPOCHS = 8 * PAIRS;
     static final int MAX_HOLD_EPOCHS = 16 * HOLD_EPOCHS;
     /** Batching is chosen only if the median of alone's rate over batching's is below this. */
@@ -64,6 +67,7 @@ final class BatchPace {
     private boolean comparing = true;
     /** Epochs into the comparison or the hold. */
     private int epoch;
+
     private long epochStart;
     private int epochCalls;
     private double firstRate;
@@ -75,10 +79,12 @@ final class BatchPace {
     private final long[] lastEpochNanos = new long[2];
     /** Acquires in flight now; the others each found in flight on arrival, summed, and the arrivals. */
     private final AtomicInteger inFlight = new AtomicInteger();
+
     private final LongAdder found = new LongAdder();
     private final LongAdder arrivals = new LongAdder();
     /** {@code found} and {@code arrivals} when the epoch began. */
     private long foundBefore;
+
     private long arrivalsBefore;
     private double lastOverlap = Double.NaN;
 
@@ -188,7 +194,8 @@ final class BatchPace {
      * loses nothing, while each pair more costs a batching epoch at the slower rate.
      */
     private boolean decisive(int pairs) {
-        return aloneFaster(pairs, CLEAR_LOSS) || pairs >= STRONG_PAIRS && (agree(pairs, STRONG) || aloneFaster(pairs, DECISIVE))
+        return aloneFaster(pairs, CLEAR_LOSS)
+                || pairs >= STRONG_PAIRS && (agree(pairs, STRONG) || aloneFaster(pairs, DECISIVE))
                 || pairs >= EARLY_PAIRS && agree(pairs, DECISIVE);
     }
 

@@ -1,12 +1,12 @@
 package dev.holdfast.lease.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.HashMap;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * The lock and the running batches of one batcher (each batcher has slots of its own: a release never
@@ -28,6 +28,7 @@ public final class BatchSlots {
     static final int BATCH = 0;
     /** Who answered a thread: a call outside these slots (the batcher's answeredElsewhere). */
     static final int ELSEWHERE = -2;
+
     private static final int MAX_QUIET_BATCHES = 64;
 
     final ReentrantLock lock = new ReentrantLock();
@@ -37,20 +38,25 @@ public final class BatchSlots {
     private final Map<Thread, Long> expected = new HashMap<>();
     /** Per thread (weakly: a thread that ends is forgotten), how it came back lately. */
     private final Map<Thread, Returns> returns = new WeakHashMap<>();
+
     private final boolean adaptive;
     /** Adaptive: whether calls go in batches or alone, measured by the acquire slots ({@code measures}), followed by the releases'. */
     final @Nullable BatchPace pace;
+
     final boolean measures;
     /** Calls that ran alone outside any batcher. */
     private final AtomicLong ranAlone = new AtomicLong();
     /** Of those, the ones the pace has counted (written under the lock). */
     private volatile long countedAlone;
+
     int inFlight;
     /** Adaptive: moving averages of a statement's time and of a thread's time from one call to its next; 0: none yet. */
     private long statementNanos;
+
     private long cycleNanos;
     /** Adaptive: batches left to start before anyone is waited for again, and that number after the next wait lost. */
     private int quietBatches;
+
     private int backOff = 1;
 
     /** Slots that never wait for threads (concurrent batching). */
@@ -217,6 +223,7 @@ public final class BatchSlots {
         long arrivedAt;
         /** After a batch, and after an answer elsewhere; -1: not yet known (not waited for). */
         long batchNanos = -1;
+
         long elsewhereNanos = -1;
 
         long took(int by) {

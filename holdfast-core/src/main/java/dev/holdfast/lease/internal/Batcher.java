@@ -3,12 +3,12 @@ package dev.holdfast.lease.internal;
 import dev.holdfast.internal.Invariants;
 import org.jspecify.annotations.Nullable;
 
-import java.util.Objects;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -71,8 +71,12 @@ public final class Batcher<Q, R> {
         final Q request;
         final Thread thread = Thread.currentThread();
         boolean queued = true;
-        @Nullable Outcome<R> outcome;
-        @Nullable Error error;
+
+        @Nullable
+        Outcome<R> outcome;
+
+        @Nullable
+        Error error;
         /** Written after {@code outcome} or {@code error}, so that a thread that reads it true sees them. */
         volatile boolean settled;
         /** Told it may start a batch (or work out its linger anew); cleared under the lock before it parks. */
@@ -96,12 +100,14 @@ public final class Batcher<Q, R> {
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
     /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
     private final Set<String> keysInFlight = new HashSet<>();
+
     private final Function<Q, String> key;
     private final Comparator<String> order;
     private final Runner<Q, R> runner;
     private final int maxInFlight;
     /** With a batch in flight, another may start only once this many calls are queued. */
     private final int overlapAt;
+
     private final int maxSize;
     /** Nanos calls of this batcher waited only for threads to come back (adaptive lingering), summed. */
     private final LongAdder lingered = new LongAdder();
@@ -110,13 +116,24 @@ public final class Batcher<Q, R> {
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
      * @param order the order of a batch (the database's order of its keys, so that batches lock alike)
      */
-    public Batcher(Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+    public Batcher(
+            Function<Q, String> key,
+            Comparator<String> order,
+            int maxInFlight,
+            int overlapAt,
+            int maxSize,
             Runner<Q, R> runner) {
         this(new BatchSlots(), key, order, maxInFlight, overlapAt, maxSize, runner);
     }
 
     /** A batcher of {@code slots}, which no other batcher may have. */
-    public Batcher(BatchSlots slots, Function<Q, String> key, Comparator<String> order, int maxInFlight, int overlapAt, int maxSize,
+    public Batcher(
+            BatchSlots slots,
+            Function<Q, String> key,
+            Comparator<String> order,
+            int maxInFlight,
+            int overlapAt,
+            int maxSize,
             Runner<Q, R> runner) {
         if (maxInFlight < 1 || maxSize < 1 || overlapAt < 1) {
             throw new IllegalArgumentException("maxInFlight, overlapAt and maxSize must be at least 1");
@@ -188,7 +205,8 @@ public final class Batcher<Q, R> {
             if (call.error != null) {
                 throw call.error;
             }
-            return Invariants.nonNull(call.outcome, "a settled call has an outcome or an error").get();
+            return Invariants.nonNull(call.outcome, "a settled call has an outcome or an error")
+                    .get();
         } finally {
             if (locked) {
                 lock.unlock();
@@ -301,7 +319,9 @@ public final class Batcher<Q, R> {
         long started = System.nanoTime();
         try {
             outcomes = runner.run(batch.stream().map(c -> c.request).toList());
-            if (outcomes == null || outcomes.size() != batch.size() || outcomes.stream().anyMatch(Objects::isNull)) {
+            if (outcomes == null
+                    || outcomes.size() != batch.size()
+                    || outcomes.stream().anyMatch(Objects::isNull)) {
                 throw new IllegalStateException("no outcome for every call of a batch of " + batch.size());
             }
         } catch (Throwable e) {
@@ -328,7 +348,8 @@ public final class Batcher<Q, R> {
                 } else if (thrown != null) {
                     c.outcome = Outcome.failed(new IllegalStateException("batch failed", thrown));
                 } else {
-                    c.outcome = Invariants.nonNull(outcomes, "set and checked when nothing was thrown").get(i);
+                    c.outcome = Invariants.nonNull(outcomes, "set and checked when nothing was thrown")
+                            .get(i);
                 }
                 c.settled = true;
                 c.wake();
@@ -342,7 +363,8 @@ public final class Batcher<Q, R> {
 
     /** Whether queued {@code call} may start a batch now, lingering aside. Holds the lock. */
     private boolean mayStart(Call<Q, R> call) {
-        boolean free = slots.alone() ? slots.inFlight < ALONE_IN_FLIGHT
+        boolean free = slots.alone()
+                ? slots.inFlight < ALONE_IN_FLIGHT
                 : slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt;
         return free && !keysInFlight.contains(key.apply(call.request));
     }

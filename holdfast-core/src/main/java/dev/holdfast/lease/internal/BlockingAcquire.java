@@ -1,7 +1,6 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Failures;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
 import org.jspecify.annotations.Nullable;
 
@@ -27,6 +26,7 @@ public final class BlockingAcquire {
 
     /** How long a queue entry stays valid unless its waiter refreshes it (longer for a notified waiter with a long safety poll). */
     public static final long QUEUE_ENTRY_MICROS = 2_000_000;
+
     static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /**
      * How long past its bound an attempt may wait for a pooled connection, so that a bound shorter
@@ -36,6 +36,7 @@ public final class BlockingAcquire {
     static final long BORROW_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** The first and the longest wait before leaving the queue again after a failed attempt to. */
     private static final long GIVE_UP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private static final long MAX_GIVE_UP_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final SecureRandom WAITER_IDS = new SecureRandom();
 
@@ -44,6 +45,7 @@ public final class BlockingAcquire {
     private final TimeoutLook look;
     /** How this database's waiters are woken: notified, by a wake-up connection, or polling. */
     private final WakeUps wakeUps;
+
     private final LeaseThreads threads;
     private final BoundedBorrow borrow;
     private final @Nullable CohortHandOffs cohorts;
@@ -52,8 +54,15 @@ public final class BlockingAcquire {
     /** Grants this service's waiters received from a release's hand-off, without a statement of their own. */
     private final LongAdder handOffsReceived = new LongAdder();
 
-    BlockingAcquire(LeaseCalls calls, LeaseStore store, TimeoutLook look, WakeUps wakeUps, LeaseThreads threads,
-                    @Nullable CohortHandOffs cohorts, Grants grants, LeaseTuning.Polling polling) {
+    BlockingAcquire(
+            LeaseCalls calls,
+            LeaseStore store,
+            TimeoutLook look,
+            WakeUps wakeUps,
+            LeaseThreads threads,
+            @Nullable CohortHandOffs cohorts,
+            Grants grants,
+            LeaseTuning.Polling polling) {
         this.calls = calls;
         this.store = store;
         this.look = look;
@@ -100,7 +109,8 @@ public final class BlockingAcquire {
         // A notified waiter's entry outlives several safety polls, each of which refreshes it; a polling
         // waiter refreshes it every few milliseconds, so its entry (and one a failed call left behind,
         // which blocks the waiters behind it until it lapses) lives QUEUE_ENTRY_MICROS.
-        long queueMicros = wakeUp.notified ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4)
+        long queueMicros = wakeUp.notified
+                ? Math.max(QUEUE_ENTRY_MICROS, polling.safetyPollNanos() / 1000 * 4)
                 : polling.pollingEntryMicros();
         boolean queued = false;
         long refreshedAt = 0; // when the attempt that last joined or refreshed the queue entry was sent
@@ -119,15 +129,17 @@ public final class BlockingAcquire {
                 // (MariaDB: whose service's wake-up connection is alive).
                 Integer listener = wakeUps.listener(wakeUp);
                 // A polling waiter refreshes its entry once a quarter of its life has passed, not at every
-                // look: a MariaDB waiter whose wake-up connection watches looks every 50 ms, and each refresh is a commit to flush.
+                // look: a MariaDB waiter whose wake-up connection watches looks every 50 ms, and each refresh is a
+                // commit to flush.
                 long attemptSent = System.nanoTime();
-                boolean refresh = !joined || attemptSent - refreshedAt >= queueMicros * 1000 / 4
+                boolean refresh = !joined
+                        || attemptSent - refreshedAt >= queueMicros * 1000 / 4
                         || !java.util.Objects.equals(listener, published);
                 // MariaDB: a granted waiter leaves the queue on the wake-up connection, after the grant returns.
                 boolean leaveLater = joined && wakeUps.leavesEntries();
                 LeaseCalls.SqlCall<Optional<LeaseRow>> attempt = waiter != null
-                        ? c -> store.acquireOrQueue(c, name, owner, waiter, micros, queueMicros, joined, refresh,
-                                !leaveLater, listener)
+                        ? c -> store.acquireOrQueue(
+                                c, name, owner, waiter, micros, queueMicros, joined, refresh, !leaveLater, listener)
                         : c -> store.acquire(c, name, owner, micros, false);
                 Optional<LeaseRow> granted;
                 if (waitNanos == 0) {
@@ -139,8 +151,11 @@ public final class BlockingAcquire {
                     // could end without any attempt, and a waiter woken at the bound without its last one.
                     Connection borrowed = borrow.borrow(Math.max(deadline, System.nanoTime()) + BORROW_GRACE_NANOS);
                     if (borrowed == null) {
-                        throw new WaitTimedOut(attempts, WaitTimedOut.Seen.unknown("no pooled connection came within the"
-                                + " bound (and " + TimeUnit.NANOSECONDS.toMillis(BORROW_GRACE_NANOS) + " ms more) to look with"));
+                        throw new WaitTimedOut(
+                                attempts,
+                                WaitTimedOut.Seen.unknown("no pooled connection came within the" + " bound (and "
+                                        + TimeUnit.NANOSECONDS.toMillis(BORROW_GRACE_NANOS)
+                                        + " ms more) to look with"));
                     }
                     attempts++;
                     granted = attemptOn(borrowed, attempt, name, owner, ++races >= LeaseCalls.ATTEMPTS_ON_RACE);
@@ -153,7 +168,8 @@ public final class BlockingAcquire {
                     if (leaveLater && waiter != null) { // its entry is left on the wake-up connection
                         wakeUps.leave(new GrantedEntries.Leave(name, waiter, refreshedAt + queueMicros * 1000));
                     }
-                    return grants.fromDatabase(granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
+                    return grants.fromDatabase(
+                            granted.get(), sent, viaQueue ? Grants.Path.QUEUED_ATTEMPT : Grants.Path.ACQUIRED);
                 }
                 if (viaQueue && refresh) {
                     refreshedAt = attemptSent; // the entry lives queueMicros from a moment after this
@@ -168,12 +184,17 @@ public final class BlockingAcquire {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     left = true;
-                    throw lookAndLeave(name, waiter, attempts, waitNanos,
+                    throw lookAndLeave(
+                            name,
+                            waiter,
+                            attempts,
+                            waitNanos,
                             System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(queueMicros));
                 }
                 if (wakeUps.notifies(wakeUp)) {
                     long safety = polling.safetyPollNanos();
-                    long poll = safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
+                    long poll =
+                            safety - safety / 5 + ThreadLocalRandom.current().nextLong(safety * 2 / 5);
                     wakeUp.signal.tryAcquire(Math.min(remaining, poll), TimeUnit.NANOSECONDS);
                     wakeUp.signal.drainPermits();
                     handed = handed(wakeUp, name, owner, waiter, micros, lapsesAt);
@@ -185,13 +206,19 @@ public final class BlockingAcquire {
                     // A release through this service wakes its oldest polling waiter at once.
                     // MariaDB: a release elsewhere that hands it the lease too, while the wake-up connection watches;
                     // then it still looks every ten longest polls (50 ms): a lost wake-up costs no more.
-                    boolean woken = wakeUps.awaitPoll(wakeUp, Math.min(remaining, sleep),
-                            Math.min(Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
-                                    polling.maxQueuedPollNanos() * 10), deadline);
+                    boolean woken = wakeUps.awaitPoll(
+                            wakeUp,
+                            Math.min(remaining, sleep),
+                            Math.min(
+                                    Math.min(polling.safetyPollNanos(), queueMicros * 1000 / 2),
+                                    polling.maxQueuedPollNanos() * 10),
+                            deadline);
                     wakeUp.signal.drainPermits();
-                    backoff = woken ? polling.minPollNanos()
+                    backoff = woken
+                            ? polling.minPollNanos()
                             : Math.min(viaQueue ? polling.maxQueuedPollNanos() : MAX_BACKOFF_NANOS, backoff * 2);
-                    handed = handed(wakeUp, name, owner, waiter, micros, lapsesAt); // MariaDB: read by the wake-up connection
+                    handed = handed(
+                            wakeUp, name, owner, waiter, micros, lapsesAt); // MariaDB: read by the wake-up connection
                     if (handed != null) {
                         return grants.fromDatabase(handed, sent, Grants.Path.HANDED_OFF);
                     }
@@ -215,11 +242,14 @@ public final class BlockingAcquire {
      * pool directly, as its attempt did). A read that fails only makes the holder unknown; leaving that
      * fails is tried again in the background, as {@link #giveUp} does.
      */
-    private WaitTimedOut lookAndLeave(String name, @Nullable String waiter, int attempts, long waitNanos, long lapsesAt) {
+    private WaitTimedOut lookAndLeave(
+            String name, @Nullable String waiter, int attempts, long waitNanos, long lapsesAt) {
         Connection c = null;
         String noConnection = "no connection to look with";
         try {
-            c = waitNanos == 0 ? calls.dataSource().getConnection() : borrow.borrow(System.nanoTime() + BORROW_GRACE_NANOS);
+            c = waitNanos == 0
+                    ? calls.dataSource().getConnection()
+                    : borrow.borrow(System.nanoTime() + BORROW_GRACE_NANOS);
             if (c == null) {
                 noConnection = "no pooled connection came within " + TimeUnit.NANOSECONDS.toMillis(BORROW_GRACE_NANOS)
                         + " ms to look with";
@@ -264,13 +294,14 @@ public final class BlockingAcquire {
      * The grant a release handed to this waiter (committed before it was notified), or null. MariaDB: the
      * waiter's entry (which lapses at {@code lapsesAt}) is left on its wake-up connection.
      */
-    private @Nullable LeaseRow handed(Waiter wakeUp, String name, String owner, @Nullable String waiter,
-                                      long micros, long lapsesAt) {
+    private @Nullable LeaseRow handed(
+            Waiter wakeUp, String name, String owner, @Nullable String waiter, long micros, long lapsesAt) {
         Waiter.Handed h = wakeUp.handed();
         if (h == null) {
             return null;
         }
-        if (waiter != null) { // MariaDB: read by the wake-up connection, and left there (elsewhere the hand-off left it)
+        if (waiter
+                != null) { // MariaDB: read by the wake-up connection, and left there (elsewhere the hand-off left it)
             wakeUps.leave(new GrantedEntries.Leave(name, waiter, lapsesAt));
         }
         handOffsReceived.increment();
@@ -289,8 +320,8 @@ public final class BlockingAcquire {
      * with a concurrent first insert or a deadlock (the statement had no effect) and is not the
      * {@code last} try.
      */
-    private @Nullable Optional<LeaseRow> attemptOn(Connection c, LeaseCalls.SqlCall<Optional<LeaseRow>> call, String name,
-                                                String owner, boolean last) {
+    private @Nullable Optional<LeaseRow> attemptOn(
+            Connection c, LeaseCalls.SqlCall<Optional<LeaseRow>> call, String name, String owner, boolean last) {
         try (c) {
             return Jdbc.autocommit(c, call::run);
         } catch (SQLException e) {
@@ -345,17 +376,26 @@ public final class BlockingAcquire {
             return; // the entry lapses first
         }
         try {
-            threads.timer().schedule(() -> threads.background().execute(() -> {
-                Connection c;
-                try {
-                    c = calls.dataSource().getConnection();
-                } catch (SQLException | RuntimeException e) {
-                    c = null;
-                }
-                if (c == null || !gaveUp(c, name, waiter, granted)) {
-                    giveUpLater(name, waiter, lapsesAt, Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS), granted);
-                }
-            }), delayNanos, TimeUnit.NANOSECONDS);
+            threads.timer()
+                    .schedule(
+                            () -> threads.background().execute(() -> {
+                                Connection c;
+                                try {
+                                    c = calls.dataSource().getConnection();
+                                } catch (SQLException | RuntimeException e) {
+                                    c = null;
+                                }
+                                if (c == null || !gaveUp(c, name, waiter, granted)) {
+                                    giveUpLater(
+                                            name,
+                                            waiter,
+                                            lapsesAt,
+                                            Math.min(delayNanos * 2, MAX_GIVE_UP_RETRY_NANOS),
+                                            granted);
+                                }
+                            }),
+                            delayNanos,
+                            TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // closed: the entry lapses by itself
         }

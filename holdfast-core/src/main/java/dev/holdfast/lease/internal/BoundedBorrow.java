@@ -1,7 +1,7 @@
 package dev.holdfast.lease.internal;
 
-import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Failures;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -37,7 +37,8 @@ final class BoundedBorrow {
      * @throws IllegalStateException if the service is closed
      * @throws DatabaseException     if the pool failed
      */
-    @Nullable Connection borrow(long deadline) throws InterruptedException {
+    @Nullable
+    Connection borrow(long deadline) throws InterruptedException {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         Future<?> task;
         try {

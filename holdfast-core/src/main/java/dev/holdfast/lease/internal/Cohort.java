@@ -19,14 +19,15 @@ final class Cohort {
     static final long NOT_BUSY = Long.MIN_VALUE;
 
     /** A cohort's name and owner. */
-    record Key(String name, String owner) {
-    }
+    record Key(String name, String owner) {}
 
     /** One waiting call. Its fields are guarded by its cohort's lock. */
     static final class Waiter {
         final Semaphore signal = new Semaphore(0);
         final long ttlMicros;
-        @Nullable LeaseRow handed;
+
+        @Nullable
+        LeaseRow handed;
         /** Go to the database: as the cohort's representative, or because the service closed. */
         boolean toDatabase;
 
@@ -39,6 +40,7 @@ final class Cohort {
     final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a statement on a grant ends ({@link #busyGrant} reset). */
     final Condition settled = lock.newCondition();
+
     final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Calls queueing in the database for this cohort. */
     int representatives;
@@ -49,15 +51,24 @@ final class Cohort {
     boolean hasGrant;
     /** Whether its holder may pass it on: false once it is known lost or released elsewhere. */
     boolean open;
+
     long grantToken;
     long grantSentNanos;
-    @Nullable Instant grantAcquiredAt;
+
+    @Nullable
+    Instant grantAcquiredAt;
+
     long rowToken;
     long holderToken;
     /** When the current holder got it ({@link System#nanoTime()}; the grant's send time for its first). */
     long holderSinceNanos;
-    @Nullable Instant expiresAt;
-    @Nullable Instant dbNow;
+
+    @Nullable
+    Instant expiresAt;
+
+    @Nullable
+    Instant dbNow;
+
     long sentNanos;
     int handOffs;
     boolean reserved;

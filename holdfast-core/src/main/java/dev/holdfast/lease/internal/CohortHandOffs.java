@@ -154,7 +154,8 @@ public final class CohortHandOffs {
      *
      * @throws InterruptedException if interrupted (a lease handed meanwhile was given back)
      */
-    @Nullable LeaseRow await(Call call, long deadlineNanos) throws InterruptedException {
+    @Nullable
+    LeaseRow await(Call call, long deadlineNanos) throws InterruptedException {
         Cohort.Waiter w = call.waiter;
         if (w == null) {
             return null;
@@ -238,7 +239,8 @@ public final class CohortHandOffs {
      * Decides the release of {@code lease}: null if this service holds no grant for it here (release
      * it as it is); else passed on in memory, already released, or release the row's token.
      */
-    @Nullable CohortRelease release(LeaseRow lease, boolean heldAtLeast) {
+    @Nullable
+    CohortRelease release(LeaseRow lease, boolean heldAtLeast) {
         Cohort c = cohorts.get(new Cohort.Key(lease.name(), lease.owner()));
         if (c == null) {
             return null;
@@ -248,12 +250,13 @@ public final class CohortHandOffs {
             c.awaitSettled();
             if (!c.hasGrant || lease.token() != c.holderToken) {
                 return c.hasGrant && lease.token() >= c.grantToken && lease.token() < c.holderToken
-                        ? new CohortRelease.AlreadyReleased(c.holder()) : null;
+                        ? new CohortRelease.AlreadyReleased(c.holder())
+                        : null;
             }
             // From before the grant was sent to the hand-off: at least the time between them.
             long extraMicros = (c.holderSinceNanos - c.grantSentNanos) / 1000;
-            CohortRelease.ToDatabase before = new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens,
-                    Cohort.granted(c.grantAcquiredAt));
+            CohortRelease.ToDatabase before = new CohortRelease.ToDatabase(
+                    c.rowToken, extraMicros, c.unsureTokens, Cohort.granted(c.grantAcquiredAt));
             long grant = c.grantToken;
             if (c.open && !heldAtLeast && c.handOffs < bound && !c.waiters.isEmpty() && handOff(c)) {
                 return new CohortRelease.HandedOn();
@@ -265,7 +268,8 @@ public final class CohortHandOffs {
             // still maps to the grant; meanwhile the first waiter queues in the database.
             c.open = false;
             c.promoteIfNeeded();
-            return new CohortRelease.ToDatabase(c.rowToken, extraMicros, c.unsureTokens, Cohort.granted(c.grantAcquiredAt));
+            return new CohortRelease.ToDatabase(
+                    c.rowToken, extraMicros, c.unsureTokens, Cohort.granted(c.grantAcquiredAt));
         } finally {
             c.lock.unlock();
         }
@@ -379,7 +383,9 @@ public final class CohortHandOffs {
         }
         c.lock.lock();
         try {
-            return c.hasGrant && lease.token() >= c.grantToken && lease.token() <= c.holderToken ? c.rowToken : lease.token();
+            return c.hasGrant && lease.token() >= c.grantToken && lease.token() <= c.holderToken
+                    ? c.rowToken
+                    : lease.token();
         } finally {
             c.lock.unlock();
         }
@@ -394,7 +400,9 @@ public final class CohortHandOffs {
         for (Cohort c : cohorts.values()) {
             if (c.lock.tryLock()) {
                 try {
-                    if (c.idle() && c.busyGrant == Cohort.NOT_BUSY && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
+                    if (c.idle()
+                            && c.busyGrant == Cohort.NOT_BUSY
+                            && (!c.hasGrant || !c.estimatedNow().isBefore(c.expiresAt))) {
                         c.hasGrant = false;
                         dropIfIdle(c);
                     }

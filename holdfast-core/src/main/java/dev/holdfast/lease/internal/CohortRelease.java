@@ -6,12 +6,10 @@ import java.time.Instant;
 sealed interface CohortRelease permits CohortRelease.HandedOn, CohortRelease.AlreadyReleased, CohortRelease.ToDatabase {
 
     /** Passed to a local waiter: nothing to do in the database. */
-    record HandedOn() implements CohortRelease {
-    }
+    record HandedOn() implements CohortRelease {}
 
     /** The lease was passed on earlier (a second release); {@code current} is the local holder's. */
-    record AlreadyReleased(LeaseRow current) implements CohortRelease {
-    }
+    record AlreadyReleased(LeaseRow current) implements CohortRelease {}
 
     /**
      * Release the database grant: {@code token} is the row's, {@code extraMicros} how much later
@@ -21,6 +19,5 @@ sealed interface CohortRelease permits CohortRelease.HandedOn, CohortRelease.Alr
      * {@code acquiredAt} tells which). Then call {@link CohortHandOffs#releasedToDatabase} unless the database
      * could not be reached.
      */
-    record ToDatabase(long token, long extraMicros, long unsureTokens, Instant acquiredAt) implements CohortRelease {
-    }
+    record ToDatabase(long token, long extraMicros, long unsureTokens, Instant acquiredAt) implements CohortRelease {}
 }

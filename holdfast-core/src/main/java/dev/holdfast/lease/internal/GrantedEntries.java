@@ -18,8 +18,7 @@ import java.util.Map;
 final class GrantedEntries {
 
     /** The queue entry of a granted waiter, which lapses by itself at {@code lapsesAt} ({@link System#nanoTime()}). */
-    record Leave(String name, String waiter, long lapsesAt) {
-    }
+    record Leave(String name, String waiter, long lapsesAt) {}
 
     /** Leaves a queue entry some other way (on a pooled connection, retrying until it lapses). */
     interface Leaving {
@@ -28,14 +27,15 @@ final class GrantedEntries {
 
     /** Opens the connection to leave on, or null without one. */
     interface Opener {
-        @Nullable Connection open() throws SQLException;
+        @Nullable
+        Connection open() throws SQLException;
     }
 
     private final LeaseSql sql;
     /** By waiter id (guarded by this). */
     private final Map<String, Leave> pending = new HashMap<>();
     /** Until set, an entry that cannot be left lapses. */
-    private volatile Leaving elsewhere = (name, waiter, lapsesAt) -> { };
+    private volatile Leaving elsewhere = (name, waiter, lapsesAt) -> {};
 
     GrantedEntries(LeaseSql sql) {
         this.sql = sql;

@@ -1,6 +1,7 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
+
 import java.util.List;
 
 /**
@@ -22,11 +23,17 @@ final class H2LeaseSql extends PollingLeaseSql {
         acquire = merge(table, now, "", "t.expires_at <= s.now", false);
         reenter = merge(table, now, "", "(t.expires_at <= s.now OR t.owner = s.owner)", true);
         // A free lease goes to this waiter only if no live waiter queued before it.
-        acquireQueued = merge(table, now, ", CAST(? AS VARCHAR) AS waiter", "t.expires_at <= s.now"
-                + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = s.name AND q.owner <> s.waiter"
-                + " AND q.wait_until > s.now AND q.queued_at < COALESCE((SELECT m.queued_at FROM " + queue + " m"
-                + " WHERE m.name = s.name AND m.owner = s.waiter AND m.wait_until > s.now),"
-                + " TIMESTAMP WITH TIME ZONE '9999-12-31 00:00:00+00'))", false);
+        acquireQueued = merge(
+                table,
+                now,
+                ", CAST(? AS VARCHAR) AS waiter",
+                "t.expires_at <= s.now"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = s.name AND q.owner <> s.waiter"
+                        + " AND q.wait_until > s.now AND q.queued_at < COALESCE((SELECT m.queued_at FROM " + queue
+                        + " m"
+                        + " WHERE m.name = s.name AND m.owner = s.waiter AND m.wait_until > s.now),"
+                        + " TIMESTAMP WITH TIME ZONE '9999-12-31 00:00:00+00'))",
+                false);
         joinQueue = "MERGE INTO " + queue + " q USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner,"
                 + " " + now + " AS now, CAST(? AS BIGINT) AS micros) s ON q.name = s.name AND q.owner = s.owner"
                 + " WHEN MATCHED THEN UPDATE SET queued_at = CASE WHEN q.wait_until <= s.now THEN s.now ELSE q.queued_at END,"
@@ -48,13 +55,16 @@ final class H2LeaseSql extends PollingLeaseSql {
                 + " USING (SELECT CAST(? AS VARCHAR) AS name, CAST(? AS VARCHAR) AS owner,"
                 + " " + now + " AS now, CAST(? AS BIGINT) AS ttl" + more + ") s ON t.name = s.name"
                 + " WHEN MATCHED AND " + grants + " THEN UPDATE SET"
-                + (renews ? " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
-                        + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
+                + (renews
+                        ? " token = CASE WHEN t.expires_at <= s.now THEN t.token + 1 ELSE t.token END,"
+                                + " acquired_at = CASE WHEN t.expires_at <= s.now THEN s.now ELSE t.acquired_at END,"
                         : " token = t.token + 1, acquired_at = s.now,")
                 + " owner = s.owner, expires_at = "
                 // A renewal never ends before its grant began: "now" may be from before a wait for the row.
                 // (For a new grant the old acquired_at is at or before s.now: GREATEST changes nothing.)
-                + (renews ? "GREATEST(DATEADD(MICROSECOND, s.ttl, s.now), t.acquired_at)" : "DATEADD(MICROSECOND, s.ttl, s.now)")
+                + (renews
+                        ? "GREATEST(DATEADD(MICROSECOND, s.ttl, s.now), t.acquired_at)"
+                        : "DATEADD(MICROSECOND, s.ttl, s.now)")
                 + " WHEN NOT MATCHED THEN INSERT (name, owner, token, acquired_at, expires_at)"
                 + " VALUES (s.name, s.owner, 1, s.now, DATEADD(MICROSECOND, s.ttl, s.now)))";
     }

@@ -26,10 +26,19 @@ final class H2LeaseStore extends LeaseStore {
     }
 
     @Override
-    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-            long queueMicros, boolean joined, boolean refresh, boolean leave, @Nullable Integer listener)
+    public Optional<LeaseRow> acquireOrQueue(
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean joined,
+            boolean refresh,
+            boolean leave,
+            @Nullable Integer listener)
             throws SQLException {
-        return acquireThenQueue(sql, c, name, owner, waiter, ttlMicros, queueMicros, joined && leave,
-                !joined || refresh, listener);
+        return acquireThenQueue(
+                sql, c, name, owner, waiter, ttlMicros, queueMicros, joined && leave, !joined || refresh, listener);
     }
 }

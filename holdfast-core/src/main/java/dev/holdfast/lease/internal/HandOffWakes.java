@@ -46,9 +46,12 @@ final class HandOffWakes {
             }
         } catch (SQLException e) {
             if (e.getErrorCode() == KILL_DENIED && refused.compareAndSet(false, true)) {
-                LOG.log(System.Logger.Level.WARNING, "Lease hand-offs no longer wake waiters of other services"
-                        + " at once: the database user may not end their statements (KILL QUERY needs the same user or"
-                        + " CONNECTION ADMIN); those waiters take their leases at their next look", e);
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "Lease hand-offs no longer wake waiters of other services"
+                                + " at once: the database user may not end their statements (KILL QUERY needs the same user or"
+                                + " CONNECTION ADMIN); those waiters take their leases at their next look",
+                        e);
             }
             // Else (1094: that connection ended meanwhile) its waiters look by themselves.
         }

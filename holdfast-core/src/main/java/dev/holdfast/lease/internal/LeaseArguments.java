@@ -12,8 +12,7 @@ public final class LeaseArguments {
     public static final long MIN_TTL_MILLIS = 1;
     public static final Duration MAX_DURATION = Duration.ofDays(366);
 
-    private LeaseArguments() {
-    }
+    private LeaseArguments() {}
 
     public static void checkName(String what, @Nullable String value) {
         Names.require(what, value, MAX_NAME_LENGTH);
@@ -31,7 +30,8 @@ public final class LeaseArguments {
             throw new IllegalArgumentException("Lease ttl must not be null");
         }
         if (ttl.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("Lease ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
+            throw new IllegalArgumentException(
+                    "Lease ttl must be at most " + MAX_DURATION.toDays() + " days, not " + ttl);
         }
         if (ttl.isNegative() || ttl.toNanos() < MIN_TTL_MILLIS * 1_000_000) {
             throw new IllegalArgumentException("Lease ttl must be at least " + MIN_TTL_MILLIS + " ms, not " + ttl);
@@ -54,14 +54,16 @@ public final class LeaseArguments {
             throw new IllegalArgumentException("maxWait must not be negative, not " + maxWait);
         }
         if (maxWait.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("maxWait must be at most " + MAX_DURATION.toDays() + " days, not " + maxWait);
+            throw new IllegalArgumentException(
+                    "maxWait must be at most " + MAX_DURATION.toDays() + " days, not " + maxWait);
         }
         return maxWait.toNanos();
     }
 
     public static long heldAtLeastMicros(@Nullable Duration heldAtLeast) {
         if (heldAtLeast == null || heldAtLeast.isNegative() || heldAtLeast.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("heldAtLeast must be 0 to " + MAX_DURATION.toDays() + " days, not " + heldAtLeast);
+            throw new IllegalArgumentException(
+                    "heldAtLeast must be 0 to " + MAX_DURATION.toDays() + " days, not " + heldAtLeast);
         }
         return heldAtLeast.toNanos() / 1000;
     }

@@ -1,7 +1,7 @@
 package dev.holdfast.lease.internal;
 
-import dev.holdfast.internal.Failures;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Failures;
 import dev.holdfast.jdbc.internal.Retry;
 import org.jspecify.annotations.Nullable;
 
@@ -66,11 +66,13 @@ public final class LeaseBatches {
     private final BatchSlots acquireSlots;
     /** A lone acquire and a lone release as the service runs them unbatched; null: as batches of one. */
     private final @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single;
+
     private final @Nullable Function<LeaseStore.Release, Boolean> lone;
     private final LongAdder batchedCalls = new LongAdder();
     private final LongAdder statements = new LongAdder();
     /** Per kind (0 acquire, 1 release): calls, and the statements they took (lone calls included). */
     private final LongAdder[] kindCalls = {new LongAdder(), new LongAdder()};
+
     private final LongAdder[] kindStatements = {new LongAdder(), new LongAdder()};
 
     /**
@@ -79,8 +81,8 @@ public final class LeaseBatches {
      *
      * @param lone a lone release as the service runs it unbatched (true if released)
      */
-    static @Nullable LeaseBatches of(LeaseSettings settings, LeaseStore store, LeaseCalls calls,
-                                     Function<LeaseStore.Release, Boolean> lone) {
+    static @Nullable LeaseBatches of(
+            LeaseSettings settings, LeaseStore store, LeaseCalls calls, Function<LeaseStore.Release, Boolean> lone) {
         if (settings.batching() == BatchMode.OFF || store.batchSql() == null) {
             return null;
         }
@@ -88,8 +90,14 @@ public final class LeaseBatches {
         LeaseTuning tuning = settings.tuning();
         int inFlight = tuning.batchesInFlight() > 0 ? tuning.batchesInFlight() : MAX_IN_FLIGHT;
         int overlapAt = tuning.overlapAt() > 0 ? tuning.overlapAt() : OVERLAP_AT;
-        return new LeaseBatches(settings.dataSource(), store, calls.races(), settings.relaxedReleases(),
-                inFlight, overlapAt, settings.batching(),
+        return new LeaseBatches(
+                settings.dataSource(),
+                store,
+                calls.races(),
+                settings.relaxedReleases(),
+                inFlight,
+                overlapAt,
+                settings.batching(),
                 alone ? a -> calls.acquire(a.name(), a.owner(), a.ttlMicros(), false) : null,
                 alone ? lone : null);
     }
@@ -107,10 +115,16 @@ public final class LeaseBatches {
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
-    LeaseBatches(DataSource dataSource, LeaseStore store, Retry races, boolean fastRelease, int maxInFlight, int overlapAt,
-                 BatchMode mode,
-                 @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single,
-                 @Nullable Function<LeaseStore.Release, Boolean> lone) {
+    LeaseBatches(
+            DataSource dataSource,
+            LeaseStore store,
+            Retry races,
+            boolean fastRelease,
+            int maxInFlight,
+            int overlapAt,
+            BatchMode mode,
+            @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single,
+            @Nullable Function<LeaseStore.Release, Boolean> lone) {
         this.dataSource = dataSource;
         this.store = store;
         this.races = races;
@@ -122,12 +136,24 @@ public final class LeaseBatches {
         }
         BatchSlots slots = mode == BatchMode.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots();
         this.acquireSlots = slots;
-        this.acquires = new Batcher<>(slots, LeaseStore.Acquire::name, CODE_POINT_ORDER, maxInFlight,
-                overlapAt, MAX_ROWS, counted(0,
+        this.acquires = new Batcher<>(
+                slots,
+                LeaseStore.Acquire::name,
+                CODE_POINT_ORDER,
+                maxInFlight,
+                overlapAt,
+                MAX_ROWS,
+                counted(
+                        0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
-        this.releases = new Batcher<>(slots.following(), LeaseStore.Release::name, CODE_POINT_ORDER,
-                maxInFlight, overlapAt, MAX_ROWS, counted(1,
-                        batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
+        this.releases = new Batcher<>(
+                slots.following(),
+                LeaseStore.Release::name,
+                CODE_POINT_ORDER,
+                maxInFlight,
+                overlapAt,
+                MAX_ROWS,
+                counted(1, batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 
     /**
@@ -197,8 +223,13 @@ public final class LeaseBatches {
 
     /** Acquire calls, acquire statements, release calls, release statements, nanos of linger. */
     long[] counts() {
-        return new long[] {kindCalls[0].sum(), kindStatements[0].sum(), kindCalls[1].sum(), kindStatements[1].sum(),
-                acquires.lingeredNanos() + releases.lingeredNanos()};
+        return new long[] {
+            kindCalls[0].sum(),
+            kindStatements[0].sum(),
+            kindCalls[1].sum(),
+            kindStatements[1].sum(),
+            acquires.lingeredNanos() + releases.lingeredNanos()
+        };
     }
 
     /** Tests: the acquires' slots, whose pace says whether calls go alone. */
@@ -226,14 +257,19 @@ public final class LeaseBatches {
         statements.increment();
         Map<String, LeaseRow> granted;
         try {
-            granted = races.autocommit(dataSource, null, () -> "acquiring " + batch.size() + " leases",
-                    c -> store.acquireAll(c, batch));
+            granted = races.autocommit(
+                    dataSource, null, () -> "acquiring " + batch.size() + " leases", c -> store.acquireAll(c, batch));
         } catch (DatabaseException e) {
-            return batch.stream().map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(Failures.database(
-                    "acquiring lease '" + a.name() + "' for '" + a.owner() + "' (in a batch of " + batch.size() + ")",
-                    e.sqlException()))).toList();
+            return batch.stream()
+                    .map(a -> Batcher.Outcome.<Optional<LeaseRow>>failed(Failures.database(
+                            "acquiring lease '" + a.name() + "' for '" + a.owner() + "' (in a batch of " + batch.size()
+                                    + ")",
+                            e.sqlException())))
+                    .toList();
         }
-        return batch.stream().map(a -> Batcher.Outcome.of(Optional.ofNullable(granted.get(a.name())))).toList();
+        return batch.stream()
+                .map(a -> Batcher.Outcome.of(Optional.ofNullable(granted.get(a.name()))))
+                .toList();
     }
 
     /**
@@ -269,15 +305,19 @@ public final class LeaseBatches {
                 return rows.keySet();
             });
         } catch (DatabaseException e) {
-            return batch.stream().map(r -> Batcher.Outcome.<Boolean>failed(Failures.database(
-                    releasing(r) + " (in a batch of " + batch.size() + ")", e.sqlException()))).toList();
+            return batch.stream()
+                    .map(r -> Batcher.Outcome.<Boolean>failed(Failures.database(
+                            releasing(r) + " (in a batch of " + batch.size() + ")", e.sqlException())))
+                    .toList();
         }
         List<Batcher.Outcome<Boolean>> outcomes = new ArrayList<>();
         for (LeaseStore.Release r : batch) {
             SQLException failed = handOffFailures.get(r.name());
-            outcomes.add(failed != null
-                    ? Batcher.Outcome.failed(Failures.database(releasing(r) + ", then handing it to its first waiter", failed))
-                    : Batcher.Outcome.of(released.contains(r.name())));
+            outcomes.add(
+                    failed != null
+                            ? Batcher.Outcome.failed(
+                                    Failures.database(releasing(r) + ", then handing it to its first waiter", failed))
+                            : Batcher.Outcome.of(released.contains(r.name())));
         }
         return outcomes;
     }

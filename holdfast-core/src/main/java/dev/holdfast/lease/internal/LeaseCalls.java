@@ -34,7 +34,7 @@ final class LeaseCalls {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.store = store;
-        this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> { });
+        this.races = new Retry(dialect, Retry.RACES, ATTEMPTS_ON_RACE, () -> {});
     }
 
     DataSource dataSource() {
@@ -56,7 +56,8 @@ final class LeaseCalls {
 
     /** Runs an acquire, retrying a lost race on a new connection. */
     Optional<LeaseRow> acquire(String name, String owner, SqlCall<Optional<LeaseRow>> call) {
-        return races.autocommit(dataSource, null, () -> "acquiring lease '" + name + "' for '" + owner + "'", call::run);
+        return races.autocommit(
+                dataSource, null, () -> "acquiring lease '" + name + "' for '" + owner + "'", call::run);
     }
 
     /** The single-row acquire: exclusive, or re-entering a grant {@code owner} holds already. */

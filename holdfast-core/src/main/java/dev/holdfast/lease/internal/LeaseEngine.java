@@ -36,9 +36,11 @@ public final class LeaseEngine implements AutoCloseable {
         long ttlMicros = ttlMicros(ttl);
         long sent = System.nanoTime();
         LeaseBatches batches = parts.batches();
-        Optional<LeaseRow> grant = batches != null ? batches.acquire(name, owner, ttlMicros)
+        Optional<LeaseRow> grant = batches != null
+                ? batches.acquire(name, owner, ttlMicros)
                 : parts.calls().acquire(name, owner, ttlMicros, false);
-        return logged("acquired", name, owner, grant.map(g -> parts.grants().fromDatabase(g, sent, Grants.Path.ACQUIRED)));
+        return logged(
+                "acquired", name, owner, grant.map(g -> parts.grants().fromDatabase(g, sent, Grants.Path.ACQUIRED)));
     }
 
     /** A grant, or a renewal if {@code owner} holds it already; empty if another owner does. */
@@ -64,8 +66,9 @@ public final class LeaseEngine implements AutoCloseable {
         try {
             return logged("acquired", parts.blocking().acquire(name, owner, ttlMicros, waitNanos));
         } catch (WaitTimedOut e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' refused to '" + owner + "': not granted within "
-                    + maxWait);
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "Lease '" + name + "' refused to '" + owner + "': not granted within " + maxWait);
             throw e;
         }
     }
@@ -102,27 +105,34 @@ public final class LeaseEngine implements AutoCloseable {
         try {
             parts.releases().release(name, owner, token, micros == 0 ? null : micros);
         } catch (NotHeld e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' not released by '" + owner + "' (token "
-                    + token + "): " + e.getMessage());
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "Lease '" + name + "' not released by '" + owner + "' (token " + token + "): "
+                            + e.getMessage());
             throw e;
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' released by '" + owner + "' (token " + token
-                + (micros == 0 ? ")" : "), kept until " + heldAtLeast + " after its grant"));
+        LOG.log(
+                System.Logger.Level.DEBUG,
+                () -> "Lease '" + name + "' released by '" + owner + "' (token " + token
+                        + (micros == 0 ? ")" : "), kept until " + heldAtLeast + " after its grant"));
     }
 
     private static Optional<LeaseRow> logged(String what, String name, String owner, Optional<LeaseRow> grant) {
         if (grant.isPresent()) {
             logged(what, grant.get());
         } else {
-            LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + name + "' refused to '" + owner
-                    + "': live under another owner");
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "Lease '" + name + "' refused to '" + owner + "': live under another owner");
         }
         return grant;
     }
 
     private static LeaseRow logged(String what, LeaseRow grant) {
-        LOG.log(System.Logger.Level.DEBUG, () -> "Lease '" + grant.name() + "' " + what + " by '" + grant.owner()
-                + "' (token " + grant.token() + ", until " + grant.expiresAt() + ")");
+        LOG.log(
+                System.Logger.Level.DEBUG,
+                () -> "Lease '" + grant.name() + "' " + what + " by '" + grant.owner() + "' (token " + grant.token()
+                        + ", until " + grant.expiresAt() + ")");
         return grant;
     }
 
@@ -173,7 +183,8 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     private boolean breakLease(String name, @Nullable String by) {
-        boolean released = parts.calls().call("force-releasing", name, c -> parts.store().forceRelease(c, name, by));
+        boolean released =
+                parts.calls().call("force-releasing", name, c -> parts.store().forceRelease(c, name, by));
         closeCohort(name, null);
         if (released) {
             parts.pollers().wakeOldest(name);

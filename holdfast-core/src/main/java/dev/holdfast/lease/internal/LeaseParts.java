@@ -10,9 +10,18 @@ import java.util.function.Supplier;
  * The parts of one lease service, wired from its settings: who runs statements, who waits,
  * who releases and renews, and the optional cohort hand-off and batching.
  */
-record LeaseParts(LeaseCalls calls, LeaseStore store, WakeUps wakeUps, LeaseThreads threads,
-                  @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, LocalPollers pollers,
-                  Grants grants, BlockingAcquire blocking, Releases releases, Renewals renewals) {
+record LeaseParts(
+        LeaseCalls calls,
+        LeaseStore store,
+        WakeUps wakeUps,
+        LeaseThreads threads,
+        @Nullable CohortHandOffs cohorts,
+        @Nullable LeaseBatches batches,
+        LocalPollers pollers,
+        Grants grants,
+        BlockingAcquire blocking,
+        Releases releases,
+        Renewals renewals) {
 
     static LeaseParts of(LeaseSettings s) {
         LeaseStore store = LeaseStores.forSettings(s);
@@ -22,20 +31,32 @@ record LeaseParts(LeaseCalls calls, LeaseStore store, WakeUps wakeUps, LeaseThre
         // below, before this returns, so before any call can give a lease back.
         AtomicReference<Releases> late = new AtomicReference<>();
         Supplier<Releases> lateReleases = () -> Invariants.nonNull(late.get(), "releases are set before any call");
-        CohortHandOffs cohorts = s.cohortHandOffs() == 0 ? null : new CohortHandOffs(s.cohortHandOffs(),
-                (name, owner, token, tokens, ttl) -> calls.call("reserving tokens of", name,
-                        c -> store.reserve(c, name, owner, token, tokens, ttl)),
-                lease -> lateReleases.get().releaseQuietly(lease));
-        LeaseBatches batches = LeaseBatches.of(s, store, calls,
-                r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
+        CohortHandOffs cohorts = s.cohortHandOffs() == 0
+                ? null
+                : new CohortHandOffs(
+                        s.cohortHandOffs(),
+                        (name, owner, token, tokens, ttl) -> calls.call(
+                                "reserving tokens of", name, c -> store.reserve(c, name, owner, token, tokens, ttl)),
+                        lease -> lateReleases.get().releaseQuietly(lease));
+        LeaseBatches batches = LeaseBatches.of(
+                s, store, calls, r -> lateReleases.get().releasedInDatabase(r.name(), r.owner(), r.token(), null));
         LocalPollers pollers = new LocalPollers();
         WakeUps wakeUps = store.wakeUps(s, pollers, threads);
         Grants grants = new Grants(cohorts);
-        BlockingAcquire blocking = new BlockingAcquire(calls, store, new TimeoutLook(store.sql()), wakeUps, threads, cohorts, grants, s.tuning().polling());
+        BlockingAcquire blocking = new BlockingAcquire(
+                calls,
+                store,
+                new TimeoutLook(store.sql()),
+                wakeUps,
+                threads,
+                cohorts,
+                grants,
+                s.tuning().polling());
         Refusals refusals = new Refusals(calls, store);
         Releases releases = new Releases(calls, store, cohorts, batches, pollers, refusals, s.relaxedReleases());
         late.set(releases);
         Renewals renewals = new Renewals(calls, store, cohorts, refusals, releases);
-        return new LeaseParts(calls, store, wakeUps, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);
+        return new LeaseParts(
+                calls, store, wakeUps, threads, cohorts, batches, pollers, grants, blocking, releases, renewals);
     }
 }

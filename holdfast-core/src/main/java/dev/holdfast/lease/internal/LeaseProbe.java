@@ -14,8 +14,12 @@ public final class LeaseProbe {
     private final Grants grants;
     private final LeaseThreads threads;
 
-    LeaseProbe(BlockingAcquire blocking, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches, Grants grants,
-               LeaseThreads threads) {
+    LeaseProbe(
+            BlockingAcquire blocking,
+            @Nullable CohortHandOffs cohorts,
+            @Nullable LeaseBatches batches,
+            Grants grants,
+            LeaseThreads threads) {
         this.threads = threads;
         this.blocking = blocking;
         this.cohorts = cohorts;

@@ -3,7 +3,6 @@ package dev.holdfast.lease.internal;
 import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.ConnectionPool;
 import dev.holdfast.jdbc.dialect.Dialect;
-
 import org.jspecify.annotations.Nullable;
 
 import javax.sql.DataSource;
@@ -18,10 +17,17 @@ import javax.sql.DataSource;
  * @param listenerDataSource PostgreSQL: where the wake-ups' listener connects, null for {@code dataSource}
  * @param connectionPool MariaDB: how the wake-ups' connections leave the pool, and its size for a warning
  */
-public record LeaseSettings(DataSource dataSource, Dialect dialect, String table, CommitDurability durability,
-                            int cohortHandOffs, BatchMode batching, long failoverGraceMicros,
-                            LeaseTuning tuning, @Nullable DataSource listenerDataSource,
-                            ConnectionPool connectionPool) {
+public record LeaseSettings(
+        DataSource dataSource,
+        Dialect dialect,
+        String table,
+        CommitDurability durability,
+        int cohortHandOffs,
+        BatchMode batching,
+        long failoverGraceMicros,
+        LeaseTuning tuning,
+        @Nullable DataSource listenerDataSource,
+        ConnectionPool connectionPool) {
 
     boolean relaxedReleases() {
         return durability == CommitDurability.RELAXED;

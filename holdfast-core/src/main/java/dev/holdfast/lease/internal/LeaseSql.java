@@ -82,7 +82,8 @@ public abstract class LeaseSql {
      * @param fast         PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
     public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
-        return "UPDATE " + table + " SET broken_by = NULL, broken_at = NULL, expires_at = " + releasedExpiry(heldAtLeast)
+        return "UPDATE " + table + " SET broken_by = NULL, broken_at = NULL, expires_at = "
+                + releasedExpiry(heldAtLeast)
                 + " WHERE name = ? AND owner = ?" + (withToken ? " AND token = ?" : "")
                 + " AND expires_at > " + dialect.clock();
     }
@@ -184,7 +185,8 @@ public abstract class LeaseSql {
 
     /** Leases that are live now, by name, as {@link #readSql()} reads them. */
     public String listLiveSql() {
-        return "SELECT " + LEASE_COLUMNS + " FROM " + table + " WHERE expires_at > " + dialect.clock() + " ORDER BY name";
+        return "SELECT " + LEASE_COLUMNS + " FROM " + table + " WHERE expires_at > " + dialect.clock()
+                + " ORDER BY name";
     }
 
     /**

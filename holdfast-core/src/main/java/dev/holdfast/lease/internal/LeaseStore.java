@@ -51,7 +51,8 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
     abstract WakeUps wakeUps(LeaseSettings s, LocalPollers pollers, LeaseThreads threads);
 
     /** The multi-row statements, or null where calls are never batched (H2). */
-    @Nullable BatchLeaseSql batchSql() {
+    @Nullable
+    BatchLeaseSql batchSql() {
         return null;
     }
 
@@ -89,15 +90,32 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      *                 (PostgreSQL), or the id of its service's live wake-up connection (MariaDB); null
      *                 if none: then no release hands the lease to it
      */
-    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-                                   long queueMicros, boolean joined, @Nullable Integer listener) throws SQLException {
+    public Optional<LeaseRow> acquireOrQueue(
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean joined,
+            @Nullable Integer listener)
+            throws SQLException {
         return acquireOrQueue(c, name, owner, waiter, ttlMicros, queueMicros, joined, true, true, listener);
     }
 
     /** The attempt above: with a queue of statements of its own, a waiter that {@code joined} refreshes only if {@code refresh}, leaves only if {@code leave}. */
-    public abstract Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter,
-            long ttlMicros, long queueMicros, boolean joined, boolean refresh, boolean leave,
-            @Nullable Integer listener) throws SQLException;
+    public abstract Optional<LeaseRow> acquireOrQueue(
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean joined,
+            boolean refresh,
+            boolean leave,
+            @Nullable Integer listener)
+            throws SQLException;
 
     /**
      * The queue in statements of their own (waiters poll): the acquire that respects the queue, then
@@ -105,8 +123,17 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      * refusal (if {@code join}). On a manual-commit pool they commit together; in auto-commit mode a
      * failure between them leaves at most an entry that lapses within {@code queueMicros}.
      */
-    final Optional<LeaseRow> acquireThenQueue(PollingLeaseSql polling, Connection c, String name, String owner,
-            String waiter, long ttlMicros, long queueMicros, boolean leave, boolean join, @Nullable Integer listener)
+    final Optional<LeaseRow> acquireThenQueue(
+            PollingLeaseSql polling,
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean leave,
+            boolean join,
+            @Nullable Integer listener)
             throws SQLException {
         Optional<LeaseRow> granted;
         boolean servedPast;
@@ -166,8 +193,14 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      * @param token null to match any grant of {@code owner}
      * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    public boolean release(Connection c, String name, String owner, @Nullable Long token, boolean fast,
-                    @Nullable Long heldAtLeastMicros) throws SQLException {
+    public boolean release(
+            Connection c,
+            String name,
+            String owner,
+            @Nullable Long token,
+            boolean fast,
+            @Nullable Long heldAtLeastMicros)
+            throws SQLException {
         boolean withHandOff = contended.contains(name);
         String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
         Binder bind = ps -> {
@@ -187,8 +220,16 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
     }
 
     /** The release once its statement is chosen and bound by {@code bind}: an update (PostgreSQL: then the hand-off). */
-    boolean runRelease(Connection c, String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros,
-            boolean withHandOff, String release, Binder bind) throws SQLException {
+    boolean runRelease(
+            Connection c,
+            String name,
+            String owner,
+            @Nullable Long token,
+            @Nullable Long heldAtLeastMicros,
+            boolean withHandOff,
+            String release,
+            Binder bind)
+            throws SQLException {
         return update(c, release, name, withHandOff, bind);
     }
 
@@ -219,12 +260,10 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
     }
 
     /** One exclusive acquire of a batch. */
-    public record Acquire(String name, String owner, long ttlMicros) {
-    }
+    public record Acquire(String name, String owner, long ttlMicros) {}
 
     /** One release of a batch: the grant with {@code token}. */
-    public record Release(String name, String owner, long token) {
-    }
+    public record Release(String name, String owner, long token) {}
 
     /**
      * The exclusive acquire of every lease of {@code batch} (distinct names, sorted) in one
@@ -233,9 +272,14 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      */
     public Map<String, LeaseRow> acquireAll(Connection c, List<Acquire> batch) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(batches().acquireAllSql(batch.size()))) {
-            batches().bindRows(c, ps, 1, batch.stream().map(Acquire::name).toList(),
-                    batch.stream().map(Acquire::owner).toList(),
-                    batch.stream().map(Acquire::ttlMicros).toList());
+            batches()
+                    .bindRows(
+                            c,
+                            ps,
+                            1,
+                            batch.stream().map(Acquire::name).toList(),
+                            batch.stream().map(Acquire::owner).toList(),
+                            batch.stream().map(Acquire::ttlMicros).toList());
             Map<String, String> owners = new HashMap<>();
             batch.forEach(a -> owners.put(a.name(), a.owner()));
             Map<String, LeaseRow> granted = new HashMap<>();
@@ -268,8 +312,14 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
                     ps.setString(first++, name); // MariaDB finds the rows by name first
                 }
             }
-            batches().bindRows(c, ps, first, names, batch.stream().map(Release::owner).toList(),
-                    batch.stream().map(Release::token).toList());
+            batches()
+                    .bindRows(
+                            c,
+                            ps,
+                            first,
+                            names,
+                            batch.stream().map(Release::owner).toList(),
+                            batch.stream().map(Release::token).toList());
             Map<String, Boolean> released = new HashMap<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -281,7 +331,8 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
     }
 
     /** Extends the caller's live grant (same token); the new expiry, or empty if it is not held. */
-    public Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+    public Optional<Instant> renew(Connection c, String name, String owner, long token, long ttlMicros)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.renewSql())) {
             ps.setLong(1, ttlMicros);
             ps.setString(2, name);
@@ -296,12 +347,13 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
                 return Optional.empty();
             }
         }
-        return read(c, name).filter(l -> l.owner().equals(owner) && l.token() == token).map(LeaseRow::expiresAt);
+        return read(c, name)
+                .filter(l -> l.owner().equals(owner) && l.token() == token)
+                .map(LeaseRow::expiresAt);
     }
 
     /** What a reservation left: the row's token and expiry, and the database's time then. */
-    public record Reserved(long token, Instant expiresAt, Instant now) {
-    }
+    public record Reserved(long token, Instant expiresAt, Instant now) {}
 
     /**
      * Adds {@code tokens} to the live grant's token and extends it to at least {@code ttlMicros}
@@ -335,7 +387,9 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
                     return Optional.empty();
                 }
                 Reserved r = reserved(rs);
-                return r.token() == token + tokens && r.expiresAt().isAfter(r.now()) ? Optional.of(r) : Optional.empty();
+                return r.token() == token + tokens && r.expiresAt().isAfter(r.now())
+                        ? Optional.of(r)
+                        : Optional.empty();
             }
         }
     }
@@ -356,7 +410,8 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
 
     /** Leases that are live now, by name. */
     public List<LeaseRow> listLive(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.listLiveSql()); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(sql.listLiveSql());
+                ResultSet rs = ps.executeQuery()) {
             List<LeaseRow> leases = new ArrayList<>();
             while (rs.next()) {
                 leases.add(lease(rs));
@@ -380,12 +435,10 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
     }
 
     /** A lease row, and who broke its last grant (null if nobody did). */
-    public record Diagnosis(LeaseRow lease, @Nullable Broken broken) {
-    }
+    public record Diagnosis(LeaseRow lease, @Nullable Broken broken) {}
 
     /** Who broke a lease ({@code by} empty if not named), and when (database time). */
-    public record Broken(String by, Instant at) {
-    }
+    public record Broken(String by, Instant at) {}
 
     private LeaseRow lease(ResultSet rs) throws SQLException {
         return new LeaseRow(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5));
@@ -413,7 +466,8 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
         if (sql.acquireReturnsFinalRow() && !(owner.equals(rs.getString(first + 3)) && rs.getBoolean(first + 4))) {
             return Optional.empty();
         }
-        return Optional.of(new LeaseRow(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
+        return Optional.of(
+                new LeaseRow(name, owner, rs.getLong(first), instant(rs, first + 1), instant(rs, first + 2)));
     }
 
     private BatchLeaseSql batches() {

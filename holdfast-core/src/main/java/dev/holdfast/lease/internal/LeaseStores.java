@@ -8,8 +8,7 @@ import dev.holdfast.jdbc.dialect.Dialect;
  */
 public final class LeaseStores {
 
-    private LeaseStores() {
-    }
+    private LeaseStores() {}
 
     /** The store of {@code dialect}'s leases in {@code table}: no failover grace, the server's own timeline. */
     public static LeaseStore forDialect(Dialect dialect, String table) {
@@ -25,14 +24,16 @@ public final class LeaseStores {
     public static LeaseStore forDialect(Dialect dialect, String table, long graceMicros, int timeline) {
         return switch (dialect) {
             case H2 -> new H2LeaseStore(new H2LeaseSql(table));
-            case POSTGRESQL -> new PgLeaseStore(new PgLeaseSql(table, graceMicros,
-                    timeline == 0 ? PgLeaseSql.TIMELINE : Integer.toString(timeline)));
+            case POSTGRESQL ->
+                new PgLeaseStore(new PgLeaseSql(
+                        table, graceMicros, timeline == 0 ? PgLeaseSql.TIMELINE : Integer.toString(timeline)));
             case MARIADB -> new MariaDbLeaseStore(new MariaDbLeaseSql(table));
         };
     }
 
     /** The store a service with these settings uses. */
     static LeaseStore forSettings(LeaseSettings s) {
-        return forDialect(s.dialect(), s.table(), s.failoverGraceMicros(), s.tuning().timeline());
+        return forDialect(
+                s.dialect(), s.table(), s.failoverGraceMicros(), s.tuning().timeline());
     }
 }

@@ -69,8 +69,8 @@ public final class LeaseThreads implements AutoCloseable {
                 s = timer;
                 if (s == null) {
                     rejectIfClosed();
-                    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1,
-                            daemon("holdfast-lease-timer-" + suffix));
+                    ScheduledThreadPoolExecutor pool =
+                            new ScheduledThreadPoolExecutor(1, daemon("holdfast-lease-timer-" + suffix));
                     pool.setRemoveOnCancelPolicy(true);
                     pool.setKeepAliveTime(60, TimeUnit.SECONDS);
                     pool.allowCoreThreadTimeOut(true); // an idle timer holds no thread
@@ -94,8 +94,13 @@ public final class LeaseThreads implements AutoCloseable {
                 s = background;
                 if (s == null) {
                     rejectIfClosed();
-                    background = s = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-                            new SynchronousQueue<>(), daemon("holdfast-lease-keepalive-" + suffix));
+                    background = s = new ThreadPoolExecutor(
+                            0,
+                            Integer.MAX_VALUE,
+                            60,
+                            TimeUnit.SECONDS,
+                            new SynchronousQueue<>(),
+                            daemon("holdfast-lease-keepalive-" + suffix));
                 }
             }
         }

@@ -16,11 +16,17 @@ import java.util.concurrent.TimeUnit;
  * @param wakeUps         MariaDB: whether waiters publish a wake-up connection ({@link MariaDbWakeUps}), so that a
  *                        release hands them the lease and wakes them; off, they poll and take it by their own looks
  */
-public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneCalls, Polling polling,
-                          int timeline, Duration notifyProbe, boolean wakeUps) {
+public record LeaseTuning(
+        int batchesInFlight,
+        int overlapAt,
+        boolean batchLoneCalls,
+        Polling polling,
+        int timeline,
+        Duration notifyProbe,
+        boolean wakeUps) {
 
-    public static final LeaseTuning DEFAULT = new LeaseTuning(0, 0, false, Polling.DEFAULT, 0,
-            Duration.ofSeconds(2), true);
+    public static final LeaseTuning DEFAULT =
+            new LeaseTuning(0, 0, false, Polling.DEFAULT, 0, Duration.ofSeconds(2), true);
 
     public LeaseTuning {
         if (timeline < 0) {
@@ -38,23 +44,46 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
 
     /** The shortest and longest poll of a queued waiter that is not notified. */
     public LeaseTuning queuedPoll(Duration min, Duration max) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(
+                batchesInFlight,
+                overlapAt,
+                batchLoneCalls,
+                new Polling(polling.safetyPollNanos(), min.toNanos(), max.toNanos(), polling.pollingEntryMicros()),
+                timeline,
+                notifyProbe,
+                wakeUps);
     }
 
     /** How often a notified waiter re-checks anyway. */
     public LeaseTuning safetyPoll(Duration interval) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new Polling(interval.toNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        polling.pollingEntryMicros()), timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(
+                batchesInFlight,
+                overlapAt,
+                batchLoneCalls,
+                new Polling(
+                        interval.toNanos(),
+                        polling.minPollNanos(),
+                        polling.maxQueuedPollNanos(),
+                        polling.pollingEntryMicros()),
+                timeline,
+                notifyProbe,
+                wakeUps);
     }
 
     /** How long a polling waiter's queue entry lives unless refreshed (H2, MariaDB; MariaDB waiters look twice in it). */
     public LeaseTuning pollingQueueEntry(Duration lifetime) {
-        return new LeaseTuning(batchesInFlight, overlapAt, batchLoneCalls,
-                new Polling(polling.safetyPollNanos(), polling.minPollNanos(), polling.maxQueuedPollNanos(),
-                        lifetime.toNanos() / 1000), timeline, notifyProbe, wakeUps);
+        return new LeaseTuning(
+                batchesInFlight,
+                overlapAt,
+                batchLoneCalls,
+                new Polling(
+                        polling.safetyPollNanos(),
+                        polling.minPollNanos(),
+                        polling.maxQueuedPollNanos(),
+                        lifetime.toNanos() / 1000),
+                timeline,
+                notifyProbe,
+                wakeUps);
     }
 
     /** PostgreSQL: statements take {@code timeline} as the server's WAL timeline (0: the server's own). */
@@ -80,8 +109,11 @@ public record LeaseTuning(int batchesInFlight, int overlapAt, boolean batchLoneC
      */
     record Polling(long safetyPollNanos, long minPollNanos, long maxQueuedPollNanos, long pollingEntryMicros) {
         static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-        static final Polling DEFAULT = new Polling(TimeUnit.MILLISECONDS.toNanos(500), MIN_POLL_NANOS,
-                TimeUnit.MILLISECONDS.toNanos(5), BlockingAcquire.QUEUE_ENTRY_MICROS);
+        static final Polling DEFAULT = new Polling(
+                TimeUnit.MILLISECONDS.toNanos(500),
+                MIN_POLL_NANOS,
+                TimeUnit.MILLISECONDS.toNanos(5),
+                BlockingAcquire.QUEUE_ENTRY_MICROS);
     }
 
     /** MariaDB: whether waiters are handed leases and woken by releases (benchmarks' yardstick: off, they poll). */

@@ -36,7 +36,8 @@ final class LocalPollers {
     }
 
     /** The polling waiter of {@code name} with waiter id {@code id}, or null. */
-    @Nullable Waiter find(String name, @Nullable String id) {
+    @Nullable
+    Waiter find(String name, @Nullable String id) {
         ConcurrentLinkedDeque<Waiter> deque = byName.get(name);
         if (deque == null || id == null) {
             return null;
@@ -51,10 +52,11 @@ final class LocalPollers {
 
     /** Wakes every polling waiter: each looks now. */
     void wakeAll() {
-        byName.values().forEach(deque -> deque.forEach(w -> {
-            w.rung.set(true);
-            w.signal.release();
-        }));
+        byName.values()
+                .forEach(deque -> deque.forEach(w -> {
+                    w.rung.set(true);
+                    w.signal.release();
+                }));
     }
 
     /** Asks every waiter of {@code name} (every name if null) to decide again how long to wait, without looking now. */

@@ -1,5 +1,7 @@
 package dev.holdfast.lease.internal;
 
+import dev.holdfast.jdbc.dialect.Dialect;
+import dev.holdfast.jdbc.dialect.SqlErrorKind;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -9,8 +11,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.jdbc.dialect.SqlErrorKind;
 
 /**
  * MariaDB's direct hand-off, run on a connection it is given: the release that grants a free lease
@@ -20,12 +20,10 @@ import dev.holdfast.jdbc.dialect.SqlErrorKind;
  */
 final class MariaDbHandOff {
 
-    private MariaDbHandOff() {
-    }
+    private MariaDbHandOff() {}
 
     /** A live grant handed to waiter {@code waiter} of lease {@code name}, whose entry names the reading connection. */
-    record HandedHere(String name, String waiter, Waiter.Handed grant) {
-    }
+    record HandedHere(String name, String waiter, Waiter.Handed grant) {}
 
     /** How a wake-up connection's watch ended. */
     enum Watched {
@@ -81,13 +79,13 @@ final class MariaDbHandOff {
     static List<HandedHere> handedHere(Connection c, MariaDbLeaseSql sql) throws SQLException {
         List<HandedHere> handed = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql.handedHereSql());
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Instant acquiredAt = Dialect.MARIADB.readInstant(rs, 4);
                 Instant expiresAt = Dialect.MARIADB.readInstant(rs, 5);
                 if (acquiredAt != null && expiresAt != null) {
-                    handed.add(new HandedHere(rs.getString(1), rs.getString(2),
-                            new Waiter.Handed(rs.getLong(3), acquiredAt, expiresAt)));
+                    handed.add(new HandedHere(
+                            rs.getString(1), rs.getString(2), new Waiter.Handed(rs.getLong(3), acquiredAt, expiresAt)));
                 }
             }
         }
@@ -103,8 +101,7 @@ final class MariaDbHandOff {
      * What a release did: whether the grant was held and, if so, whether the row says a waiter may still be
      * queued, and the wake-up connection of the waiter it handed the lease to (null if it handed nothing).
      */
-    record Released(boolean held, boolean queued, @Nullable Long wake) {
-    }
+    record Released(boolean held, boolean queued, @Nullable Long wake) {}
 
     /**
      * Expires the caller's live grant, handing the lease to the first live waiter, then wakes that waiter's
@@ -112,8 +109,9 @@ final class MariaDbHandOff {
      * release, {@link MariaDbLeaseSql#releaseSql}, then matches nothing). A hand-off that InnoDB picks as a deadlock
      * victim runs again (at most {@link LeaseCalls#ATTEMPTS_ON_RACE} times in all).
      */
-    static Released release(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
-                            HandOffWakes wakes) throws SQLException {
+    static Released release(
+            Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token, HandOffWakes wakes)
+            throws SQLException {
         QueuedWaiter next = wakes.nextWaiters().take(name, token);
         Released released;
         for (int attempt = 1; ; attempt++) {
@@ -122,7 +120,8 @@ final class MariaDbHandOff {
                 break;
             } catch (SQLException e) {
                 // A deadlock victim: the hand-off locks the queue's index records, then an entry; a granted waiter's
-                // leave locks them the other way round. Nothing was written (the write that succeeds ends the hand-off), so
+                // leave locks them the other way round. Nothing was written (the write that succeeds ends the
+                // hand-off), so
                 // it runs again, reading the first waiter itself.
                 if (attempt >= LeaseCalls.ATTEMPTS_ON_RACE || Dialect.MARIADB.classify(e) != SqlErrorKind.DEADLOCK) {
                     throw e;
@@ -145,8 +144,14 @@ final class MariaDbHandOff {
      * the update matched nothing (the entry went, an earlier join committed meanwhile, or the lease went) — the one
      * statement decides.
      */
-    private static Released releaseHandingOff(Connection c, MariaDbLeaseSql sql, String name, String owner,
-                                              @Nullable Long token, @Nullable QueuedWaiter next) throws SQLException {
+    private static Released releaseHandingOff(
+            Connection c,
+            MariaDbLeaseSql sql,
+            String name,
+            String owner,
+            @Nullable Long token,
+            @Nullable QueuedWaiter next)
+            throws SQLException {
         if (next != null && handTo(c, sql, name, owner, token, next)) {
             return new Released(true, true, next.listener());
         }
@@ -166,7 +171,8 @@ final class MariaDbHandOff {
      * grant's release will hand the lease to, so that the release does not read it (off the path from a release to
      * the next grant). Null if nobody waits or the first waiter's service is gone.
      */
-    static @Nullable QueuedWaiter nextWaiter(Connection c, MariaDbLeaseSql sql, String name, long token) throws SQLException {
+    static @Nullable QueuedWaiter nextWaiter(Connection c, MariaDbLeaseSql sql, String name, long token)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.nextWaiterSql())) {
             ps.setString(1, name);
             ps.setLong(2, token);
@@ -189,13 +195,15 @@ final class MariaDbHandOff {
             String place = rs.getString(5);
             boolean alive = rs.getBoolean(6);
             return alive && leaseOwner != null && !noTtl && !noListener
-                    ? new QueuedWaiter(waiter, leaseOwner, ttlMicros, listener, place) : null;
+                    ? new QueuedWaiter(waiter, leaseOwner, ttlMicros, listener, place)
+                    : null;
         }
     }
 
     /** Hands the caller's live lease to {@code w} if it is still the first live waiter ({@link MariaDbLeaseSql#handToSql}). */
-    private static boolean handTo(Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token,
-                                  QueuedWaiter w) throws SQLException {
+    private static boolean handTo(
+            Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token, QueuedWaiter w)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.handToSql(token != null))) {
             ps.setString(1, w.leaseOwner());
             ps.setLong(2, w.ttlMicros());
@@ -210,8 +218,8 @@ final class MariaDbHandOff {
         }
     }
 
-    private static int bindNameOwnerToken(PreparedStatement ps, int first, String name, String owner,
-                                          @Nullable Long token) throws SQLException {
+    private static int bindNameOwnerToken(
+            PreparedStatement ps, int first, String name, String owner, @Nullable Long token) throws SQLException {
         int i = first;
         ps.setString(i++, name);
         ps.setString(i++, owner);
@@ -221,8 +229,8 @@ final class MariaDbHandOff {
         return i;
     }
 
-    private static Released releaseHandingOffInOneStatement(Connection c, MariaDbLeaseSql sql, String name,
-                                                            String owner, @Nullable Long token) throws SQLException {
+    private static Released releaseHandingOffInOneStatement(
+            Connection c, MariaDbLeaseSql sql, String name, String owner, @Nullable Long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.releaseHandingOffSql(token != null))) {
             ps.setString(1, name);
             ps.setString(2, owner);
@@ -249,8 +257,17 @@ final class MariaDbHandOff {
      * @return true if the waiter waits (refused, its entry in place); false if the attempt must be the queued
      * acquire, which may grant (then the entry joined here is left; refused, joining again refreshes it)
      */
-    static boolean waitsOn(Connection c, MariaDbLeaseSql sql, String name, String owner, String waiter, long ttlMicros,
-                           long queueMicros, boolean join, @Nullable Integer listener) throws SQLException {
+    static boolean waitsOn(
+            Connection c,
+            MariaDbLeaseSql sql,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean join,
+            @Nullable Integer listener)
+            throws SQLException {
         if (join) {
             sql.join(c, name, waiter, queueMicros, owner, ttlMicros, listener);
         }
@@ -293,7 +310,7 @@ final class MariaDbHandOff {
      */
     static @Nullable Integer markAlive(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.LIVE_LOCK);
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             long id = rs.getLong(2);
             return rs.getLong(1) == 1 && id <= Integer.MAX_VALUE ? (int) id : null;

@@ -2,6 +2,7 @@ package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import org.jspecify.annotations.Nullable;
+
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -37,20 +38,24 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     private final String requeue;
     /** From the live leases handed to a waiter whose entry names this connection, and the entries. */
     private final String handedHere;
+
     private final String waitsOn;
     private final ConcurrentHashMap<Integer, String> watch = new ConcurrentHashMap<>();
     private final String renew;
     /** The release that hands the lease to the first live waiter, without and with a token. */
     private final String releaseHandingOff;
+
     private final String releaseHandingOffWithToken;
     /** The cheaper hand-off, where it applies: the first waiter read without a lock, then handed the lease. */
     private final String firstWaiter;
+
     private final String firstWaiterWithToken;
     private final String nextWaiter;
     private final String handTo;
     private final String handToWithToken;
     /** The exclusive acquire's update and {@code RETURNING} keyword, shared with its batch form. */
     private final String acquireUpdate;
+
     private final ConcurrentHashMap<Integer, String> acquireAll = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, String> releaseAll = new ConcurrentHashMap<>();
 
@@ -71,8 +76,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + owner + handedTo(expired)
                 + " expires_at = IF(" + expired + ", VALUES(expires_at), expires_at)"
                 + " RETURNING ";
-        acquire = insert + acquireUpdate
-                + "token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
+        acquire = insert + acquireUpdate + "token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)";
         // The queued form grants only if, besides, no live waiter queued before this one. Each
         // assignment repeats the condition (the queue is another table, read once per statement's
         // snapshot; a session variable would outlive the statement on the pooled connection).
@@ -80,10 +84,12 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
         // queue rows are locked after the lease row, as a release locks them, and neither can deadlock the
         // other (with the name bound instead, they ran first, and did).
         // Entries up to the row's served mark belong to calls granted already: they count for nothing.
-        String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = " + table + ".name"
+        String grant = "(" + expired + " AND NOT EXISTS (SELECT 1 FROM " + queue + " q WHERE q.name = " + table
+                + ".name"
                 + " AND q.owner <> ? AND q.wait_until > UTC_TIMESTAMP(6) AND " + place("q") + " > COALESCE(" + table
                 + ".served, '') AND q.queued_at < COALESCE((SELECT m.queued_at"
-                + " FROM " + queue + " m WHERE m.name = " + table + ".name AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
+                + " FROM " + queue + " m WHERE m.name = " + table
+                + ".name AND m.owner = ? AND m.wait_until > UTC_TIMESTAMP(6)),"
                 + " TIMESTAMP '9999-12-31 00:00:00')))";
         acquireQueued = "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
                 + " VALUES (?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"
@@ -136,7 +142,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + owner + handedTo(expired)
                 // A renewal never ends before its grant began: the statement's now may be from before
                 // a wait for the row. (acquired_at, assigned above, is a new grant's now: no change there.)
-                + " expires_at = IF(" + expired + " OR owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at)"
+                + " expires_at = IF(" + expired
+                + " OR owner = VALUES(owner), GREATEST(VALUES(expires_at), acquired_at), expires_at)"
                 + " RETURNING token, acquired_at, expires_at, owner, TRUE";
         releaseHandingOff = releaseHandingOff(table, queue, "");
         releaseHandingOffWithToken = releaseHandingOff(table, queue, " AND s.token = ?");
@@ -182,8 +189,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * waiter may still be queued ({@code waiters_until}) and, handed on, the waiter's wake-up connection.
      */
     private static String releaseHandingOff(String table, String queue, String token) {
-        String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL"
-                + " AND IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener)";
+        String handing = "(q.lease_owner IS NOT NULL AND q.ttl_micros IS NOT NULL" + " AND IS_USED_LOCK(CONCAT('"
+                + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener)";
         return "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at, handed_to, served)"
                 + " SELECT s.name, IF(" + handing + ", q.lease_owner, s.owner), s.token, UTC_TIMESTAMP(6),"
                 + " IF(" + handing + ", UTC_TIMESTAMP(6) + INTERVAL q.ttl_micros MICROSECOND, s.acquired_at),"
@@ -195,15 +202,17 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 // Left to right, later ones see earlier new values: expires_at last reads the new acquired_at.
                 // (Columns qualified: the select's tables have them too.)
                 + (" ON DUPLICATE KEY UPDATE token = IF(VALUES(handed_to) IS NULL, %1$s.token, %1$s.token + 1),"
-                + " acquired_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(acquired_at)),"
-                + " owner = VALUES(owner), handed_to = COALESCE(VALUES(handed_to), %1$s.handed_to),"
-                + " served = IF(VALUES(handed_to) IS NULL, %1$s.served, VALUES(served)),"
-                + " broken_by = NULL, broken_at = NULL,"
-                + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))").formatted(table)
+                                + " acquired_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(acquired_at)),"
+                                + " owner = VALUES(owner), handed_to = COALESCE(VALUES(handed_to), %1$s.handed_to),"
+                                + " served = IF(VALUES(handed_to) IS NULL, %1$s.served, VALUES(served)),"
+                                + " broken_by = NULL, broken_at = NULL,"
+                                + " expires_at = IF(VALUES(handed_to) IS NULL, %1$s.acquired_at, VALUES(expires_at))")
+                        .formatted(table)
                 + " RETURNING token, expires_at > UTC_TIMESTAMP(6), waiters_until > UTC_TIMESTAMP(6),"
                 // Handed on: the wake-up connection the waiter's entry names, for the release to wake it.
                 + (" IF(expires_at > UTC_TIMESTAMP(6), (SELECT m.listener FROM " + queue + " m WHERE m.name = %1$s.name"
-                + " AND m.owner = %1$s.handed_to), NULL)").formatted(table);
+                                + " AND m.owner = %1$s.handed_to), NULL)")
+                        .formatted(table);
     }
 
     /**
@@ -236,7 +245,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
                 + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, handed_to = ?, served = ?,"
                 + " broken_by = NULL, broken_at = NULL"
                 + " WHERE name = ? AND owner = ?" + token + " AND expires_at > UTC_TIMESTAMP(6)"
-                + " AND (?, ?, ?, ?) = (SELECT IF(IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', q.listener)) = q.listener, "
+                + " AND (?, ?, ?, ?) = (SELECT IF(IS_USED_LOCK(CONCAT('" + LIVE_LOCK_PREFIX
+                + "', q.listener)) = q.listener, "
                 + place("q") + ", NULL), q.listener, q.lease_owner, q.ttl_micros FROM " + queue + " q"
                 + " WHERE q.name = " + table + ".name AND q.wait_until > UTC_TIMESTAMP(6)"
                 + " AND " + place("q") + " > COALESCE(" + table + ".served, '')"
@@ -281,20 +291,30 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * handed to it meanwhile (the next waiter takes it at its next look). Each binds name, waiter.
      */
     List<String> giveUpSqls() {
-        return List.of(leaveQueueSql(), "UPDATE " + table + " SET expires_at = acquired_at"
-                + " WHERE name = ? AND handed_to = ? AND expires_at > UTC_TIMESTAMP(6)");
+        return List.of(
+                leaveQueueSql(),
+                "UPDATE " + table + " SET expires_at = acquired_at"
+                        + " WHERE name = ? AND handed_to = ? AND expires_at > UTC_TIMESTAMP(6)");
     }
 
     /** The user-level lock a wake-up connection holds while it serves: its name ends in the connection id. */
     static final String LIVE_LOCK_PREFIX = "holdfast_live_";
     /** Takes {@link #LIVE_LOCK_PREFIX} + the connection id: 1 if taken, and the connection id. */
-    static final String LIVE_LOCK = "SELECT GET_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()), 0), CONNECTION_ID()";
+    static final String LIVE_LOCK =
+            "SELECT GET_LOCK(CONCAT('" + LIVE_LOCK_PREFIX + "', CONNECTION_ID()), 0), CONNECTION_ID()";
     /** Gives back every user-level lock of the session: the live lock, a doorbell. */
     static final String RELEASE_LOCKS = "SELECT RELEASE_ALL_LOCKS()";
 
     @Override
-    public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
-                         long ttlMicros, @Nullable Integer listener) throws SQLException {
+    public void bindJoin(
+            PreparedStatement ps,
+            String name,
+            String waiter,
+            long queueMicros,
+            String owner,
+            long ttlMicros,
+            @Nullable Integer listener)
+            throws SQLException {
         super.bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
         ps.setString(4, owner);
         ps.setLong(5, ttlMicros);
@@ -388,11 +408,15 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
     /** One row of values per lease: a text for each batch size. */
     @Override
     public String acquireAllSql(int rows) {
-        return acquireAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES "
-                + String.join(", ", Collections.nCopies(n,
-                        "(?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"))
-                + " ON DUPLICATE KEY UPDATE" + acquireUpdate
-                + "name, token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)");
+        return acquireAll.computeIfAbsent(
+                rows,
+                n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at) VALUES "
+                        + String.join(
+                                ", ",
+                                Collections.nCopies(
+                                        n, "(?, ?, 1, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)"))
+                        + " ON DUPLICATE KEY UPDATE" + acquireUpdate
+                        + "name, token, acquired_at, expires_at, owner, acquired_at = UTC_TIMESTAMP(6)");
     }
 
     /**
@@ -407,14 +431,17 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      */
     @Override
     public String releaseAllSql(int rows, boolean fast) {
-        return releaseAll.computeIfAbsent(rows, n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
-                + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
-                + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
-                + ") AND (s.name, s.owner, s.token) IN (" + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
-                + ") AND s.expires_at > UTC_TIMESTAMP(6) AND (s.waiters_until IS NULL OR s.waiters_until <= UTC_TIMESTAMP(6))"
-                + " ORDER BY s.name FOR UPDATE"
-                + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
-                + " RETURNING name, FALSE");
+        return releaseAll.computeIfAbsent(
+                rows,
+                n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"
+                        + " SELECT s.name, s.owner, s.token, s.acquired_at, s.expires_at FROM " + table + " s"
+                        + " WHERE s.name IN (" + String.join(", ", Collections.nCopies(n, "?"))
+                        + ") AND (s.name, s.owner, s.token) IN ("
+                        + String.join(", ", Collections.nCopies(n, "(?, ?, ?)"))
+                        + ") AND s.expires_at > UTC_TIMESTAMP(6) AND (s.waiters_until IS NULL OR s.waiters_until <= UTC_TIMESTAMP(6))"
+                        + " ORDER BY s.name FOR UPDATE"
+                        + " ON DUPLICATE KEY UPDATE broken_by = NULL, broken_at = NULL, expires_at = VALUES(acquired_at)"
+                        + " RETURNING name, FALSE");
     }
 
     /** The three values of each row in turn. */
@@ -448,9 +475,14 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * Binds name, token of each seen grant, then the seconds.
      */
     String watchSql(int seen) {
-        return watch.computeIfAbsent(seen, n -> "SELECT IF(EXISTS (SELECT 1" + handedHere
-                + (n == 0 ? "" : " AND (l.name, l.token) NOT IN (" + String.join(", ", Collections.nCopies(n, "(?, ?)")) + ")")
-                + "), 2, GET_LOCK(CONCAT('" + BELL_PREFIX + "', CONNECTION_ID()), ?))");
+        return watch.computeIfAbsent(
+                seen,
+                n -> "SELECT IF(EXISTS (SELECT 1" + handedHere
+                        + (n == 0
+                                ? ""
+                                : " AND (l.name, l.token) NOT IN ("
+                                        + String.join(", ", Collections.nCopies(n, "(?, ?)")) + ")")
+                        + "), 2, GET_LOCK(CONCAT('" + BELL_PREFIX + "', CONNECTION_ID()), ?))");
     }
 
     /** The user-level lock a wake-up connection waits for, named after it: another connection of its service holds it. */

@@ -31,12 +31,21 @@ final class MariaDbLeaseStore extends LeaseStore {
     /** A wake-up connection of the service's pool, unless tuned off (then waiters poll). */
     @Override
     WakeUps wakeUps(LeaseSettings s, LocalPollers pollers, LeaseThreads threads) {
-        return s.tuning().wakeUps() ? new MariaDbWakeUps(s.dataSource(), s.connectionPool(), sql, pollers, threads,
-                s.tuning().polling().safetyPollNanos(), wakes.nextWaiters()) : new WakeUps.Polled(pollers);
+        return s.tuning().wakeUps()
+                ? new MariaDbWakeUps(
+                        s.dataSource(),
+                        s.connectionPool(),
+                        sql,
+                        pollers,
+                        threads,
+                        s.tuning().polling().safetyPollNanos(),
+                        wakes.nextWaiters())
+                : new WakeUps.Polled(pollers);
     }
 
     @Override
-    @Nullable BatchLeaseSql batchSql() {
+    @Nullable
+    BatchLeaseSql batchSql() {
         return sql;
     }
 
@@ -47,13 +56,34 @@ final class MariaDbLeaseStore extends LeaseStore {
 
     /** A waiter already queued, or one that queues for a name whose last release here had waiters, reads first. */
     @Override
-    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-            long queueMicros, boolean joined, boolean refresh, boolean leave, @Nullable Integer listener)
+    public Optional<LeaseRow> acquireOrQueue(
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean joined,
+            boolean refresh,
+            boolean leave,
+            @Nullable Integer listener)
             throws SQLException {
         boolean readFirst = (joined || contended.contains(name)) && c.getAutoCommit();
-        return readFirst && MariaDbHandOff.waitsOn(c, sql, name, owner, waiter, ttlMicros, queueMicros,
-                !joined || refresh, listener) ? Optional.empty() : acquireThenQueue(sql, c, name, owner, waiter,
-                ttlMicros, queueMicros, (joined || readFirst) && leave, !readFirst && (!joined || refresh), listener);
+        return readFirst
+                        && MariaDbHandOff.waitsOn(
+                                c, sql, name, owner, waiter, ttlMicros, queueMicros, !joined || refresh, listener)
+                ? Optional.empty()
+                : acquireThenQueue(
+                        sql,
+                        c,
+                        name,
+                        owner,
+                        waiter,
+                        ttlMicros,
+                        queueMicros,
+                        (joined || readFirst) && leave,
+                        !readFirst && (!joined || refresh),
+                        listener);
     }
 
     @Override
@@ -78,8 +108,16 @@ final class MariaDbLeaseStore extends LeaseStore {
 
     /** The plain release matches only while nobody may wait ({@link MariaDbLeaseSql#releaseSql}); else the hand-off. */
     @Override
-    boolean runRelease(Connection c, String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros,
-            boolean withHandOff, String release, Binder bind) throws SQLException {
+    boolean runRelease(
+            Connection c,
+            String name,
+            String owner,
+            @Nullable Long token,
+            @Nullable Long heldAtLeastMicros,
+            boolean withHandOff,
+            String release,
+            Binder bind)
+            throws SQLException {
         if (heldAtLeastMicros != null) {
             return update(c, release, name, withHandOff, bind);
         }

@@ -47,11 +47,13 @@ final class MariaDbWakeUps extends WakeUps {
     private static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** A watch shorter than this is not worth a statement. */
     private static final long MIN_WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final MariaDbLeaseSql sql;
     /** Where the waiter read as next after a grant delivered here goes, for that grant's release. */
     private final NextWaiters nextWaiters;
+
     private final SpareConnections spares;
     private final long sleepNanos;
     /** Queue entries of this service's granted waiters, to leave. */
@@ -65,6 +67,7 @@ final class MariaDbWakeUps extends WakeUps {
 
     /** Whether anything changed that the thread should look at (guarded by this). */
     private boolean changed;
+
     private volatile boolean closed;
     private @Nullable Thread thread;
     /** Whether the connection is up and published: waiting calls watch on it, and look by themselves less often. */
@@ -86,16 +89,22 @@ final class MariaDbWakeUps extends WakeUps {
     /** Before this ({@link System#nanoTime()}), no connections are borrowed: the last ones could not be published. */
     private long unpublishedUntil = System.nanoTime();
 
-    MariaDbWakeUps(DataSource dataSource, dev.holdfast.jdbc.ConnectionPool pool, MariaDbLeaseSql sql, LocalPollers pollers, LeaseThreads threads, long safetyPollNanos,
-                   NextWaiters nextWaiters) {
+    MariaDbWakeUps(
+            DataSource dataSource,
+            dev.holdfast.jdbc.ConnectionPool pool,
+            MariaDbLeaseSql sql,
+            LocalPollers pollers,
+            LeaseThreads threads,
+            long safetyPollNanos,
+            NextWaiters nextWaiters) {
         super(pollers);
         this.sql = sql;
         this.nextWaiters = nextWaiters;
         this.spares = new SpareConnections(dataSource, pool, threads, sql.table);
         this.entries = new GrantedEntries(sql);
         // Once it is alive, each waiter looks, and publishes it: a release may hand it the lease from then on.
-        this.connection = new WakeUpConnection(spares, pool, sql.table, pollers::wakeAll,
-                System.getLogger(MariaDbWakeUps.class.getName()));
+        this.connection = new WakeUpConnection(
+                spares, pool, sql.table, pollers::wakeAll, System.getLogger(MariaDbWakeUps.class.getName()));
         this.sleepNanos = Math.max(MIN_WATCH_NANOS, Math.min(MAX_SLEEP_NANOS, safetyPollNanos));
     }
 
@@ -139,7 +148,8 @@ final class MariaDbWakeUps extends WakeUps {
 
     /** The id waiters publish so that a release may hand them the lease, or null. */
     @Override
-    @Nullable Integer listener(Waiter w) {
+    @Nullable
+    Integer listener(Waiter w) {
         return connection.listener();
     }
 
@@ -222,7 +232,9 @@ final class MariaDbWakeUps extends WakeUps {
                     }
                     long left = until - System.nanoTime();
                     // The thread waits for its turn (entries to leave, say): it rings this call back when done.
-                    if (left < MIN_WATCH_NANOS || closed || turn.hasQueuedThreads()
+                    if (left < MIN_WATCH_NANOS
+                            || closed
+                            || turn.hasQueuedThreads()
                             || Thread.currentThread().isInterrupted()) {
                         return false;
                     }
@@ -232,7 +244,8 @@ final class MariaDbWakeUps extends WakeUps {
                     switch (watched) {
                         case HANDED -> give(connection.handedHere(sql), me);
                         case WOKEN -> killed = true; // read first in the next round
-                        case BELL_FREE -> throw new SQLException("the doorbell's connection is gone"); // both are replaced
+                        case BELL_FREE ->
+                            throw new SQLException("the doorbell's connection is gone"); // both are replaced
                         case QUIET -> {
                             // the bound passed: look again
                         }
@@ -441,7 +454,9 @@ final class MariaDbWakeUps extends WakeUps {
     private void readNext(List<MariaDbHandOff.HandedHere> given) throws SQLException {
         java.sql.Connection c = connection.isOpen() ? connection.get() : null;
         for (MariaDbHandOff.HandedHere h : given) {
-            QueuedWaiter next = c == null ? null : MariaDbHandOff.nextWaiter(c, sql, h.name(), h.grant().token());
+            QueuedWaiter next = c == null
+                    ? null
+                    : MariaDbHandOff.nextWaiter(c, sql, h.name(), h.grant().token());
             if (next != null) {
                 nextWaiters.put(h.name(), h.grant().token(), next);
             }

@@ -15,8 +15,7 @@ final class NextWaiters {
     /** How many names are remembered at most; past that, all are forgotten at once. */
     static final int MAX_NAMES = 4096;
 
-    private record Next(long token, QueuedWaiter waiter) {
-    }
+    private record Next(long token, QueuedWaiter waiter) {}
 
     private final ConcurrentHashMap<String, Next> byName = new ConcurrentHashMap<>();
 
@@ -29,7 +28,8 @@ final class NextWaiters {
     }
 
     /** Takes the next waiter recorded for {@code name}, if it was read after the grant {@code token} (any if null). */
-    @Nullable QueuedWaiter take(String name, @Nullable Long token) {
+    @Nullable
+    QueuedWaiter take(String name, @Nullable Long token) {
         Next next = byName.remove(name);
         return next != null && (token == null || next.token() == token) ? next.waiter() : null;
     }

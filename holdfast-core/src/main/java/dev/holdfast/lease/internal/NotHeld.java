@@ -14,7 +14,15 @@ public final class NotHeld extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** Why: the same cases, in the same order, as {@code LeaseNotHeldException.Reason}. */
-    public enum Why { NO_SUCH_LEASE, RELEASED, BROKEN, EXPIRED, GRANTED_AGAIN, OTHER_OWNER, NO_SUCH_GRANT }
+    public enum Why {
+        NO_SUCH_LEASE,
+        RELEASED,
+        BROKEN,
+        EXPIRED,
+        GRANTED_AGAIN,
+        OTHER_OWNER,
+        NO_SUCH_GRANT
+    }
 
     private final String name;
     private final String message;
@@ -23,7 +31,12 @@ public final class NotHeld extends RuntimeException {
     private final @Nullable String brokenBy;
     private final @Nullable Instant brokenAt;
 
-    NotHeld(String name, String message, Why why, @Nullable LeaseRow current, @Nullable String brokenBy,
+    NotHeld(
+            String name,
+            String message,
+            Why why,
+            @Nullable LeaseRow current,
+            @Nullable String brokenBy,
             @Nullable Instant brokenAt) {
         super(message, null, false, false);
         this.name = name;

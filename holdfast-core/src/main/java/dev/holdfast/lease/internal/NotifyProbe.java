@@ -33,8 +33,7 @@ final class NotifyProbe {
     private static final int SENT = 1;
     private static final int FAILED = 2;
 
-    private NotifyProbe() {
-    }
+    private NotifyProbe() {}
 
     /**
      * @param listener        a statement of the listener connection (auto-commit)
@@ -42,8 +41,14 @@ final class NotifyProbe {
      * @param getNotifications {@code PGConnection.getNotifications(int)}
      * @param getParameter    {@code PGNotification.getParameter()}
      */
-    static boolean deliveredWhileIdle(DataSource dataSource, Statement listener, Object pg, Method getNotifications,
-                                      Method getParameter, long boundMillis) throws Exception {
+    static boolean deliveredWhileIdle(
+            DataSource dataSource,
+            Statement listener,
+            Object pg,
+            Method getNotifications,
+            Method getParameter,
+            long boundMillis)
+            throws Exception {
         byte[] random = new byte[8];
         CHANNELS.nextBytes(random);
         String channel = "holdfast_probe_" + HexFormat.of().formatHex(random);
@@ -53,11 +58,13 @@ final class NotifyProbe {
             AtomicInteger state = new AtomicInteger(NOT_SENT);
             AtomicLong sentAt = new AtomicLong(); // System.nanoTime() once SENT
             // The notifier borrows from the same data source; a used-up pool must not hold the listener.
-            Thread notifier = new Thread(() -> {
-                boolean ok = notify(dataSource, channel, payload);
-                sentAt.set(System.nanoTime());
-                state.set(ok ? SENT : FAILED);
-            }, "holdfast-lease-probe");
+            Thread notifier = new Thread(
+                    () -> {
+                        boolean ok = notify(dataSource, channel, payload);
+                        sentAt.set(System.nanoTime());
+                        state.set(ok ? SENT : FAILED);
+                    },
+                    "holdfast-lease-probe");
             notifier.setDaemon(true);
             long started = System.nanoTime();
             notifier.start();
@@ -70,8 +77,8 @@ final class NotifyProbe {
                     // Not heard: only a notification that was sent says that something between dropped it.
                     return !sent;
                 }
-                Object[] notifications = (Object[]) getNotifications.invoke(pg,
-                        (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 100)));
+                Object[] notifications = (Object[]) getNotifications.invoke(pg, (int)
+                        Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 100)));
                 if (notifications != null) {
                     for (Object n : notifications) {
                         if (payload.equals(getParameter.invoke(n))) {

@@ -2,6 +2,7 @@ package dev.holdfast.lease.internal;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 import org.jspecify.annotations.Nullable;
+
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -52,6 +53,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * hand-off sent in its round trip does nothing after a refused release.
      */
     public static final String RELEASED = "holdfast.released";
+
     public static final String DURABLE = "set_config('synchronous_commit', " + DURABLE_LEVEL + ", true) IS NOT NULL";
 
     /**
@@ -76,10 +78,11 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * still runs (the listener tries again: such a transaction may be an application's, open for
      * long).
      */
-    public static final String LISTENER_LOCK = "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid()),"
-            + " pg_backend_pid()";
+    public static final String LISTENER_LOCK =
+            "SELECT pg_try_advisory_lock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())," + " pg_backend_pid()";
     /** Given back before the listener connection goes back to its pool. */
-    public static final String LISTENER_UNLOCK = "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
+    public static final String LISTENER_UNLOCK =
+            "SELECT pg_advisory_unlock(" + LISTENER_LOCK_KEY + ", pg_backend_pid())";
     /**
      * True while the listener with backend pid {@code pid} (an SQL expression) listens, null for no listener. Its
      * cost: if that listener is gone, the shared lock this takes stays to the end of the
@@ -116,17 +119,20 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     private final String queue;
     /** {@link #stemSql} of this table. */
     private final String stem;
+
     private final String acquire;
     private final String reenter;
     private final String acquireOrQueue;
     /** Whether {@link #acquireOrQueue} locks the lease row in a CTE of its own first (with a grace); binds name first then. */
     private final boolean locksRowFirst;
+
     private final String acquireAll;
     private final String handOff;
     /** {@link #handOffSql} that does nothing unless this transaction released the lease ({@link #RELEASED}). */
     private final String handOffIfReleased;
     /** Locks the lease row first, as every statement does before queue rows: nothing deadlocks. Binds name. */
     private final String lockRow;
+
     private final String giveUp;
     private final String renew;
 
@@ -158,9 +164,10 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 + " expires_at = CASE WHEN l.expires_at <= EXCLUDED.acquired_at THEN EXCLUDED.expires_at"
                 + " ELSE clock_timestamp() + (EXCLUDED.expires_at - EXCLUDED.acquired_at) END, handed_to = NULL";
         String returning = " RETURNING l.token, l.acquired_at, l.expires_at";
-        String now = "(SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE " + DURABLE + grace.andOver() + ") n";
-        acquire = grace.recordWith() + insert + now + update
-                + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
+        String now =
+                "(SELECT clock_timestamp() AS t, " + firstToken + " AS e WHERE " + DURABLE + grace.andOver() + ") n";
+        acquire =
+                grace.recordWith() + insert + now + update + " WHERE l.expires_at <= EXCLUDED.acquired_at" + returning;
         reenter = grace.recordWith() + insert + now + update
                 + " WHERE l.expires_at <= EXCLUDED.acquired_at OR l.owner = EXCLUDED.owner" + returning;
         // A waiter's attempt also picks up a grant a release handed to it (handed_to), should it
@@ -203,8 +210,8 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         handOff = handOff(table, queue, stem, "", firstToken, grace);
         lockRow = lockRowSelect + "; ";
         // No lockRow: the release's own update holds the row lock when it matched, and else this does nothing.
-        handOffIfReleased = handOff(table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'",
-                firstToken, grace);
+        handOffIfReleased = handOff(
+                table, queue, stem, " WHERE current_setting('" + RELEASED + "', true) = 'on'", firstToken, grace);
         giveUp = lockRow + leaveQueueSql() + "; "
                 + "UPDATE " + table + " SET expires_at = acquired_at, handed_to = NULL"
                 + " WHERE name = ? AND handed_to = ? AND expires_at > clock_timestamp(); ";
@@ -228,7 +235,8 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
         String spelled = "'" + table + "'";
         return "(SELECT 'holdfast_lease_' || CASE WHEN length(r.q) <= 37 THEN r.q ELSE md5(r.q) END FROM"
                 + " (SELECT coalesce((SELECT n.nspname || '_' || c.relname FROM pg_catalog.pg_class c"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" + spelled + ")),"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" + spelled
+                + ")),"
                 + " replace(lower(" + spelled + "), '.', '_')) AS q) r)";
     }
 
@@ -274,8 +282,15 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * lease); leaving the queue on a grant (name, waiter); joining it on a refusal (name, waiter, entry
      * lifetime, the lease's owner and ttl, the listener's backend pid or null).
      */
-    public void bindAcquireOrQueue(PreparedStatement ps, String name, String owner, long ttlMicros, String waiter,
-                                   long queueMicros, @Nullable Integer listener) throws SQLException {
+    public void bindAcquireOrQueue(
+            PreparedStatement ps,
+            String name,
+            String owner,
+            long ttlMicros,
+            String waiter,
+            long queueMicros,
+            @Nullable Integer listener)
+            throws SQLException {
         int i = 0;
         if (locksRowFirst) {
             ps.setString(++i, name);
@@ -364,8 +379,8 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     }
 
     /** {@code gate}: a condition on the transaction, without which the hand-off does nothing; "" for none. */
-    private static String handOff(String table, String queue, String stem, String gate, String firstToken,
-                                  PgFailoverGrace grace) {
+    private static String handOff(
+            String table, String queue, String stem, String gate, String firstToken, PgFailoverGrace grace) {
         String micros = "(extract(epoch FROM %s) * 1000000)::bigint";
         return "WITH " + grace.recordCte() + "n AS (SELECT clock_timestamp() AS t" + gate + "),"
                 + " h AS (SELECT q.name, q.owner, q.lease_owner, q.ttl_micros, q.listener FROM " + queue + " q, n"
@@ -374,20 +389,23 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 // that waiter's own statement: a time from before that wait would stamp the grant earlier
                 // than it was made (before a grace that was over only when it was made) and shorten it.
                 + " k AS (SELECT clock_timestamp() AS t FROM h),"
-                + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, " + firstToken + "),"
+                + " g AS (UPDATE " + table + " AS l SET owner = h.lease_owner, token = GREATEST(l.token + 1, "
+                + firstToken + "),"
                 + " acquired_at = k.t, expires_at = k.t + h.ttl_micros * interval '1 microsecond',"
                 + " handed_to = h.owner, broken_by = NULL, broken_at = NULL,"
                 // Nobody left behind the waiter: the row stops saying that someone waits.
                 + " waiters_until = CASE WHEN EXISTS (SELECT 1 FROM " + queue + " o WHERE o.name = h.name"
                 + " AND o.owner <> h.owner AND o.wait_until > n.t) THEN l.waiters_until END FROM h, n, k"
-                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL" + grace.andOverAt("k.t")
+                + " WHERE l.name = h.name AND l.expires_at <= n.t AND h.lease_owner IS NOT NULL"
+                + grace.andOverAt("k.t")
                 + " AND " + listenerAlive("h.listener")
                 + " RETURNING l.name, h.owner AS waiter, l.token, l.acquired_at, l.expires_at),"
                 + " d AS (DELETE FROM " + queue + " q USING g WHERE q.name = g.name AND q.owner = g.waiter),"
                 // No live waiter at all (they left or lapsed): the row stops saying that someone waits.
                 + " c AS (UPDATE " + table + " AS z SET waiters_until = NULL WHERE z.name = ?"
                 + " AND z.waiters_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h) AND EXISTS (SELECT 1 FROM n))"
-                + " SELECT (SELECT pg_notify(" + listenerChannelSql(stem, "h.listener") + ", length(h.name) || ':' || h.name || h.owner"
+                + " SELECT (SELECT pg_notify(" + listenerChannelSql(stem, "h.listener")
+                + ", length(h.name) || ':' || h.name || h.owner"
                 + " || COALESCE((SELECT ' ' || g.token || ' ' || " + micros.formatted("g.acquired_at")
                 + " || ' ' || " + micros.formatted("g.expires_at") + " FROM g), ''))"
                 + " FROM h WHERE h.listener IS NOT NULL AND EXISTS (SELECT 1 FROM " + table + " f WHERE f.name = h.name"
@@ -455,7 +473,8 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     @Override
     public String releaseAllSql(int rows, boolean fast) {
         return "WITH b AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, token)),"
-                + " k AS (SELECT l.name FROM " + table + " l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE)"
+                + " k AS (SELECT l.name FROM " + table
+                + " l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE)"
                 + " UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL,"
                 + " expires_at = l.acquired_at FROM b, k WHERE l.name = b.name AND k.name = b.name"
                 + " AND l.owner = b.owner AND l.token = b.token AND l.expires_at > clock_timestamp()"

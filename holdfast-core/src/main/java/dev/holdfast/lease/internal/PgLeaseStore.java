@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,17 +31,31 @@ final class PgLeaseStore extends LeaseStore {
     @Override
     WakeUps wakeUps(LeaseSettings s, LocalPollers pollers, LeaseThreads threads) {
         DataSource direct = s.listenerDataSource();
-        return new PgWakeUps(direct != null ? direct : s.dataSource(), sql, s.tuning().notifyProbe().toMillis(), pollers);
+        return new PgWakeUps(
+                direct != null ? direct : s.dataSource(),
+                sql,
+                s.tuning().notifyProbe().toMillis(),
+                pollers);
     }
 
     @Override
-    @Nullable BatchLeaseSql batchSql() {
+    @Nullable
+    BatchLeaseSql batchSql() {
         return sql;
     }
 
     @Override
-    public Optional<LeaseRow> acquireOrQueue(Connection c, String name, String owner, String waiter, long ttlMicros,
-            long queueMicros, boolean joined, boolean refresh, boolean leave, @Nullable Integer listener)
+    public Optional<LeaseRow> acquireOrQueue(
+            Connection c,
+            String name,
+            String owner,
+            String waiter,
+            long ttlMicros,
+            long queueMicros,
+            boolean joined,
+            boolean refresh,
+            boolean leave,
+            @Nullable Integer listener)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.acquireOrQueueSql())) {
             sql.bindAcquireOrQueue(ps, name, owner, ttlMicros, waiter, queueMicros, listener);

@@ -47,14 +47,17 @@ public final class PgWakeUps extends WakeUps {
     private final String table;
     /** {@link PgLeaseSql#listenerLockSql}: the listener's lock, pid and the table's resolved stem. */
     private final String lockSql;
+
     private final ConcurrentHashMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.LongAdder grantsHeard = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean listening;
     /** The listener connection's backend pid while it listens, else null. */
     private volatile @Nullable Integer listenerPid;
+
     private volatile boolean closed;
     /** Set once the probe found that notifications do not reach this connection while it idles. */
     private volatile boolean pooled;
+
     private @Nullable Thread thread;
     /** Listener thread only: an outage was logged and its end is not yet. */
     private boolean outageReported;
@@ -115,7 +118,8 @@ public final class PgWakeUps extends WakeUps {
             return super.enter(name, id);
         }
         Waiter w = new Waiter(id, true);
-        waiters.computeIfAbsent(key(name, id), k -> ConcurrentHashMap.newKeySet()).add(w);
+        waiters.computeIfAbsent(key(name, id), k -> ConcurrentHashMap.newKeySet())
+                .add(w);
         return w;
     }
 
@@ -132,7 +136,8 @@ public final class PgWakeUps extends WakeUps {
     }
 
     @Override
-    @Nullable Integer listener(Waiter w) {
+    @Nullable
+    Integer listener(Waiter w) {
         return w.notified ? listenerPid() : null;
     }
 
@@ -145,7 +150,8 @@ public final class PgWakeUps extends WakeUps {
      * The backend pid of the listening connection, written into a waiter's queue entry: a release
      * hands the lease only to a waiter whose listener is alive. Null while not listening.
      */
-    @Nullable Integer listenerPid() {
+    @Nullable
+    Integer listenerPid() {
         return listening ? listenerPid : null;
     }
 
@@ -177,7 +183,8 @@ public final class PgWakeUps extends WakeUps {
             Waiter.Handed handed = null;
             if (idEnd >= 0) {
                 String[] grant = payload.substring(idEnd + 1).split(" ");
-                handed = new Waiter.Handed(Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
+                handed = new Waiter.Handed(
+                        Long.parseLong(grant[0]), instant(Long.parseLong(grant[1])), instant(Long.parseLong(grant[2])));
             }
             if (handed != null) {
                 grantsHeard.increment();
@@ -209,8 +216,11 @@ public final class PgWakeUps extends WakeUps {
             } catch (Exception e) {
                 // Down: waiters fall back to polling until the next connection listens. Said once per outage.
                 if (!outageReported && !closed) {
-                    LOG.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + table + ") stopped: blocking"
-                            + " lease waiters poll until the listener connects again", e);
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "Lease wake-ups (table " + table + ") stopped: blocking"
+                                    + " lease waiters poll until the listener connects again",
+                            e);
                 }
                 outageReported = true;
             } finally {
@@ -233,8 +243,10 @@ public final class PgWakeUps extends WakeUps {
         Class<?> pgNotification = load(c, "org.postgresql.PGNotification");
         if (pgConnection == null || pgNotification == null || !c.isWrapperFor(pgConnection)) {
             closed = true; // no way to listen: never retry, waiters poll
-            LOG.log(System.Logger.Level.WARNING, "Lease wake-ups disabled: the pool's connections are not pgjdbc"
-                    + " connections (org.postgresql.PGConnection), so blocking lease waiters poll");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "Lease wake-ups disabled: the pool's connections are not pgjdbc"
+                            + " connections (org.postgresql.PGConnection), so blocking lease waiters poll");
             return;
         }
         Object pg = c.unwrap(pgConnection);
@@ -248,11 +260,14 @@ public final class PgWakeUps extends WakeUps {
         try (Statement s = c.createStatement()) {
             if (!NotifyProbe.deliveredWhileIdle(dataSource, s, pg, getNotifications, getParameter, probeMillis)) {
                 pooled = true; // for good: waiters poll, and new ones do not wait for a listener
-                LOG.log(System.Logger.Level.WARNING, "LeaseRow wake-ups (table " + table + ") disabled: a notification"
-                        + " sent to this listener did not arrive within " + probeMillis + " ms, as behind PgBouncer in"
-                        + " transaction pooling mode, where LISTEN does not survive the transaction. Blocking lease"
-                        + " waiters poll instead. To have them woken, give the listener a direct connection:"
-                        + " LeaseService.builder(pool).listenerDataSource(directToPostgresql)");
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "LeaseRow wake-ups (table " + table + ") disabled: a notification"
+                                + " sent to this listener did not arrive within " + probeMillis
+                                + " ms, as behind PgBouncer in"
+                                + " transaction pooling mode, where LISTEN does not survive the transaction. Blocking lease"
+                                + " waiters poll instead. To have them woken, give the listener a direct connection:"
+                                + " LeaseService.builder(pool).listenerDataSource(directToPostgresql)");
                 return;
             }
             boolean lockHeld = false;
@@ -265,8 +280,10 @@ public final class PgWakeUps extends WakeUps {
                         return;
                     }
                     if (backoffMillis == 20) {
-                        LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait until a"
-                                + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
+                        LOG.log(
+                                System.Logger.Level.INFO,
+                                "Lease wake-ups (table " + table + ") wait until a"
+                                        + " transaction that checked this connection's backend pid ends; waiters poll meanwhile");
                     }
                     Thread.sleep(backoffMillis);
                     locked = lockListener(s);
@@ -314,8 +331,7 @@ public final class PgWakeUps extends WakeUps {
     }
 
     /** A listener that holds its lock: its connection's backend pid, and the table's stem as resolved there. */
-    private record Listener(int pid, String stem) {
-    }
+    private record Listener(int pid, String stem) {}
 
     /** Takes the listener's lock, or null if a transaction keeps it from the lock. */
     private @Nullable Listener lockListener(Statement s) throws SQLException {
@@ -392,8 +408,10 @@ public final class PgWakeUps extends WakeUps {
 
     private static @Nullable Class<?> load(Connection c, String name) {
         for (ClassLoader loader : new ClassLoader[] {
-                Thread.currentThread().getContextClassLoader(), PgWakeUps.class.getClassLoader(),
-                c.getClass().getClassLoader()}) {
+            Thread.currentThread().getContextClassLoader(),
+            PgWakeUps.class.getClassLoader(),
+            c.getClass().getClassLoader()
+        }) {
             try {
                 return Class.forName(name, false, loader);
             } catch (ClassNotFoundException | RuntimeException e) {

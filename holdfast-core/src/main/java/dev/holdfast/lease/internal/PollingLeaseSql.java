@@ -42,16 +42,30 @@ public abstract class PollingLeaseSql extends LeaseSql {
      * to waiters (MariaDB), also what to grant (the lease's owner and TTL) and the connection id of the
      * service's live wake-up connection ({@code listener}, null for none: no hand-off to this waiter).
      */
-    public void bindJoin(PreparedStatement ps, String name, String waiter, long queueMicros, String owner,
-                         long ttlMicros, @Nullable Integer listener) throws SQLException {
+    public void bindJoin(
+            PreparedStatement ps,
+            String name,
+            String waiter,
+            long queueMicros,
+            String owner,
+            long ttlMicros,
+            @Nullable Integer listener)
+            throws SQLException {
         ps.setString(1, name);
         ps.setString(2, waiter);
         ps.setLong(3, queueMicros);
     }
 
     /** Joins the queue, or refreshes the entry, on {@code c} ({@link #joinQueueSql()}, bound as {@link #bindJoin}). */
-    void join(java.sql.Connection c, String name, String waiter, long queueMicros, String owner, long ttlMicros,
-              @Nullable Integer listener) throws SQLException {
+    void join(
+            java.sql.Connection c,
+            String name,
+            String waiter,
+            long queueMicros,
+            String owner,
+            long ttlMicros,
+            @Nullable Integer listener)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(joinQueueSql())) {
             bindJoin(ps, name, waiter, queueMicros, owner, ttlMicros, listener);
             ps.executeUpdate();

@@ -34,28 +34,48 @@ final class Refusals {
                 LeaseStore.Broken broken = row.get().broken();
                 if (broken != null) {
                     String by = broken.by().isEmpty() ? null : broken.by();
-                    return new NotHeld(name, cannot + ": it was broken by " + (by == null ? "an operator" : by)
-                            + " at " + broken.at() + now, NotHeld.Why.BROKEN, current, by, broken.at());
+                    return new NotHeld(
+                            name,
+                            cannot + ": it was broken by " + (by == null ? "an operator" : by) + " at " + broken.at()
+                                    + now,
+                            NotHeld.Why.BROKEN,
+                            current,
+                            by,
+                            broken.at());
                 }
                 return new NotHeld(name, cannot + ": it was already released" + now, NotHeld.Why.RELEASED, current);
             }
-            return new NotHeld(name, cannot + ": it expired at " + current.expiresAt()
-                    + " (database time); the critical section may have overlapped another holder's" + now,
-                    NotHeld.Why.EXPIRED, current);
+            return new NotHeld(
+                    name,
+                    cannot + ": it expired at " + current.expiresAt()
+                            + " (database time); the critical section may have overlapped another holder's" + now,
+                    NotHeld.Why.EXPIRED,
+                    current);
         }
         if (token != null && current.token() > token) {
-            return new NotHeld(name, cannot + ": it expired and was granted again since" + now
-                    + "; the critical section may have overlapped another holder's", NotHeld.Why.GRANTED_AGAIN, current);
+            return new NotHeld(
+                    name,
+                    cannot + ": it expired and was granted again since" + now
+                            + "; the critical section may have overlapped another holder's",
+                    NotHeld.Why.GRANTED_AGAIN,
+                    current);
         }
-        return new NotHeld(name, cannot + ": " + (sameOwner ? "no such grant" : "not the owner") + now,
-                sameOwner ? NotHeld.Why.NO_SUCH_GRANT : NotHeld.Why.OTHER_OWNER, current);
+        return new NotHeld(
+                name,
+                cannot + ": " + (sameOwner ? "no such grant" : "not the owner") + now,
+                sameOwner ? NotHeld.Why.NO_SUCH_GRANT : NotHeld.Why.OTHER_OWNER,
+                current);
     }
 
     /** A release of a grant this service has passed on in memory already. */
     static NotHeld passedOn(String name, String owner, long token, LeaseRow holder) {
-        return new NotHeld(name, "Cannot release lease '" + name + "' for '" + owner
-                + "' (token " + token + "): it was already released and passed on within this service"
-                + " (now: " + describe(holder) + ")", NotHeld.Why.RELEASED, holder);
+        return new NotHeld(
+                name,
+                "Cannot release lease '" + name + "' for '" + owner
+                        + "' (token " + token + "): it was already released and passed on within this service"
+                        + " (now: " + describe(holder) + ")",
+                NotHeld.Why.RELEASED,
+                holder);
     }
 
     private static String describe(LeaseRow l) {

@@ -20,8 +20,14 @@ final class Releases {
     private final Refusals refusals;
     private final boolean relaxed;
 
-    Releases(LeaseCalls calls, LeaseStore store, @Nullable CohortHandOffs cohorts, @Nullable LeaseBatches batches,
-             LocalPollers pollers, Refusals refusals, boolean relaxed) {
+    Releases(
+            LeaseCalls calls,
+            LeaseStore store,
+            @Nullable CohortHandOffs cohorts,
+            @Nullable LeaseBatches batches,
+            LocalPollers pollers,
+            Refusals refusals,
+            boolean relaxed) {
         this.calls = calls;
         this.store = store;
         this.cohorts = cohorts;
@@ -42,8 +48,8 @@ final class Releases {
             if (token == null) {
                 cohorts.closeAll(name, owner); // any grant of the owner: no hand-offs of it any more
             } else {
-                CohortRelease decided = cohorts.release(new LeaseRow(name, owner, token, Instant.EPOCH, Instant.EPOCH),
-                        heldAtLeastMicros != null);
+                CohortRelease decided = cohorts.release(
+                        new LeaseRow(name, owner, token, Instant.EPOCH, Instant.EPOCH), heldAtLeastMicros != null);
                 if (decided instanceof CohortRelease.HandedOn) {
                     return;
                 }
@@ -89,7 +95,8 @@ final class Releases {
         if (batches != null && token != null && heldAtLeastMicros == null) {
             released = batches.release(name, owner, token);
             if (!released && store.handsOnAfterBatch()) { // MariaDB: a release of its own hands it on
-                released = releasedInDatabase(name, owner, token, null); // not held, or left by the batch for its waiter
+                released =
+                        releasedInDatabase(name, owner, token, null); // not held, or left by the batch for its waiter
             }
         } else {
             released = releasedInDatabase(name, owner, token, heldAtLeastMicros);
@@ -110,7 +117,11 @@ final class Releases {
         }
         long reserved = grant.token() + grant.unsureTokens();
         return calls.call("reading", name, c -> store.read(c, name))
-                .filter(row -> row.owner().equals(owner) && row.token() == reserved
-                        && row.acquiredAt().equals(grant.acquiredAt())).isPresent() ? reserved : grant.token();
+                        .filter(row -> row.owner().equals(owner)
+                                && row.token() == reserved
+                                && row.acquiredAt().equals(grant.acquiredAt()))
+                        .isPresent()
+                ? reserved
+                : grant.token();
     }
 }

@@ -1,7 +1,6 @@
 package dev.holdfast.lease.internal;
 
 import dev.holdfast.internal.Failures;
-import dev.holdfast.DatabaseException;
 import dev.holdfast.jdbc.internal.Jdbc;
 import org.jspecify.annotations.Nullable;
 
@@ -26,7 +25,12 @@ final class Renewals {
     private final Refusals refusals;
     private final Releases releases;
 
-    Renewals(LeaseCalls calls, LeaseStore store, @Nullable CohortHandOffs cohorts, Refusals refusals, Releases releases) {
+    Renewals(
+            LeaseCalls calls,
+            LeaseStore store,
+            @Nullable CohortHandOffs cohorts,
+            Refusals refusals,
+            Releases releases) {
         this.calls = calls;
         this.store = store;
         this.cohorts = cohorts;
@@ -40,8 +44,11 @@ final class Renewals {
      * @throws NotHeld why it is not held any more
      */
     LeaseRow renew(LeaseRow lease, long ttlMicros) {
-        Optional<Instant> expiry = renewed(lease, ttlMicros, token -> calls.call("renewing", lease.name(),
-                c -> store.renew(c, lease.name(), lease.owner(), token, ttlMicros)));
+        Optional<Instant> expiry = renewed(
+                lease,
+                ttlMicros,
+                token -> calls.call(
+                        "renewing", lease.name(), c -> store.renew(c, lease.name(), lease.owner(), token, ttlMicros)));
         if (expiry.isEmpty()) {
             throw refusals.notHeld("renew", lease.name(), lease.owner(), lease.token());
         }
@@ -59,14 +66,16 @@ final class Renewals {
     Optional<LeaseRow> renew(LeaseRow lease, Duration ttl, Duration bound) {
         long ttlMicros = ttl.toNanos() / 1000;
         int boundMillis = (int) Math.min(Integer.MAX_VALUE, bound.toMillis());
-        Optional<Instant> expiry = renewed(lease, ttlMicros, token -> renewBounded(lease, token, ttlMicros, boundMillis));
+        Optional<Instant> expiry =
+                renewed(lease, ttlMicros, token -> renewBounded(lease, token, ttlMicros, boundMillis));
         if (expiry.isPresent()) {
-            return Optional.of(new LeaseRow(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get()));
+            return Optional.of(
+                    new LeaseRow(lease.name(), lease.owner(), lease.token(), lease.acquiredAt(), expiry.get()));
         }
         NotHeld why;
         try {
-            why = refusals.notHeld("renew", lease.name(), lease.owner(),
-                    cohorts == null ? lease.token() : cohorts.rowToken(lease));
+            why = refusals.notHeld(
+                    "renew", lease.name(), lease.owner(), cohorts == null ? lease.token() : cohorts.rowToken(lease));
         } catch (RuntimeException e) {
             return Optional.empty(); // the row cannot be read: the loss stands anyway
         }
@@ -107,8 +116,8 @@ final class Renewals {
 
     private Optional<Instant> renewBounded(LeaseRow lease, long token, long ttlMicros, int boundMillis) {
         try (Connection c = calls.dataSource().getConnection()) {
-            SqlWork<Optional<Instant>> renewal = () -> Jdbc.autocommit(c,
-                    cc -> store.renew(cc, lease.name(), lease.owner(), token, ttlMicros));
+            SqlWork<Optional<Instant>> renewal =
+                    () -> Jdbc.autocommit(c, cc -> store.renew(cc, lease.name(), lease.owner(), token, ttlMicros));
             int saved;
             try {
                 saved = c.getNetworkTimeout();

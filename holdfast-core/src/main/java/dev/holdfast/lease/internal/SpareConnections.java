@@ -33,6 +33,7 @@ final class SpareConnections {
     private long backoff = TimeUnit.MILLISECONDS.toNanos(100);
     /** Whether the pool once lent a connection besides the kept one: it has room for it, no need to ask again. */
     private boolean spareSeen;
+
     private boolean reported;
     /** Borrows in a row that found the pool without room. */
     private int failedInARow;
@@ -46,7 +47,8 @@ final class SpareConnections {
     }
 
     /** {@code count} connections to keep (auto-commit), or null while the pool has none to spare beside them. */
-    @Nullable List<Connection> borrow(int count) throws SQLException {
+    @Nullable
+    List<Connection> borrow(int count) throws SQLException {
         long now = System.nanoTime();
         if (now - notBefore < 0) {
             return null;
@@ -83,8 +85,10 @@ final class SpareConnections {
                 LOG.log(System.Logger.Level.WARNING, tooSmall(count, kept.size() + (spare == null ? 0 : 1), maximum));
                 warned = true;
             } else if (!reported) {
-                LOG.log(System.Logger.Level.INFO, "Lease wake-ups (table " + table + ") wait for the pool to"
-                        + " lend " + count + " connections besides the service's own: blocking lease waiters poll meanwhile");
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "Lease wake-ups (table " + table + ") wait for the pool to" + " lend " + count
+                                + " connections besides the service's own: blocking lease waiters poll meanwhile");
             }
             reported = true;
             notBefore = System.nanoTime() + backoff;
@@ -111,7 +115,8 @@ final class SpareConnections {
         String size = maximum > 0
                 ? "set its maximum size (HikariCP: maximumPoolSize) to " + Math.max(needed, maximum + needed - lent)
                         + " or more (it is " + maximum + ")"
-                : "raise its maximum size (HikariCP: maximumPoolSize) by " + (needed - lent) + ", to " + needed + " at least";
+                : "raise its maximum size (HikariCP: maximumPoolSize) by " + (needed - lent) + ", to " + needed
+                        + " at least";
         return "Lease wake-ups (table " + table + ") need " + needed + " connections of the pool at once (" + count
                 + " kept while calls wait, 1 left for the service's own statements), and it lent " + lent
                 + ": blocking lease waiters poll instead of being woken while the pool has no room; " + size;

@@ -45,7 +45,10 @@ final class TimeoutLook {
                 if (holder == null) {
                     return new WaitTimedOut.Seen(null, ahead, at, null);
                 }
-                LeaseRow row = new LeaseRow(name, holder, rs.getLong(2),
+                LeaseRow row = new LeaseRow(
+                        name,
+                        holder,
+                        rs.getLong(2),
                         Invariants.nonNull(sql.dialect.readInstant(rs, 3), "acquired_at is NOT NULL"),
                         Invariants.nonNull(sql.dialect.readInstant(rs, 4), "expires_at is NOT NULL"));
                 return new WaitTimedOut.Seen(row, ahead, at, null);
@@ -55,7 +58,9 @@ final class TimeoutLook {
 
     /** Why nothing is known when the read failed with {@code e}. */
     static String failed(Exception e) {
-        return e instanceof SQLException sql ? "the read failed: " + sql.getMessage() + " [SQLState " + sql.getSQLState()
-                + ", code " + sql.getErrorCode() + "]" : "the read failed: " + e;
+        return e instanceof SQLException sql
+                ? "the read failed: " + sql.getMessage() + " [SQLState " + sql.getSQLState() + ", code "
+                        + sql.getErrorCode() + "]"
+                : "the read failed: " + e;
     }
 }

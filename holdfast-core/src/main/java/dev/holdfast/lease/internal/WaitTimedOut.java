@@ -40,7 +40,11 @@ public final class WaitTimedOut extends RuntimeException {
      * @param at             the database's time of the read; null if unknown
      * @param unknownBecause null if the read succeeded; else why nothing is known
      */
-    public record Seen(@Nullable LeaseRow holder, int waitersAhead, @Nullable Instant at, @Nullable String unknownBecause) {
+    public record Seen(
+            @Nullable LeaseRow holder,
+            int waitersAhead,
+            @Nullable Instant at,
+            @Nullable String unknownBecause) {
 
         static Seen unknown(String because) {
             return new Seen(null, -1, null, because);

@@ -20,6 +20,7 @@ final class Waiter {
     final @Nullable String id;
     /** Whether notifications wake it (PostgreSQL's listener); else it polls, and its service's releases wake it. */
     final boolean notified;
+
     private volatile @Nullable Handed handed;
 
     Waiter(@Nullable String id, boolean notified) {
@@ -33,11 +34,11 @@ final class Waiter {
     }
 
     /** The grant a release handed to this waiter, or null. */
-    @Nullable Handed handed() {
+    @Nullable
+    Handed handed() {
         return handed;
     }
 
     /** A grant a release made for a waiter: its token and times (database time). */
-    record Handed(long token, Instant acquiredAt, Instant expiresAt) {
-    }
+    record Handed(long token, Instant acquiredAt, Instant expiresAt) {}
 }

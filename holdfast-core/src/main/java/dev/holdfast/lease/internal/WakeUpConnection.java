@@ -21,19 +21,24 @@ final class WakeUpConnection {
     static final long BELL_PING_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     /** The wake-ups' own logger: an outage and its end are theirs. */
     private final System.Logger log;
+
     private final SpareConnections spares;
     private final ConnectionPool pool;
     /** How many connections were handed to the pool to retire. */
     private final AtomicLong retired = new AtomicLong();
+
     private final String table;
     /** Run when a borrowed connection is marked alive: waiters may publish it from now on. */
     private final Runnable alive;
+
     private @Nullable Connection connection;
     /** Holds the doorbell {@link #connection} waits for; idle otherwise, but for {@link #keepBell()}. */
     private @Nullable Connection bell;
+
     private long bellAnsweredAt;
     /** The connection's id while it holds its live lock, else null. */
     private volatile @Nullable Integer listener;
+
     private long idleSince;
     private boolean outageReported;
 
@@ -46,7 +51,8 @@ final class WakeUpConnection {
     }
 
     /** The connection, borrowed if need be, or null while the pool has none to spare. */
-    @Nullable Connection get() throws SQLException {
+    @Nullable
+    Connection get() throws SQLException {
         if (connection == null) {
             java.util.List<Connection> borrowed = spares.borrow(2);
             if (borrowed == null) {
@@ -74,7 +80,8 @@ final class WakeUpConnection {
     }
 
     /** The id waiters publish so that a release may hand them the lease, or null without a live connection. */
-    @Nullable Integer listener() {
+    @Nullable
+    Integer listener() {
         return listener;
     }
 
@@ -136,8 +143,11 @@ final class WakeUpConnection {
     /** Says once per outage that waiters poll until the connection is back. */
     void reportOutage(Exception e) {
         if (!outageReported) {
-            log.log(System.Logger.Level.WARNING, "Lease wake-ups (table " + table + ") stopped: blocking"
-                    + " lease waiters poll until the wake-up connection is back", e);
+            log.log(
+                    System.Logger.Level.WARNING,
+                    "Lease wake-ups (table " + table + ") stopped: blocking"
+                            + " lease waiters poll until the wake-up connection is back",
+                    e);
             outageReported = true;
         }
     }

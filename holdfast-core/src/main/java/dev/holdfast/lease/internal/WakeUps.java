@@ -39,7 +39,8 @@ abstract sealed class WakeUps implements AutoCloseable permits PgWakeUps, MariaD
     }
 
     /** The id {@code w} publishes in its queue entry now, so that a release may hand it the lease; null: none will. */
-    @Nullable Integer listener(Waiter w) {
+    @Nullable
+    Integer listener(Waiter w) {
         return null;
     }
 
@@ -54,12 +55,10 @@ abstract sealed class WakeUps implements AutoCloseable permits PgWakeUps, MariaD
     }
 
     /** A granted waiter's queue entry, to leave on the wake-up connection ({@link #leavesEntries}). */
-    void leave(GrantedEntries.Leave entry) {
-    }
+    void leave(GrantedEntries.Leave entry) {}
 
     /** Where entries go that the wake-up connection could not leave (its failure, the service closing). */
-    void leaveFailuresTo(GrantedEntries.Leaving leaving) {
-    }
+    void leaveFailuresTo(GrantedEntries.Leaving leaving) {}
 
     /**
      * A polling waiter's wait between two looks: at most {@code pollNanos}, never past {@code deadline};
@@ -97,8 +96,7 @@ abstract sealed class WakeUps implements AutoCloseable permits PgWakeUps, MariaD
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     /** Waiters poll; a release through the same service wakes its oldest (H2; MariaDB without wake-ups). */
     static final class Polled extends WakeUps {

@@ -1,13 +1,12 @@
 package dev.holdfast.optimistic.offline;
 
-import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.internal.Arguments;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionStamp;
 import dev.holdfast.optimistic.VersionedTable;
-
+import dev.holdfast.pessimistic.RowRef;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -28,10 +27,18 @@ import java.util.TreeMap;
 public final class BusinessTransaction {
 
     /** What the commit does with one row. */
-    enum Action { VERIFY, UPDATE, DELETE }
-
-    record Entry(VersionedTable table, Object id, long version, Action action, @Nullable Assignments changes) {
+    enum Action {
+        VERIFY,
+        UPDATE,
+        DELETE
     }
+
+    record Entry(
+            VersionedTable table,
+            Object id,
+            long version,
+            Action action,
+            @Nullable Assignments changes) {}
 
     private final RegisteredTables tables;
     private final TreeMap<RowRef, Entry> rows = new TreeMap<>();
@@ -79,8 +86,8 @@ public final class BusinessTransaction {
         Entry known = rows.get(row);
         if (known != null) {
             if (known.version() != version) {
-                throw new VersionConflictException(StaleRow.changed(registered.entity(), row.key(), known.version(),
-                        new VersionStamp(version, null, null)));
+                throw new VersionConflictException(StaleRow.changed(
+                        registered.entity(), row.key(), known.version(), new VersionStamp(version, null, null)));
             }
             return this;
         }

@@ -1,13 +1,13 @@
 package dev.holdfast.optimistic.offline;
 
-import dev.holdfast.internal.Invariants;
-import dev.holdfast.pessimistic.RowRef;
-import dev.holdfast.internal.Arguments;
-import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Arguments;
+import dev.holdfast.internal.Invariants;
+import dev.holdfast.jdbc.internal.Jdbc;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionedTable;
+import dev.holdfast.pessimistic.RowRef;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -134,7 +134,8 @@ public final class OptimisticOfflineLock {
         codec.open(state, Arguments.notNull(binding, "binding"), (tableName, id, version) -> {
             VersionedTable table = tables.named(tableName);
             if (table == null) {
-                throw new IllegalArgumentException("the state names table " + tableName + ", which this lock does not know");
+                throw new IllegalArgumentException(
+                        "the state names table " + tableName + ", which this lock does not know");
             }
             tx.recordRead(table, id, version);
         });
@@ -166,7 +167,10 @@ public final class OptimisticOfflineLock {
         if (modifiedBy == null || modifiedBy.isBlank()) {
             throw new IllegalArgumentException("modifiedBy must not be null or blank");
         }
-        return Jdbc.transaction(dataSource, Connection.TRANSACTION_READ_COMMITTED, "committing a business transaction",
+        return Jdbc.transaction(
+                dataSource,
+                Connection.TRANSACTION_READ_COMMITTED,
+                "committing a business transaction",
                 connection -> commit(connection, tx, modifiedBy));
     }
 
@@ -179,10 +183,17 @@ public final class OptimisticOfflineLock {
             VersionedTable table = entry.table();
             try {
                 switch (entry.action()) {
-                    case UPDATE -> newVersions.put(e.getKey(),
-                            table.update(connection, entry.id(), entry.version(), modifiedBy,
-                                    // write(..) plans every UPDATE with its changes
-                                    Invariants.nonNull(entry.changes(), "write(..) plans every UPDATE with its changes")));
+                    case UPDATE ->
+                        newVersions.put(
+                                e.getKey(),
+                                table.update(
+                                        connection,
+                                        entry.id(),
+                                        entry.version(),
+                                        modifiedBy,
+                                        // write(..) plans every UPDATE with its changes
+                                        Invariants.nonNull(
+                                                entry.changes(), "write(..) plans every UPDATE with its changes")));
                     case DELETE -> table.delete(connection, entry.id(), entry.version());
                     case VERIFY -> table.verifyUnchanged(connection, entry.id(), entry.version());
                 }

@@ -16,7 +16,8 @@ final class RegisteredTables {
     }
 
     /** The table of that name, or null if none is registered. */
-    @Nullable VersionedTable named(String name) {
+    @Nullable
+    VersionedTable named(String name) {
         return byName.get(name);
     }
 

@@ -1,6 +1,7 @@
 package dev.holdfast.optimistic.offline;
 
 import dev.holdfast.pessimistic.RowRef;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -45,7 +46,10 @@ final class StateCodec {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(FORMAT);
-            List<String> tables = versions.keySet().stream().map(r -> r.table().value()).distinct().toList();
+            List<String> tables = versions.keySet().stream()
+                    .map(r -> r.table().value())
+                    .distinct()
+                    .toList();
             writeVarLong(out, tables.size());
             for (String table : tables) {
                 out.writeUTF(table);
@@ -74,7 +78,8 @@ final class StateCodec {
             throw new TamperedStateException("no business-transaction state was given");
         }
         if (token.length() > MAX_TOKEN_LENGTH) {
-            throw new TamperedStateException("business-transaction state is longer than " + MAX_TOKEN_LENGTH + " characters");
+            throw new TamperedStateException(
+                    "business-transaction state is longer than " + MAX_TOKEN_LENGTH + " characters");
         }
         int dot = token.indexOf('.');
         if (dot < 0 || dot != token.lastIndexOf('.')) {
@@ -134,7 +139,12 @@ final class StateCodec {
             mac.init(key);
             mac.update(DOMAIN);
             byte[] bound = binding.getBytes(StandardCharsets.UTF_8);
-            mac.update(new byte[] {(byte) (bound.length >>> 24), (byte) (bound.length >>> 16), (byte) (bound.length >>> 8), (byte) bound.length});
+            mac.update(new byte[] {
+                (byte) (bound.length >>> 24),
+                (byte) (bound.length >>> 16),
+                (byte) (bound.length >>> 8),
+                (byte) bound.length
+            });
             mac.update(bound);
             return mac.doFinal(payload);
         } catch (GeneralSecurityException e) {
@@ -157,7 +167,8 @@ final class StateCodec {
             out.writeByte('D');
             out.writeUTF(d.toString());
         } else {
-            throw new IllegalArgumentException("unsupported id type " + id.getClass().getName());
+            throw new IllegalArgumentException(
+                    "unsupported id type " + id.getClass().getName());
         }
     }
 

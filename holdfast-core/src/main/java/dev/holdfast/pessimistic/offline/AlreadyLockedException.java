@@ -33,7 +33,8 @@ public class AlreadyLockedException extends LockException {
      * @param acquiredAt when the holder took the lock (database time)
      * @param expiresAt  when the lock expires unless extended (database time)
      */
-    public AlreadyLockedException(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
+    public AlreadyLockedException(
+            String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
         super(type + " " + id + " is locked" + (owner == null ? "" : " by " + owner) + " until " + expiresAt);
         this.type = type;
         this.id = id;

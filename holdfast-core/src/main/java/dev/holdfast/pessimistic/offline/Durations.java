@@ -5,8 +5,7 @@ import java.time.Duration;
 /** Checks of the durations a lock is taken or extended for, before any SQL. */
 final class Durations {
 
-    private Durations() {
-    }
+    private Durations() {}
 
     static Duration positive(String what, Duration value, Duration max) {
         if (value == null) {

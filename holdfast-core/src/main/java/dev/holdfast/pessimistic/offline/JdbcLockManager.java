@@ -1,16 +1,15 @@
 package dev.holdfast.pessimistic.offline;
 
+import dev.holdfast.internal.Arguments;
 import dev.holdfast.internal.Invariants;
 import dev.holdfast.jdbc.CommitDurability;
-import dev.holdfast.internal.Arguments;
-import dev.holdfast.jdbc.internal.Jdbc;
-import dev.holdfast.jdbc.internal.Names;
-import dev.holdfast.jdbc.internal.Retry;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SqlIdentifier;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.dialect.SqlErrorKind;
-
+import dev.holdfast.jdbc.internal.Jdbc;
+import dev.holdfast.jdbc.internal.Names;
+import dev.holdfast.jdbc.internal.Retry;
 import org.jspecify.annotations.Nullable;
 
 import java.security.SecureRandom;
@@ -108,7 +107,8 @@ public final class JdbcLockManager implements LockManager {
         this.extendOwnedSql = sql.extend(true);
         this.replaceOwnSql = sql.replaceOwn(relaxed);
         this.races = new Retry(dialect, Retry.RACES, ATTEMPTS, retries::incrementAndGet);
-        this.deadlocks = new Retry(dialect, java.util.Set.of(SqlErrorKind.DEADLOCK), ATTEMPTS, retries::incrementAndGet);
+        this.deadlocks =
+                new Retry(dialect, java.util.Set.of(SqlErrorKind.DEADLOCK), ATTEMPTS, retries::incrementAndGet);
         LockManager decorated = new Direct();
         for (UnaryOperator<LockManager> decorator : b.decorators) {
             decorated = Invariants.nonNull(decorator.apply(decorated), "a decorator returned null");
@@ -245,8 +245,8 @@ public final class JdbcLockManager implements LockManager {
                     if (lockId.getValue().equals(rs.getString(1))) {
                         return lockId;
                     }
-                    throw new AlreadyLockedException(type, id, rs.getString(2),
-                            notNullInstant(rs, 3), notNullInstant(rs, 4));
+                    throw new AlreadyLockedException(
+                            type, id, rs.getString(2), notNullInstant(rs, 3), notNullInstant(rs, 4));
                 }
             }
         });
@@ -306,11 +306,13 @@ public final class JdbcLockManager implements LockManager {
                     Instant expiresAt = notNullInstant(rs, 5);
                     boolean live = rs.getInt(6) == 1;
                     if (type != null && !(type.equals(lockedType) && Objects.equals(id, lockedId))) {
-                        throw new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
+                        throw new ForeignLockException(
+                                ForeignLockException.Reason.OTHER_RESOURCE,
                                 "This lock id is not for " + type + " " + id);
                     }
                     if (owner != null && !owner.equals(lockedOwner)) {
-                        throw new ForeignLockException(ForeignLockException.Reason.OTHER_OWNER,
+                        throw new ForeignLockException(
+                                ForeignLockException.Reason.OTHER_OWNER,
                                 "This lock on " + lockedType + " " + lockedId + " is not held by " + owner);
                     }
                     if (!live) {
@@ -326,8 +328,8 @@ public final class JdbcLockManager implements LockManager {
      * Why no row holds {@code lockId} any more: the ended lock the id names, with who holds its resource
      * now; a foreign one if it was someone else's or for something else; else unknown.
      */
-    private LockNotHeldException ended(Connection c, LockId lockId, @Nullable String type, @Nullable String id,
-            @Nullable String owner)
+    private LockNotHeldException ended(
+            Connection c, LockId lockId, @Nullable String type, @Nullable String id, @Nullable String owner)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(endedSql)) {
             ps.setString(1, lockId.getValue());
@@ -339,17 +341,25 @@ public final class JdbcLockManager implements LockManager {
                 String lockedId = rs.getString(2);
                 String endedOwner = rs.getString(3);
                 if (type != null && !(type.equals(lockedType) && Objects.equals(id, lockedId))) {
-                    return new ForeignLockException(ForeignLockException.Reason.OTHER_RESOURCE,
-                            "This lock id is not for " + type + " " + id);
+                    return new ForeignLockException(
+                            ForeignLockException.Reason.OTHER_RESOURCE, "This lock id is not for " + type + " " + id);
                 }
                 if (owner != null && !owner.equals(endedOwner)) {
-                    return new ForeignLockException(ForeignLockException.Reason.OTHER_OWNER,
+                    return new ForeignLockException(
+                            ForeignLockException.Reason.OTHER_OWNER,
                             "This lock on " + lockedType + " " + lockedId + " was not held by " + owner);
                 }
-                HeldLock holder = rs.getInt(10) == 1 ? new HeldLock(lockedType, lockedId, rs.getString(7),
-                        notNullInstant(rs, 8), notNullInstant(rs, 9)) : null;
-                return new LockEndedException(lockedType, lockedId, LockEndedException.Reason.valueOf(rs.getString(4)),
-                        rs.getString(5), notNullInstant(rs, 6), holder);
+                HeldLock holder = rs.getInt(10) == 1
+                        ? new HeldLock(
+                                lockedType, lockedId, rs.getString(7), notNullInstant(rs, 8), notNullInstant(rs, 9))
+                        : null;
+                return new LockEndedException(
+                        lockedType,
+                        lockedId,
+                        LockEndedException.Reason.valueOf(rs.getString(4)),
+                        rs.getString(5),
+                        notNullInstant(rs, 6),
+                        holder);
             }
         }
     }
@@ -419,8 +429,12 @@ public final class JdbcLockManager implements LockManager {
      * @throws IllegalArgumentException for an invalid name or limit, or only one of
      *                                  {@code afterType} and {@code afterId}
      */
-    public List<HeldLock> heldLocksAfter(@Nullable String type, @Nullable String owner, @Nullable String afterType,
-                                         @Nullable String afterId, int limit) {
+    public List<HeldLock> heldLocksAfter(
+            @Nullable String type,
+            @Nullable String owner,
+            @Nullable String afterType,
+            @Nullable String afterId,
+            int limit) {
         if ((afterType == null) != (afterId == null)) {
             throw new IllegalArgumentException("afterType and afterId go together: both null or both given");
         }
@@ -487,10 +501,11 @@ public final class JdbcLockManager implements LockManager {
         Names.require("type", type, MAX_TYPE_LENGTH);
         Names.require("id", id, MAX_ID_LENGTH);
         return update("forceRelease", sql.forceRelease(), ps -> {
-            ps.setString(1, by);
-            ps.setString(2, type);
-            ps.setString(3, id);
-        }) > 0;
+                    ps.setString(1, by);
+                    ps.setString(2, type);
+                    ps.setString(3, id);
+                })
+                > 0;
     }
 
     /**
@@ -601,8 +616,12 @@ public final class JdbcLockManager implements LockManager {
                 List<HeldLock> locks = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        locks.add(new HeldLock(rs.getString(1), rs.getString(2), rs.getString(3),
-                                notNullInstant(rs, 4), notNullInstant(rs, 5)));
+                        locks.add(new HeldLock(
+                                rs.getString(1),
+                                rs.getString(2),
+                                rs.getString(3),
+                                notNullInstant(rs, 4),
+                                notNullInstant(rs, 5)));
                     }
                 }
                 return locks;
@@ -672,14 +691,20 @@ public final class JdbcLockManager implements LockManager {
         @Override
         public void checkLock(LockId lockId, String type, String id) {
             requireUnbound("checkLock");
-            verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
-                    Names.require("id", id, MAX_ID_LENGTH), null);
+            verify(
+                    requireLockId(lockId),
+                    Names.require("type", type, MAX_TYPE_LENGTH),
+                    Names.require("id", id, MAX_ID_LENGTH),
+                    null);
         }
 
         @Override
         public void checkLock(LockId lockId, String type, String id, String owner) {
-            verify(requireLockId(lockId), Names.require("type", type, MAX_TYPE_LENGTH),
-                    Names.require("id", id, MAX_ID_LENGTH), Names.require("owner", owner, MAX_OWNER_LENGTH));
+            verify(
+                    requireLockId(lockId),
+                    Names.require("type", type, MAX_TYPE_LENGTH),
+                    Names.require("id", id, MAX_ID_LENGTH),
+                    Names.require("owner", owner, MAX_OWNER_LENGTH));
         }
 
         @Override
@@ -697,7 +722,8 @@ public final class JdbcLockManager implements LockManager {
         public void extendLockExpiration(LockId lockId, long incMillis) {
             requireUnbound("extendLockExpiration");
             if (incMillis <= 0 || incMillis > maxExpiry.toMillis()) {
-                throw new IllegalArgumentException("increment must be 1 to " + maxExpiry.toMillis() + " ms, not " + incMillis);
+                throw new IllegalArgumentException(
+                        "increment must be 1 to " + maxExpiry.toMillis() + " ms, not " + incMillis);
             }
             extend(requireLockId(lockId), null, Duration.ofMillis(incMillis));
         }

@@ -51,8 +51,13 @@ public class LockEndedException extends LockNotHeldException {
      * @param endedAt when it was released, broken or replaced, or when it expired
      * @param holder  the live lock on the resource now, if any
      */
-    public LockEndedException(String type, String id, Reason reason, @Nullable String endedBy, Instant endedAt,
-                              @Nullable HeldLock holder) {
+    public LockEndedException(
+            String type,
+            String id,
+            Reason reason,
+            @Nullable String endedBy,
+            Instant endedAt,
+            @Nullable HeldLock holder) {
         super(message(type, id, reason, endedBy, endedAt, holder));
         this.type = type;
         this.id = id;
@@ -92,8 +97,8 @@ public class LockEndedException extends LockNotHeldException {
         return Optional.ofNullable(holder);
     }
 
-    private static String message(String type, String id, Reason reason, @Nullable String by, Instant at,
-                                  @Nullable HeldLock holder) {
+    private static String message(
+            String type, String id, Reason reason, @Nullable String by, Instant at, @Nullable HeldLock holder) {
         String what = "The lock on " + type + " " + id + " ";
         String how = switch (reason) {
             case RELEASED -> "was released" + (by == null ? "" : " by " + by) + " at " + at;
@@ -101,9 +106,10 @@ public class LockEndedException extends LockNotHeldException {
             case REPLACED -> "was replaced at " + at + " by a newer lock of " + (by == null ? "its owner" : by);
             case EXPIRED -> "expired at " + at;
         };
-        String now = holder == null ? "; nobody holds it now"
+        String now = holder == null
+                ? "; nobody holds it now"
                 : "; now held" + (holder.owner() == null ? "" : " by " + holder.owner()) + " since "
-                + holder.acquiredAt() + " until " + holder.expiresAt();
+                        + holder.acquiredAt() + " until " + holder.expiresAt();
         return what + how + now;
     }
 }

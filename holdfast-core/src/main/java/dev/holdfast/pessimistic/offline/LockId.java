@@ -97,8 +97,9 @@ public final class LockId {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof LockId id && MessageDigest.isEqual(
-                value.getBytes(StandardCharsets.US_ASCII), id.value.getBytes(StandardCharsets.US_ASCII));
+        return other instanceof LockId id
+                && MessageDigest.isEqual(
+                        value.getBytes(StandardCharsets.US_ASCII), id.value.getBytes(StandardCharsets.US_ASCII));
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.holdfast.pessimistic.offline;
 
 import dev.holdfast.jdbc.dialect.Dialect;
 
-
 /**
  * The SQL of {@link JdbcLockManager}, one section per dialect. Every lock operation is one
  * statement; the table name is a validated identifier, everything else is a bind parameter. Text and
@@ -165,7 +164,8 @@ abstract class OfflineLockSql {
         @Override
         String tryLock(boolean relaxed) {
             String taken = "l.expires_at <= EXCLUDED.acquired_at";
-            return "INSERT INTO " + table + " AS l (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
+            return "INSERT INTO " + table
+                    + " AS l (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
                     + " SELECT ?, ?, ?, ?, c.now, c.now + ? * interval '1 microsecond'"
                     + " FROM (SELECT clock_timestamp() AS now) c"
                     + " WHERE " + (relaxed ? RELAX : DURABLE)
@@ -357,7 +357,8 @@ abstract class OfflineLockSql {
                     + "lock_id = CASE WHEN " + taken + " THEN s.lock_id ELSE t.lock_id END,"
                     + " lock_owner = CASE WHEN " + taken + " THEN s.lock_owner ELSE t.lock_owner END,"
                     + " acquired_at = CASE WHEN " + taken + " THEN s.clock_now ELSE t.acquired_at END,"
-                    + " expires_at = CASE WHEN " + taken + " THEN DATEADD(MICROSECOND, s.micros, s.clock_now) ELSE t.expires_at END"
+                    + " expires_at = CASE WHEN " + taken
+                    + " THEN DATEADD(MICROSECOND, s.micros, s.clock_now) ELSE t.expires_at END"
                     + " WHEN NOT MATCHED THEN INSERT (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
                     + " VALUES (s.lock_type, s.resource_id, s.lock_id, s.lock_owner, s.clock_now,"
                     + " DATEADD(MICROSECOND, s.micros, s.clock_now)))";

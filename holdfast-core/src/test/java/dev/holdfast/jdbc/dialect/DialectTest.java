@@ -54,15 +54,22 @@ class DialectTest {
     void classifiesVendorCodes() {
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "55P03"))).isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "40P01"))).isEqualTo(SqlErrorKind.DEADLOCK);
-        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "25P02"))).isEqualTo(SqlErrorKind.TRANSACTION_ABORTED);
-        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "23505"))).isEqualTo(SqlErrorKind.UNIQUE_VIOLATION);
-        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "40001"))).isEqualTo(SqlErrorKind.SERIALIZATION_FAILURE);
+        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "25P02")))
+                .isEqualTo(SqlErrorKind.TRANSACTION_ABORTED);
+        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "23505")))
+                .isEqualTo(SqlErrorKind.UNIQUE_VIOLATION);
+        assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "40001")))
+                .isEqualTo(SqlErrorKind.SERIALIZATION_FAILURE);
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "57P01"))).isEqualTo(SqlErrorKind.CONNECTION_LOST);
         assertThat(Dialect.POSTGRESQL.classify(new SQLException("x", "08006"))).isEqualTo(SqlErrorKind.CONNECTION_LOST);
-        assertThat(Dialect.MARIADB.classify(new SQLException("x", "HY000", 1205))).isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
-        assertThat(Dialect.MARIADB.classify(new SQLException("x", "40001", 1213))).isEqualTo(SqlErrorKind.DEADLOCK);
-        assertThat(Dialect.MARIADB.classify(new SQLException("x", "70100", 1969))).isEqualTo(SqlErrorKind.STATEMENT_CANCELLED);
-        assertThat(Dialect.MARIADB.classify(new SQLException("x", "23000", 1062))).isEqualTo(SqlErrorKind.UNIQUE_VIOLATION);
+        assertThat(Dialect.MARIADB.classify(new SQLException("x", "HY000", 1205)))
+                .isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
+        assertThat(Dialect.MARIADB.classify(new SQLException("x", "40001", 1213)))
+                .isEqualTo(SqlErrorKind.DEADLOCK);
+        assertThat(Dialect.MARIADB.classify(new SQLException("x", "70100", 1969)))
+                .isEqualTo(SqlErrorKind.STATEMENT_CANCELLED);
+        assertThat(Dialect.MARIADB.classify(new SQLException("x", "23000", 1062)))
+                .isEqualTo(SqlErrorKind.UNIQUE_VIOLATION);
         assertThat(Dialect.H2.classify(new SQLException("x", "HYT00", 50200))).isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
         assertThat(Dialect.H2.classify(new SQLException("x", "40001", 40001))).isEqualTo(SqlErrorKind.DEADLOCK);
         assertThat(Dialect.H2.classify(new SQLException("x", "23505", 23505))).isEqualTo(SqlErrorKind.UNIQUE_VIOLATION);
@@ -73,9 +80,12 @@ class DialectTest {
     void classifiesThroughWrappersAndChains() {
         SQLException chained = new SQLException("batch failed", "XX000");
         chained.setNextException(new SQLException("deadlock", "40P01"));
-        assertThat(Dialect.POSTGRESQL.classify(new RuntimeException("wrapped", chained))).isEqualTo(SqlErrorKind.DEADLOCK);
-        assertThat(Dialect.MARIADB.classify(new SQLTransientException("x", "HY000", 1205))).isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
-        assertThat(Dialect.H2.classify(new IllegalStateException("no sql here"))).isEqualTo(SqlErrorKind.OTHER);
+        assertThat(Dialect.POSTGRESQL.classify(new RuntimeException("wrapped", chained)))
+                .isEqualTo(SqlErrorKind.DEADLOCK);
+        assertThat(Dialect.MARIADB.classify(new SQLTransientException("x", "HY000", 1205)))
+                .isEqualTo(SqlErrorKind.LOCK_TIMEOUT);
+        assertThat(Dialect.H2.classify(new IllegalStateException("no sql here")))
+                .isEqualTo(SqlErrorKind.OTHER);
     }
 
     @Test
@@ -84,6 +94,7 @@ class DialectTest {
         assertThat(Dialect.fromProductName("MariaDB")).isEqualTo(Dialect.MARIADB);
         assertThat(Dialect.fromProductName("H2")).isEqualTo(Dialect.H2);
         assertThatThrownBy(() -> Dialect.fromProductName("Oracle"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Unsupported database 'Oracle'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Unsupported database 'Oracle'");
     }
 }

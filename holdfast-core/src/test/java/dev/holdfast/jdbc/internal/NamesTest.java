@@ -25,7 +25,8 @@ class NamesTest {
     void lengthIsCountedInCodePointsNotUtf16Units() {
         assertThat(Names.require("name", EMOJI.repeat(200), 200)).hasSize(400);
         assertThatThrownBy(() -> Names.require("name", EMOJI.repeat(201), 200))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("201 characters");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("201 characters");
     }
 
     @Test
@@ -47,14 +48,17 @@ class NamesTest {
         schema.install(HoldfastTable.LEASES, leaseTable);
         schema.install(HoldfastTable.OFFLINE_LOCKS, lockTable);
 
-        try (LeaseService leases = LeaseService.builder(db.dataSource()).table(leaseTable).build()) {
+        try (LeaseService leases =
+                LeaseService.builder(db.dataSource()).table(leaseTable).build()) {
             Lease lease = leases.tryAcquire(name, name, Duration.ofSeconds(30)).orElseThrow();
             assertThat(leases.find(name).orElseThrow().owner()).isEqualTo(name);
             leases.release(lease);
-            assertThatThrownBy(() -> leases.tryAcquire(EMOJI.repeat(LeaseService.MAX_NAME_LENGTH + 1), "a", Duration.ofSeconds(1)))
+            assertThatThrownBy(() -> leases.tryAcquire(
+                            EMOJI.repeat(LeaseService.MAX_NAME_LENGTH + 1), "a", Duration.ofSeconds(1)))
                     .isInstanceOf(IllegalArgumentException.class);
         }
-        JdbcLockManager locks = JdbcLockManager.builder(db.dataSource()).table(lockTable).build();
+        JdbcLockManager locks =
+                JdbcLockManager.builder(db.dataSource()).table(lockTable).build();
         LockId lockId = locks.tryLock("order", name, name);
         locks.checkLock(lockId, "order", name, name);
         assertThatThrownBy(() -> locks.tryLock("order", EMOJI.repeat(LockManager.MAX_ID_LENGTH + 1), "a"))

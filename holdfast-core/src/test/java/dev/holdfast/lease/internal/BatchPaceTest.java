@@ -94,11 +94,16 @@ class BatchPaceTest {
         Clock clock = new Clock();
         List<Boolean> comparing = clock.compare(5.5, 5); // batching 10 % faster: not decisive, all pairs run
         assertThat(comparing).hasSize(2 * BatchPace.PAIRS);
-        assertThat(comparing.subList(0, 8)).as("pairs: batched first, then alone first")
+        assertThat(comparing.subList(0, 8))
+                .as("pairs: batched first, then alone first")
                 .containsExactly(false, true, true, false, false, true, true, false);
-        assertThat(comparing.stream().filter(a -> a)).as("half the epochs alone").hasSize(BatchPace.PAIRS);
+        assertThat(comparing.stream().filter(a -> a))
+                .as("half the epochs alone")
+                .hasSize(BatchPace.PAIRS);
         assertThat(clock.pace.lastMedian()).isCloseTo(5 / 5.5, within(1e-3));
-        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 5.5, 5)).as("batching, faster, is held").containsOnly(false);
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 5.5, 5))
+                .as("batching, faster, is held")
+                .containsOnly(false);
         assertThat(clock.run(2, 5.5, 5)).as("then compared again").containsExactly(false, true);
     }
 
@@ -112,7 +117,9 @@ class BatchPaceTest {
             Clock clock = new Clock(others);
             List<Boolean> modes = clock.run(4 * BatchPace.HOLD_EPOCHS, 10, 5);
             assertThat(modes.get(0)).as("a new pace batches its first epoch").isFalse();
-            assertThat(modes.subList(1, modes.size())).as(others + " others in flight: alone").containsOnly(true);
+            assertThat(modes.subList(1, modes.size()))
+                    .as(others + " others in flight: alone")
+                    .containsOnly(true);
             assertThat(clock.pace.comparing()).isFalse();
             assertThat(clock.pace.lastMedian()).as("never compared").isNaN();
             assertThat(clock.pace.lastOverlap()).isEqualTo((double) others);
@@ -130,40 +137,55 @@ class BatchPaceTest {
         clock.compare(10, 5);
         assertThat(clock.pace.alone()).as("batching measured faster, held").isFalse();
         leave(clock.pace, 2); // one other left
-        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 10, 5)).as("the hold ends at the first epoch that found one").startsWith(false)
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS, 10, 5))
+                .as("the hold ends at the first epoch that found one")
+                .startsWith(false)
                 .containsOnlyOnce(false);
         assertThat(clock.pace.comparing()).isFalse();
-        crowd(clock.pace, 1); // two others, but the next epoch finds (1 + 64 × 2) / 65: the new one's own arrival found one
+        crowd(
+                clock.pace,
+                1); // two others, but the next epoch finds (1 + 64 × 2) / 65: the new one's own arrival found one
         assertThat(clock.run(1, 10, 5)).containsExactly(true);
-        assertThat(clock.pace.lastOverlap()).isCloseTo((1 + 2.0 * BatchPace.EPOCH_CALLS) / (1 + BatchPace.EPOCH_CALLS), within(1e-9));
+        assertThat(clock.pace.lastOverlap())
+                .isCloseTo((1 + 2.0 * BatchPace.EPOCH_CALLS) / (1 + BatchPace.EPOCH_CALLS), within(1e-9));
         assertThat(clock.pace.comparing()).as("not yet").isFalse();
         assertThat(clock.run(1, 10, 5)).containsExactly(true);
         assertThat(clock.pace.lastOverlap()).isEqualTo(2.0);
-        assertThat(clock.pace.comparing()).as("two found in flight: a comparison starts").isTrue();
-        assertThat(clock.run(3, 5.5, 5)).as("its first pair, then the second's first epoch").containsExactly(false, true, true);
+        assertThat(clock.pace.comparing())
+                .as("two found in flight: a comparison starts")
+                .isTrue();
+        assertThat(clock.run(3, 5.5, 5))
+                .as("its first pair, then the second's first epoch")
+                .containsExactly(false, true, true);
         leave(clock.pace, 1);
-        assertThat(clock.run(2, 5.5, 5)).as("the comparison ended in its epoch that found one other")
+        assertThat(clock.run(2, 5.5, 5))
+                .as("the comparison ended in its epoch that found one other")
                 .containsExactly(false, true);
         assertThat(clock.pace.comparing()).isFalse();
         assertThat(clock.pace.alone()).isTrue();
         crowd(clock.pace, 1);
-        assertThat(clock.run(BatchPace.HOLD_EPOCHS - 2, 5.5, 5)).as("crowded again, yet alone until the hold is over")
+        assertThat(clock.run(BatchPace.HOLD_EPOCHS - 2, 5.5, 5))
+                .as("crowded again, yet alone until the hold is over")
                 .containsOnly(true);
         assertThat(clock.pace.comparing()).isFalse();
         assertThat(clock.run(1, 5.5, 5)).containsExactly(true);
-        assertThat(clock.pace.comparing()).as("the hold is over: a comparison starts").isTrue();
+        assertThat(clock.pace.comparing())
+                .as("the hold is over: a comparison starts")
+                .isTrue();
         assertThat(clock.run(2, 5.5, 5)).as("from its first pair again").containsExactly(false, true);
     }
 
     @Test
     void aComparisonWhosePairsAllAgreeByAClearMarginEndsEarly() {
         Clock clock = new Clock();
-        assertThat(clock.compare(10, 5)).as("batching twice as fast in each of two pairs")
+        assertThat(clock.compare(10, 5))
+                .as("batching twice as fast in each of two pairs")
                 .hasSize(2 * BatchPace.STRONG_PAIRS);
         assertThat(clock.pace.alone()).isFalse();
         assertThat(clock.pace.lastMedian()).isCloseTo(0.5, within(1e-9));
         Clock tenth = new Clock();
-        assertThat(tenth.compare(5.75, 5)).as("batching 15 % faster in each of four pairs")
+        assertThat(tenth.compare(5.75, 5))
+                .as("batching 15 % faster in each of four pairs")
                 .hasSize(2 * BatchPace.EARLY_PAIRS);
         assertThat(tenth.pace.alone()).isFalse();
     }
@@ -178,12 +200,16 @@ class BatchPaceTest {
         assertThat(twice.compare(2.5, 5)).as("alone twice as fast: one pair").hasSize(2);
         assertThat(twice.pace.alone()).isTrue();
         assertThat(twice.pace.lastMedian()).isCloseTo(2.0, within(1e-9));
-        assertThat(new Clock().compare(3.4, 5)).as("alone 47 % faster: not clear after one pair, strong after two")
+        assertThat(new Clock().compare(3.4, 5))
+                .as("alone 47 % faster: not clear after one pair, strong after two")
                 .hasSize(4);
         Clock tenth = new Clock();
-        assertThat(tenth.compare(5, 5.75)).as("alone 15 % faster in each of two pairs").hasSize(4);
+        assertThat(tenth.compare(5, 5.75))
+                .as("alone 15 % faster in each of two pairs")
+                .hasSize(4);
         assertThat(tenth.pace.alone()).isTrue();
-        assertThat(new Clock().compare(5, 5.4)).as("alone 8 % faster: not decisive, all pairs")
+        assertThat(new Clock().compare(5, 5.4))
+                .as("alone 8 % faster: not decisive, all pairs")
                 .hasSize(2 * BatchPace.PAIRS);
     }
 
@@ -191,9 +217,11 @@ class BatchPaceTest {
     void anEpochInWhichCallsPausedCountsForNothingAndRunsAgain() {
         Clock clock = new Clock();
         List<Boolean> modes = new ArrayList<>(clock.run(2, 10, 5)); // a first pair: batching, then alone
-        clock.pause = 1_000_000_000; // the service is idle for a second in the next epoch (the second pair's first, alone)
+        clock.pause =
+                1_000_000_000; // the service is idle for a second in the next epoch (the second pair's first, alone)
         modes.addAll(clock.compare(10, 5));
-        assertThat(modes).as("the paused epoch runs again, and the comparison still ends after two pairs")
+        assertThat(modes)
+                .as("the paused epoch runs again, and the comparison still ends after two pairs")
                 .containsExactly(false, true, true, true, false);
         assertThat(clock.pace.alone()).isFalse();
         assertThat(clock.pace.lastMedian()).as("the pause left out").isCloseTo(0.5, within(1e-9));
@@ -205,7 +233,8 @@ class BatchPaceTest {
         clock.compare(10, 5);
         clock.run(BatchPace.HOLD_EPOCHS, 10, 5); // batching held; then a new comparison, 10 and 40 times slower
         List<Boolean> modes = clock.compare(0.25, 0.5);
-        assertThat(modes).as("one epoch of each mode again, as their references are set anew, then one pair")
+        assertThat(modes)
+                .as("one epoch of each mode again, as their references are set anew, then one pair")
                 .hasSize(2 + 2);
         assertThat(clock.pace.alone()).isTrue();
         assertThat(clock.pace.lastMedian()).isCloseTo(2.0, within(1e-9));
@@ -218,7 +247,9 @@ class BatchPaceTest {
         List<Integer> holds = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             holds.add(clock.pace.holdEpochs());
-            assertThat(clock.run(clock.pace.holdEpochs(), 2.5, 5)).as("alone, held").containsOnly(true);
+            assertThat(clock.run(clock.pace.holdEpochs(), 2.5, 5))
+                    .as("alone, held")
+                    .containsOnly(true);
             clock.compare(2.5, 5);
         }
         int h = BatchPace.HOLD_EPOCHS;
@@ -227,12 +258,14 @@ class BatchPaceTest {
         clock.run(clock.pace.holdEpochs(), 2.5, 5);
         clock.compare(10, 5);
         assertThat(clock.pace.alone()).as("batching became faster").isFalse();
-        assertThat(clock.pace.holdEpochs()).as("a changed choice is held the shortest").isEqualTo(h);
+        assertThat(clock.pace.holdEpochs())
+                .as("a changed choice is held the shortest")
+                .isEqualTo(h);
     }
 
     @Test
     void callsGoAloneWhenBatchingIsNotFasterByTwoPercent() {
-        for (double batched : new double[] {5, 5.05, 4}) {  // as fast, a 1 % gain within the noise, slower
+        for (double batched : new double[] {5, 5.05, 4}) { // as fast, a 1 % gain within the noise, slower
             Clock clock = new Clock();
             clock.compare(batched, 5);
             assertThat(clock.pace.alone()).as("batching at " + batched).isTrue();
@@ -272,23 +305,30 @@ class BatchPaceTest {
             now += 1_000_000;
             epochEnds(pace, now);
         }
-        assertThat(slots.countAlone()).as("a call in flight when batching began: counted at once").isTrue();
+        assertThat(slots.countAlone())
+                .as("a call in flight when batching began: counted at once")
+                .isTrue();
         assertThat(slots.uncountedAlone()).isEqualTo(1);
         now += 2_000_000;
         epochEnds(pace, now); // the batching epoch ends: alone again
         assertThat(pace.alone()).isTrue();
         for (int i = 1; i < BatchPace.EPOCH_CALLS; i++) {
-            assertThat(slots.countAlone()).as("call " + i + " of the next alone epoch").isFalse();
+            assertThat(slots.countAlone())
+                    .as("call " + i + " of the next alone epoch")
+                    .isFalse();
         }
         assertThat(slots.countAlone()).isTrue();
-        assertThat(slots.uncountedAlone()).as("a whole epoch, not shortened by the straggler").isEqualTo(BatchPace.EPOCH_CALLS);
+        assertThat(slots.uncountedAlone())
+                .as("a whole epoch, not shortened by the straggler")
+                .isEqualTo(BatchPace.EPOCH_CALLS);
     }
 
     @Test
     void whileCallsGoAloneACallFindingAStatementInFlightStartsItsOwnAtOnce() throws Exception {
         BatcherTest.Runner runner = new BatcherTest.Runner();
         BatchSlots slots = BatchSlots.adaptive();
-        Batcher<String, String> batcher = new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 4, 4, 64, runner);
+        Batcher<String, String> batcher =
+                new Batcher<>(slots, k -> k.substring(0, 1), LeaseBatches.CODE_POINT_ORDER, 4, 4, 64, runner);
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
         Clock clock = new Clock();

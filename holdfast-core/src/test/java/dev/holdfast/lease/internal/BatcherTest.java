@@ -29,8 +29,8 @@ class BatcherTest {
         final Map<String, CountDownLatch> started = new ConcurrentHashMap<>();
         final List<Boolean> interruptedWhileRunning = new CopyOnWriteArrayList<>();
         final List<Thread> ranOn = new CopyOnWriteArrayList<>();
-        volatile Function<List<String>, List<Batcher.Outcome<String>>> outcomes =
-                batch -> batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
+        volatile Function<List<String>, List<Batcher.Outcome<String>>> outcomes = batch ->
+                batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
 
         void hold(String key) {
             held.put(key, new CountDownLatch(1));
@@ -38,7 +38,9 @@ class BatcherTest {
         }
 
         void awaitStarted(String key) throws InterruptedException {
-            assertThat(started.get(key).await(5, TimeUnit.SECONDS)).as(key + " started").isTrue();
+            assertThat(started.get(key).await(5, TimeUnit.SECONDS))
+                    .as(key + " started")
+                    .isTrue();
         }
 
         /** Submits {@code key} on a thread of its own and returns once its batch runs, held until released. */
@@ -78,7 +80,10 @@ class BatcherTest {
 
     /** Waits until {@code batcher} has {@code calls} calls queued. */
     private static void awaitQueued(Batcher<String, String> batcher, int calls, String what) {
-        await(what).atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+        await(what)
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
                 .until(() -> batcher.queued() == calls);
     }
 
@@ -88,9 +93,14 @@ class BatcherTest {
      * and parked again).
      */
     private static void awaitParked(Thread thread, Batcher<String, String> batcher, String what) {
-        await(what).atMost(AT_MOST).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
-                .until(() -> LockSupport.getBlocker(thread) == batcher && !thread.isInterrupted()
-                        && (thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING));
+        await(what)
+                .atMost(AT_MOST)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> LockSupport.getBlocker(thread) == batcher
+                        && !thread.isInterrupted()
+                        && (thread.getState() == Thread.State.WAITING
+                                || thread.getState() == Thread.State.TIMED_WAITING));
     }
 
     private static Batcher<String, String> batcher(Runner runner, int maxInFlight, int overlapAt) {
@@ -114,7 +124,7 @@ class BatcherTest {
         Batcher<String, String> batcher = batcher(runner, 1, 1);
         CompletableFuture<Object> first = runner.startHeld(batcher, "x");
         List<CompletableFuture<Object>> queued = new ArrayList<>();
-        for (String key : List.of("c1", "a1", "c2", "b1")) {   // c2 shares key "c" with c1
+        for (String key : List.of("c1", "a1", "c2", "b1")) { // c2 shares key "c" with c1
             queued.add(submit(batcher, key));
             awaitQueued(batcher, queued.size(), key + " queued");
         }
@@ -136,7 +146,9 @@ class BatcherTest {
         awaitQueued(batcher, 1, "a2 queued");
         CompletableFuture<Object> other = submit(batcher, "b1");
 
-        assertThat(other.get(5, TimeUnit.SECONDS)).as("the second statement is free for another key").isEqualTo("done b1");
+        assertThat(other.get(5, TimeUnit.SECONDS))
+                .as("the second statement is free for another key")
+                .isEqualTo("done b1");
         assertThat(sameKey).as("waits for the statement of its key").isNotDone();
         assertThat(batcher.queued()).isEqualTo(1);
         runner.held.get("a1").countDown();
@@ -174,11 +186,13 @@ class BatcherTest {
         };
         assertThatThrownBy(() -> batcher.submit("a")).isInstanceOf(OutOfMemoryError.class);
         runner.outcomes = batch -> List.of();
-        assertThatThrownBy(() -> batcher.submit("b")).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> batcher.submit("b"))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("no outcome for every call");
         runner.outcomes = batch -> java.util.Collections.singletonList(null);
         assertThatThrownBy(() -> batcher.submit("c")).isInstanceOf(IllegalStateException.class);
-        runner.outcomes = batch -> batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
+        runner.outcomes = batch ->
+                batch.stream().map(k -> Batcher.Outcome.of("done " + k)).toList();
         assertThat(batcher.submit("d")).isEqualTo("done d");
         assertThat(batcher.queued()).isZero();
     }
@@ -190,7 +204,9 @@ class BatcherTest {
         Thread.currentThread().interrupt();
         try {
             assertThat(batcher.submit("a")).isEqualTo("done a");
-            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("the interrupt is kept")
+                    .isTrue();
         } finally {
             Thread.interrupted();
         }
@@ -209,11 +225,14 @@ class BatcherTest {
         Thread.sleep(500); // the time over which a spinning wait would burn CPU
         long cpuWhileWaiting = threads.getThreadCpuTime(waiter.thread().getId()) - cpuBefore;
         assertThat(waiter.interruptKept()).as("still waits for its batch").isNotDone();
-        assertThat(cpuWhileWaiting).as("waits again after the interrupt (a spinning wait burns the 500 ms)")
+        assertThat(cpuWhileWaiting)
+                .as("waits again after the interrupt (a spinning wait burns the 500 ms)")
                 .isLessThan(TimeUnit.MILLISECONDS.toNanos(100));
         runner.held.get("a").countDown();
         assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done a");
-        assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).as("the interrupt is kept").isTrue();
+        assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS))
+                .as("the interrupt is kept")
+                .isTrue();
         assertThat(runner.batches).containsExactly(List.of("a"), List.of("b"));
     }
 
@@ -263,7 +282,8 @@ class BatcherTest {
     void slotsAreOneBatchersOwn() {
         BatchSlots slots = new BatchSlots();
         member(slots, new Runner());
-        assertThatThrownBy(() -> member(slots, new Runner())).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> member(slots, new Runner()))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("slots of its own");
         BatchSlots adaptive = BatchSlots.adaptive();
         member(adaptive, new Runner());
@@ -278,30 +298,40 @@ class BatcherTest {
     void adaptivelyAThreadIsWaitedForOnlyIfItCameBackWithinAFractionOfTheStatementAndCycleTimes() {
         BatchSlots slots = BatchSlots.adaptive();
         member(slots, new Runner());
-        Thread quick = new Thread(() -> { });
-        Thread late = new Thread(() -> { });
+        Thread quick = new Thread(() -> {});
+        Thread late = new Thread(() -> {});
         long ms = TimeUnit.MILLISECONDS.toNanos(1);
         slots.lock.lock();
         try {
             long now = System.nanoTime();
-            assertThat(slots.window()).as("no statement measured yet: nobody is waited for").isZero();
+            assertThat(slots.window())
+                    .as("no statement measured yet: nobody is waited for")
+                    .isZero();
             slots.ran(10 * ms);
             assertThat(slots.window()).as("half a statement").isEqualTo(5 * ms);
             for (Thread t : List.of(quick, late)) {
                 slots.answered(t, BatchSlots.ELSEWHERE, now);
             }
-            assertThat(slots.expected()).as("how soon they come back is not known yet").isEmpty();
-            slots.arrived(quick, now + ms);        // 1 ms after its release: within the 5 ms
-            slots.arrived(late, now + 6 * ms);     // 6 ms: later than the window
+            assertThat(slots.expected())
+                    .as("how soon they come back is not known yet")
+                    .isEmpty();
+            slots.arrived(quick, now + ms); // 1 ms after its release: within the 5 ms
+            slots.arrived(late, now + 6 * ms); // 6 ms: later than the window
             slots.answered(quick, BatchSlots.ELSEWHERE, now + 10 * ms);
             slots.answered(late, BatchSlots.ELSEWHERE, now + 10 * ms);
-            assertThat(slots.expected()).as("only the thread that came back in time").containsOnlyKeys(quick)
+            assertThat(slots.expected())
+                    .as("only the thread that came back in time")
+                    .containsOnlyKeys(quick)
                     .containsEntry(quick, now + 15 * ms);
 
             slots.arrived(quick, now + 11 * ms); // its cycle: 10 ms from one arrival to the next
-            assertThat(slots.window()).as("an eighth of the 10 ms cycle is less than half the statement").isEqualTo(10 * ms / 8);
+            assertThat(slots.window())
+                    .as("an eighth of the 10 ms cycle is less than half the statement")
+                    .isEqualTo(10 * ms / 8);
             slots.answered(quick, BatchSlots.ELSEWHERE, now + 20 * ms);
-            assertThat(slots.expected()).as("came back 1 ms after: within 1.25 ms").containsEntry(quick, now + 20 * ms + 10 * ms / 8);
+            assertThat(slots.expected())
+                    .as("came back 1 ms after: within 1.25 ms")
+                    .containsEntry(quick, now + 20 * ms + 10 * ms / 8);
         } finally {
             slots.lock.unlock();
         }
@@ -315,7 +345,7 @@ class BatcherTest {
     void adaptivelyAWaitThatDidNotPayStopsWaitingForBatchesThatDoubleAndHalve() {
         BatchSlots slots = BatchSlots.adaptive();
         member(slots, new Runner());
-        Thread quick = new Thread(() -> { });
+        Thread quick = new Thread(() -> {});
         long ms = TimeUnit.MILLISECONDS.toNanos(1);
         slots.lock.lock();
         try {
@@ -333,7 +363,9 @@ class BatcherTest {
             }
             assertThat(quiet).containsExactly(1, 2, 4, 8, 16, 32, 64, 64);
             slots.lingered(true);
-            assertThat(batchesWithoutWaitingAfterALoss(slots)).as("a wait that paid halved it").isEqualTo(32);
+            assertThat(batchesWithoutWaitingAfterALoss(slots))
+                    .as("a wait that paid halved it")
+                    .isEqualTo(32);
             assertThat(slots.window()).isEqualTo(5 * ms);
         } finally {
             slots.lock.unlock();
@@ -345,7 +377,7 @@ class BatcherTest {
         slots.lingered(false);
         slots.lingered(false); // a second call that gave up at the same time: counted once
         assertThat(slots.window()).isZero();
-        slots.started();       // the batch of the call that gave up
+        slots.started(); // the batch of the call that gave up
         int batches = 0;
         while (slots.window() == 0 && batches < 1000) {
             slots.started();
@@ -365,10 +397,13 @@ class BatcherTest {
         BatchSlots slots = BatchSlots.adaptive();
         Batcher<String, String> batcher = member(slots, runner);
         measured(slots, TimeUnit.SECONDS.toNanos(60)); // a window of 30 s: nothing below depends on timing
-        try (Worker one = new Worker(); Worker two = new Worker()) {
+        try (Worker one = new Worker();
+                Worker two = new Worker()) {
             Thread first = threadOf(one);
             one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
-            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("came back at once").isEqualTo("done a0");
+            assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS))
+                    .as("came back at once")
+                    .isEqualTo("done a0");
             one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
             assertThat(expected(slots)).as("waited for after its release").containsOnlyKeys(first);
 
@@ -379,24 +414,32 @@ class BatcherTest {
             CompletableFuture<String> next = one.submit(batcher, "c1");
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
             assertThat(next.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
-            assertThat(runner.batches).as("the two calls in one statement").last().isEqualTo(List.of("b1", "c1"));
+            assertThat(runner.batches)
+                    .as("the two calls in one statement")
+                    .last()
+                    .isEqualTo(List.of("b1", "c1"));
         }
 
         Runner second = new Runner();
         BatchSlots shortWindow = BatchSlots.adaptive();
         Batcher<String, String> lonely = member(shortWindow, second);
         measured(shortWindow, TimeUnit.SECONDS.toNanos(2)); // a window of about 1 s
-        try (Worker gone = new Worker(); Worker two = new Worker()) {
+        try (Worker gone = new Worker();
+                Worker two = new Worker()) {
             gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
             assertThat(gone.submit(lonely, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
             assertThat(expected(shortWindow)).containsOnlyKeys(threadOf(gone));
 
-            assertThat(two.submit(lonely, "b1").get(10, TimeUnit.SECONDS)).as("given up at the window's end").isEqualTo("done b1");
+            assertThat(two.submit(lonely, "b1").get(10, TimeUnit.SECONDS))
+                    .as("given up at the window's end")
+                    .isEqualTo("done b1");
             long lingered = lonely.lingeredNanos();
             assertThat(lingered).isPositive();
             gone.thread.submit(lonely::answeredElsewhere).get(5, TimeUnit.SECONDS);
-            assertThat(expected(shortWindow)).as("after a wait that did not pay: nobody is waited for").isEmpty();
+            assertThat(expected(shortWindow))
+                    .as("after a wait that did not pay: nobody is waited for")
+                    .isEmpty();
             assertThat(two.submit(lonely, "b2").get(10, TimeUnit.SECONDS)).isEqualTo("done b2");
             assertThat(lonely.lingeredNanos()).as("the next batch did not wait").isEqualTo(lingered);
             assertThat(second.batches).containsExactly(List.of("a0"), List.of("b1"), List.of("b2"));
@@ -408,10 +451,13 @@ class BatcherTest {
      * {@code one} is waited for: its release, answered elsewhere, came back at once, and it was
      * released again. Nothing that uses them depends on timing.
      */
-    private static BatchSlots waitingFor(Worker one, Batcher<String, String> batcher, BatchSlots slots) throws Exception {
+    private static BatchSlots waitingFor(Worker one, Batcher<String, String> batcher, BatchSlots slots)
+            throws Exception {
         measured(slots, TimeUnit.SECONDS.toNanos(60));
         one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
-        assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).as("came back at once").isEqualTo("done a0");
+        assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS))
+                .as("came back at once")
+                .isEqualTo("done a0");
         one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
         assertThat(expected(slots)).as("waited for after its release").containsOnlyKeys(threadOf(one));
         return slots;
@@ -424,7 +470,9 @@ class BatcherTest {
         Batcher<String, String> batcher = member(slots, runner);
         try (Worker one = new Worker()) {
             waitingFor(one, batcher, slots);
-            assertThat(one.submit(batcher, "b").get(5, TimeUnit.SECONDS)).as("far within the 30 s window").isEqualTo("done b");
+            assertThat(one.submit(batcher, "b").get(5, TimeUnit.SECONDS))
+                    .as("far within the 30 s window")
+                    .isEqualTo("done b");
         }
         assertThat(batcher.lingeredNanos()).as("nobody lingered").isZero();
         assertThat(runner.batches).containsExactly(List.of("a0"), List.of("b"));
@@ -439,7 +487,9 @@ class BatcherTest {
             waitingFor(one, batcher, slots);
             Interrupted waiter = Interrupted.whileQueued(batcher, "b1");
             awaitParked(waiter.thread(), batcher, "b1 took its interrupt and waits again");
-            assertThat(waiter.interruptKept()).as("still waits for the expected thread").isNotDone();
+            assertThat(waiter.interruptKept())
+                    .as("still waits for the expected thread")
+                    .isNotDone();
             assertThat(one.submit(batcher, "c1").get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
             assertThat(waiter.interruptKept().get(5, TimeUnit.SECONDS)).isTrue();
         }
@@ -451,7 +501,8 @@ class BatcherTest {
         Runner runner = new Runner();
         BatchSlots slots = BatchSlots.adaptive();
         Batcher<String, String> batcher = member(slots, runner);
-        try (Worker one = new Worker(); Worker two = new Worker()) {
+        try (Worker one = new Worker();
+                Worker two = new Worker()) {
             waitingFor(one, batcher, slots);
             CompletableFuture<String> waiting = two.submit(batcher, "b1");
             awaitQueued(batcher, 1, "b1 queued");
@@ -459,8 +510,11 @@ class BatcherTest {
             assertThat(last.get(5, TimeUnit.SECONDS)).isEqualTo("done c1");
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("done b1");
             assertThat(runner.batches).last().isEqualTo(List.of("b1", "c1"));
-            assertThat(runner.ranOn).as("run on the thread of the arrival that ended the wait, not handed to the"
-                    + " waiting call's (a thread switch before every statement)").last().isEqualTo(threadOf(one));
+            assertThat(runner.ranOn)
+                    .as("run on the thread of the arrival that ended the wait, not handed to the"
+                            + " waiting call's (a thread switch before every statement)")
+                    .last()
+                    .isEqualTo(threadOf(one));
         }
     }
 
@@ -468,9 +522,9 @@ class BatcherTest {
     void adaptivelyOnlyAnArrivalThatEndsTheWaitSoonerWakesTheWaitingCalls() {
         BatchSlots slots = BatchSlots.adaptive();
         member(slots, new Runner());
-        Thread one = new Thread(() -> { });
-        Thread two = new Thread(() -> { });
-        Thread three = new Thread(() -> { });
+        Thread one = new Thread(() -> {});
+        Thread two = new Thread(() -> {});
+        Thread three = new Thread(() -> {});
         slots.lock.lock();
         try {
             long now = System.nanoTime();
@@ -480,10 +534,14 @@ class BatcherTest {
                 slots.arrived(t, now);
                 slots.answered(t, BatchSlots.BATCH, now);
             }
-            assertThat(slots.arrived(one, now)).as("two and three are waited for as long").isFalse();
+            assertThat(slots.arrived(one, now))
+                    .as("two and three are waited for as long")
+                    .isFalse();
             slots.answered(one, BatchSlots.BATCH, now + TimeUnit.SECONDS.toNanos(1));
             assertThat(slots.arrived(two, now)).as("one is waited for longer").isFalse();
-            assertThat(slots.arrived(one, now)).as("the longest wait ends: three's ends sooner").isTrue();
+            assertThat(slots.arrived(one, now))
+                    .as("the longest wait ends: three's ends sooner")
+                    .isTrue();
             assertThat(slots.arrived(three, now)).as("the last one waited for").isTrue();
             assertThat(slots.arrived(three, now)).as("not waited for").isFalse();
             assertThat(slots.lingerLeft()).isZero();
@@ -502,11 +560,15 @@ class BatcherTest {
             one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
             assertThat(one.submit(batcher, "a0").get(5, TimeUnit.SECONDS)).isEqualTo("done a0");
             one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
-            assertThat(expected(slots)).as("came back within the window: waited for").containsOnlyKeys(threadOf(one));
+            assertThat(expected(slots))
+                    .as("came back within the window: waited for")
+                    .containsOnlyKeys(threadOf(one));
             Thread.sleep(1500); // works under its lease longer than the window
             assertThat(one.submit(batcher, "a1").get(5, TimeUnit.SECONDS)).isEqualTo("done a1");
             one.thread.submit(batcher::answeredElsewhere).get(5, TimeUnit.SECONDS);
-            assertThat(expected(slots)).as("came back later than the window: nobody waits for it").isEmpty();
+            assertThat(expected(slots))
+                    .as("came back later than the window: nobody waits for it")
+                    .isEmpty();
         }
     }
 
@@ -524,8 +586,12 @@ class BatcherTest {
     void batchesAreInCodePointOrderAsMariaDbsBinaryCollation() {
         String privateUse = "\uE000";
         String emoji = new String(Character.toChars(0x1F600));
-        assertThat(privateUse.compareTo(emoji)).as("String order: by UTF-16 unit").isPositive();
-        assertThat(LeaseBatches.CODE_POINT_ORDER.compare(privateUse, emoji)).as("by code point").isNegative();
+        assertThat(privateUse.compareTo(emoji))
+                .as("String order: by UTF-16 unit")
+                .isPositive();
+        assertThat(LeaseBatches.CODE_POINT_ORDER.compare(privateUse, emoji))
+                .as("by code point")
+                .isNegative();
         assertThat(LeaseBatches.CODE_POINT_ORDER.compare("ab", "abc")).isNegative();
         assertThat(LeaseBatches.CODE_POINT_ORDER.compare("abc", "abc")).isZero();
         assertThat(LeaseBatches.CODE_POINT_ORDER.compare("b", "abc")).isPositive();

@@ -36,12 +36,20 @@ class LeaseBatchesAloneTest {
     @Test
     void whileCallsGoAloneEachRunsOnItsCallersThreadPastTheBatchersLockAndIsCounted() throws Exception {
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC,
-                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(), true, 4, 4, BatchMode.ADAPTIVE,
+        LeaseBatches batches = new LeaseBatches(
+                NO_DATABASE,
+                JDBC,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true,
+                4,
+                4,
+                BatchMode.ADAPTIVE,
                 a -> {
                     ranOn.add(Thread.currentThread());
-                    return Optional.of(new LeaseRow(a.name(), a.owner(), 7, Instant.EPOCH, Instant.EPOCH.plusSeconds(1)));
-                }, r -> {
+                    return Optional.of(
+                            new LeaseRow(a.name(), a.owner(), 7, Instant.EPOCH, Instant.EPOCH.plusSeconds(1)));
+                },
+                r -> {
                     ranOn.add(Thread.currentThread());
                     return true;
                 });
@@ -65,23 +73,26 @@ class LeaseBatchesAloneTest {
 
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch unlock = new CountDownLatch(1);
-        Thread holder = new Thread(() -> { // holds the batchers' lock: a call alone must not need it
-            slots.lock.lock();
-            try {
-                locked.countDown();
-                unlock.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                slots.lock.unlock();
-            }
-        }, "test-lock-holder");
+        Thread holder = new Thread(
+                () -> { // holds the batchers' lock: a call alone must not need it
+                    slots.lock.lock();
+                    try {
+                        locked.countDown();
+                        unlock.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        slots.lock.unlock();
+                    }
+                },
+                "test-lock-holder");
         holder.start();
         assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
         try {
             CompletableFuture<Thread> caller = CompletableFuture.supplyAsync(() -> {
                 LeaseRow row = batches.acquire("a", "me", 1_000_000).orElseThrow();
-                assertThat(batches.release(row.name(), row.owner(), row.token())).isTrue();
+                assertThat(batches.release(row.name(), row.owner(), row.token()))
+                        .isTrue();
                 return Thread.currentThread();
             });
             Thread callerThread = caller.get(10, TimeUnit.SECONDS);
@@ -90,7 +101,8 @@ class LeaseBatchesAloneTest {
             unlock.countDown();
             holder.join(10_000);
         }
-        assertThat(batches.counts()).as("acquire calls, statements, release calls, statements, linger")
+        assertThat(batches.counts())
+                .as("acquire calls, statements, release calls, statements, linger")
                 .containsExactly(1, 1, 1, 1, 0);
         assertThat(batches.multiRowStatements()).isZero();
         assertThat(batches.queued()).isZero();
@@ -98,8 +110,16 @@ class LeaseBatchesAloneTest {
 
     @Test
     void callsAloneCountForThePaceInEpochs() {
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, BatchMode.ADAPTIVE, a -> Optional.empty(), r -> false);
+        LeaseBatches batches = new LeaseBatches(
+                NO_DATABASE,
+                JDBC,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true,
+                4,
+                4,
+                BatchMode.ADAPTIVE,
+                a -> Optional.empty(),
+                r -> false);
         BatchSlots slots = batches.acquireSlots();
         BatchPace pace = slots.pace;
         assertThat(pace).isNotNull();
@@ -116,10 +136,14 @@ class LeaseBatchesAloneTest {
         // Epoch 1 (pair 0's second) and epoch 2 (pair 1 starts alone) go alone; epoch 3 batches.
         for (int i = 0; i < 2 * BatchPace.EPOCH_CALLS - 1; i++) {
             assertThat(batches.acquire("a", "me", 1_000)).isEmpty();
-            assertThat(pace.alone()).as("two epochs alone are not over before their 128th call").isTrue();
+            assertThat(pace.alone())
+                    .as("two epochs alone are not over before their 128th call")
+                    .isTrue();
         }
         assertThat(batches.acquire("a", "me", 1_000)).isEmpty();
-        assertThat(pace.alone()).as("the 128th call alone ended the second epoch: the next one batches").isFalse();
+        assertThat(pace.alone())
+                .as("the 128th call alone ended the second epoch: the next one batches")
+                .isFalse();
         assertThat(pace.lastOverlap()).as("each found the three others").isEqualTo(3.0);
     }
 
@@ -129,8 +153,16 @@ class LeaseBatchesAloneTest {
      */
     @Test
     void callsThatNeverOverlapGoAloneWithoutComparisons() {
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, BatchMode.ADAPTIVE, a -> Optional.empty(), r -> false);
+        LeaseBatches batches = new LeaseBatches(
+                NO_DATABASE,
+                JDBC,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true,
+                4,
+                4,
+                BatchMode.ADAPTIVE,
+                a -> Optional.empty(),
+                r -> false);
         BatchPace pace = batches.acquireSlots().pace;
         assertThat(pace).isNotNull();
         assertThat(pace.alone()).as("a new service batches its first epoch").isFalse();
@@ -143,7 +175,8 @@ class LeaseBatchesAloneTest {
         assertThat(pace.comparing()).isFalse();
         assertThat(pace.lastMedian()).as("never compared").isNaN();
         assertThat(pace.lastOverlap()).isZero();
-        assertThat(batches.counts()).as("every call alone: one statement each")
+        assertThat(batches.counts())
+                .as("every call alone: one statement each")
                 .containsExactly(1000 * BatchPace.EPOCH_CALLS, 1000 * BatchPace.EPOCH_CALLS, 0, 0, 0);
     }
 
@@ -152,8 +185,15 @@ class LeaseBatchesAloneTest {
     void thePaceCountsTheAcquiresInFlightThatEachAcquireFinds() throws Exception {
         CountDownLatch inside = new CountDownLatch(3);
         CountDownLatch open = new CountDownLatch(1);
-        LeaseBatches batches = new LeaseBatches(NO_DATABASE, JDBC, new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
-                true, 4, 4, BatchMode.ADAPTIVE, a -> {
+        LeaseBatches batches = new LeaseBatches(
+                NO_DATABASE,
+                JDBC,
+                new LeaseCalls(NO_DATABASE, Dialect.POSTGRESQL, JDBC).races(),
+                true,
+                4,
+                4,
+                BatchMode.ADAPTIVE,
+                a -> {
                     if (a.name().startsWith("slow")) {
                         inside.countDown();
                         try {
@@ -163,7 +203,8 @@ class LeaseBatchesAloneTest {
                         }
                     }
                     return Optional.empty();
-                }, r -> false);
+                },
+                r -> false);
         BatchPace pace = batches.acquireSlots().pace;
         assertThat(pace).isNotNull();
         for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) { // the first epoch: alone after it, as nothing overlapped
@@ -177,13 +218,18 @@ class LeaseBatchesAloneTest {
                 String name = "slow-" + i;
                 slow.add(callers.submit(() -> batches.acquire(name, "me", 1_000)));
             }
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("three calls in flight").isTrue();
+            assertThat(inside.await(10, TimeUnit.SECONDS))
+                    .as("three calls in flight")
+                    .isTrue();
             for (int i = 0; i < BatchPace.EPOCH_CALLS; i++) {
                 batches.acquire("a", "me", 1_000);
             }
-            assertThat(pace.lastOverlap()).as("the three found 0, 1 and 2; the epoch's 64 calls found 3 each")
+            assertThat(pace.lastOverlap())
+                    .as("the three found 0, 1 and 2; the epoch's 64 calls found 3 each")
                     .isEqualTo((0 + 1 + 2 + 3.0 * BatchPace.EPOCH_CALLS) / (3 + BatchPace.EPOCH_CALLS));
-            assertThat(pace.comparing()).as("crowded, but alone for a hold after the first epoch found nobody").isFalse();
+            assertThat(pace.comparing())
+                    .as("crowded, but alone for a hold after the first epoch found nobody")
+                    .isFalse();
             open.countDown();
             for (Future<Optional<LeaseRow>> call : slow) {
                 assertThat(call.get(10, TimeUnit.SECONDS)).isEmpty();

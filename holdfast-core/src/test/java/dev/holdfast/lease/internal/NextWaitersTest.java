@@ -5,6 +5,7 @@ import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
+
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -13,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -33,7 +35,8 @@ class NextWaitersTest {
         MariaDbLeaseSql sql = (MariaDbLeaseSql) jdbc.sql();
         NextWaiters hints = jdbc.handOffWakes().nextWaiters();
         List<String> ran = new CopyOnWriteArrayList<>();
-        try (Connection plain = db.connection(); Connection alive = unpooled(db)) {
+        try (Connection plain = db.connection();
+                Connection alive = unpooled(db)) {
             Connection c = recording(plain, ran);
             long live = takeLiveLock(alive);
             LeaseRow held = jdbc.acquire(c, "job", "a", MINUTE_MICROS, false).orElseThrow();
@@ -45,14 +48,20 @@ class NextWaitersTest {
             assertThat(next.waiter()).isEqualTo("waiter-x");
             assertThat(next.leaseOwner()).isEqualTo("x");
             assertThat(next.listener()).isEqualTo(live);
-            assertThat(MariaDbHandOff.nextWaiter(c, sql, "job", held.token() + 1)).as("not that grant").isNull();
+            assertThat(MariaDbHandOff.nextWaiter(c, sql, "job", held.token() + 1))
+                    .as("not that grant")
+                    .isNull();
 
             hints.put("job", held.token() + 7, next);
-            assertThat(hints.take("job", held.token())).as("read after another grant: not used").isNull();
+            assertThat(hints.take("job", held.token()))
+                    .as("read after another grant: not used")
+                    .isNull();
             hints.put("job", held.token(), next);
             ran.clear();
             assertThat(jdbc.release(c, "job", "a", held.token(), false, null)).isTrue();
-            assertThat(ran).as("the hand-off without a read of the queue").noneMatch(s -> s.startsWith("SELECT q.owner"))
+            assertThat(ran)
+                    .as("the hand-off without a read of the queue")
+                    .noneMatch(s -> s.startsWith("SELECT q.owner"))
                     .anyMatch(s -> s.startsWith("UPDATE " + table + " SET token = token + 1"));
             assertThat(db.queryString("SELECT handed_to FROM " + table)).isEqualTo("waiter-x");
             assertThat(db.queryLong("SELECT token FROM " + table)).isEqualTo(held.token() + 1);
@@ -68,7 +77,8 @@ class NextWaitersTest {
             jdbc.giveUp(c, "job", "waiter-y", false);
             ran.clear();
             assertThat(jdbc.release(c, "job", "x", toX.token(), false, null)).isTrue();
-            assertThat(ran).as("the hint's update matched nothing: the queue is read, and z handed the lease")
+            assertThat(ran)
+                    .as("the hint's update matched nothing: the queue is read, and z handed the lease")
                     .filteredOn(s -> s.startsWith("SELECT q.owner") || s.startsWith("UPDATE " + table + " SET token"))
                     .hasSize(3);
             assertThat(db.queryString("SELECT handed_to FROM " + table)).isEqualTo("waiter-z");
@@ -79,8 +89,8 @@ class NextWaitersTest {
 
     /** A connection whose prepared statements' SQL goes to {@code ran}. */
     private static Connection recording(Connection c, List<String> ran) {
-        return (Connection) Proxy.newProxyInstance(NextWaitersTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                NextWaitersTest.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("prepareStatement")) {
                         ran.add((String) args[0]);
                     }
@@ -93,11 +103,13 @@ class NextWaitersTest {
     }
 
     private static Connection unpooled(TestDatabase db) throws SQLException {
-        return DriverManager.getConnection(db.kind().url(), db.kind().user(), db.kind().password());
+        return DriverManager.getConnection(
+                db.kind().url(), db.kind().user(), db.kind().password());
     }
 
     private static long takeLiveLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.LIVE_LOCK); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(MariaDbLeaseSql.LIVE_LOCK);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             assertThat(rs.getLong(1)).isOne();
             return rs.getLong(2);
@@ -105,10 +117,16 @@ class NextWaitersTest {
     }
 
     /** A live entry 1 ms after the last one, and the lease row marked as a refused attempt marks it. */
-    private static void queue(TestDatabase db, String table, String waiter, String owner, long listener) throws SQLException {
+    private static void queue(TestDatabase db, String table, String waiter, String owner, long listener)
+            throws SQLException {
         db.execute("UPDATE " + table + " SET waiters_until = UTC_TIMESTAMP(6) + INTERVAL 61 SECOND WHERE name = 'job'");
-        db.execute("INSERT INTO " + table + "_queue (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
-                + " SELECT 'job', ?, COALESCE(MAX(queued_at), UTC_TIMESTAMP(6)) + INTERVAL 1000 MICROSECOND,"
-                + " UTC_TIMESTAMP(6) + INTERVAL 1 MINUTE, ?, 42000000, ? FROM " + table + "_queue", waiter, owner, listener);
+        db.execute(
+                "INSERT INTO " + table
+                        + "_queue (name, owner, queued_at, wait_until, lease_owner, ttl_micros, listener)"
+                        + " SELECT 'job', ?, COALESCE(MAX(queued_at), UTC_TIMESTAMP(6)) + INTERVAL 1000 MICROSECOND,"
+                        + " UTC_TIMESTAMP(6) + INTERVAL 1 MINUTE, ?, 42000000, ? FROM " + table + "_queue",
+                waiter,
+                owner,
+                listener);
     }
 }

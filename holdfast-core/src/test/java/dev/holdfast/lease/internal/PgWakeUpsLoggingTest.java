@@ -31,23 +31,25 @@ class PgWakeUpsLoggingTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         logger.addHandler(capture);
         UnreachableDataSource unreachable = new UnreachableDataSource();
         PgWakeUps wakeUps = new PgWakeUps(unreachable, new PgLeaseSql("holdfast_test_table"), 2000, new LocalPollers());
         try {
             assertThat(wakeUps.start()).isTrue();
-            await("three failed attempts to listen (50, 100, 200 ms backoff)").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(20)).until(() -> unreachable.attempts.get() >= 3);
+            await("three failed attempts to listen (50, 100, 200 ms backoff)")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> unreachable.attempts.get() >= 3);
             assertThat(records).as("several failed attempts: still one record").hasSize(1);
             assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
-            assertThat(records.get(0).getMessage()).contains("holdfast_test_table").contains("poll");
+            assertThat(records.get(0).getMessage())
+                    .contains("holdfast_test_table")
+                    .contains("poll");
             assertThat(records.get(0).getThrown()).isInstanceOf(SQLException.class);
             assertThat(wakeUps.listening()).isFalse();
         } finally {
@@ -77,12 +79,10 @@ class PgWakeUpsLoggingTest {
         }
 
         @Override
-        public void setLogWriter(PrintWriter out) {
-        }
+        public void setLogWriter(PrintWriter out) {}
 
         @Override
-        public void setLoginTimeout(int seconds) {
-        }
+        public void setLoginTimeout(int seconds) {}
 
         @Override
         public int getLoginTimeout() {

@@ -31,8 +31,8 @@ class SpareConnectionsTest {
         }
 
         DataSource dataSource() {
-            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
-                    (proxy, method, args) -> {
+            return (DataSource) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                         if (!method.getName().equals("getConnection")) {
                             throw new UnsupportedOperationException(method.getName());
                         }
@@ -40,8 +40,10 @@ class SpareConnectionsTest {
                             throw new SQLException("the pool failed");
                         }
                         Connection[] self = new Connection[1];
-                        self[0] = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
-                                new Class<?>[] {Connection.class}, (p, m, a) -> switch (m.getName()) {
+                        self[0] = (Connection) Proxy.newProxyInstance(
+                                getClass().getClassLoader(),
+                                new Class<?>[] {Connection.class},
+                                (p, m, a) -> switch (m.getName()) {
                                     case "close" -> {
                                         open.remove(self[0]);
                                         yield null;
@@ -67,17 +69,21 @@ class SpareConnectionsTest {
     void aPoolThatFailsTheSecondOrTheSpareRequestKeepsNothingBorrowed() {
         for (int failAt = 1; failAt <= 3; failAt++) {
             FailingPool pool = new FailingPool(failAt, false);
-            SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
+            SpareConnections spares =
+                    new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
             Throwable thrown = catchThrowable(() -> spares.borrow(2));
             assertThat(thrown).as("request %d failed", failAt).isNotNull();
-            assertThat(pool.open).as("request %d failed: every connection given back", failAt).isEmpty();
+            assertThat(pool.open)
+                    .as("request %d failed: every connection given back", failAt)
+                    .isEmpty();
         }
     }
 
     @Test
     void aConnectionThatFailsToTakeAutoCommitKeepsNothingBorrowed() {
         FailingPool pool = new FailingPool(Integer.MAX_VALUE, true);
-        SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
+        SpareConnections spares =
+                new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
         assertThat(catchThrowable(() -> spares.borrow(2))).isInstanceOf(SQLException.class);
         assertThat(pool.open).isEmpty();
     }
@@ -85,7 +91,8 @@ class SpareConnectionsTest {
     @Test
     void twoConnectionsAndASpareAreKeptTwoAndTheSpareGivenBack() throws Exception {
         FailingPool pool = new FailingPool(Integer.MAX_VALUE, false);
-        SpareConnections spares = new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
+        SpareConnections spares =
+                new SpareConnections(pool.dataSource(), ConnectionPool.ABORTING, LeaseThreads.SHARED, "t");
         List<Connection> kept = spares.borrow(2);
         assertThat(kept).hasSize(2);
         assertThat(pool.requests).hasValue(3);

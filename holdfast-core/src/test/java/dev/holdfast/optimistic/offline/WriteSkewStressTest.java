@@ -1,11 +1,11 @@
 package dev.holdfast.optimistic.offline;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.holdfast.testing.DatabaseTest;
-import dev.holdfast.testing.TestDatabase;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionedTable;
+import dev.holdfast.testing.DatabaseTest;
+import dev.holdfast.testing.TestDatabase;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -42,8 +42,12 @@ class WriteSkewStressTest {
         String table = create(db, "skew");
         insert(db, table, 1, "X", 1);
         insert(db, table, 2, "Y", 1);
-        VersionedTable rows = VersionedTable.builder(table).entity("doctor").dialect(dialect(db)).build();
-        OptimisticOfflineLock offline = OptimisticOfflineLock.builder(KEY).table(rows).build();
+        VersionedTable rows = VersionedTable.builder(table)
+                .entity("doctor")
+                .dialect(dialect(db))
+                .build();
+        OptimisticOfflineLock offline =
+                OptimisticOfflineLock.builder(KEY).table(rows).build();
         HikariDataSource pool = db.newPool(4);
         CyclicBarrier bothRead = new CyclicBarrier(2);
         ExecutorService executor = Executors.newFixedThreadPool(2);
@@ -63,7 +67,9 @@ class WriteSkewStressTest {
                         conflicts++;
                     }
                 }
-                assertThat(db.queryLong("SELECT SUM(counter) FROM " + table)).as("round " + round).isEqualTo(1);
+                assertThat(db.queryLong("SELECT SUM(counter) FROM " + table))
+                        .as("round " + round)
+                        .isEqualTo(1);
             }
         } finally {
             executor.shutdownNow();
@@ -73,12 +79,18 @@ class WriteSkewStressTest {
         assertThat(conflicts).isEqualTo(ROUNDS);
     }
 
-    private static boolean goOffCall(HikariDataSource pool, String table, VersionedTable rows, OptimisticOfflineLock offline,
-                                     long own, CyclicBarrier bothRead) throws Exception {
+    private static boolean goOffCall(
+            HikariDataSource pool,
+            String table,
+            VersionedTable rows,
+            OptimisticOfflineLock offline,
+            long own,
+            CyclicBarrier bothRead)
+            throws Exception {
         BusinessTransaction tx = offline.begin();
         long sum = 0;
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT counter, version FROM " + table + " WHERE id = ?")) {
             for (long id = 1; id <= 2; id++) {
                 ps.setLong(1, id);
                 try (ResultSet rs = ps.executeQuery()) {

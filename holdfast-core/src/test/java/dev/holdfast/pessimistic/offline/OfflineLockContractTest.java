@@ -1,7 +1,7 @@
 package dev.holdfast.pessimistic.offline;
 
-import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -50,14 +50,17 @@ class OfflineLockContractTest {
         assertThat(released).isNotNull().isExactlyInstanceOf(LockEndedException.class);
         assertThat(((LockEndedException) released).reason()).isEqualTo(LockEndedException.Reason.RELEASED);
         assertThatThrownBy(() -> locks.releaseLock(lockId)).isExactlyInstanceOf(LockEndedException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isExactlyInstanceOf(LockEndedException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000))
+                .isExactlyInstanceOf(LockEndedException.class);
 
         // Free again at once, for anyone; the old id stays dead.
         LockId next = locks.tryLock(ORDER, "A-1", "bob");
         assertThat(next).isNotEqualTo(lockId);
         locks.checkLock(next, ORDER, "A-1", "bob");
-        assertThatThrownBy(() -> locks.checkLock(lockId)).isInstanceOfSatisfying(LockEndedException.class,
-                e -> assertThat(e.holder()).map(HeldLock::owner).contains("bob"));
+        assertThatThrownBy(() -> locks.checkLock(lockId))
+                .isInstanceOfSatisfying(
+                        LockEndedException.class,
+                        e -> assertThat(e.holder()).map(HeldLock::owner).contains("bob"));
         // The seed's owner-less form works too.
         LockId anonymous = locks.tryLock(ORDER, "A-2");
         assertThat(locks.holder(ORDER, "A-2").orElseThrow().owner()).isNull();
@@ -72,8 +75,8 @@ class OfflineLockContractTest {
         HeldLock held = locks.holder(ORDER, "A-1").orElseThrow();
         List<String> before = f.snapshot();
 
-        AlreadyLockedException e = catchThrowableOfType(AlreadyLockedException.class,
-                () -> locks.tryLock(ORDER, "A-1", "bob"));
+        AlreadyLockedException e =
+                catchThrowableOfType(AlreadyLockedException.class, () -> locks.tryLock(ORDER, "A-1", "bob"));
         assertThat(e).isNotNull();
         assertThat(e.owner()).contains("alice");
         assertThat(e.expiresAt()).isEqualTo(held.expiresAt());
@@ -96,15 +99,19 @@ class OfflineLockContractTest {
         LockId forB = locks.tryLock(ORDER, "B", "alice");
         List<String> before = f.snapshot();
 
-        ForeignLockException other = catchThrowableOfType(ForeignLockException.class,
-                () -> locks.checkLock(forA, ORDER, "B"));
+        ForeignLockException other =
+                catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(forA, ORDER, "B"));
         assertThat(other).isNotNull().isInstanceOf(LockNotHeldException.class);
         assertThat(other.reason()).isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
         assertThat(other).hasMessageContaining(ORDER + " B").hasMessageNotContaining(forA.getValue());
         assertThatThrownBy(() -> locks.checkLock(forA, ORDER, "B", "alice")).isInstanceOf(ForeignLockException.class);
         assertThatThrownBy(() -> locks.checkLock(forA, "invoice", "A")).isInstanceOf(ForeignLockException.class);
-        assertThatThrownBy(() -> locks.checkLock(forA, ORDER, "a")).as("case matters").isInstanceOf(ForeignLockException.class);
-        assertThatThrownBy(() -> locks.checkLock(forA, ORDER, "A ")).as("trailing space matters").isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> locks.checkLock(forA, ORDER, "a"))
+                .as("case matters")
+                .isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> locks.checkLock(forA, ORDER, "A "))
+                .as("trailing space matters")
+                .isInstanceOf(ForeignLockException.class);
         locks.checkLock(forB, ORDER, "B");
         assertThat(f.snapshot()).isEqualTo(before);
     }
@@ -116,20 +123,23 @@ class OfflineLockContractTest {
         LockId u1 = locks.tryLock(ORDER, "A", "U1");
         List<String> before = f.snapshot();
 
-        ForeignLockException e = catchThrowableOfType(ForeignLockException.class,
-                () -> locks.checkLock(u1, ORDER, "A", "U2"));
+        ForeignLockException e =
+                catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(u1, ORDER, "A", "U2"));
         assertThat(e).isNotNull();
         assertThat(e.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
         assertThatThrownBy(() -> locks.releaseLock(u1, "U2")).isInstanceOf(ForeignLockException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(u1, "U2", Duration.ofMinutes(1)))
                 .isInstanceOf(ForeignLockException.class);
-        assertThatThrownBy(() -> locks.checkLock(u1, ORDER, "A", "u1")).as("case matters").isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> locks.checkLock(u1, ORDER, "A", "u1"))
+                .as("case matters")
+                .isInstanceOf(ForeignLockException.class);
         // The owner-less forms cannot be used by mistake.
         assertThatThrownBy(() -> locks.checkLock(u1)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> locks.checkLock(u1, ORDER, "A")).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> locks.releaseLock(u1)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(u1, 1000)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(u1, Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(u1, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> locks.tryLock(ORDER, "B")).isInstanceOf(IllegalStateException.class);
         assertThat(f.snapshot()).isEqualTo(before);
 
@@ -143,8 +153,7 @@ class OfflineLockContractTest {
         OfflineLockFixture f = OfflineLockFixture.create(db);
         JdbcLockManager locks = f.manager();
         LockId anonymous = locks.tryLock(ORDER, "A");
-        assertThatThrownBy(() -> locks.checkLock(anonymous, ORDER, "A", "U2"))
-                .isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> locks.checkLock(anonymous, ORDER, "A", "U2")).isInstanceOf(ForeignLockException.class);
         LockId u1 = locks.tryLock(ORDER, "B", "U1");
         assertThatThrownBy(() -> locks.releaseLock(u1, "U2")).isInstanceOf(ForeignLockException.class);
         locks.checkLock(u1);
@@ -166,7 +175,8 @@ class OfflineLockContractTest {
         assertThat(e.type()).isEqualTo(ORDER);
         assertThatThrownBy(() -> locks.checkLock(lockId, ORDER, "A", "alice")).isInstanceOf(LockExpiredException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(lockId, "alice", Duration.ofMinutes(5)))
-                .as("an expired lock is never revived").isInstanceOf(LockExpiredException.class);
+                .as("an expired lock is never revived")
+                .isInstanceOf(LockExpiredException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isInstanceOf(LockExpiredException.class);
         assertThatThrownBy(() -> locks.releaseLock(lockId)).isInstanceOf(LockExpiredException.class);
         assertThat(f.snapshot()).isEqualTo(expired);
@@ -250,9 +260,11 @@ class OfflineLockContractTest {
         // Well-formed but forged: the database is asked, and says no.
         LockId forged = LockId.parse("AAAAAAAAAAAAAAAAAAAAAA");
         assertThatThrownBy(() -> locks.checkLock(forged)).isExactlyInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.checkLock(forged, ORDER, "A", "alice")).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(forged, ORDER, "A", "alice"))
+                .isExactlyInstanceOf(LockNotHeldException.class);
         assertThatThrownBy(() -> locks.releaseLock(forged)).isExactlyInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(forged, 1000)).isExactlyInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(forged, 1000))
+                .isExactlyInstanceOf(LockNotHeldException.class);
         assertThat(f.snapshot()).isEqualTo(before);
         locks.checkLock(held, ORDER, "A", "alice");
     }
@@ -261,7 +273,7 @@ class OfflineLockContractTest {
     void limitsAreCharactersNotBytes(TestDatabase db) throws Exception {
         OfflineLockFixture f = OfflineLockFixture.create(db);
         JdbcLockManager locks = f.manager();
-        String type = "\uD83D\uDD12".repeat(LockManager.MAX_TYPE_LENGTH);     // 100 padlocks, 4 bytes each in UTF-8
+        String type = "\uD83D\uDD12".repeat(LockManager.MAX_TYPE_LENGTH); // 100 padlocks, 4 bytes each in UTF-8
         String id = "ü".repeat(LockManager.MAX_ID_LENGTH);
         String owner = "Zoë " + "\u6F22".repeat(LockManager.MAX_OWNER_LENGTH - 4);
         LockId lockId = locks.tryLock(type, id, owner);
@@ -313,7 +325,9 @@ class OfflineLockContractTest {
                 locks.extendLockExpiration(lockId, 10);
                 locks.releaseLock(lockId);
             }
-            JdbcLockManager broken = JdbcLockManager.builder(pool).table("holdfast_no_such_table").build();
+            JdbcLockManager broken = JdbcLockManager.builder(pool)
+                    .table("holdfast_no_such_table")
+                    .build();
             assertThatThrownBy(() -> broken.tryLock(ORDER, "A")).isInstanceOf(dev.holdfast.DatabaseException.class);
             assertThatThrownBy(() -> broken.checkLock(forged)).isInstanceOf(dev.holdfast.DatabaseException.class);
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
@@ -331,10 +345,14 @@ class OfflineLockContractTest {
         locks.releaseLock(released);
         f.addExpiredRows("stale", "s", 25);
 
-        assertThat(locks.heldLocks(null, null, 100)).extracting(HeldLock::id).containsExactlyInAnyOrder("A", "B", "I-1");
+        assertThat(locks.heldLocks(null, null, 100))
+                .extracting(HeldLock::id)
+                .containsExactlyInAnyOrder("A", "B", "I-1");
         assertThat(locks.heldLocks(ORDER, null, 100)).extracting(HeldLock::id).containsExactlyInAnyOrder("A", "B");
         assertThat(locks.heldLocks(null, "alice", 100)).extracting(HeldLock::id).containsExactlyInAnyOrder("A", "I-1");
-        assertThat(locks.heldLocks(ORDER, "alice", 100)).extracting(HeldLock::id).containsExactly("A");
+        assertThat(locks.heldLocks(ORDER, "alice", 100))
+                .extracting(HeldLock::id)
+                .containsExactly("A");
         assertThat(locks.heldLocks(null, null, 2)).hasSize(2);
 
         assertThat(locks.forceRelease(ORDER, "A")).isTrue();
@@ -347,11 +365,12 @@ class OfflineLockContractTest {
         });
         // an operator who names themselves is named to the lock's owner
         assertThat(locks.forceRelease(ORDER, "B", "root")).isTrue();
-        assertThatThrownBy(() -> locks.checkLock(b, ORDER, "B", "bob")).isInstanceOfSatisfying(LockEndedException.class, e -> {
-            assertThat(e.reason()).isEqualTo(LockEndedException.Reason.BROKEN);
-            assertThat(e.endedBy()).contains("root");
-            assertThat(e.holder()).isEmpty();
-        });
+        assertThatThrownBy(() -> locks.checkLock(b, ORDER, "B", "bob"))
+                .isInstanceOfSatisfying(LockEndedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(LockEndedException.Reason.BROKEN);
+                    assertThat(e.endedBy()).contains("root");
+                    assertThat(e.holder()).isEmpty();
+                });
         assertThatThrownBy(() -> locks.forceRelease(ORDER, "B", " ")).isInstanceOf(IllegalArgumentException.class);
         locks.tryLock(ORDER, "B", "bob");
 
@@ -382,9 +401,14 @@ class OfflineLockContractTest {
         // Undo the release, as a crash would: the lock is back, for bob only, until it expires.
         db.execute("DELETE FROM " + f.table);
         String[] row = held.get(0).split("\\|");
-        db.execute("INSERT INTO " + f.table + " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
-                + " VALUES (?, ?, ?, ?, " + f.dialect.clock() + ", " + f.dialect.clockPlusMicros("300000") + ")",
-                row[0], row[1], row[2], row[3]);
+        db.execute(
+                "INSERT INTO " + f.table + " (lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at)"
+                        + " VALUES (?, ?, ?, ?, " + f.dialect.clock() + ", " + f.dialect.clockPlusMicros("300000")
+                        + ")",
+                row[0],
+                row[1],
+                row[2],
+                row[3]);
         assertThatThrownBy(() -> locks.tryLock(ORDER, "A", "carol")).isInstanceOf(AlreadyLockedException.class);
         f.awaitDbTimePast(f.expiresAt(ORDER, "A"));
         locks.checkLock(locks.tryLock(ORDER, "A", "carol"), ORDER, "A", "carol");
@@ -397,7 +421,8 @@ class OfflineLockContractTest {
             JdbcLockManager locks = f.manager(b -> b.durability(mode));
             assertThat(locks.durability()).isEqualTo(mode);
             LockId lockId = locks.tryLock(ORDER, mode.name(), "alice");
-            assertThatThrownBy(() -> locks.tryLock(ORDER, mode.name(), "bob")).isInstanceOf(AlreadyLockedException.class);
+            assertThatThrownBy(() -> locks.tryLock(ORDER, mode.name(), "bob"))
+                    .isInstanceOf(AlreadyLockedException.class);
             locks.releaseLock(lockId, "alice");
             assertThatThrownBy(() -> locks.releaseLock(lockId, "alice")).isInstanceOf(LockNotHeldException.class);
             locks.releaseLock(locks.tryLock(ORDER, mode.name(), "bob"));
@@ -419,8 +444,9 @@ class OfflineLockContractTest {
     }
 
     private static String setting(DataSource ds) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             var rs = s.executeQuery("SHOW synchronous_commit")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("SHOW synchronous_commit")) {
             rs.next();
             return rs.getString(1);
         }
@@ -428,8 +454,10 @@ class OfflineLockContractTest {
 
     /** A data source whose connections arrive with autocommit off. */
     private static DataSource autocommitOff(DataSource pool) {
-        return (DataSource) Proxy.newProxyInstance(OfflineLockContractTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                OfflineLockContractTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
                     try {
                         Object result = method.invoke(pool, args);
                         if (result instanceof Connection c) {

@@ -34,12 +34,29 @@ class OfflineLockDurabilityTest {
         OfflineLockFixture f = OfflineLockFixture.create(db);
         OfflineLockSql sql = OfflineLockSql.forDialect(Dialect.POSTGRESQL, f.table);
         Map<String, Step> steps = new LinkedHashMap<>();
-        steps.put("tryLock (durable)", (c, id) -> assertThat(update(c, sql.tryLock(false), "order", id, id, "alice", 60_000_000L)).isEqualTo(1));
-        steps.put("extend", (c, id) -> assertThat(update(c, sql.extend(false), 1_000_000L, 60_000_000L, id)).isEqualTo(1));
-        steps.put("extend (owned)", (c, id) -> assertThat(update(c, sql.extend(true), 1_000_000L, 60_000_000L, id, "alice")).isEqualTo(1));
-        steps.put("release (durable)", (c, id) -> assertThat(update(c, sql.release(false, false), id)).isEqualTo(1));
-        steps.put("tryLock again (durable)", (c, id) -> assertThat(update(c, sql.tryLock(false), "order", id, id + "-2", "alice", 60_000_000L)).isEqualTo(1));
-        steps.put("release (owned, durable)", (c, id) -> assertThat(update(c, sql.release(true, false), id + "-2", "alice")).isEqualTo(1));
+        steps.put(
+                "tryLock (durable)",
+                (c, id) -> assertThat(update(c, sql.tryLock(false), "order", id, id, "alice", 60_000_000L))
+                        .isEqualTo(1));
+        steps.put(
+                "extend",
+                (c, id) -> assertThat(update(c, sql.extend(false), 1_000_000L, 60_000_000L, id))
+                        .isEqualTo(1));
+        steps.put(
+                "extend (owned)",
+                (c, id) -> assertThat(update(c, sql.extend(true), 1_000_000L, 60_000_000L, id, "alice"))
+                        .isEqualTo(1));
+        steps.put(
+                "release (durable)",
+                (c, id) -> assertThat(update(c, sql.release(false, false), id)).isEqualTo(1));
+        steps.put(
+                "tryLock again (durable)",
+                (c, id) -> assertThat(update(c, sql.tryLock(false), "order", id, id + "-2", "alice", 60_000_000L))
+                        .isEqualTo(1));
+        steps.put(
+                "release (owned, durable)",
+                (c, id) -> assertThat(update(c, sql.release(true, false), id + "-2", "alice"))
+                        .isEqualTo(1));
         try (HikariDataSource pool = db.newPool(1)) {
             int i = 0;
             for (var session : EXPECTED.entrySet()) {
@@ -49,11 +66,14 @@ class OfflineLockDurabilityTest {
                         set(c, session.getKey());
                         c.setAutoCommit(false);
                         step.getValue().run(c, lockId);
-                        assertThat(setting(c)).as(step.getKey() + " in a session with " + session.getKey())
+                        assertThat(setting(c))
+                                .as(step.getKey() + " in a session with " + session.getKey())
                                 .isEqualTo(session.getValue());
                         c.commit();
                         c.setAutoCommit(true);
-                        assertThat(setting(c)).as("the session after " + step.getKey()).isEqualTo(session.getKey());
+                        assertThat(setting(c))
+                                .as("the session after " + step.getKey())
+                                .isEqualTo(session.getKey());
                         set(c, "on");
                     }
                 }
@@ -88,7 +108,7 @@ class OfflineLockDurabilityTest {
 
     private static String setting(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT current_setting('synchronous_commit')");
-             ResultSet rs = ps.executeQuery()) {
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }

@@ -1,14 +1,14 @@
 package dev.holdfast.pessimistic.offline;
 
-import dev.holdfast.jdbc.CommitDurability;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.PgReplicaPair;
+import dev.holdfast.jdbc.CommitDurability;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,14 +38,11 @@ class OfflineLockFailoverTest {
 
     private static final int LOCKS = 41; // odd: the last operation is an acquire, so a lost tail is never ambiguous
 
-    sealed interface Op permits Acquire, Release {
-    }
+    sealed interface Op permits Acquire, Release {}
 
-    record Acquire(String id, LockId lockId) implements Op {
-    }
+    record Acquire(String id, LockId lockId) implements Op {}
 
-    record Release(String id) implements Op {
-    }
+    record Release(String id) implements Op {}
 
     @AfterAll
     static void removePair() {
@@ -60,10 +57,16 @@ class OfflineLockFailoverTest {
         try (HikariDataSource pool = pool()) {
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_durable");
             new SchemaInstaller(pool).install(HoldfastTable.OFFLINE_LOCKS, "locks_relaxed");
-            JdbcLockManager durable = JdbcLockManager.builder(pool).table("locks_durable")
-                    .durability(CommitDurability.DURABLE).ownerBinding(true).build();
-            JdbcLockManager relaxed = JdbcLockManager.builder(pool).table("locks_relaxed")
-                    .durability(CommitDurability.RELAXED).ownerBinding(true).build();
+            JdbcLockManager durable = JdbcLockManager.builder(pool)
+                    .table("locks_durable")
+                    .durability(CommitDurability.DURABLE)
+                    .ownerBinding(true)
+                    .build();
+            JdbcLockManager relaxed = JdbcLockManager.builder(pool)
+                    .table("locks_relaxed")
+                    .durability(CommitDurability.RELAXED)
+                    .ownerBinding(true)
+                    .build();
             List<Op> durableOps = work(durable);
             List<Op> relaxedOps = work(relaxed);
             PgReplicaPair.script("stop-primary");
@@ -74,7 +77,8 @@ class OfflineLockFailoverTest {
 
             int durableKept = survivingPrefix(durable, durableOps);
             int relaxedKept = survivingPrefix(relaxed, relaxedOps);
-            System.out.printf("[offline failover, sync standby] DURABLE: %d of %d operations survived;"
+            System.out.printf(
+                    "[offline failover, sync standby] DURABLE: %d of %d operations survived;"
                             + " RELAXED: %d of %d survived (a suffix of %d lost)%n",
                     durableKept, durableOps.size(), relaxedKept, relaxedOps.size(), relaxedOps.size() - relaxedKept);
             assertThat(durableKept).as("DURABLE operations that survived").isEqualTo(durableOps.size());
@@ -103,7 +107,7 @@ class OfflineLockFailoverTest {
      * these observations. Fails if there is none (what survived is not a prefix); returns the largest.
      */
     private static int survivingPrefix(JdbcLockManager locks, List<Op> ops) {
-        List<String> seen = new ArrayList<>();   // per operation index of an Acquire: held / free / lost
+        List<String> seen = new ArrayList<>(); // per operation index of an Acquire: held / free / lost
         for (int p = 0; p < ops.size(); p++) {
             if (!(ops.get(p) instanceof Acquire a)) {
                 seen.add("-");
@@ -120,7 +124,9 @@ class OfflineLockFailoverTest {
                 seen.add("free");
             } catch (AlreadyLockedException e) {
                 assertThat(e.owner()).contains("ann");
-                assertThat(checks(locks, a)).as("a lost release leaves ann's own lock live").isTrue();
+                assertThat(checks(locks, a))
+                        .as("a lost release leaves ann's own lock live")
+                        .isTrue();
                 seen.add("held");
             }
         }

@@ -53,12 +53,13 @@ final class OfflineLockFixture {
     List<String> snapshot() throws SQLException {
         List<String> rows = new ArrayList<>();
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement("SELECT lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at FROM "
-                     + table + " ORDER BY lock_type, resource_id");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT lock_type, resource_id, lock_id, lock_owner, acquired_at, expires_at FROM " + table
+                                + " ORDER BY lock_type, resource_id");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                rows.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4)
-                        + "|" + dialect.readInstant(rs, 5) + "|" + dialect.readInstant(rs, 6));
+                rows.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4) + "|"
+                        + dialect.readInstant(rs, 5) + "|" + dialect.readInstant(rs, 6));
             }
         }
         return rows;
@@ -70,7 +71,8 @@ final class OfflineLockFixture {
 
     Instant expiresAt(String type, String id) throws SQLException {
         try (Connection c = db.connection();
-             PreparedStatement ps = c.prepareStatement("SELECT expires_at FROM " + table + " WHERE lock_type = ? AND resource_id = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT expires_at FROM " + table + " WHERE lock_type = ? AND resource_id = ?")) {
             ps.setString(1, type);
             ps.setString(2, id);
             try (ResultSet rs = ps.executeQuery()) {
@@ -87,8 +89,11 @@ final class OfflineLockFixture {
 
     /** Waits until the database clock, not this JVM's, has passed {@code instant}. */
     void awaitDbTimePast(Instant instant) throws Exception {
-        await("the database clock passing " + instant).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(20)).until(() -> dbNow().isAfter(instant));
+        await("the database clock passing " + instant)
+                .atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> dbNow().isAfter(instant));
     }
 
     /** Adds {@code n} rows that expired an hour ago, of type {@code type}, ids {@code prefix0…}, in one statement. */
@@ -96,12 +101,17 @@ final class OfflineLockFixture {
 
     void addExpiredRows(String type, String prefix, int n) throws SQLException {
         String sql = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + table + COLUMNS + " SELECT ?, ? || g, md5(random()::text || g), 'filler',"
-                    + " now() - interval '2 hours', now() - interval '1 hour' FROM generate_series(0, ? - 1) g";
-            case MARIADB -> "INSERT INTO " + table + COLUMNS + " SELECT ?, CONCAT(?, seq), MD5(CONCAT(RAND(), seq)), 'filler',"
-                    + " UTC_TIMESTAMP(6) - INTERVAL 2 HOUR, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR FROM seq_0_to_" + (n - 1) + " WHERE ? > 0";
-            case H2 -> "INSERT INTO " + table + COLUMNS + " SELECT ?, CONCAT(?, X - 1), REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), 'filler',"
-                    + " DATEADD(HOUR, -2, CURRENT_TIMESTAMP), DATEADD(HOUR, -1, CURRENT_TIMESTAMP) FROM SYSTEM_RANGE(1, ?)";
+            case POSTGRESQL ->
+                "INSERT INTO " + table + COLUMNS + " SELECT ?, ? || g, md5(random()::text || g), 'filler',"
+                        + " now() - interval '2 hours', now() - interval '1 hour' FROM generate_series(0, ? - 1) g";
+            case MARIADB ->
+                "INSERT INTO " + table + COLUMNS + " SELECT ?, CONCAT(?, seq), MD5(CONCAT(RAND(), seq)), 'filler',"
+                        + " UTC_TIMESTAMP(6) - INTERVAL 2 HOUR, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR FROM seq_0_to_"
+                        + (n - 1) + " WHERE ? > 0";
+            case H2 ->
+                "INSERT INTO " + table + COLUMNS
+                        + " SELECT ?, CONCAT(?, X - 1), REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''), 'filler',"
+                        + " DATEADD(HOUR, -2, CURRENT_TIMESTAMP), DATEADD(HOUR, -1, CURRENT_TIMESTAMP) FROM SYSTEM_RANGE(1, ?)";
         };
         db.execute(sql, type, prefix, n);
     }

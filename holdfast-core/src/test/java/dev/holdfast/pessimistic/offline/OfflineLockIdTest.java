@@ -31,16 +31,29 @@ class OfflineLockIdTest {
     @Test
     void toStringNeverShowsTheWholeToken() {
         LockId id = LockId.generate(new SecureRandom());
-        assertThat(id.toString()).doesNotContain(id.getValue()).contains(id.getValue().substring(0, 4));
+        assertThat(id.toString())
+                .doesNotContain(id.getValue())
+                .contains(id.getValue().substring(0, 4));
     }
 
     @Test
     void malformedFormInputIsATypedErrorAndTryParseIsEmpty() {
-        String[] bad = {null, "", "short", "A".repeat(23), "AAAAAAAAAAAAAAAAAAAA=A", "AAAAAAAAAAAAAAAAAAAA A",
-                "AAAAAAAAAAAAAAAAAAAAAB", "ÄAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAA'A"};
+        String[] bad = {
+            null,
+            "",
+            "short",
+            "A".repeat(23),
+            "AAAAAAAAAAAAAAAAAAAA=A",
+            "AAAAAAAAAAAAAAAAAAAA A",
+            "AAAAAAAAAAAAAAAAAAAAAB",
+            "ÄAAAAAAAAAAAAAAAAAAAAA",
+            "AAAAAAAAAAAAAAAAAAAA'A"
+        };
         for (String value : bad) {
-            assertThatThrownBy(() -> LockId.parse(value)).as(String.valueOf(value))
-                    .isInstanceOf(MalformedLockIdException.class).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> LockId.parse(value))
+                    .as(String.valueOf(value))
+                    .isInstanceOf(MalformedLockIdException.class)
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThat(LockId.tryParse(value)).isEmpty();
         }
         assertThat(LockId.tryParse("AAAAAAAAAAAAAAAAAAAAAA")).isPresent();

@@ -6,7 +6,6 @@ import dev.holdfast.testing.TestDatabase;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -73,8 +71,11 @@ class OfflineLockRaceTest {
                                     refusedWithoutHolder.increment();
                                 }
                             } catch (RuntimeException e) {
-                                unexpected.computeIfAbsent(e.getClass().getSimpleName() + ": " + e.getMessage(),
-                                        k -> new LongAdder()).increment();
+                                unexpected
+                                        .computeIfAbsent(
+                                                e.getClass().getSimpleName() + ": " + e.getMessage(),
+                                                k -> new LongAdder())
+                                        .increment();
                             }
                         }
                         return null;
@@ -87,15 +88,27 @@ class OfflineLockRaceTest {
                 executor.shutdownNow();
             }
             double seconds = (System.nanoTime() - began) / 1e9;
-            System.out.printf("[%s] offline race: %d threads x %d rounds in %.1f s: acquired=%d refused=%d"
+            System.out.printf(
+                    "[%s] offline race: %d threads x %d rounds in %.1f s: acquired=%d refused=%d"
                             + " violations=%d failedChecks=%d refusedWithoutHolder=%d retries=%d unexpected=%s%n",
-                    db.id(), THREADS, ROUNDS, seconds, acquired.sum(), refused.sum(), violations.sum(),
-                    checksFailed.sum(), refusedWithoutHolder.sum(), locks.retries(), unexpected);
+                    db.id(),
+                    THREADS,
+                    ROUNDS,
+                    seconds,
+                    acquired.sum(),
+                    refused.sum(),
+                    violations.sum(),
+                    checksFailed.sum(),
+                    refusedWithoutHolder.sum(),
+                    locks.retries(),
+                    unexpected);
 
             assertThat(violations.sum()).as("two live holders at once").isZero();
             assertThat(checksFailed.sum()).as("a winner's own check failed").isZero();
             assertThat(unexpected).as("unexpected exceptions").isEmpty();
-            assertThat(refusedWithoutHolder.sum()).as("refusals that could not say who holds the lock").isZero();
+            assertThat(refusedWithoutHolder.sum())
+                    .as("refusals that could not say who holds the lock")
+                    .isZero();
             assertThat(acquired.sum() + refused.sum()).isEqualTo((long) THREADS * ROUNDS);
             assertThat(acquired.sum()).isPositive();
             assertThat(refused.sum()).as("the race really raced").isPositive();
@@ -135,8 +148,11 @@ class OfflineLockRaceTest {
                             } catch (AlreadyLockedException expected) {
                                 // somebody else's turn
                             } catch (RuntimeException e) {
-                                unexpected.computeIfAbsent(e.getClass().getSimpleName() + ": " + e.getMessage(),
-                                        k -> new LongAdder()).increment();
+                                unexpected
+                                        .computeIfAbsent(
+                                                e.getClass().getSimpleName() + ": " + e.getMessage(),
+                                                k -> new LongAdder())
+                                        .increment();
                             }
                         }
                         return null;
@@ -150,14 +166,16 @@ class OfflineLockRaceTest {
             } finally {
                 executor.shutdownNow();
             }
-            long[][] sorted = grants.stream().sorted((a, b) -> Long.compare(a[0], b[0])).toArray(long[][]::new);
+            long[][] sorted =
+                    grants.stream().sorted((a, b) -> Long.compare(a[0], b[0])).toArray(long[][]::new);
             long overlaps = 0;
             for (int i = 1; i < sorted.length; i++) {
                 if (sorted[i][0] < sorted[i - 1][1]) {
                     overlaps++;
                 }
             }
-            System.out.printf("[%s] offline expiry takeover race: %d threads, %d grants observed, overlaps=%d, unexpected=%s%n",
+            System.out.printf(
+                    "[%s] offline expiry takeover race: %d threads, %d grants observed, overlaps=%d, unexpected=%s%n",
                     db.id(), threads, sorted.length, overlaps, unexpected);
             assertThat(unexpected).isEmpty();
             assertThat(sorted.length).isGreaterThan(10);
@@ -203,12 +221,15 @@ class OfflineLockRaceTest {
                                 try {
                                     locks.checkLock(lockId, "order", id, "w" + worker);
                                 } catch (LockNotHeldException e) {
-                                    lost.increment();   // the purge deleted a live lock
+                                    lost.increment(); // the purge deleted a live lock
                                 }
                                 locks.releaseLock(lockId, "w" + worker);
                             } catch (RuntimeException e) {
-                                unexpected.computeIfAbsent(e.getClass().getSimpleName() + ": " + e.getMessage(),
-                                        k -> new LongAdder()).increment();
+                                unexpected
+                                        .computeIfAbsent(
+                                                e.getClass().getSimpleName() + ": " + e.getMessage(),
+                                                k -> new LongAdder())
+                                        .increment();
                             }
                         }
                         return null;
@@ -229,21 +250,36 @@ class OfflineLockRaceTest {
             }
             long[] sorted = sorted(latenciesDuringPurge);
             long[] before = sorted(latenciesBefore);
-            System.out.printf("[%s] offline purge under load: purged=%d rows in %.0f ms (batches of 200) while %d acquirers"
+            System.out.printf(
+                    "[%s] offline purge under load: purged=%d rows in %.0f ms (batches of 200) while %d acquirers"
                             + " took %d locks; tryLock latency before purge p50=%.2f ms p99=%.2f ms max=%.2f ms,"
                             + " during purge p50=%.2f ms p99=%.2f ms max=%.2f ms;"
                             + " live locks lost=%d retries=%d unexpected=%s%n",
-                    db.id(), purged, purgeNanos / 1e6, acquirers, acquired.sum(),
-                    percentile(before, 0.50), percentile(before, 0.99), percentile(before, 1.0),
-                    percentile(sorted, 0.50), percentile(sorted, 0.99), percentile(sorted, 1.0),
-                    lost.sum(), locks.retries(), unexpected);
+                    db.id(),
+                    purged,
+                    purgeNanos / 1e6,
+                    acquirers,
+                    acquired.sum(),
+                    percentile(before, 0.50),
+                    percentile(before, 0.99),
+                    percentile(before, 1.0),
+                    percentile(sorted, 0.50),
+                    percentile(sorted, 0.99),
+                    percentile(sorted, 1.0),
+                    lost.sum(),
+                    locks.retries(),
+                    unexpected);
 
             assertThat(lost.sum()).as("live locks deleted by the purge").isZero();
             assertThat(unexpected).isEmpty();
             assertThat(acquired.sum()).isPositive();
             // Everything that was expired is gone, apart from rows the acquirers released after the purge passed.
-            assertThat(f.count("lock_id IS NOT NULL AND lock_owner <> 'filler'")).as("live locks left").isZero();
-            assertThat(f.count("lock_owner = 'filler'")).as("expired rows neither purged nor taken over").isZero();
+            assertThat(f.count("lock_id IS NOT NULL AND lock_owner <> 'filler'"))
+                    .as("live locks left")
+                    .isZero();
+            assertThat(f.count("lock_owner = 'filler'"))
+                    .as("expired rows neither purged nor taken over")
+                    .isZero();
             assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
         }
     }

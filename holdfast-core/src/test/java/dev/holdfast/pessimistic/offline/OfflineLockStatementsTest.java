@@ -27,7 +27,9 @@ class OfflineLockStatementsTest {
                 + section("holder (operators)", sql.holder())
                 + section("heldLocks by type and owner (operators)", sql.held(true, true))
                 + section("heldLocks, all (operators)", sql.held(false, false))
-                + section("heldLocksAfter by type and owner, a later page (operators)", sql.heldByResource(true, true, true))
+                + section(
+                        "heldLocksAfter by type and owner, a later page (operators)",
+                        sql.heldByResource(true, true, true))
                 + section("heldLocksAfter, all, the first page (operators)", sql.heldByResource(false, false, false))
                 + section("forceRelease (operators)", sql.forceRelease())
                 + section("purgeExpired (operators)", sql.purgeSql());

@@ -27,8 +27,11 @@ final class ApplicationNamePostProcessor implements BeanPostProcessor, Ordered {
      *                                  (MariaDB's attribute syntax)
      */
     ApplicationNamePostProcessor(String name) {
-        if (name.isBlank() || name.length() > MAX_LENGTH || !name.chars().allMatch(c -> c >= 0x20 && c < 0x7f)
-                || name.indexOf(',') >= 0 || name.indexOf(':') >= 0) {
+        if (name.isBlank()
+                || name.length() > MAX_LENGTH
+                || !name.chars().allMatch(c -> c >= 0x20 && c < 0x7f)
+                || name.indexOf(',') >= 0
+                || name.indexOf(':') >= 0) {
             throw new IllegalArgumentException("holdfast.application-name must be 1 to " + MAX_LENGTH
                     + " printable ASCII characters without ',' or ':', not '" + name + "'");
         }

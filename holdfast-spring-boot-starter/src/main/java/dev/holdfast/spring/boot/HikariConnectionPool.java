@@ -26,7 +26,8 @@ final class HikariConnectionPool implements ConnectionPool {
     static ConnectionPool of(DataSource dataSource) {
         try {
             return dataSource.isWrapperFor(HikariDataSource.class)
-                    ? new HikariConnectionPool(dataSource.unwrap(HikariDataSource.class)) : ABORTING;
+                    ? new HikariConnectionPool(dataSource.unwrap(HikariDataSource.class))
+                    : ABORTING;
         } catch (SQLException e) {
             return ABORTING;
         }

@@ -6,9 +6,9 @@ import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.GrantListener;
 import dev.holdfast.lease.LeaseService;
+import dev.holdfast.pessimistic.PessimisticLocks;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockManager;
-import dev.holdfast.pessimistic.PessimisticLocks;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,9 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -66,13 +66,18 @@ public class HoldfastAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PessimisticLocks holdfastPessimisticLocks(Dialect dialect, DataSource dataSource, HoldfastProperties properties,
-                                              ObjectProvider<PessimisticLocks.Observer> observers,
-                                              HoldfastExceptionTranslator translator) {
+    PessimisticLocks holdfastPessimisticLocks(
+            Dialect dialect,
+            DataSource dataSource,
+            HoldfastProperties properties,
+            ObjectProvider<PessimisticLocks.Observer> observers,
+            HoldfastExceptionTranslator translator) {
         PessimisticLocks locks = (properties.getPessimistic().isNameBlockers()
-                ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
-                : PessimisticLocks.of(dialect).withoutBlockers()).failuresAs(translator::translate);
-        PessimisticLocks.Observer observer = Observers.all(observers.orderedStream().toList());
+                        ? PessimisticLocks.of(dialect).blockersFrom(nonTransactional(dataSource))
+                        : PessimisticLocks.of(dialect).withoutBlockers())
+                .failuresAs(translator::translate);
+        PessimisticLocks.Observer observer =
+                Observers.all(observers.orderedStream().toList());
         return observer == null ? locks : locks.observedBy(observer);
     }
 
@@ -135,8 +140,11 @@ public class HoldfastAutoConfiguration {
     @ConditionalOnMissingBean
     HoldfastDataSourceScriptDatabaseInitializer holdfastDataSourceScriptDatabaseInitializer(
             DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
-        return new HoldfastDataSourceScriptDatabaseInitializer(nonTransactional(dataSource), dialect,
-                properties.getJdbc().getInitializeSchema(), Map.of(
+        return new HoldfastDataSourceScriptDatabaseInitializer(
+                nonTransactional(dataSource),
+                dialect,
+                properties.getJdbc().getInitializeSchema(),
+                Map.of(
                         HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
                         HoldfastTable.LEASES, properties.getLease().getTable()));
     }
@@ -144,13 +152,15 @@ public class HoldfastAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(LockManager.class)
     @DependsOnDatabaseInitialization
-    JdbcLockManager holdfastLockManager(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                        ObjectProvider<LockManagerDecorator> decorators) {
+    JdbcLockManager holdfastLockManager(
+            DataSource dataSource,
+            Dialect dialect,
+            HoldfastProperties properties,
+            ObjectProvider<LockManagerDecorator> decorators) {
         HoldfastProperties.Offline offline = properties.getOffline();
         JdbcLockManager.Builder builder = JdbcLockManager.builder(nonTransactional(dataSource));
         innermostFirst(decorators).forEach(d -> builder.decoratedBy(d::decorate));
-        return builder
-                .dialect(dialect)
+        return builder.dialect(dialect)
                 .table(offline.getTable())
                 .defaultExpiry(offline.getDefaultExpiry())
                 .maxExpiry(offline.getMaxExpiry())
@@ -167,15 +177,18 @@ public class HoldfastAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    LeaseService holdfastLeaseService(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                      ObjectProvider<GrantListener> grantListener, ObjectProvider<ConnectionPool> pool,
-                                      ObjectProvider<LeasesDecorator> decorators) {
+    LeaseService holdfastLeaseService(
+            DataSource dataSource,
+            Dialect dialect,
+            HoldfastProperties properties,
+            ObjectProvider<GrantListener> grantListener,
+            ObjectProvider<ConnectionPool> pool,
+            ObjectProvider<LeasesDecorator> decorators) {
         LeaseService.Builder builder = LeaseService.builder(nonTransactional(dataSource));
         grantListener.ifUnique(builder::onGrant);
         pool.ifUnique(builder::connectionPool);
         innermostFirst(decorators).forEach(d -> builder.decoratedBy(d::decorate));
-        return builder
-                .dialect(dialect)
+        return builder.dialect(dialect)
                 .table(properties.getLease().getTable())
                 .durability(properties.getLease().getDurability())
                 .cohortHandOffs(properties.getLease().getCohortHandOffs())

@@ -39,13 +39,13 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
      * @param mode       when to create the tables
      * @param names      the table name for each table to create
      */
-    public HoldfastDataSourceScriptDatabaseInitializer(DataSource dataSource, Dialect dialect,
-                                                       DatabaseInitializationMode mode,
-                                                       Map<HoldfastTable, String> names) {
+    public HoldfastDataSourceScriptDatabaseInitializer(
+            DataSource dataSource, Dialect dialect, DatabaseInitializationMode mode, Map<HoldfastTable, String> names) {
         super(Arguments.notNull(dataSource, "dataSource"), settings(dialect, mode, names));
         this.installer = new SchemaInstaller(dataSource, dialect);
         this.names = Map.copyOf(names);
-        this.names.forEach((table, name) -> SchemaInstaller.script(dialect, table, name)); // a bad name fails at startup
+        this.names.forEach(
+                (table, name) -> SchemaInstaller.script(dialect, table, name)); // a bad name fails at startup
     }
 
     /** Runs the scripts Boot resolved (those of this dialect that exist) through the installer, in one go. */
@@ -69,8 +69,8 @@ public class HoldfastDataSourceScriptDatabaseInitializer extends DataSourceScrip
         }
     }
 
-    private static DatabaseInitializationSettings settings(Dialect dialect, DatabaseInitializationMode mode,
-                                                           Map<HoldfastTable, String> names) {
+    private static DatabaseInitializationSettings settings(
+            Dialect dialect, DatabaseInitializationMode mode, Map<HoldfastTable, String> names) {
         Arguments.notNull(dialect, "dialect");
         Arguments.notNull(mode, "mode");
         Arguments.notNull(names, "names");

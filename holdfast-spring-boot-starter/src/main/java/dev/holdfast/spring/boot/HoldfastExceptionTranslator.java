@@ -4,12 +4,11 @@ import dev.holdfast.DatabaseException;
 import dev.holdfast.lease.LeaseLostException;
 import dev.holdfast.lease.LeaseNotHeldException;
 import dev.holdfast.lease.LeaseTimeoutException;
-import dev.holdfast.pessimistic.offline.AlreadyLockedException;
-import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
-import dev.holdfast.optimistic.VersionConflictException;
-
+import dev.holdfast.pessimistic.offline.AlreadyLockedException;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
@@ -93,7 +92,8 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
             }
             // Holdfast's statements are its own, tested SQL: a failure without an SQLState comes from the
             // driver or the pool (closed, out of reach), not from the statement
-            return sql.getSQLState() == null ? new DataAccessResourceFailureException(e.getMessage(), e)
+            return sql.getSQLState() == null
+                    ? new DataAccessResourceFailureException(e.getMessage(), e)
                     : new UncategorizedSQLException("Holdfast: " + e.getMessage(), null, sql);
         }
         return null;
@@ -105,7 +105,9 @@ public class HoldfastExceptionTranslator implements PersistenceExceptionTranslat
      */
     private static DataAccessException withCause(DataAccessException translated, DatabaseException holdfast) {
         try {
-            return translated.getClass().getConstructor(String.class, Throwable.class)
+            return translated
+                    .getClass()
+                    .getConstructor(String.class, Throwable.class)
                     .newInstance(translated.getMessage(), holdfast);
         } catch (ReflectiveOperationException | RuntimeException noSuchConstructor) {
             return translated;

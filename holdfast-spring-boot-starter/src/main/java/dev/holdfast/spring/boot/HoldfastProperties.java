@@ -1,11 +1,11 @@
 package dev.holdfast.spring.boot;
 
-import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.jdbc.CommitDurability;
+import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.Batching;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 import java.time.Duration;
 

@@ -24,7 +24,8 @@ final class Observers implements PessimisticLocks.Observer {
     }
 
     @Override
-    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+    public void lockEnded(
+            RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
         for (PessimisticLocks.Observer o : observers) {
             try {
                 o.lockEnded(row, wait, waited, locked, failure);

@@ -4,7 +4,6 @@ import dev.holdfast.internal.Invariants;
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import org.springframework.dao.CannotAcquireLockException;
 
-
 /**
  * Spring's view of {@link AlreadyLockedException}: someone else holds the offline lock. A
  * {@link CannotAcquireLockException}, so a {@code PessimisticLockingFailureException}; the Holdfast

@@ -4,7 +4,6 @@ import dev.holdfast.internal.Invariants;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import org.springframework.dao.PessimisticLockingFailureException;
 
-
 /**
  * Spring's view of {@link LockNotHeldException} and its subtypes: the presented lock id authorizes nothing
  * (expired, released, broken, forged, or another resource's or owner's). The Holdfast exception is

@@ -4,7 +4,6 @@ import dev.holdfast.internal.Invariants;
 import dev.holdfast.optimistic.VersionConflictException;
 import org.springframework.dao.OptimisticLockingFailureException;
 
-
 /**
  * Spring's view of {@link VersionConflictException}: a versioned write or check found that someone
  * changed or deleted the row since the caller read it; nothing was written. Code that catches

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class HoldfastAutoConfigurationTest {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class));
 
     private static DataSource h2() {
         JdbcDataSource ds = new JdbcDataSource();
@@ -55,19 +55,26 @@ class HoldfastAutoConfigurationTest {
 
     @Test
     void lockTimeoutsNameTheirBlockersUnlessSwitchedOff() {
-        runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::h2).run(context ->
-                assertThat(context.getBean(PessimisticLocks.class).namesBlockers()).isTrue());
+        runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::h2)
+                .run(context -> assertThat(
+                                context.getBean(PessimisticLocks.class).namesBlockers())
+                        .isTrue());
         runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::h2)
                 .withPropertyValues("holdfast.pessimistic.name-blockers=false")
-                .run(context -> assertThat(context.getBean(PessimisticLocks.class).namesBlockers()).isFalse());
+                .run(context -> assertThat(
+                                context.getBean(PessimisticLocks.class).namesBlockers())
+                        .isFalse());
     }
 
     @Test
     void worksAfterBootsOwnDataSourceAutoConfiguration() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, HoldfastAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(DataSourceAutoConfiguration.class, HoldfastAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=jdbc:h2:mem:boot-" + UUID.randomUUID())
-                .run(context -> assertThat(context.getBean(PessimisticLocks.class).dialect()).isEqualTo(Dialect.H2));
+                .run(context -> assertThat(
+                                context.getBean(PessimisticLocks.class).dialect())
+                        .isEqualTo(Dialect.H2));
     }
 
     @Test
@@ -77,7 +84,8 @@ class HoldfastAutoConfigurationTest {
                 .withPropertyValues("holdfast.dialect=postgresql", "holdfast.jdbc.initialize-schema=never")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(PessimisticLocks.class).dialect()).isEqualTo(Dialect.POSTGRESQL);
+                    assertThat(context.getBean(PessimisticLocks.class).dialect())
+                            .isEqualTo(Dialect.POSTGRESQL);
                 });
     }
 
@@ -85,8 +93,11 @@ class HoldfastAutoConfigurationTest {
     void anUnknownDialectFailsTheStartClearly() {
         runner.withBean(DataSource.class, HoldfastAutoConfigurationTest::unreachable)
                 .withPropertyValues("holdfast.dialect=oracle")
-                .run(context -> assertThat(context).hasFailed().getFailure()
-                        .hasStackTraceContaining("holdfast.dialect").hasStackTraceContaining("oracle"));
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .hasStackTraceContaining("holdfast.dialect")
+                        .hasStackTraceContaining("oracle"));
     }
 
     @Test
@@ -121,8 +132,11 @@ class HoldfastAutoConfigurationTest {
         try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             assertThat(in).isNotNull();
             String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(json).contains("\"holdfast.dialect\"").contains("\"holdfast.enabled\"")
-                    .contains("detects it from the").contains("\"holdfast.pessimistic.name-blockers\"");
+            assertThat(json)
+                    .contains("\"holdfast.dialect\"")
+                    .contains("\"holdfast.enabled\"")
+                    .contains("detects it from the")
+                    .contains("\"holdfast.pessimistic.name-blockers\"");
         }
     }
 }

@@ -1,9 +1,9 @@
 package dev.holdfast.spring.boot;
 
 import dev.holdfast.DatabaseException;
-import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.Blocker;
 import dev.holdfast.pessimistic.Blockers;
+import dev.holdfast.pessimistic.DeadlockException;
 import dev.holdfast.pessimistic.LockTimeoutException;
 import dev.holdfast.pessimistic.LockWait;
 import dev.holdfast.pessimistic.PessimisticLocks;
@@ -66,11 +66,14 @@ class HoldfastExceptionTranslatorTest {
         Connection waiter = begin(db.dataSource());
         try {
             locks.forUpdate(holder, RowRef.of(table, 1L), LockWait.noWait());
-            Throwable failure = catchThrowable(() -> locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.atMost(Duration.ofMillis(200))));
+            Throwable failure = catchThrowable(
+                    () -> locks.forUpdate(waiter, RowRef.of(table, 1L), LockWait.atMost(Duration.ofMillis(200))));
             assertThat(failure).isInstanceOf(LockTimeoutException.class);
 
             DataAccessException translated = translator.translateExceptionIfPossible((RuntimeException) failure);
-            assertThat(translated).isInstanceOf(CannotAcquireLockException.class).hasCause(failure)
+            assertThat(translated)
+                    .isInstanceOf(CannotAcquireLockException.class)
+                    .hasCause(failure)
                     .hasMessage(failure.getMessage());
             assertThat(((RowLockTimeoutException) translated).blockers())
                     .isSameAs(((LockTimeoutException) failure).blockers());
@@ -89,19 +92,24 @@ class HoldfastExceptionTranslatorTest {
         try {
             Future<RuntimeException> a = threads.submit(() -> lockTwo(db, locks, table, 1L, 2L, bothHoldOne));
             Future<RuntimeException> b = threads.submit(() -> lockTwo(db, locks, table, 2L, 1L, bothHoldOne));
-            List<RuntimeException> failures = java.util.stream.Stream.of(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS))
-                    .filter(java.util.Objects::nonNull).toList();
+            List<RuntimeException> failures = java.util.stream.Stream.of(
+                            a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS))
+                    .filter(java.util.Objects::nonNull)
+                    .toList();
             assertThat(failures).hasSize(1).first().isInstanceOf(DeadlockException.class);
 
             DataAccessException translated = translator.translateExceptionIfPossible(failures.get(0));
-            assertThat(translated).isExactlyInstanceOf(PessimisticLockingFailureException.class).hasCause(failures.get(0));
+            assertThat(translated)
+                    .isExactlyInstanceOf(PessimisticLockingFailureException.class)
+                    .hasCause(failures.get(0));
         } finally {
             threads.shutdownNow();
         }
     }
 
-    private static RuntimeException lockTwo(TestDatabase db, PessimisticLocks locks, String table, long first, long second,
-                                            CyclicBarrier barrier) throws Exception {
+    private static RuntimeException lockTwo(
+            TestDatabase db, PessimisticLocks locks, String table, long first, long second, CyclicBarrier barrier)
+            throws Exception {
         Connection c = begin(db.dataSource());
         try {
             LockWait wait = LockWait.atMost(Duration.ofSeconds(20));
@@ -124,47 +132,58 @@ class HoldfastExceptionTranslatorTest {
         db.dropAfterTest(table + "_queue");
         new dev.holdfast.jdbc.SchemaInstaller(db.dataSource()).install(dev.holdfast.jdbc.HoldfastTable.LEASES, table);
         HoldfastExceptionTranslator translator = new HoldfastExceptionTranslator();
-        try (dev.holdfast.lease.LeaseService leases = dev.holdfast.lease.LeaseService.builder(db.dataSource()).table(table).build()) {
-            dev.holdfast.lease.Lease held = leases.tryAcquire("job", "a", java.time.Duration.ofSeconds(30)).orElseThrow();
+        try (dev.holdfast.lease.LeaseService leases = dev.holdfast.lease.LeaseService.builder(db.dataSource())
+                .table(table)
+                .build()) {
+            dev.holdfast.lease.Lease held = leases.tryAcquire("job", "a", java.time.Duration.ofSeconds(30))
+                    .orElseThrow();
 
             RuntimeException timeout = org.assertj.core.api.Assertions.catchThrowableOfType(
                     dev.holdfast.lease.LeaseTimeoutException.class,
                     () -> leases.acquire("job", "b", java.time.Duration.ofSeconds(30), java.time.Duration.ZERO));
-            assertThat(translator.translate(timeout)).isExactlyInstanceOf(org.springframework.dao.CannotAcquireLockException.class)
+            assertThat(translator.translate(timeout))
+                    .isExactlyInstanceOf(org.springframework.dao.CannotAcquireLockException.class)
                     .hasCause(timeout);
 
             leases.release(held);
             RuntimeException notHeld = org.assertj.core.api.Assertions.catchThrowableOfType(
                     dev.holdfast.lease.LeaseNotHeldException.class, () -> leases.release(held));
             assertThat(translator.translate(notHeld))
-                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(notHeld);
+                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class)
+                    .hasCause(notHeld);
 
-            dev.holdfast.lease.Lease brief = leases.tryAcquire("brief", "a", java.time.Duration.ofMillis(50)).orElseThrow();
+            dev.holdfast.lease.Lease brief = leases.tryAcquire("brief", "a", java.time.Duration.ofMillis(50))
+                    .orElseThrow();
             Thread.sleep(200); // the 50 ms TTL runs out
             RuntimeException expired = org.assertj.core.api.Assertions.catchThrowableOfType(
                     dev.holdfast.lease.LeaseExpiredException.class, () -> leases.release(brief));
             assertThat(translator.translate(expired))
-                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(expired);
+                    .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class)
+                    .hasCause(expired);
 
-            dev.holdfast.lease.Lease guarded = leases.tryAcquire("guarded", "a", java.time.Duration.ofSeconds(30)).orElseThrow();
+            dev.holdfast.lease.Lease guarded = leases.tryAcquire("guarded", "a", java.time.Duration.ofSeconds(30))
+                    .orElseThrow();
             java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor();
             try {
                 RuntimeException lost = worker.submit(() -> {
-                    dev.holdfast.lease.LeaseGuard guard = leases.keepAlive(guarded, java.time.Duration.ofSeconds(3), null);
-                    leases.forceRelease("guarded");
-                    try {
-                        Thread.sleep(30_000);   // interrupted once a renewal finds the lease gone
-                    } catch (InterruptedException expected) {
-                        // the guard saw the loss
-                    }
-                    RuntimeException seen = org.assertj.core.api.Assertions.catchThrowableOfType(
-                            dev.holdfast.lease.LeaseLostException.class, guard::checkValid);
-                    guard.close();
-                    return seen;
-                }).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                            dev.holdfast.lease.LeaseGuard guard =
+                                    leases.keepAlive(guarded, java.time.Duration.ofSeconds(3), null);
+                            leases.forceRelease("guarded");
+                            try {
+                                Thread.sleep(30_000); // interrupted once a renewal finds the lease gone
+                            } catch (InterruptedException expected) {
+                                // the guard saw the loss
+                            }
+                            RuntimeException seen = org.assertj.core.api.Assertions.catchThrowableOfType(
+                                    dev.holdfast.lease.LeaseLostException.class, guard::checkValid);
+                            guard.close();
+                            return seen;
+                        })
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS);
                 assertThat(lost).isNotNull();
                 assertThat(translator.translate(lost))
-                        .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class).hasCause(lost);
+                        .isExactlyInstanceOf(org.springframework.dao.PessimisticLockingFailureException.class)
+                        .hasCause(lost);
             } finally {
                 worker.shutdownNow();
             }
@@ -176,8 +195,8 @@ class HoldfastExceptionTranslatorTest {
         PessimisticLocks locks = PessimisticLocks.of(db.dataSource());
         Connection c = begin(db.dataSource());
         try {
-            Throwable failure = catchThrowable(() -> locks.forUpdate(c,
-                    RowRef.of(db.newTableName("missing"), 1L), LockWait.noWait()));
+            Throwable failure = catchThrowable(
+                    () -> locks.forUpdate(c, RowRef.of(db.newTableName("missing"), 1L), LockWait.noWait()));
             assertThat(failure).isInstanceOf(DatabaseException.class);
 
             DataAccessException translated = translator.translateExceptionIfPossible((RuntimeException) failure);
@@ -204,13 +223,16 @@ class HoldfastExceptionTranslatorTest {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     // Wrapped, so closing the context does not close the shared test pool.
-                    .withBean(DataSource.class, () -> new org.springframework.jdbc.datasource.DelegatingDataSource(db.dataSource()))
+                    .withBean(
+                            DataSource.class,
+                            () -> new org.springframework.jdbc.datasource.DelegatingDataSource(db.dataSource()))
                     .withBean(PersistenceExceptionTranslationPostProcessor.class)
                     .withBean(OrderLocks.class)
                     .run(context -> {
                         OrderLocks repository = context.getBean(OrderLocks.class);
                         Throwable failure = catchThrowable(() -> repository.lockNow(table, 2L));
-                        assertThat(failure).isInstanceOf(CannotAcquireLockException.class)
+                        assertThat(failure)
+                                .isInstanceOf(CannotAcquireLockException.class)
                                 .hasCauseInstanceOf(LockTimeoutException.class);
                     });
         } finally {
@@ -228,17 +250,23 @@ class HoldfastExceptionTranslatorTest {
             String holderId = sessionId(db, holder);
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
-                    .withBean(DataSource.class, () -> new org.springframework.jdbc.datasource.DelegatingDataSource(db.dataSource()))
+                    .withBean(
+                            DataSource.class,
+                            () -> new org.springframework.jdbc.datasource.DelegatingDataSource(db.dataSource()))
                     .withBean(PersistenceExceptionTranslationPostProcessor.class)
                     .withBean(OrderLocks.class)
                     .run(context -> {
                         OrderLocks repository = context.getBean(OrderLocks.class);
-                        Throwable failure = catchThrowable(() -> repository.lockWithin(table, 2L, Duration.ofSeconds(1)));
-                        assertThat(failure).isInstanceOf(RowLockTimeoutException.class)
+                        Throwable failure =
+                                catchThrowable(() -> repository.lockWithin(table, 2L, Duration.ofSeconds(1)));
+                        assertThat(failure)
+                                .isInstanceOf(RowLockTimeoutException.class)
                                 .hasMessageContaining("blocked by session " + holderId);
                         Blockers blockers = ((RowLockTimeoutException) failure).blockers();
                         assertThat(blockers.known()).as(blockers.toString()).isTrue();
-                        assertThat(blockers.sessions()).extracting(Blocker::sessionId).containsExactly(holderId);
+                        assertThat(blockers.sessions())
+                                .extracting(Blocker::sessionId)
+                                .containsExactly(holderId);
                     });
         } finally {
             end(holder);
@@ -251,7 +279,8 @@ class HoldfastExceptionTranslatorTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case H2 -> "SELECT SESSION_ID()";
         };
-        try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+        try (java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

@@ -36,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InjectedBeanInstrumentationTest {
 
     private static double counted(MeterRegistry registry, String name) {
-        return registry.find(name).counters().stream().mapToDouble(Counter::count).sum();
+        return registry.find(name).counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
     }
 
     private static long observed(MeterRegistry registry, String name) {
@@ -50,34 +52,65 @@ class InjectedBeanInstrumentationTest {
         String locksTable = db.newTableName("hf_inj_locks");
         try (HikariDataSource pool = db.newPool(4)) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class,
-                            HoldfastMetricsAutoConfiguration.class, HoldfastObservationAutoConfiguration.class,
-                            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                    .withConfiguration(AutoConfigurations.of(
+                            HoldfastAutoConfiguration.class,
+                            HoldfastMetricsAutoConfiguration.class,
+                            HoldfastObservationAutoConfiguration.class,
+                            MetricsAutoConfiguration.class,
+                            SimpleMetricsExportAutoConfiguration.class,
                             ObservationAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
-                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
+                    .withPropertyValues(
+                            "holdfast.jdbc.initialize-schema=always",
+                            "holdfast.offline.table=" + locksTable,
                             "holdfast.lease.table=" + leasesTable)
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         MeterRegistry registry = context.getBean(MeterRegistry.class);
 
-                        callOnce(context, LeaseService.class, registry, "holdfast.lease.acquisitions", "holdfast.lease.acquire",
-                                leases -> assertThat(leases.tryAcquire("by-service", "server-1", Duration.ofMinutes(1))).isPresent());
-                        callOnce(context, Leases.class, registry, "holdfast.lease.acquisitions", "holdfast.lease.acquire",
-                                leases -> assertThat(leases.tryAcquire("by-interface", "server-1", Duration.ofMinutes(1))).isPresent());
-                        callOnce(context, JdbcLockManager.class, registry, "holdfast.offline.lock.acquisitions",
-                                "holdfast.offline.lock", locks -> locks.tryLock("order", "1", "kim"));
-                        callOnce(context, LockManager.class, registry, "holdfast.offline.lock.acquisitions",
-                                "holdfast.offline.lock", locks -> locks.tryLock("order", "2", "kim"));
+                        callOnce(
+                                context,
+                                LeaseService.class,
+                                registry,
+                                "holdfast.lease.acquisitions",
+                                "holdfast.lease.acquire",
+                                leases -> assertThat(leases.tryAcquire("by-service", "server-1", Duration.ofMinutes(1)))
+                                        .isPresent());
+                        callOnce(
+                                context,
+                                Leases.class,
+                                registry,
+                                "holdfast.lease.acquisitions",
+                                "holdfast.lease.acquire",
+                                leases -> assertThat(
+                                                leases.tryAcquire("by-interface", "server-1", Duration.ofMinutes(1)))
+                                        .isPresent());
+                        callOnce(
+                                context,
+                                JdbcLockManager.class,
+                                registry,
+                                "holdfast.offline.lock.acquisitions",
+                                "holdfast.offline.lock",
+                                locks -> locks.tryLock("order", "1", "kim"));
+                        callOnce(
+                                context,
+                                LockManager.class,
+                                registry,
+                                "holdfast.offline.lock.acquisitions",
+                                "holdfast.offline.lock",
+                                locks -> locks.tryLock("order", "2", "kim"));
 
                         PessimisticLocks rowLocks = context.getBean(PessimisticLocks.class);
                         long before = observed(registry, "holdfast.pessimistic.lock");
                         try (Connection c = pool.getConnection()) {
                             c.setAutoCommit(false);
-                            assertThat(rowLocks.forUpdate(c, leasesTable, "name", "by-service", Duration.ofSeconds(5))).isTrue();
+                            assertThat(rowLocks.forUpdate(c, leasesTable, "name", "by-service", Duration.ofSeconds(5)))
+                                    .isTrue();
                             c.rollback();
                         }
-                        assertThat(observed(registry, "holdfast.pessimistic.lock") - before).as("PessimisticLocks observed").isEqualTo(1);
+                        assertThat(observed(registry, "holdfast.pessimistic.lock") - before)
+                                .as("PessimisticLocks observed")
+                                .isEqualTo(1);
 
                         assertThat(context.getBean(Leases.class)).isSameAs(context.getBean(LeaseService.class));
                         assertThat(context.getBean(LockManager.class)).isSameAs(context.getBean(JdbcLockManager.class));
@@ -85,12 +118,21 @@ class InjectedBeanInstrumentationTest {
         }
     }
 
-    private static <T> void callOnce(ApplicationContext context, Class<T> type, MeterRegistry registry, String counter,
-                                     String observation, Consumer<T> call) {
+    private static <T> void callOnce(
+            ApplicationContext context,
+            Class<T> type,
+            MeterRegistry registry,
+            String counter,
+            String observation,
+            Consumer<T> call) {
         double counted = counted(registry, counter);
         long observed = observed(registry, observation);
         call.accept(context.getBean(type));
-        assertThat(counted(registry, counter) - counted).as(type.getSimpleName() + " metered").isEqualTo(1);
-        assertThat(observed(registry, observation) - observed).as(type.getSimpleName() + " observed").isEqualTo(1);
+        assertThat(counted(registry, counter) - counted)
+                .as(type.getSimpleName() + " metered")
+                .isEqualTo(1);
+        assertThat(observed(registry, observation) - observed)
+                .as(type.getSimpleName() + " observed")
+                .isEqualTo(1);
     }
 }

@@ -54,15 +54,20 @@ class LeaseLoggingTest {
     /** What the appender holds now, as "LEVEL message" (it is appended to from other threads). */
     private List<String> lines() {
         synchronized (appender) {
-            return appender.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+            return appender.list.stream()
+                    .map(e -> e.getLevel() + " " + e.getFormattedMessage())
+                    .toList();
         }
     }
 
     private static ApplicationContextRunner runner(TestDatabase db, String table) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
-                .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource()))  // the shared pool stays open
-                .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + table,
+                .withBean(
+                        DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the shared pool stays open
+                .withPropertyValues(
+                        "holdfast.jdbc.initialize-schema=always",
+                        "holdfast.lease.table=" + table,
                         "holdfast.offline.table=" + db.newTableName("hf_log_locks"));
     }
 
@@ -77,15 +82,18 @@ class LeaseLoggingTest {
     void acquisitionsRefusalsAndReleasesAreLoggedAtDebug(TestDatabase db) {
         runner(db, table(db)).run(context -> {
             LeaseService leases = context.getBean(LeaseService.class);
-            Lease lease = leases.tryAcquire("nightly-report", "server-7", Duration.ofMinutes(1)).orElseThrow();
-            assertThat(leases.tryAcquire("nightly-report", "server-8", Duration.ofMinutes(1))).isEmpty();
+            Lease lease = leases.tryAcquire("nightly-report", "server-7", Duration.ofMinutes(1))
+                    .orElseThrow();
+            assertThat(leases.tryAcquire("nightly-report", "server-8", Duration.ofMinutes(1)))
+                    .isEmpty();
             leases.release(lease);
 
-            assertThat(lines()).contains(
-                    "DEBUG Lease 'nightly-report' acquired by 'server-7' (token " + lease.token() + ", until "
-                            + lease.expiresAt() + ")",
-                    "DEBUG Lease 'nightly-report' refused to 'server-8': live under another owner",
-                    "DEBUG Lease 'nightly-report' released by 'server-7' (token " + lease.token() + ")");
+            assertThat(lines())
+                    .contains(
+                            "DEBUG Lease 'nightly-report' acquired by 'server-7' (token " + lease.token() + ", until "
+                                    + lease.expiresAt() + ")",
+                            "DEBUG Lease 'nightly-report' refused to 'server-8': live under another owner",
+                            "DEBUG Lease 'nightly-report' released by 'server-7' (token " + lease.token() + ")");
         });
     }
 
@@ -93,13 +101,14 @@ class LeaseLoggingTest {
     void aLostLeaseIsLoggedAtWarnWithNameOwnerTokenAndWhy(TestDatabase db) {
         runner(db, table(db)).run(context -> {
             LeaseService leases = context.getBean(LeaseService.class);
-            Lease lease = leases.tryAcquire("nightly-report", "server-7", Duration.ofSeconds(3)).orElseThrow();
+            Lease lease = leases.tryAcquire("nightly-report", "server-7", Duration.ofSeconds(3))
+                    .orElseThrow();
             CountDownLatch started = new CountDownLatch(1);
             // the guard interrupts its worker when the lease is lost: a worker of its own, not the test's thread
             CompletableFuture<Void> worker = CompletableFuture.runAsync(() -> {
                 try (LeaseGuard guard = leases.keepAlive(lease, Duration.ofSeconds(3), null)) {
                     started.countDown();
-                    new CountDownLatch(1).await();   // works until interrupted by the loss
+                    new CountDownLatch(1).await(); // works until interrupted by the loss
                 } catch (InterruptedException | LeaseLostException expected) {
                     Thread.currentThread().interrupt();
                 }
@@ -108,9 +117,13 @@ class LeaseLoggingTest {
             assertThat(leases.forceRelease("nightly-report", "ops-kim")).isTrue();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> lines().stream().anyMatch(l -> l.startsWith("WARN")));
-            assertThat(lines()).filteredOn(l -> l.startsWith("WARN")).singleElement().satisfies(line -> assertThat(line)
-                    .contains("Lease 'nightly-report' of 'server-7' (token " + lease.token() + ")")
-                    .contains("broken").contains("ops-kim"));
+            assertThat(lines())
+                    .filteredOn(l -> l.startsWith("WARN"))
+                    .singleElement()
+                    .satisfies(line -> assertThat(line)
+                            .contains("Lease 'nightly-report' of 'server-7' (token " + lease.token() + ")")
+                            .contains("broken")
+                            .contains("ops-kim"));
             worker.join();
         });
     }

@@ -58,7 +58,9 @@ class LeaseWakeUpConnectionsTest {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
-                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.lease.table=" + leases,
+                    .withPropertyValues(
+                            "holdfast.jdbc.initialize-schema=always",
+                            "holdfast.lease.table=" + leases,
                             "holdfast.offline.table=" + db.newTableName("hf_sb_wake_locks"))
                     .run(context -> {
                         assertThat(context).hasNotFailed();
@@ -68,20 +70,27 @@ class LeaseWakeUpConnectionsTest {
                             handOffs(service, 4, 15);
                             long atLeast = 2L * burst;
                             // a second without waiting calls, and the service retires its two connections
-                            await("the wake-up connections retired").atMost(AT_MOST).pollInterval(Duration.ofMillis(20))
+                            await("the wake-up connections retired")
+                                    .atMost(AT_MOST)
+                                    .pollInterval(Duration.ofMillis(20))
                                     .until(() -> !probe(service).wakeUpWatching()
                                             && probe(service).wakeUpConnectionsRetired() >= atLeast);
                         }
                         retired.set(probe(service).wakeUpConnectionsRetired());
                     });
-            await("the pool closed each retired connection").atMost(AT_MOST).pollInterval(Duration.ofMillis(20))
+            await("the pool closed each retired connection")
+                    .atMost(AT_MOST)
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> closed(events, "") >= retired.get());
         } finally {
             hikariLog.detachAppender(events);
             hikariLog.setLevel(level);
         }
-        assertThat(events.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).map(ILoggingEvent::getFormattedMessage))
-                .as("HikariCP's warnings").isEmpty();
+        assertThat(events.list.stream()
+                        .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                        .map(ILoggingEvent::getFormattedMessage))
+                .as("HikariCP's warnings")
+                .isEmpty();
         assertThat(retired.get()).as("wake-up connections retired").isGreaterThanOrEqualTo(6);
         assertThat(closed(events, EVICTED)).as("closed by the pool as evicted").isEqualTo(retired.get());
     }
@@ -92,7 +101,9 @@ class LeaseWakeUpConnectionsTest {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                 .withClassLoader(new FilteredClassLoader(HikariDataSource.class))
-                .withBean(DataSource.class, () -> new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:hf_no_hikari"))
+                .withBean(
+                        DataSource.class,
+                        () -> new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:hf_no_hikari"))
                 .withPropertyValues("holdfast.jdbc.initialize-schema=always")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LeaseService.class);
@@ -103,14 +114,15 @@ class LeaseWakeUpConnectionsTest {
     /** A data source that is no HikariCP pool, nor wraps one, gets the aborting default. */
     @Test
     void aDataSourceThatIsNoHikariPoolIsAborting() {
-        assertThat(HikariConnectionPool.of(new SimpleDriverDataSource()))
-                .isSameAs(ConnectionPool.ABORTING);
+        assertThat(HikariConnectionPool.of(new SimpleDriverDataSource())).isSameAs(ConnectionPool.ABORTING);
     }
 
     /** How many connections the pool said it closed, for a reason that contains {@code reason}. */
     private static long closed(ListAppender<ILoggingEvent> events, String reason) {
-        return events.list.stream().map(ILoggingEvent::getFormattedMessage)
-                .filter(m -> m.contains(" - Closing connection ") && m.contains(reason)).count();
+        return events.list.stream()
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.contains(" - Closing connection ") && m.contains(reason))
+                .count();
     }
 
     /** {@code threads} threads acquire and release one name {@code each} times, each holding it 1 ms. */
@@ -120,18 +132,20 @@ class LeaseWakeUpConnectionsTest {
             List<CompletableFuture<Void>> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String owner = "w" + t;
-                workers.add(CompletableFuture.runAsync(() -> {
-                    for (int n = 0; n < each; n++) {
-                        try {
-                            Lease lease = leases.acquire("job", owner, LONG, LONG);
-                            Thread.sleep(1);
-                            leases.release(lease);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, pool));
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int n = 0; n < each; n++) {
+                                try {
+                                    Lease lease = leases.acquire("job", owner, LONG, LONG);
+                                    Thread.sleep(1);
+                                    leases.release(lease);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    throw new IllegalStateException(e);
+                                }
+                            }
+                        },
+                        pool));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
         } finally {

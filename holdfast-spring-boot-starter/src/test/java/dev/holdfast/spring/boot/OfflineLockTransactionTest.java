@@ -83,7 +83,9 @@ class OfflineLockTransactionTest {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
-                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
+                    .withPropertyValues(
+                            "holdfast.jdbc.initialize-schema=always",
+                            "holdfast.offline.table=" + locksTable,
                             "holdfast.offline.owner-binding=true")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
@@ -117,34 +119,43 @@ class OfflineLockTransactionTest {
                     .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                     .withUserConfiguration(App.class)
                     .withBean(DataSource.class, () -> appDataSource)
-                    .withPropertyValues("holdfast.jdbc.initialize-schema=always", "holdfast.offline.table=" + locksTable,
+                    .withPropertyValues(
+                            "holdfast.jdbc.initialize-schema=always",
+                            "holdfast.offline.table=" + locksTable,
                             "test.work-table=" + workTable)
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         JdbcLockManager store = context.getBean(JdbcLockManager.class);
-                        assertThat(store.ownerBinding()).as("off by default, as in the builder").isFalse();
+                        assertThat(store.ownerBinding())
+                                .as("off by default, as in the builder")
+                                .isFalse();
                         assertThat(store.table()).isEqualTo(locksTable);
                         Work work = context.getBean(Work.class);
                         LockManager locks = context.getBean(LockManager.class);
 
                         // A lock taken inside a transaction that rolls back stays taken, and still authorizes.
                         AtomicReference<LockId> taken = new AtomicReference<>();
-                        assertThatThrownBy(() -> work.lockThenFail("A-1", taken)).isInstanceOf(IllegalStateException.class);
+                        assertThatThrownBy(() -> work.lockThenFail("A-1", taken))
+                                .isInstanceOf(IllegalStateException.class);
                         assertThat(taken.get()).isNotNull();
                         Optional<HeldLock> holder = store.holder("purchase_order", "A-1");
                         assertThat(holder).map(HeldLock::owner).contains("kim");
                         locks.checkLock(taken.get(), "purchase_order", "A-1", "kim");
                         // ... and the transaction's own work was rolled back, not committed early by the lock call.
-                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + workTable)).isZero();
+                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + workTable))
+                                .isZero();
 
                         // A release inside a transaction that rolls back stays released.
-                        assertThatThrownBy(() -> work.releaseThenFail("A-2", taken.get())).isInstanceOf(IllegalStateException.class);
+                        assertThatThrownBy(() -> work.releaseThenFail("A-2", taken.get()))
+                                .isInstanceOf(IllegalStateException.class);
                         assertThat(store.holder("purchase_order", "A-1")).isEmpty();
-                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + workTable)).isZero();
+                        assertThat(db.queryLong("SELECT COUNT(*) FROM " + workTable))
+                                .isZero();
                         LockId next = locks.tryLock("purchase_order", "A-1", "bob");
                         locks.releaseLock(next, "bob");
 
-                        assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+                        assertThat(pool.getHikariPoolMXBean().getActiveConnections())
+                                .isZero();
                     });
         }
     }
@@ -159,12 +170,14 @@ class OfflineLockTransactionTest {
         String workTable = db.newTableName("hf_sb_work");
         db.execute("CREATE TABLE " + workTable + " (order_no VARCHAR(40) PRIMARY KEY, note VARCHAR(100))");
         try (HikariDataSource pool = db.newPool(4)) {
-            new dev.holdfast.jdbc.SchemaInstaller(pool).install(dev.holdfast.jdbc.HoldfastTable.OFFLINE_LOCKS, locksTable);
+            new dev.holdfast.jdbc.SchemaInstaller(pool)
+                    .install(dev.holdfast.jdbc.HoldfastTable.OFFLINE_LOCKS, locksTable);
             DataSource proxy = new TransactionAwareDataSourceProxy(pool);
             LockManager wrong = JdbcLockManager.builder(proxy).table(locksTable).build();
             Work work = new Work(proxy, wrong, workTable);
             org.springframework.transaction.support.TransactionTemplate tx =
-                    new org.springframework.transaction.support.TransactionTemplate(new DataSourceTransactionManager(pool));
+                    new org.springframework.transaction.support.TransactionTemplate(
+                            new DataSourceTransactionManager(pool));
             assertThatThrownBy(() -> tx.executeWithoutResult(s -> work.lockThenFail("B-1", new AtomicReference<>())))
                     .isInstanceOf(IllegalStateException.class);
             assertThat(db.queryLong("SELECT COUNT(*) FROM " + workTable)).isEqualTo(1);

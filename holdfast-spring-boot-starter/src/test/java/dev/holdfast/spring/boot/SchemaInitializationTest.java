@@ -72,7 +72,8 @@ class SchemaInitializationTest {
             assertThat(tableExists(ds, "holdfast_leases")).isTrue();
             LockManager locks = context.getBean(LockManager.class);
             locks.checkLock(context.getBean(LocksAtStartup.class).lockId, "order", "startup", "boot");
-            assertThat(context.getBean(LeaseService.class).tryAcquire("job", "a", Duration.ofMinutes(1))).isPresent();
+            assertThat(context.getBean(LeaseService.class).tryAcquire("job", "a", Duration.ofMinutes(1)))
+                    .isPresent();
         });
     }
 
@@ -89,11 +90,15 @@ class SchemaInitializationTest {
     @Test
     void aBadTableNameStopsTheStartAndCreatesNothing() throws Exception {
         JdbcDataSource ds = h2();
-        runner(ds).withPropertyValues("holdfast.offline.table=locks; DROP TABLE x").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("locks; DROP TABLE x");
-        });
+        runner(ds)
+                .withPropertyValues("holdfast.offline.table=locks; DROP TABLE x")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("locks; DROP TABLE x");
+                });
         assertThat(tableExists(ds, "holdfast_leases")).isFalse();
     }
 
@@ -111,8 +116,11 @@ class SchemaInitializationTest {
                     assertThat(tableExists(pool, leasesTable)).isFalse();
                 });
             }
-            runner(pool).withPropertyValues(names).withPropertyValues("holdfast.jdbc.initialize-schema=always")
-                    .withBean(LocksAtStartup.class).run(context -> {
+            runner(pool)
+                    .withPropertyValues(names)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always")
+                    .withBean(LocksAtStartup.class)
+                    .run(context -> {
                         assertThat(context).hasNotFailed();
                         assertThat(tableExists(pool, locksTable)).isTrue();
                         assertThat(tableExists(pool, leasesTable)).isTrue();
@@ -120,7 +128,9 @@ class SchemaInitializationTest {
                                 .isEqualTo(1);
                     });
             // a second start over existing tables: idempotent
-            runner(pool).withPropertyValues(names).withPropertyValues("holdfast.jdbc.initialize-schema=always")
+            runner(pool)
+                    .withPropertyValues(names)
+                    .withPropertyValues("holdfast.jdbc.initialize-schema=always")
                     .run(context -> assertThat(context).hasNotFailed());
         }
     }

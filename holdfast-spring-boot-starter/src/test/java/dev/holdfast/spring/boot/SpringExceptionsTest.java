@@ -41,8 +41,10 @@ class SpringExceptionsTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                 .withBean(DataSource.class, () -> pool)
-                .withPropertyValues("holdfast.jdbc.initialize-schema=always",
-                        "holdfast.offline.table=" + db.newTableName("hf_spring_ex_locks"), "holdfast.lease.table=" + leasesTable);
+                .withPropertyValues(
+                        "holdfast.jdbc.initialize-schema=always",
+                        "holdfast.offline.table=" + db.newTableName("hf_spring_ex_locks"),
+                        "holdfast.lease.table=" + leasesTable);
     }
 
     @DatabaseTest
@@ -57,15 +59,20 @@ class SpringExceptionsTest {
                 assertThat(context).hasNotFailed();
                 PessimisticLocks locks = context.getBean(PessimisticLocks.class);
                 RowRef row = RowRef.of(table, "id", 1L);
-                try (Connection holder = pool.getConnection(); Connection waiter = pool.getConnection()) {
+                try (Connection holder = pool.getConnection();
+                        Connection waiter = pool.getConnection()) {
                     holder.setAutoCommit(false);
                     waiter.setAutoCommit(false);
                     assertThat(locks.forUpdate(holder, row, LockWait.noWait())).isTrue();
                     assertThatThrownBy(() -> locks.forUpdate(waiter, row, LockWait.atMost(Duration.ofMillis(200))))
-                            .isInstanceOf(RowLockTimeoutException.class).isInstanceOf(CannotAcquireLockException.class)
-                            .cause().isInstanceOf(LockTimeoutException.class);
+                            .isInstanceOf(RowLockTimeoutException.class)
+                            .isInstanceOf(CannotAcquireLockException.class)
+                            .cause()
+                            .isInstanceOf(LockTimeoutException.class);
                     assertThatThrownBy(() -> locks.forUpdate(waiter, row, LockWait.noWait()))
-                            .isInstanceOf(CannotAcquireLockException.class).cause().isInstanceOf(LockTimeoutException.class);
+                            .isInstanceOf(CannotAcquireLockException.class)
+                            .cause()
+                            .isInstanceOf(LockTimeoutException.class);
                     waiter.rollback();
                     holder.rollback();
                 }
@@ -80,29 +87,40 @@ class SpringExceptionsTest {
         try (HikariDataSource pool = db.newPool(4)) {
             runner(pool, db, leasesTable).run(context -> {
                 assertThat(context).hasNotFailed();
-                for (LockManager locks : new LockManager[] {context.getBean(LockManager.class), context.getBean(JdbcLockManager.class)}) {
+                for (LockManager locks :
+                        new LockManager[] {context.getBean(LockManager.class), context.getBean(JdbcLockManager.class)
+                        }) {
                     String id = locks.getClass().getSimpleName() + System.identityHashCode(locks);
                     LockId held = locks.tryLock("purchase_order", id, "kim");
                     // conflict: another owner holds it
                     assertThatThrownBy(() -> locks.tryLock("purchase_order", id, "lee"))
-                            .isInstanceOf(OfflineLockHeldException.class).isInstanceOf(CannotAcquireLockException.class)
-                            .cause().isInstanceOf(AlreadyLockedException.class);
+                            .isInstanceOf(OfflineLockHeldException.class)
+                            .isInstanceOf(CannotAcquireLockException.class)
+                            .cause()
+                            .isInstanceOf(AlreadyLockedException.class);
                     locks.releaseLock(held, "kim");
                     // lost: the lock id authorizes nothing any more
                     assertThatThrownBy(() -> locks.checkLock(held, "purchase_order", id, "kim"))
-                            .isInstanceOf(OfflineLockLostException.class).isInstanceOf(PessimisticLockingFailureException.class)
-                            .cause().isInstanceOf(LockNotHeldException.class);
+                            .isInstanceOf(OfflineLockLostException.class)
+                            .isInstanceOf(PessimisticLockingFailureException.class)
+                            .cause()
+                            .isInstanceOf(LockNotHeldException.class);
                 }
 
                 LeaseService leases = context.getBean(LeaseService.class);
-                Lease lease = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)).orElseThrow();
+                Lease lease = leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1))
+                        .orElseThrow();
                 // a blocking acquire whose bound runs out
                 assertThatThrownBy(() -> leases.acquire("nightly", "server-2", Duration.ofMinutes(1), Duration.ZERO))
-                        .isInstanceOf(CannotAcquireLockException.class).cause().isInstanceOf(LeaseTimeoutException.class);
+                        .isInstanceOf(CannotAcquireLockException.class)
+                        .cause()
+                        .isInstanceOf(LeaseTimeoutException.class);
                 // a lost lease: broken by an operator, then released by its holder
                 assertThat(leases.forceRelease("nightly", "operator")).isTrue();
                 assertThatThrownBy(() -> leases.release(lease))
-                        .isInstanceOf(PessimisticLockingFailureException.class).cause().isInstanceOf(LeaseNotHeldException.class);
+                        .isInstanceOf(PessimisticLockingFailureException.class)
+                        .cause()
+                        .isInstanceOf(LeaseNotHeldException.class);
             });
         }
     }
@@ -118,9 +136,13 @@ class SpringExceptionsTest {
             LockManager locks = context.getBean(LockManager.class);
             pool.close(); // the database is out of reach: no connection comes from the pool
             assertThatThrownBy(() -> leases.tryAcquire("nightly", "server-1", Duration.ofMinutes(1)))
-                    .isInstanceOf(DataAccessResourceFailureException.class).cause().isInstanceOf(DatabaseException.class);
+                    .isInstanceOf(DataAccessResourceFailureException.class)
+                    .cause()
+                    .isInstanceOf(DatabaseException.class);
             assertThatThrownBy(() -> locks.tryLock("purchase_order", "A-1", "kim"))
-                    .isInstanceOf(DataAccessResourceFailureException.class).cause().isInstanceOf(DatabaseException.class);
+                    .isInstanceOf(DataAccessResourceFailureException.class)
+                    .cause()
+                    .isInstanceOf(DatabaseException.class);
         });
     }
 }

@@ -40,13 +40,16 @@ class TransactionalRowLocksTest {
     private ApplicationContextRunner runner(DataSource appDataSource, TestDatabase db) {
         String leasesTable = db.newTableName("hf_txrl_leases");
         db.dropAfterTest(leasesTable + "_queue");
-        PessimisticLocks.Observer observer = (row, wait, waited, locked, failure) -> observed.add(row.key() + ":" + locked);
+        PessimisticLocks.Observer observer =
+                (row, wait, waited, locked, failure) -> observed.add(row.key() + ":" + locked);
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
                 .withBean(DataSource.class, () -> appDataSource)
                 .withBean(PessimisticLocks.Observer.class, () -> observer)
-                .withPropertyValues("holdfast.jdbc.initialize-schema=always",
-                        "holdfast.offline.table=" + db.newTableName("hf_txrl_locks"), "holdfast.lease.table=" + leasesTable);
+                .withPropertyValues(
+                        "holdfast.jdbc.initialize-schema=always",
+                        "holdfast.offline.table=" + db.newTableName("hf_txrl_locks"),
+                        "holdfast.lease.table=" + leasesTable);
     }
 
     private static String ordersTable(TestDatabase db) throws Exception {
@@ -84,13 +87,18 @@ class TransactionalRowLocksTest {
                         assertThatThrownBy(() -> locks.forUpdate(other, row, LockWait.noWait()))
                                 .as("another connection while the transaction is open")
                                 .isInstanceOf(RowLockTimeoutException.class);
-                        assertThat(rowLocks.forUpdateAll(List.of(row, RowRef.of(table, "order_no", "missing")),
-                                LockWait.atMost(Duration.ofSeconds(2)))).containsExactly(row);
+                        assertThat(rowLocks.forUpdateAll(
+                                        List.of(row, RowRef.of(table, "order_no", "missing")),
+                                        LockWait.atMost(Duration.ofSeconds(2))))
+                                .containsExactly(row);
                     });
-                    assertThat(locks.forUpdate(other, row, LockWait.noWait())).as("after the commit").isTrue();
+                    assertThat(locks.forUpdate(other, row, LockWait.noWait()))
+                            .as("after the commit")
+                            .isTrue();
                     other.rollback();
                 }
-                assertThat(observed).as("through the auto-configured, observed PessimisticLocks")
+                assertThat(observed)
+                        .as("through the auto-configured, observed PessimisticLocks")
                         .containsExactly("A-1:true", "A-1:false", "A-1:true", "missing:false", "A-1:true");
                 assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
             });
@@ -112,15 +120,23 @@ class TransactionalRowLocksTest {
                     holder.setAutoCommit(false);
                     assertThat(locks.forUpdate(holder, row, LockWait.noWait())).isTrue();
                     assertThatThrownBy(() -> tx.executeWithoutResult(status -> {
-                        jdbc.update("INSERT INTO " + table + " (order_no, note) VALUES ('B-1', 'written before the lock')");
-                        rowLocks.forUpdate(row, LockWait.atMost(Duration.ofMillis(300)));
-                    })).isInstanceOf(RowLockTimeoutException.class).isInstanceOf(CannotAcquireLockException.class)
-                            .cause().isInstanceOf(LockTimeoutException.class);
+                                jdbc.update("INSERT INTO " + table
+                                        + " (order_no, note) VALUES ('B-1', 'written before the lock')");
+                                rowLocks.forUpdate(row, LockWait.atMost(Duration.ofMillis(300)));
+                            }))
+                            .isInstanceOf(RowLockTimeoutException.class)
+                            .isInstanceOf(CannotAcquireLockException.class)
+                            .cause()
+                            .isInstanceOf(LockTimeoutException.class);
                     holder.rollback();
                 }
-                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table)).as("the insert was rolled back").isEqualTo(1);
+                assertThat(db.queryLong("SELECT COUNT(*) FROM " + table))
+                        .as("the insert was rolled back")
+                        .isEqualTo(1);
                 // the wait's blocker observation may still be handing its own connection back
-                await().untilAsserted(() -> assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero());
+                await().untilAsserted(
+                                () -> assertThat(pool.getHikariPoolMXBean().getActiveConnections())
+                                        .isZero());
             });
         }
     }
@@ -135,14 +151,17 @@ class TransactionalRowLocksTest {
                 TransactionalRowLocks rowLocks = context.getBean(TransactionalRowLocks.class);
                 PessimisticLocks locks = context.getBean(PessimisticLocks.class);
                 assertThatThrownBy(() -> rowLocks.forUpdate(row, LockWait.noWait()))
-                        .isInstanceOf(IllegalTransactionStateException.class).hasMessageContaining("No active Spring transaction");
+                        .isInstanceOf(IllegalTransactionStateException.class)
+                        .hasMessageContaining("No active Spring transaction");
                 assertThatThrownBy(() -> rowLocks.forUpdateAll(List.of(row), LockWait.noWait()))
                         .isInstanceOf(IllegalTransactionStateException.class);
                 assertThat(observed).as("no lock attempted").isEmpty();
                 assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
                 try (Connection other = pool.getConnection()) {
                     other.setAutoCommit(false);
-                    assertThat(locks.forUpdate(other, row, LockWait.noWait())).as("nothing locked").isTrue();
+                    assertThat(locks.forUpdate(other, row, LockWait.noWait()))
+                            .as("nothing locked")
+                            .isTrue();
                     other.rollback();
                 }
             });

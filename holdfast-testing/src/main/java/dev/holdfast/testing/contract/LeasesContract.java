@@ -64,10 +64,15 @@ public abstract class LeasesContract {
             assertThat(Duration.between(a.acquiredAt(), a.expiresAt())).isEqualTo(LONG);
 
             assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
-            assertThat(leases.tryAcquire("job", "a", LONG)).as("exclusive per call, even for its owner").isEmpty();
+            assertThat(leases.tryAcquire("job", "a", LONG))
+                    .as("exclusive per call, even for its owner")
+                    .isEmpty();
             assertThat(leases.tryLock("job", "b", LONG)).isFalse();
-            assertThat(leases.tryAcquireOrRenew("job", "b", LONG)).as("another owner's grant is live").isEmpty();
-            assertThatThrownBy(() -> leases.acquire("job", "b", LONG, Duration.ZERO)).isInstanceOf(LeaseTimeoutException.class);
+            assertThat(leases.tryAcquireOrRenew("job", "b", LONG))
+                    .as("another owner's grant is live")
+                    .isEmpty();
+            assertThatThrownBy(() -> leases.acquire("job", "b", LONG, Duration.ZERO))
+                    .isInstanceOf(LeaseTimeoutException.class);
             assertThat(leases.find("job")).contains(a);
         }
     }
@@ -77,11 +82,15 @@ public abstract class LeasesContract {
         try (Leases leases = leases(db)) {
             Lease a = leases.tryAcquire("job", "a", LONG).orElseThrow();
             for (Duration wait : List.of(SHORT, Duration.ZERO)) {
-                LeaseTimeoutException e = catchThrowableOfType(LeaseTimeoutException.class,
-                        () -> leases.acquire("job", "b", LONG, wait));
+                LeaseTimeoutException e =
+                        catchThrowableOfType(LeaseTimeoutException.class, () -> leases.acquire("job", "b", LONG, wait));
                 assertThat(e.maxWait()).isEqualTo(wait);
-                assertThat(e.holderKnown()).as("holder known: " + e.getMessage()).isTrue();
-                assertThat(e.holder()).as("who held it: owner, since, until, token").contains(a.holder());
+                assertThat(e.holderKnown())
+                        .as("holder known: " + e.getMessage())
+                        .isTrue();
+                assertThat(e.holder())
+                        .as("who held it: owner, since, until, token")
+                        .contains(a.holder());
                 assertThat(e.waitersAhead()).as("nobody else waited").hasValue(0);
                 assertThat(e.seenAt()).hasValueSatisfying(at -> assertThat(at).isAfterOrEqualTo(a.acquiredAt()));
                 assertThat(e.holderUnknownBecause()).isEmpty();
@@ -108,9 +117,11 @@ public abstract class LeasesContract {
     @DatabaseTest
     void tryAcquireOrRenewReturnsTheOwnersGrantExtendedOrANewOne(TestDatabase db) throws Exception {
         try (Leases leases = leases(db)) {
-            Lease first = leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(10)).orElseThrow();
+            Lease first =
+                    leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(10)).orElseThrow();
             assertThat(leases.find("job")).contains(first);
-            Lease again = leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(60)).orElseThrow();
+            Lease again =
+                    leases.tryAcquireOrRenew("job", "a", Duration.ofSeconds(60)).orElseThrow();
             assertThat(again.token()).as("re-entered: the same grant").isEqualTo(first.token());
             assertThat(again.acquiredAt()).isEqualTo(first.acquiredAt());
             assertThat(again.expiresAt()).isAfter(first.expiresAt());
@@ -142,15 +153,18 @@ public abstract class LeasesContract {
     }
 
     @DatabaseTest
-    void anExpiredGrantIsTakenOverWithAGreaterTokenAndItsHolderIsToldItMayHaveOverlapped(TestDatabase db) throws Exception {
+    void anExpiredGrantIsTakenOverWithAGreaterTokenAndItsHolderIsToldItMayHaveOverlapped(TestDatabase db)
+            throws Exception {
         try (Leases leases = leases(db)) {
             Lease a = leases.tryAcquire("job", "a", SHORT).orElseThrow();
             Lease b = awaitGrant(leases, "job", "b");
             assertThat(b.token()).isGreaterThan(a.token());
             assertThat(b.acquiredAt()).isAfterOrEqualTo(a.expiresAt());
 
-            assertThatThrownBy(() -> leases.release(a)).isInstanceOfSatisfying(LeaseExpiredException.class,
-                    e -> assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.GRANTED_AGAIN));
+            assertThatThrownBy(() -> leases.release(a))
+                    .isInstanceOfSatisfying(
+                            LeaseExpiredException.class,
+                            e -> assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.GRANTED_AGAIN));
             assertThatThrownBy(() -> leases.renew(a, LONG)).isInstanceOf(LeaseExpiredException.class);
             assertThatThrownBy(() -> leases.keepAlive(a, LONG, null)).isInstanceOf(LeaseExpiredException.class);
             assertThat(leases.find("job")).contains(b);
@@ -164,18 +178,25 @@ public abstract class LeasesContract {
             Lease forgedOwner = new Lease("job", "b", a.token(), a.acquiredAt(), a.expiresAt());
             Lease forgedToken = new Lease("job", "a", a.token() + 5, a.acquiredAt(), a.expiresAt());
 
-            assertThatThrownBy(() -> leases.unlock("job", "b")).isExactlyInstanceOf(LeaseNotHeldException.class)
-                    .extracting("reason").isEqualTo(LeaseNotHeldException.Reason.OTHER_OWNER);
+            assertThatThrownBy(() -> leases.unlock("job", "b"))
+                    .isExactlyInstanceOf(LeaseNotHeldException.class)
+                    .extracting("reason")
+                    .isEqualTo(LeaseNotHeldException.Reason.OTHER_OWNER);
             assertThatThrownBy(() -> leases.release(forgedOwner)).isExactlyInstanceOf(LeaseNotHeldException.class);
             assertThatThrownBy(() -> leases.release(forgedToken)).isExactlyInstanceOf(LeaseNotHeldException.class);
             assertThatThrownBy(() -> leases.renew(forgedOwner, LONG)).isExactlyInstanceOf(LeaseNotHeldException.class);
-            assertThatThrownBy(() -> leases.unlock("nothing", "a")).isExactlyInstanceOf(LeaseNotHeldException.class)
-                    .extracting("reason").isEqualTo(LeaseNotHeldException.Reason.NO_SUCH_LEASE);
+            assertThatThrownBy(() -> leases.unlock("nothing", "a"))
+                    .isExactlyInstanceOf(LeaseNotHeldException.class)
+                    .extracting("reason")
+                    .isEqualTo(LeaseNotHeldException.Reason.NO_SUCH_LEASE);
             assertThat(leases.find("job")).contains(a);
 
             leases.release(a);
-            assertThatThrownBy(() -> leases.release(a)).as("released twice").isExactlyInstanceOf(LeaseNotHeldException.class)
-                    .extracting("reason").isEqualTo(LeaseNotHeldException.Reason.RELEASED);
+            assertThatThrownBy(() -> leases.release(a))
+                    .as("released twice")
+                    .isExactlyInstanceOf(LeaseNotHeldException.class)
+                    .extracting("reason")
+                    .isEqualTo(LeaseNotHeldException.Reason.RELEASED);
         }
     }
 
@@ -223,8 +244,10 @@ public abstract class LeasesContract {
             // a later grant released by its own holder is not reported as broken
             Lease again = leases.tryAcquire("y", "b", LONG).orElseThrow();
             leases.release(again);
-            assertThatThrownBy(() -> leases.release(again)).isInstanceOfSatisfying(LeaseNotHeldException.class,
-                    e -> assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED));
+            assertThatThrownBy(() -> leases.release(again))
+                    .isInstanceOfSatisfying(
+                            LeaseNotHeldException.class,
+                            e -> assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.RELEASED));
             assertThatThrownBy(() -> leases.forceRelease("y", " ")).isInstanceOf(IllegalArgumentException.class);
         }
     }
@@ -268,12 +291,12 @@ public abstract class LeasesContract {
                         lost.set(e);
                         told.countDown();
                     })) {
-                        Thread.sleep(3000);   // past the first TTL: still valid thanks to the renewals
+                        Thread.sleep(3000); // past the first TTL: still valid thanks to the renewals
                         boolean validAfterTtl = guard.isValid();
                         assertThat(leases.tryAcquire("job", "b", LONG)).isEmpty();
                         leases.forceRelease("job", "root");
                         try {
-                            Thread.sleep(10_000);   // interrupted when the guard sees the loss
+                            Thread.sleep(10_000); // interrupted when the guard sees the loss
                         } catch (InterruptedException expected) {
                             Thread.currentThread().interrupt();
                         }
@@ -294,10 +317,11 @@ public abstract class LeasesContract {
                     assertThat(refusal.brokenBy()).contains("root");
                     assertThat(lostException.getMessage()).contains("broken by root");
                 });
-                assertThatThrownBy(() -> leases.renew(a, LONG)).isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN);
-                    assertThat(e.brokenBy()).contains("root");
-                });
+                assertThatThrownBy(() -> leases.renew(a, LONG))
+                        .isInstanceOfSatisfying(LeaseNotHeldException.class, e -> {
+                            assertThat(e.reason()).isEqualTo(LeaseNotHeldException.Reason.BROKEN);
+                            assertThat(e.brokenBy()).contains("root");
+                        });
             } finally {
                 worker.shutdownNow();
             }
@@ -309,9 +333,11 @@ public abstract class LeasesContract {
         try (Leases leases = leases(db)) {
             for (int round = 0; round < 10; round++) {
                 String name = "job-" + round;
-                List<Optional<Lease>> results = Race.run(8,
-                        i -> () -> leases.tryAcquire(name, i % 2 == 0 ? "same-owner" : "owner-" + i, LONG));
-                assertThat(results.stream().filter(Optional::isPresent).count()).as("round %d", round).isEqualTo(1);
+                List<Optional<Lease>> results =
+                        Race.run(8, i -> () -> leases.tryAcquire(name, i % 2 == 0 ? "same-owner" : "owner-" + i, LONG));
+                assertThat(results.stream().filter(Optional::isPresent).count())
+                        .as("round %d", round)
+                        .isEqualTo(1);
             }
         }
     }

@@ -64,13 +64,16 @@ public abstract class LockManagerContract {
         locks.releaseLock(lockId, "alice");
 
         assertThatThrownBy(() -> locks.checkLock(lockId)).isInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice"))
+                .isInstanceOf(LockNotHeldException.class);
         assertThatThrownBy(() -> locks.releaseLock(lockId)).isInstanceOf(LockNotHeldException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(lockId, 60_000)).isInstanceOf(LockNotHeldException.class);
         LockId next = locks.tryLock(TYPE, "A-1", "bob", LONG);
         assertThat(next).isNotEqualTo(lockId);
         locks.checkLock(next, TYPE, "A-1", "bob");
-        assertThatThrownBy(() -> locks.checkLock(lockId)).as("the old id stays dead").isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId))
+                .as("the old id stays dead")
+                .isInstanceOf(LockNotHeldException.class);
     }
 
     @DatabaseTest
@@ -79,15 +82,16 @@ public abstract class LockManagerContract {
         Instant before = Instant.now().minusSeconds(60);
         LockId alice = locks.tryLock(TYPE, "A-1", "alice", LONG);
 
-        AlreadyLockedException busy = catchThrowableOfType(AlreadyLockedException.class,
-                () -> locks.tryLock(TYPE, "A-1", "bob", LONG));
+        AlreadyLockedException busy =
+                catchThrowableOfType(AlreadyLockedException.class, () -> locks.tryLock(TYPE, "A-1", "bob", LONG));
         assertThat(busy).isNotNull();
         assertThat(busy.type()).isEqualTo(TYPE);
         assertThat(busy.id()).isEqualTo("A-1");
         assertThat(busy.owner()).contains("alice");
         assertThat(busy.expiresAt()).isAfter(busy.acquiredAt()).isAfter(before);
         assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "alice", LONG))
-                .as("the same owner too: a second tab must not share the lock").isInstanceOf(AlreadyLockedException.class);
+                .as("the same owner too: a second tab must not share the lock")
+                .isInstanceOf(AlreadyLockedException.class);
         assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1")).isInstanceOf(AlreadyLockedException.class);
 
         locks.checkLock(alice, TYPE, "A-1", "alice");
@@ -101,12 +105,12 @@ public abstract class LockManagerContract {
         LockId alice = locks.tryLock(TYPE, "A-1", "alice", LONG);
         locks.tryLock(TYPE, "A-2", "bob", LONG);
 
-        ForeignLockException otherResource = catchThrowableOfType(ForeignLockException.class,
-                () -> locks.checkLock(alice, TYPE, "A-2"));
+        ForeignLockException otherResource =
+                catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(alice, TYPE, "A-2"));
         assertThat(otherResource.reason()).isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
         assertThatThrownBy(() -> locks.checkLock(alice, "invoice", "A-1")).isInstanceOf(ForeignLockException.class);
-        ForeignLockException otherOwner = catchThrowableOfType(ForeignLockException.class,
-                () -> locks.checkLock(alice, TYPE, "A-1", "bob"));
+        ForeignLockException otherOwner =
+                catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(alice, TYPE, "A-1", "bob"));
         assertThat(otherOwner.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
         assertThatThrownBy(() -> locks.releaseLock(alice, "bob")).isInstanceOf(LockNotHeldException.class);
         assertThatThrownBy(() -> locks.extendLockExpiration(alice, "bob", Duration.ofSeconds(5)))
@@ -125,9 +129,12 @@ public abstract class LockManagerContract {
             return null;
         });
 
-        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice")).isInstanceOf(LockExpiredException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, "alice", LONG)).isInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.checkLock(lockId)).as("an extension never revives it")
+        assertThatThrownBy(() -> locks.checkLock(lockId, TYPE, "A-1", "alice"))
+                .isInstanceOf(LockExpiredException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(lockId, "alice", LONG))
+                .isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(lockId))
+                .as("an extension never revives it")
                 .isInstanceOf(LockNotHeldException.class);
         LockId bob = locks.tryLock(TYPE, "A-1", "bob", LONG);
         locks.checkLock(bob, TYPE, "A-1", "bob");
@@ -175,12 +182,15 @@ public abstract class LockManagerContract {
         for (int round = 0; round < 10; round++) {
             String id = "R-" + round;
             List<LockId> granted = Race.run(8, i -> () -> {
-                try {
-                    return locks.tryLock(TYPE, id, "user-" + i, LONG);
-                } catch (AlreadyLockedException refused) {
-                    return null;
-                }
-            }).stream().filter(java.util.Objects::nonNull).toList();
+                        try {
+                            return locks.tryLock(TYPE, id, "user-" + i, LONG);
+                        } catch (AlreadyLockedException refused) {
+                            return null;
+                        }
+                    })
+                    .stream()
+                    .filter(java.util.Objects::nonNull)
+                    .toList();
             assertThat(granted).as("round %d", round).hasSize(1);
             locks.checkLock(granted.get(0), TYPE, id);
         }
@@ -192,21 +202,24 @@ public abstract class LockManagerContract {
         Reacquired first = locks.reacquire(TYPE, "A-1", "alice", LONG);
         assertThat(first.replaced()).as("a free lock is simply taken").isFalse();
 
-        Reacquired second = locks.reacquire(TYPE, "A-1", "alice", LONG);   // the page reloaded, or a second tab
+        Reacquired second = locks.reacquire(TYPE, "A-1", "alice", LONG); // the page reloaded, or a second tab
 
         assertThat(second.replaced()).isTrue();
         assertThat(second.lockId()).isNotEqualTo(first.lockId());
         locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
-        assertThatThrownBy(() -> locks.checkLock(first.lockId(), TYPE, "A-1", "alice")).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.checkLock(first.lockId(), TYPE, "A-1", "alice"))
+                .isInstanceOf(LockNotHeldException.class);
         assertThatThrownBy(() -> locks.releaseLock(first.lockId(), "alice")).isInstanceOf(LockNotHeldException.class);
-        assertThatThrownBy(() -> locks.extendLockExpiration(first.lockId(), "alice", LONG)).isInstanceOf(LockNotHeldException.class);
+        assertThatThrownBy(() -> locks.extendLockExpiration(first.lockId(), "alice", LONG))
+                .isInstanceOf(LockNotHeldException.class);
         locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
 
-        AlreadyLockedException other = catchThrowableOfType(AlreadyLockedException.class,
-                () -> locks.reacquire(TYPE, "A-1", "bob", LONG));
+        AlreadyLockedException other =
+                catchThrowableOfType(AlreadyLockedException.class, () -> locks.reacquire(TYPE, "A-1", "bob", LONG));
         assertThat(other.owner()).contains("alice");
         assertThatThrownBy(() -> locks.tryLock(TYPE, "A-1", "alice", LONG))
-                .as("tryLock keeps refusing the owner's own live lock").isInstanceOf(AlreadyLockedException.class);
+                .as("tryLock keeps refusing the owner's own live lock")
+                .isInstanceOf(AlreadyLockedException.class);
         locks.checkLock(second.lockId(), TYPE, "A-1", "alice");
 
         locks.releaseLock(second.lockId(), "alice");
@@ -219,9 +232,10 @@ public abstract class LockManagerContract {
         for (int round = 0; round < 10; round++) {
             String id = "T-" + round;
             locks.reacquire(TYPE, id, "alice", LONG);
-            List<LockId> ids = Race.run(8, tab -> () -> locks.reacquire(TYPE, id, "alice", LONG).lockId());
+            List<LockId> ids = Race.run(
+                    8, tab -> () -> locks.reacquire(TYPE, id, "alice", LONG).lockId());
             int live = 0;
-            for (LockId lockId : ids) {   // all tabs are done: only the last replacement may be live
+            for (LockId lockId : ids) { // all tabs are done: only the last replacement may be live
                 try {
                     locks.checkLock(lockId, TYPE, id, "alice");
                     live++;
@@ -241,8 +255,8 @@ public abstract class LockManagerContract {
         // released by its owner; then someone else takes the resource
         LockId released = locks.tryLock(TYPE, "E-1", "alice", LONG);
         locks.releaseLock(released, "alice");
-        LockEndedException e = catchThrowableOfType(LockEndedException.class,
-                () -> locks.checkLock(released, TYPE, "E-1", "alice"));
+        LockEndedException e =
+                catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(released, TYPE, "E-1", "alice"));
         assertThat(e.reason()).isEqualTo(LockEndedException.Reason.RELEASED);
         assertThat(e.endedBy()).contains("alice");
         assertThat(e.endedAt()).isAfter(before);
@@ -259,8 +273,8 @@ public abstract class LockManagerContract {
         // replaced by the owner's re-acquire (another tab)
         Reacquired first = locks.reacquire(TYPE, "E-2", "alice", LONG);
         Reacquired second = locks.reacquire(TYPE, "E-2", "alice", LONG);
-        e = catchThrowableOfType(LockEndedException.class,
-                () -> locks.extendLockExpiration(first.lockId(), "alice", LONG));
+        e = catchThrowableOfType(
+                LockEndedException.class, () -> locks.extendLockExpiration(first.lockId(), "alice", LONG));
         assertThat(e.reason()).isEqualTo(LockEndedException.Reason.REPLACED);
         assertThat(e.endedBy()).contains("alice");
         assertThat(e.holder()).hasValueSatisfying(h -> assertThat(h.owner()).isEqualTo("alice"));
@@ -272,7 +286,8 @@ public abstract class LockManagerContract {
             locks.checkLock(expired);
             return null;
         });
-        LockExpiredException notYetTaken = catchThrowableOfType(LockExpiredException.class, () -> locks.checkLock(expired));
+        LockExpiredException notYetTaken =
+                catchThrowableOfType(LockExpiredException.class, () -> locks.checkLock(expired));
         LockId taker = locks.tryLock(TYPE, "E-3", "bob", LONG);
         e = catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(expired, TYPE, "E-3", "alice"));
         assertThat(e.reason()).isEqualTo(LockEndedException.Reason.EXPIRED);
@@ -286,17 +301,23 @@ public abstract class LockManagerContract {
 
         // an ended id presented by someone else, or for something else: foreign, as a live one would be
         assertThat(catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(released, TYPE, "E-1", "bob"))
-                .reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
-        assertThat(catchThrowableOfType(ForeignLockException.class, () -> locks.checkLock(released, TYPE, "E-2", "alice"))
-                .reason()).isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
+                        .reason())
+                .isEqualTo(ForeignLockException.Reason.OTHER_OWNER);
+        assertThat(catchThrowableOfType(
+                                ForeignLockException.class, () -> locks.checkLock(released, TYPE, "E-2", "alice"))
+                        .reason())
+                .isEqualTo(ForeignLockException.Reason.OTHER_RESOURCE);
 
         // only the latest end of a resource is remembered; a never-issued id is not an ended one
         locks.releaseLock(bobs, "bob");
         assertThat(catchThrowableOfType(LockNotHeldException.class, () -> locks.checkLock(released)))
                 .isNotInstanceOf(LockEndedException.class);
-        assertThat(catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(bobs)).endedBy()).contains("bob");
-        assertThat(catchThrowableOfType(LockNotHeldException.class,
-                () -> locks.checkLock(LockId.parse("AAAAAAAAAAAAAAAAAAAAAA")))).isNotInstanceOf(LockEndedException.class);
+        assertThat(catchThrowableOfType(LockEndedException.class, () -> locks.checkLock(bobs))
+                        .endedBy())
+                .contains("bob");
+        assertThat(catchThrowableOfType(
+                        LockNotHeldException.class, () -> locks.checkLock(LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"))))
+                .isNotInstanceOf(LockEndedException.class);
     }
 
     /** Calls {@code check} until it fails with {@link LockExpiredException} (at most 10 s). */

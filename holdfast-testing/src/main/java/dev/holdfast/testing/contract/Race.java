@@ -13,8 +13,7 @@ import java.util.function.IntFunction;
 /** Callers on threads of their own, released at the same moment, so that their calls race. */
 final class Race {
 
-    private Race() {
-    }
+    private Race() {}
 
     /**
      * Runs {@code callers} calls at once, {@code call.apply(i)} being caller i's, and returns their

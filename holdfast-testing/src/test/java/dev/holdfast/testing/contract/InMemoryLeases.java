@@ -34,6 +34,7 @@ final class InMemoryLeases implements Leases {
     private final Map<String, Row> rows = new HashMap<>();
     /** The blocking calls waiting per name, by arrival number. */
     private final Map<String, List<Long>> waiting = new HashMap<>();
+
     private long lastToken;
     private long arrivals;
 
@@ -60,7 +61,8 @@ final class InMemoryLeases implements Leases {
     }
 
     @Override
-    public synchronized Lease acquire(String name, String owner, Duration ttl, Duration maxWait) throws InterruptedException {
+    public synchronized Lease acquire(String name, String owner, Duration ttl, Duration maxWait)
+            throws InterruptedException {
         check(name, owner);
         checkTtl(ttl);
         if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(MAX) > 0) {
@@ -84,11 +86,13 @@ final class InMemoryLeases implements Leases {
                     Row row = rows.get(name);
                     Lease holder = row != null && row.liveAt(now) ? row.lease() : null;
                     int ahead = (int) queue.stream().filter(a -> a < arrival).count();
-                    throw new LeaseTimeoutException(name, owner, maxWait, attempts,
-                            holder == null ? null : holder.holder(), ahead, now);
+                    throw new LeaseTimeoutException(
+                            name, owner, maxWait, attempts, holder == null ? null : holder.holder(), ahead, now);
                 }
                 // Woken by a release; else at the holder's expiry or the bound, whichever comes first.
-                long untilExpiry = Duration.between(now(), rows.get(name).lease().expiresAt()).toNanos();
+                long untilExpiry = Duration.between(
+                                now(), rows.get(name).lease().expiresAt())
+                        .toNanos();
                 long waitNanos = Math.max(1_000_000, Math.min(left, untilExpiry));
                 wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
             }
@@ -124,7 +128,8 @@ final class InMemoryLeases implements Leases {
         }
         Lease l = held(lease, "release").lease();
         Instant until = l.acquiredAt().plus(heldAtLeast);
-        Instant end = heldAtLeast.isZero() || !until.isAfter(now()) ? l.acquiredAt()
+        Instant end = heldAtLeast.isZero() || !until.isAfter(now())
+                ? l.acquiredAt()
                 : until.isBefore(l.expiresAt()) ? until : l.expiresAt();
         rows.put(l.name(), new Row(new Lease(l.name(), l.owner(), l.token(), l.acquiredAt(), end), false, null, null));
         notifyAll();
@@ -143,8 +148,11 @@ final class InMemoryLeases implements Leases {
     @Override
     public synchronized List<Lease> list() {
         Instant now = now();
-        return rows.values().stream().filter(r -> r.liveAt(now)).map(Row::lease)
-                .sorted(Comparator.comparing(Lease::name)).toList();
+        return rows.values().stream()
+                .filter(r -> r.liveAt(now))
+                .map(Row::lease)
+                .sorted(Comparator.comparing(Lease::name))
+                .toList();
     }
 
     @Override
@@ -165,8 +173,7 @@ final class InMemoryLeases implements Leases {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     private synchronized boolean breakLease(String name, String by) {
         checkName(name, "name");
@@ -195,7 +202,9 @@ final class InMemoryLeases implements Leases {
     /** The caller's live grant, or the refusal that says why it is not held. */
     private Row held(Lease lease, String action) {
         Row row = rows.get(lease.name());
-        if (row != null && row.liveAt(now()) && row.lease().owner().equals(lease.owner())
+        if (row != null
+                && row.liveAt(now())
+                && row.lease().owner().equals(lease.owner())
                 && row.lease().token() == lease.token()) {
             return row;
         }
@@ -206,29 +215,49 @@ final class InMemoryLeases implements Leases {
         String cannot = "Cannot " + action + " lease '" + name + "' for '" + owner + "'";
         Row row = rows.get(name);
         if (row == null) {
-            return new LeaseNotHeldException(name, cannot + ": there is no such lease", null,
-                    LeaseNotHeldException.Reason.NO_SUCH_LEASE, null, null);
+            return new LeaseNotHeldException(
+                    name,
+                    cannot + ": there is no such lease",
+                    null,
+                    LeaseNotHeldException.Reason.NO_SUCH_LEASE,
+                    null,
+                    null);
         }
         Lease current = row.lease();
         boolean sameOwner = current.owner().equals(owner);
         if (sameOwner && (token == null || current.token() == token)) {
             if (row.broken()) {
-                return new LeaseNotHeldException(name, cannot + ": it was broken by "
-                        + (row.brokenBy() == null ? "an operator" : row.brokenBy()), current,
-                        LeaseNotHeldException.Reason.BROKEN, row.brokenBy(), row.brokenAt());
+                return new LeaseNotHeldException(
+                        name,
+                        cannot + ": it was broken by " + (row.brokenBy() == null ? "an operator" : row.brokenBy()),
+                        current,
+                        LeaseNotHeldException.Reason.BROKEN,
+                        row.brokenBy(),
+                        row.brokenAt());
             }
             if (current.isReleased()) {
-                return new LeaseNotHeldException(name, cannot + ": it was already released", current,
-                        LeaseNotHeldException.Reason.RELEASED, null, null);
+                return new LeaseNotHeldException(
+                        name,
+                        cannot + ": it was already released",
+                        current,
+                        LeaseNotHeldException.Reason.RELEASED,
+                        null,
+                        null);
             }
-            return new LeaseExpiredException(name, cannot + ": it expired", current, LeaseNotHeldException.Reason.EXPIRED);
+            return new LeaseExpiredException(
+                    name, cannot + ": it expired", current, LeaseNotHeldException.Reason.EXPIRED);
         }
         if (token != null && current.token() > token) {
-            return new LeaseExpiredException(name, cannot + ": it was granted again", current,
-                    LeaseNotHeldException.Reason.GRANTED_AGAIN);
+            return new LeaseExpiredException(
+                    name, cannot + ": it was granted again", current, LeaseNotHeldException.Reason.GRANTED_AGAIN);
         }
-        return new LeaseNotHeldException(name, cannot + ": " + (sameOwner ? "no such grant" : "not the owner"), current,
-                sameOwner ? LeaseNotHeldException.Reason.NO_SUCH_GRANT : LeaseNotHeldException.Reason.OTHER_OWNER, null, null);
+        return new LeaseNotHeldException(
+                name,
+                cannot + ": " + (sameOwner ? "no such grant" : "not the owner"),
+                current,
+                sameOwner ? LeaseNotHeldException.Reason.NO_SUCH_GRANT : LeaseNotHeldException.Reason.OTHER_OWNER,
+                null,
+                null);
     }
 
     private static Instant now() {
@@ -249,9 +278,12 @@ final class InMemoryLeases implements Leases {
 
     /** 1 to 200 characters, not blank, no control characters or unpaired surrogates. */
     private static void checkName(String value, String what) {
-        if (value == null || value.isBlank() || value.codePointCount(0, value.length()) > 200
-                || value.codePoints().anyMatch(c -> Character.isISOControl(c)
-                        || (c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE))) {
+        if (value == null
+                || value.isBlank()
+                || value.codePointCount(0, value.length()) > 200
+                || value.codePoints()
+                        .anyMatch(c -> Character.isISOControl(c)
+                                || (c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE))) {
             throw new IllegalArgumentException("Lease " + what + " is not a valid name: " + value);
         }
     }

@@ -6,8 +6,7 @@ import java.util.List;
 public final class DemoUsers {
 
     /** A demo account. */
-    public record DemoUser(String username, String password, String role) {
-    }
+    public record DemoUser(String username, String password, String role) {}
 
     public static final List<DemoUser> ALL = List.of(
             new DemoUser("alice", "alice-pw", "CUSTOMER"),
@@ -15,6 +14,5 @@ public final class DemoUsers {
             new DemoUser("admin", "admin-pw", "ADMIN"),
             new DemoUser("kim", "kim-pw", "ADMIN"));
 
-    private DemoUsers() {
-    }
+    private DemoUsers() {}
 }

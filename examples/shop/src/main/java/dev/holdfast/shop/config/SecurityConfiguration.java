@@ -1,14 +1,14 @@
 package dev.holdfast.shop.config;
 
 import jakarta.servlet.DispatcherType;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.security.config.Customizer;
-import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
@@ -52,15 +52,27 @@ class SecurityConfiguration {
     @Bean
     @Order(2)
     SecurityFilterChain shopSecurity(HttpSecurity http) throws Exception {
-        return http
-                .authorizeHttpRequests(a -> a
-                        .dispatcherTypeMatchers(DispatcherType.FORWARD, DispatcherType.ERROR).permitAll()
-                        .requestMatchers("/", "/login", "/denied", "/error", "/css/**", "/js/**", "/favicon.ico",
-                                "/language", "/zone").permitAll()
-                        .requestMatchers("/admin/**").hasRole("ADMIN")
-                        .requestMatchers("/my/**").hasRole("CUSTOMER")
-                        .anyRequest().authenticated())
-                .formLogin(f -> f.loginPage("/login").defaultSuccessUrl("/", false).permitAll())
+        return http.authorizeHttpRequests(a -> a.dispatcherTypeMatchers(DispatcherType.FORWARD, DispatcherType.ERROR)
+                        .permitAll()
+                        .requestMatchers(
+                                "/",
+                                "/login",
+                                "/denied",
+                                "/error",
+                                "/css/**",
+                                "/js/**",
+                                "/favicon.ico",
+                                "/language",
+                                "/zone")
+                        .permitAll()
+                        .requestMatchers("/admin/**")
+                        .hasRole("ADMIN")
+                        .requestMatchers("/my/**")
+                        .hasRole("CUSTOMER")
+                        .anyRequest()
+                        .authenticated())
+                .formLogin(
+                        f -> f.loginPage("/login").defaultSuccessUrl("/", false).permitAll())
                 .logout(l -> l.logoutSuccessUrl("/login?logout"))
                 .exceptionHandling(e -> e.accessDeniedPage("/denied"))
                 .build();
@@ -75,7 +87,10 @@ class SecurityConfiguration {
     UserDetailsService users(PasswordEncoder encoder) {
         InMemoryUserDetailsManager users = new InMemoryUserDetailsManager();
         for (DemoUsers.DemoUser u : DemoUsers.ALL) {
-            users.createUser(User.withUsername(u.username()).password(encoder.encode(u.password())).roles(u.role()).build());
+            users.createUser(User.withUsername(u.username())
+                    .password(encoder.encode(u.password()))
+                    .roles(u.role())
+                    .build());
         }
         return users;
     }

@@ -43,7 +43,13 @@ public class Invoice {
         // for JPA
     }
 
-    Invoice(String orderNumber, ShippingInfo billTo, long amountCents, long orderVersion, String issuedBy, Instant issued) {
+    Invoice(
+            String orderNumber,
+            ShippingInfo billTo,
+            long amountCents,
+            long orderVersion,
+            String issuedBy,
+            Instant issued) {
         this.orderNumber = orderNumber;
         this.billTo = billTo;
         this.amountCents = amountCents;
@@ -52,11 +58,31 @@ public class Invoice {
         this.issued = issued;
     }
 
-    public Long getId() { return id; }
-    public String getOrderNumber() { return orderNumber; }
-    public ShippingInfo getBillTo() { return billTo; }
-    public long getAmountCents() { return amountCents; }
-    public long getOrderVersion() { return orderVersion; }
-    public String getIssuedBy() { return issuedBy; }
-    public Instant getIssued() { return issued; }
+    public Long getId() {
+        return id;
+    }
+
+    public String getOrderNumber() {
+        return orderNumber;
+    }
+
+    public ShippingInfo getBillTo() {
+        return billTo;
+    }
+
+    public long getAmountCents() {
+        return amountCents;
+    }
+
+    public long getOrderVersion() {
+        return orderVersion;
+    }
+
+    public String getIssuedBy() {
+        return issuedBy;
+    }
+
+    public Instant getIssued() {
+        return issued;
+    }
 }

@@ -1,17 +1,17 @@
 package dev.holdfast.shop.invoice;
 
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.shop.schema.ShopTableNames;
+import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.optimistic.VersionedTable;
+import dev.holdfast.optimistic.offline.BusinessTransaction;
+import dev.holdfast.optimistic.offline.OptimisticOfflineLock;
+import dev.holdfast.optimistic.offline.TamperedStateException;
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.shop.order.OrderRepository;
 import dev.holdfast.shop.order.OrderVersionCheck;
-import dev.holdfast.optimistic.VersionConflictException;
-import dev.holdfast.optimistic.VersionedTable;
-import dev.holdfast.optimistic.offline.BusinessTransaction;
-import dev.holdfast.pessimistic.RowRef;
-import dev.holdfast.optimistic.offline.OptimisticOfflineLock;
-import dev.holdfast.optimistic.offline.TamperedStateException;
+import dev.holdfast.shop.schema.ShopTableNames;
 import dev.holdfast.spring.boot.TransactionalRowLocks;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
@@ -50,15 +50,23 @@ public class InvoiceService {
      * @param key the HMAC key for sealed states (base64, at least 32 bytes); every instance of a cluster
      *            needs the same one. Empty: a random key per start (states do not survive a restart).
      */
-    public InvoiceService(OrderRepository orders, InvoiceRepository invoices, TransactionalRowLocks rowLocks,
-                          Dialect dialect, ShopTableNames tables, Clock clock,
-                          @Value("${shop.invoice.state-key:}") String key) {
+    public InvoiceService(
+            OrderRepository orders,
+            InvoiceRepository invoices,
+            TransactionalRowLocks rowLocks,
+            Dialect dialect,
+            ShopTableNames tables,
+            Clock clock,
+            @Value("${shop.invoice.state-key:}") String key) {
         this.orders = orders;
         this.invoices = invoices;
         this.rowLocks = rowLocks;
         this.clock = clock;
-        this.orderTable = VersionedTable.builder(tables.orders()).entity(OrderVersionCheck.ENTITY)
-                .idColumn(Order.KEY_COLUMN).dialect(dialect).build();
+        this.orderTable = VersionedTable.builder(tables.orders())
+                .entity(OrderVersionCheck.ENTITY)
+                .idColumn(Order.KEY_COLUMN)
+                .dialect(dialect)
+                .build();
         this.offline = OptimisticOfflineLock.builder(key(key)).table(orderTable).build();
     }
 
@@ -72,8 +80,7 @@ public class InvoiceService {
     }
 
     /** What page 1 shows: the order as read, and the sealed state for the hidden field. */
-    public record Draft(Order order, String state) {
-    }
+    public record Draft(Order order, String state) {}
 
     /**
      * Page 1: reads the order and records its version in a business transaction sealed for {@code admin}.

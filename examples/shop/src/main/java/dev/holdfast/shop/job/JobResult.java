@@ -39,9 +39,23 @@ public class JobResult {
         this.job = job;
     }
 
-    public String getJob() { return job; }
-    public String getSummary() { return summary; }
-    public String getRunBy() { return runBy; }
-    public Instant getFinished() { return finished; }
-    public Long getFenceToken() { return fenceToken; }
+    public String getJob() {
+        return job;
+    }
+
+    public String getSummary() {
+        return summary;
+    }
+
+    public String getRunBy() {
+        return runBy;
+    }
+
+    public Instant getFinished() {
+        return finished;
+    }
+
+    public Long getFenceToken() {
+        return fenceToken;
+    }
 }

@@ -44,8 +44,14 @@ public class JobRun {
         // for JPA
     }
 
-    JobRun(String job, String instanceId, long token, Instant started, Instant finished, boolean written,
-           Instant leaseLostAt) {
+    JobRun(
+            String job,
+            String instanceId,
+            long token,
+            Instant started,
+            Instant finished,
+            boolean written,
+            Instant leaseLostAt) {
         this.job = job;
         this.instanceId = instanceId;
         this.token = token;
@@ -55,12 +61,35 @@ public class JobRun {
         this.leaseLostAt = leaseLostAt;
     }
 
-    public Long getId() { return id; }
-    public String getJob() { return job; }
-    public String getInstanceId() { return instanceId; }
-    public long getToken() { return token; }
-    public Instant getStarted() { return started; }
-    public Instant getFinished() { return finished; }
-    public boolean isWritten() { return written; }
-    public Instant getLeaseLostAt() { return leaseLostAt; }
+    public Long getId() {
+        return id;
+    }
+
+    public String getJob() {
+        return job;
+    }
+
+    public String getInstanceId() {
+        return instanceId;
+    }
+
+    public long getToken() {
+        return token;
+    }
+
+    public Instant getStarted() {
+        return started;
+    }
+
+    public Instant getFinished() {
+        return finished;
+    }
+
+    public boolean isWritten() {
+        return written;
+    }
+
+    public Instant getLeaseLostAt() {
+        return leaseLostAt;
+    }
 }

@@ -1,6 +1,5 @@
 package dev.holdfast.shop.job;
 
-import org.springframework.dao.CannotAcquireLockException;
 import dev.holdfast.Holder;
 import dev.holdfast.lease.FencedUpdate;
 import dev.holdfast.lease.Lease;
@@ -14,6 +13,7 @@ import dev.holdfast.shop.waits.TimedOutWaits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -49,17 +49,37 @@ public class NightlyReportJob {
      * @param leaseLostAt when the run learned that its lease was lost (nothing was written); null if not
      * @param holder      a skipped run: who held the lease (owner, since, until, token); null if it ran or unknown
      */
-    public record Outcome(boolean ran, long token, boolean written, String heldBy, Instant heldSince, Instant leaseLostAt,
-                          String brokenBy, Holder holder) {
+    public record Outcome(
+            boolean ran,
+            long token,
+            boolean written,
+            String heldBy,
+            Instant heldSince,
+            Instant leaseLostAt,
+            String brokenBy,
+            Holder holder) {
 
-        public Outcome(boolean ran, long token, boolean written, String heldBy, Instant heldSince, Instant leaseLostAt,
-                       String brokenBy) {
+        public Outcome(
+                boolean ran,
+                long token,
+                boolean written,
+                String heldBy,
+                Instant heldSince,
+                Instant leaseLostAt,
+                String brokenBy) {
             this(ran, token, written, heldBy, heldSince, leaseLostAt, brokenBy, null);
         }
 
         static Outcome skipped(Holder holder) {
-            return new Outcome(false, 0, false, holder == null ? null : holder.owner(),
-                    holder == null ? null : holder.acquiredAt(), null, null, holder);
+            return new Outcome(
+                    false,
+                    0,
+                    false,
+                    holder == null ? null : holder.owner(),
+                    holder == null ? null : holder.acquiredAt(),
+                    null,
+                    null,
+                    holder);
         }
     }
 
@@ -76,10 +96,16 @@ public class NightlyReportJob {
     private final AtomicLong skipped = new AtomicLong();
     private final TimedOutWaits waits;
 
-    public NightlyReportJob(Leases leases, DataSource dataSource, JobRunRepository runs, ShopTableNames tables,
-                            Clock clock, @Value("${shop.job.lease-ttl:PT30S}") Duration ttl,
-                            @Value("${shop.job.work:PT0S}") Duration work,
-                            @Value("${shop.instance-id:}") String instanceId, TimedOutWaits waits) {
+    public NightlyReportJob(
+            Leases leases,
+            DataSource dataSource,
+            JobRunRepository runs,
+            ShopTableNames tables,
+            Clock clock,
+            @Value("${shop.job.lease-ttl:PT30S}") Duration ttl,
+            @Value("${shop.job.work:PT0S}") Duration work,
+            @Value("${shop.instance-id:}") String instanceId,
+            TimedOutWaits waits) {
         this.waits = waits;
         this.leases = leases;
         this.dataSource = dataSource;
@@ -89,8 +115,10 @@ public class NightlyReportJob {
         this.clock = clock;
         this.ttl = ttl;
         this.work = work;
-        this.instanceId = instanceId.isBlank() ? "shop-" + UUID.randomUUID().toString().substring(0, 8) : instanceId;
-        this.fence = FencedUpdate.of(tables.prefix() + "job_result", "job", "fence_token", "summary", "run_by", "finished");
+        this.instanceId =
+                instanceId.isBlank() ? "shop-" + UUID.randomUUID().toString().substring(0, 8) : instanceId;
+        this.fence =
+                FencedUpdate.of(tables.prefix() + "job_result", "job", "fence_token", "summary", "run_by", "finished");
     }
 
     /** This instance's lease owner name. */
@@ -154,13 +182,23 @@ public class NightlyReportJob {
     }
 
     private String report() {
-        return jdbc.queryForList("SELECT state, COUNT(*) AS n FROM " + tables.orders() + " GROUP BY state ORDER BY state")
-                .stream().map(r -> r.get("state") + ": " + r.get("n")).reduce((a, b) -> a + ", " + b).orElse("no orders");
+        return jdbc
+                .queryForList("SELECT state, COUNT(*) AS n FROM " + tables.orders() + " GROUP BY state ORDER BY state")
+                .stream()
+                .map(r -> r.get("state") + ": " + r.get("n"))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("no orders");
     }
 
     private boolean write(long token, String summary) {
         try (Connection c = dataSource.getConnection()) {
-            if (fence.update(c, token, JOB, summary, instanceId, java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC))) {
+            if (fence.update(
+                    c,
+                    token,
+                    JOB,
+                    summary,
+                    instanceId,
+                    java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC))) {
                 return true;
             }
             // No row yet: the first run anywhere creates it (another instance may just have: retry once).
@@ -169,7 +207,13 @@ public class NightlyReportJob {
             } catch (org.springframework.dao.DataIntegrityViolationException alreadyThere) {
                 // created concurrently
             }
-            return fence.update(c, token, JOB, summary, instanceId, java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC));
+            return fence.update(
+                    c,
+                    token,
+                    JOB,
+                    summary,
+                    instanceId,
+                    java.time.OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC));
         } catch (SQLException e) {
             throw new IllegalStateException("writing the job result", e);
         }

@@ -14,13 +14,13 @@ public final class ChangeText {
 
     /** Starts every recorded text. */
     public static final String MARK = "\u001E";
+
     private static final String ARG = "\u001F";
     private static final String LINES = "\u001D";
     private static final String LINE = "\u001C";
     private static final String SHIPPING = "\u001A";
 
-    private ChangeText() {
-    }
+    private ChangeText() {}
 
     /** {@code code} is a message code (e.g. {@code change.address}); arguments are shown as they are. */
     public static String of(String code, Object... args) {
@@ -40,7 +40,9 @@ public final class ChangeText {
             if (i > 0) {
                 out.append(LINE);
             }
-            out.append(clean(lines.get(i).productName())).append(LINE).append(lines.get(i).quantity());
+            out.append(clean(lines.get(i).productName()))
+                    .append(LINE)
+                    .append(lines.get(i).quantity());
         }
         return out.toString();
     }
@@ -51,8 +53,14 @@ public final class ChangeText {
      */
     public static String shipping(ShippingInfo info) {
         Address a = info.address();
-        return SHIPPING + String.join(LINE, clean(info.receiver().name()), clean(info.receiver().phone()),
-                clean(a.zipCode()), clean(a.address1()), a.address2() == null ? "" : clean(a.address2()));
+        return SHIPPING
+                + String.join(
+                        LINE,
+                        clean(info.receiver().name()),
+                        clean(info.receiver().phone()),
+                        clean(a.zipCode()),
+                        clean(a.address1()),
+                        a.address2() == null ? "" : clean(a.address2()));
     }
 
     public static boolean isShipping(String arg) {

@@ -1,5 +1,6 @@
 package dev.holdfast.shop.order;
 
+import dev.holdfast.optimistic.VersionStamp;
 import dev.holdfast.shop.schema.ShopTableNames;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
@@ -17,7 +18,6 @@ import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
 import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
-import dev.holdfast.optimistic.VersionStamp;
 import org.springframework.data.domain.Persistable;
 
 import java.time.Instant;
@@ -77,8 +77,13 @@ public class Order implements Persistable<String> {
         // for JPA
     }
 
-    public Order(String orderNumber, String orderer, List<OrderLine> lines, ShippingInfo shippingInfo,
-                 OrderState state, Instant placed) {
+    public Order(
+            String orderNumber,
+            String orderer,
+            List<OrderLine> lines,
+            ShippingInfo shippingInfo,
+            OrderState state,
+            Instant placed) {
         this.orderNumber = Objects.requireNonNull(orderNumber, "orderNumber");
         this.orderer = Objects.requireNonNull(orderer, "orderer");
         if (lines == null || lines.isEmpty()) {
@@ -128,7 +133,8 @@ public class Order implements Persistable<String> {
         if (!state.isShippingChangeable()) {
             throw new OrderStateException(orderNumber, state, "edit the order");
         }
-        if (quantities == null || quantities.size() != lines.size()
+        if (quantities == null
+                || quantities.size() != lines.size()
                 || quantities.stream().anyMatch(q -> q == null || q < 1 || q > 99)) {
             throw new IllegalArgumentException("one quantity of 1 to 99 per order line is needed");
         }
@@ -138,8 +144,12 @@ public class Order implements Persistable<String> {
             newLines.add(new OrderLine(line.productName(), line.priceCents(), quantities.get(i)));
         }
         this.lines = newLines;
-        this.shippingInfo = new ShippingInfo(Objects.requireNonNull(newReceiver, "newReceiver"), shippingInfo.address());
-        record(by, at, ChangeText.of("change.edited", newReceiver.name(), newReceiver.phone(), ChangeText.lines(newLines)));
+        this.shippingInfo =
+                new ShippingInfo(Objects.requireNonNull(newReceiver, "newReceiver"), shippingInfo.address());
+        record(
+                by,
+                at,
+                ChangeText.of("change.edited", newReceiver.name(), newReceiver.phone(), ChangeText.lines(newLines)));
     }
 
     private void record(String by, Instant at, String change) {
@@ -155,20 +165,50 @@ public class Order implements Persistable<String> {
     }
 
     @Override
-    public String getId() { return orderNumber; }
+    public String getId() {
+        return orderNumber;
+    }
 
     @Override
-    public boolean isNew() { return isNew; }
+    public boolean isNew() {
+        return isNew;
+    }
 
-    public String getOrderNumber() { return orderNumber; }
-    public String getOrderer() { return orderer; }
-    public List<OrderLine> getLines() { return List.copyOf(lines); }
-    public ShippingInfo getShippingInfo() { return shippingInfo; }
-    public OrderState getState() { return state; }
-    public long getVersion() { return version; }
-    public String getModifiedBy() { return modifiedBy; }
-    public Instant getModified() { return modified; }
-    public String getLastChange() { return lastChange; }
+    public String getOrderNumber() {
+        return orderNumber;
+    }
+
+    public String getOrderer() {
+        return orderer;
+    }
+
+    public List<OrderLine> getLines() {
+        return List.copyOf(lines);
+    }
+
+    public ShippingInfo getShippingInfo() {
+        return shippingInfo;
+    }
+
+    public OrderState getState() {
+        return state;
+    }
+
+    public long getVersion() {
+        return version;
+    }
+
+    public String getModifiedBy() {
+        return modifiedBy;
+    }
+
+    public Instant getModified() {
+        return modified;
+    }
+
+    public String getLastChange() {
+        return lastChange;
+    }
 
     /** The optimistic-lock columns as loaded: version, who changed the order last and when. */
     public VersionStamp stamp() {

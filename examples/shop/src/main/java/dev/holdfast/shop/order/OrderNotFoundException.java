@@ -13,5 +13,7 @@ public class OrderNotFoundException extends RuntimeException {
         this.orderNumber = orderNumber;
     }
 
-    public String orderNumber() { return orderNumber; }
+    public String orderNumber() {
+        return orderNumber;
+    }
 }

@@ -1,10 +1,10 @@
 package dev.holdfast.shop.order;
 
+import dev.holdfast.pessimistic.LockWait;
+import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.Reacquired;
-import dev.holdfast.pessimistic.LockWait;
-import dev.holdfast.pessimistic.RowRef;
 import dev.holdfast.shop.schema.ShopTableNames;
 import dev.holdfast.spring.boot.TransactionalRowLocks;
 import org.springframework.stereotype.Service;
@@ -38,8 +38,12 @@ public class OrderService {
      * detected from the DataSource; row locks on the running transaction's connection; offline locks in
      * {@code holdfast_locks}, bound to their owner).
      */
-    public OrderService(OrderRepository orders, TransactionalRowLocks rowLocks, ShopTableNames tables,
-                        Clock clock, LockManager editLocks) {
+    public OrderService(
+            OrderRepository orders,
+            TransactionalRowLocks rowLocks,
+            ShopTableNames tables,
+            Clock clock,
+            LockManager editLocks) {
         this.orders = orders;
         this.rowLocks = rowLocks;
         this.tables = tables;
@@ -74,8 +78,13 @@ public class OrderService {
      * @throws OrderStateException                        shipping has started
      */
     @Transactional
-    public Order edit(String admin, String orderNumber, LockId lockId, long seenVersion, Receiver receiver,
-                      List<Integer> quantities) {
+    public Order edit(
+            String admin,
+            String orderNumber,
+            LockId lockId,
+            long seenVersion,
+            Receiver receiver,
+            List<Integer> quantities) {
         // tag::edit-with-lock[]
         editLocks.checkLock(lockId, EDIT_LOCK_TYPE, orderNumber, admin);
         lockOrder(orderNumber);

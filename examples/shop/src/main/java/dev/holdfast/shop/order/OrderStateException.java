@@ -8,14 +8,22 @@ public class OrderStateException extends RuntimeException {
     private final String action;
 
     OrderStateException(String orderNumber, OrderState state, String action) {
-        super("Cannot " + action + " of order " + orderNumber + ": it is " + state.label().toLowerCase());
+        super("Cannot " + action + " of order " + orderNumber + ": it is "
+                + state.label().toLowerCase());
         this.orderNumber = orderNumber;
         this.state = state;
         this.action = action;
     }
 
-    public String orderNumber() { return orderNumber; }
-    public OrderState state() { return state; }
+    public String orderNumber() {
+        return orderNumber;
+    }
+
+    public OrderState state() {
+        return state;
+    }
     /** What was refused, in English words (message code {@code action.} + the words joined with '-'). */
-    public String action() { return action; }
+    public String action() {
+        return action;
+    }
 }

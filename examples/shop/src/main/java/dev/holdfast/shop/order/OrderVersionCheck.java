@@ -24,8 +24,7 @@ public final class OrderVersionCheck {
     /** The entity name in conflict messages: "order ORD-1 was modified by kim at …". */
     public static final String ENTITY = "order";
 
-    private OrderVersionCheck() {
-    }
+    private OrderVersionCheck() {}
 
     /**
      * @param seenVersion the version the user's page showed
@@ -75,18 +74,38 @@ public final class OrderVersionCheck {
          * {@code seenVersion} the version the user's form carried.
          */
         public static StaleOrderException afterStaleWrite(Order current, long seenVersion, String attempted) {
-            return new StaleOrderException(StaleRow.changed(ENTITY, current.getOrderNumber(), seenVersion, current.stamp()),
-                    current.getLastChange(), attempted);
+            return new StaleOrderException(
+                    StaleRow.changed(ENTITY, current.getOrderNumber(), seenVersion, current.stamp()),
+                    current.getLastChange(),
+                    attempted);
         }
 
-        public String orderNumber() { return String.valueOf(id()); }
+        public String orderNumber() {
+            return String.valueOf(id());
+        }
         /** The version the user saw. */
-        public long seenVersion() { return expectedVersion(); }
-        public long getCurrentVersion() { return currentVersion().orElseThrow(); }
-        public String getModifiedBy() { return modifiedBy().orElse(null); }
-        public Instant getModified() { return modified().orElse(null); }
-        public String lastChange() { return lastChange; }
+        public long seenVersion() {
+            return expectedVersion();
+        }
+
+        public long getCurrentVersion() {
+            return currentVersion().orElseThrow();
+        }
+
+        public String getModifiedBy() {
+            return modifiedBy().orElse(null);
+        }
+
+        public Instant getModified() {
+            return modified().orElse(null);
+        }
+
+        public String lastChange() {
+            return lastChange;
+        }
         /** What the user tried to do, in words: nothing of it was saved. */
-        public String attempted() { return attempted; }
+        public String attempted() {
+            return attempted;
+        }
     }
 }

@@ -5,5 +5,5 @@ import jakarta.persistence.Embedded;
 
 /** Where the order goes and who receives it; a value, replaced as a whole. */
 @Embeddable
-public record ShippingInfo(@Embedded Receiver receiver, @Embedded Address address) {
-}
+public record ShippingInfo(
+        @Embedded Receiver receiver, @Embedded Address address) {}

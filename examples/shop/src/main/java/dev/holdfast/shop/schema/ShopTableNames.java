@@ -22,7 +22,8 @@ public class ShopTableNames extends PhysicalNamingStrategySnakeCaseImpl {
     /** @throws IllegalArgumentException unless {@code prefix} makes plain identifiers (letters, digits, _) */
     public ShopTableNames(String prefix) {
         if (prefix == null || prefix.isEmpty() || !prefix.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-            throw new IllegalArgumentException("shop.table-prefix must be a plain identifier prefix, was '" + prefix + "'");
+            throw new IllegalArgumentException(
+                    "shop.table-prefix must be a plain identifier prefix, was '" + prefix + "'");
         }
         this.prefix = prefix.toLowerCase();
     }

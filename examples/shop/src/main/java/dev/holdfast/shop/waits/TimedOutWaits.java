@@ -37,8 +37,16 @@ public class TimedOutWaits {
      * @param waitersAhead   for a lease: how many waited ahead of the caller; null if unknown or a row lock
      * @param unknownBecause for a lease: why the holder is unknown; else null
      */
-    public record Entry(Instant at, String waiter, String instance, String kind, String what, Blockers blockers, Holder holder,
-                        Integer waitersAhead, String unknownBecause) {
+    public record Entry(
+            Instant at,
+            String waiter,
+            String instance,
+            String kind,
+            String what,
+            Blockers blockers,
+            Holder holder,
+            Integer waitersAhead,
+            String unknownBecause) {
 
         public boolean rowLock() {
             return "row".equals(kind);
@@ -69,8 +77,16 @@ public class TimedOutWaits {
 
     /** A lease that {@code waiter} asked for on shop instance {@code instance} and was not granted in time. */
     public void lease(String waiter, String instance, LeaseTimeoutException e) {
-        add(new Entry(clock.instant(), waiter, instance, "lease", e.leaseName(), null, e.holder().orElse(null),
-                e.waitersAhead().isPresent() ? e.waitersAhead().getAsInt() : null, e.holderUnknownBecause().orElse(null)));
+        add(new Entry(
+                clock.instant(),
+                waiter,
+                instance,
+                "lease",
+                e.leaseName(),
+                null,
+                e.holder().orElse(null),
+                e.waitersAhead().isPresent() ? e.waitersAhead().getAsInt() : null,
+                e.holderUnknownBecause().orElse(null)));
     }
 
     /** Newest first. */

@@ -40,11 +40,15 @@ class AdminInvoiceController {
     }
 
     @PostMapping
-    String issue(@PathVariable String orderNumber, @RequestParam(required = false) String state, Principal admin,
-                 RedirectAttributes redirect) {
+    String issue(
+            @PathVariable String orderNumber,
+            @RequestParam(required = false) String state,
+            Principal admin,
+            RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         Invoice invoice = invoices.issue(admin.getName(), number, state);
-        Notices.success(redirect, texts.html("invoice.issued", invoice.getId(), number, fmt.shipping(invoice.getBillTo())));
+        Notices.success(
+                redirect, texts.html("invoice.issued", invoice.getId(), number, fmt.shipping(invoice.getBillTo())));
         return "redirect:/admin/orders/" + number;
     }
 }

@@ -1,9 +1,9 @@
 package dev.holdfast.shop.web;
 
 import dev.holdfast.Holder;
-import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.Leases;
+import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.shop.job.JobResult;
 import dev.holdfast.shop.job.JobRunRepository;
@@ -44,8 +44,15 @@ class AdminLocksController {
     private final ViewSupport.Formats fmt;
     private final TimedOutWaits waits;
 
-    AdminLocksController(JdbcLockManager locks, Leases leases, NightlyReportJob job, JobRunRepository runs,
-                         EntityManager em, Texts texts, ViewSupport.Formats fmt, TimedOutWaits waits) {
+    AdminLocksController(
+            JdbcLockManager locks,
+            Leases leases,
+            NightlyReportJob job,
+            JobRunRepository runs,
+            EntityManager em,
+            Texts texts,
+            ViewSupport.Formats fmt,
+            TimedOutWaits waits) {
         this.waits = waits;
         this.texts = texts;
         this.fmt = fmt;
@@ -82,9 +89,15 @@ class AdminLocksController {
             throw new BadRequestException("bad.not-a-lease", name);
         }
         if (leases.forceRelease(name, admin.getName())) {
-            Notices.success(redirect, texts.html("notice.lease-broken", name,
-                    holder.map(l -> texts.get("notice.lease-broken.holder", l.owner(), String.valueOf(l.token()))).orElse(""),
-                    admin.getName()));
+            Notices.success(
+                    redirect,
+                    texts.html(
+                            "notice.lease-broken",
+                            name,
+                            holder.map(l -> texts.get(
+                                            "notice.lease-broken.holder", l.owner(), String.valueOf(l.token())))
+                                    .orElse(""),
+                            admin.getName()));
         } else {
             Notices.failure(redirect, texts.html("notice.lease-not-live", name));
         }
@@ -103,25 +116,39 @@ class AdminLocksController {
             if (outcome.heldBy() == null) {
                 Notices.failure(redirect, texts.html("notice.job-not-run.unknown"));
             } else if (outcome.heldBy().equals(job.instanceId())) {
-                Notices.failure(redirect, texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since, token, until));
+                Notices.failure(
+                        redirect,
+                        texts.html("notice.job-not-run.same-instance", outcome.heldBy(), since, token, until));
             } else {
                 Notices.failure(redirect, texts.html("notice.job-not-run", outcome.heldBy(), since, token, until));
             }
         } else if (outcome.leaseLostAt() != null) {
-            Notices.failure(redirect, texts.html("notice.job-lease-lost", job.instanceId(), String.valueOf(outcome.token()),
-                    new Texts.Html(fmt.clockHtml(outcome.leaseLostAt())), outcome.brokenBy() == null ? ""
-                            : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy())));
+            Notices.failure(
+                    redirect,
+                    texts.html(
+                            "notice.job-lease-lost",
+                            job.instanceId(),
+                            String.valueOf(outcome.token()),
+                            new Texts.Html(fmt.clockHtml(outcome.leaseLostAt())),
+                            outcome.brokenBy() == null
+                                    ? ""
+                                    : texts.get("notice.job-lease-lost.broken-by", outcome.brokenBy())));
         } else if (outcome.written()) {
             Notices.success(redirect, texts.html("notice.job-ran", job.instanceId(), String.valueOf(outcome.token())));
         } else {
-            Notices.failure(redirect, texts.html("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
+            Notices.failure(
+                    redirect,
+                    texts.html("notice.job-ran-unwritten", job.instanceId(), String.valueOf(outcome.token())));
         }
         return "redirect:/admin/locks";
     }
 
     @PostMapping("/break")
-    String breakLock(@RequestParam(required = false) String type, @RequestParam(required = false) String id,
-                     Principal admin, RedirectAttributes redirect) {
+    String breakLock(
+            @RequestParam(required = false) String type,
+            @RequestParam(required = false) String id,
+            Principal admin,
+            RedirectAttributes redirect) {
         if (type == null || id == null || type.isBlank() || id.isBlank()) {
             throw new BadRequestException("bad.which-lock");
         }
@@ -132,8 +159,15 @@ class AdminLocksController {
             throw new BadRequestException("bad.not-a-lock", type + "/" + id);
         }
         if (locks.forceRelease(type, id, admin.getName())) {
-            Notices.success(redirect, texts.html("notice.lock-broken", type, id,
-                    holder.map(h -> texts.get("notice.lock-broken.holder", h.owner())).orElse(""), admin.getName()));
+            Notices.success(
+                    redirect,
+                    texts.html(
+                            "notice.lock-broken",
+                            type,
+                            id,
+                            holder.map(h -> texts.get("notice.lock-broken.holder", h.owner()))
+                                    .orElse(""),
+                            admin.getName()));
         } else {
             Notices.failure(redirect, texts.html("notice.lock-not-live", type, id));
         }

@@ -1,11 +1,11 @@
 package dev.holdfast.shop.web;
 
-import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.shop.order.Order;
 import dev.holdfast.shop.order.OrderService;
 import dev.holdfast.shop.order.Receiver;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.spring.boot.web.LockHeartbeat;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -54,21 +54,27 @@ class AdminOrderEditController {
      * whose save was refused).
      */
     @GetMapping
-    String edit(@PathVariable String orderNumber, @RequestParam(required = false) String receiverName,
-                @RequestParam(required = false) String receiverPhone,
-                @RequestParam(name = "quantity", required = false) List<String> quantities,
-                Principal admin, Model model) {
+    String edit(
+            @PathVariable String orderNumber,
+            @RequestParam(required = false) String receiverName,
+            @RequestParam(required = false) String receiverPhone,
+            @RequestParam(name = "quantity", required = false) List<String> quantities,
+            Principal admin,
+            Model model) {
         String number = FormInput.orderNumber(orderNumber);
         // The grant this admin held before (if any) tells a reload of the same tab from a second tab: a
         // reacquire starts a new grant (new id, new acquiredAt), and each tab remembers its own grant.
-        Optional<LockHeartbeat.LockStatus> before = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number)
+        Optional<LockHeartbeat.LockStatus> before = heartbeat
+                .status(OrderService.EDIT_LOCK_TYPE, number)
                 .filter(s -> admin.getName().equals(s.owner()));
         Reacquired lock = orders.startEditing(admin.getName(), number);
         Order order = orders.anyOrder(number);
         model.addAttribute("order", order);
         model.addAttribute("lockId", lock.lockId().getValue());
         model.addAttribute("otherTab", lock.replaced());
-        model.addAttribute("replacedGrant", lock.replaced() ? before.map(s -> s.acquiredAt().toString()).orElse("") : null);
+        model.addAttribute(
+                "replacedGrant",
+                lock.replaced() ? before.map(s -> s.acquiredAt().toString()).orElse("") : null);
         model.addAttribute("prefill", EditPrefill.of(receiverName, receiverPhone, quantities));
         Optional<LockHeartbeat.LockStatus> now = heartbeat.status(OrderService.EDIT_LOCK_TYPE, number);
         model.addAttribute("lock", now.orElse(null));
@@ -78,21 +84,28 @@ class AdminOrderEditController {
     }
 
     @PostMapping
-    String save(@PathVariable String orderNumber, @RequestParam LockId lockId,
-                @RequestParam(required = false) String version,
-                @RequestParam(required = false) String receiverName,
-                @RequestParam(required = false) String receiverPhone,
-                @RequestParam(name = "quantity", required = false) List<String> quantities,
-                Principal admin, RedirectAttributes redirect) {
+    String save(
+            @PathVariable String orderNumber,
+            @RequestParam LockId lockId,
+            @RequestParam(required = false) String version,
+            @RequestParam(required = false) String receiverName,
+            @RequestParam(required = false) String receiverPhone,
+            @RequestParam(name = "quantity", required = false) List<String> quantities,
+            Principal admin,
+            RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         long seenVersion = FormInput.version(version);
-        Receiver receiver = new Receiver(FormInput.text("receiver", receiverName, 100), FormInput.text("phone", receiverPhone, 40));
+        Receiver receiver =
+                new Receiver(FormInput.text("receiver", receiverName, 100), FormInput.text("phone", receiverPhone, 40));
         List<Integer> parsed = new ArrayList<>();
         for (String q : quantities == null ? List.<String>of() : quantities) {
             parsed.add(FormInput.quantity(q));
         }
         if (parsed.size() != orders.anyOrder(number).getLines().size()) {
-            throw new BadRequestException("bad.quantity-count", parsed.size(), orders.anyOrder(number).getLines().size());
+            throw new BadRequestException(
+                    "bad.quantity-count",
+                    parsed.size(),
+                    orders.anyOrder(number).getLines().size());
         }
         orders.edit(admin.getName(), number, lockId, seenVersion, receiver, parsed);
         release(admin, lockId);
@@ -101,8 +114,11 @@ class AdminOrderEditController {
     }
 
     @PostMapping("/cancel")
-    String cancel(@PathVariable String orderNumber, @RequestParam LockId lockId, Principal admin,
-                  RedirectAttributes redirect) {
+    String cancel(
+            @PathVariable String orderNumber,
+            @RequestParam LockId lockId,
+            Principal admin,
+            RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         boolean released = release(admin, lockId);
         Notices.success(redirect, texts.html(released ? "edit.cancelled" : "edit.cancelled-not-held", number));
@@ -111,12 +127,17 @@ class AdminOrderEditController {
 
     /** The page's heartbeat ({@code /holdfast/heartbeat.js}): extends this admin's lock on this order. */
     @PostMapping("/heartbeat")
-    ResponseEntity<?> heartbeat(@PathVariable String orderNumber, @RequestParam(required = false) String lockId,
-                                     Principal admin) {
+    ResponseEntity<?> heartbeat(
+            @PathVariable String orderNumber, @RequestParam(required = false) String lockId, Principal admin) {
         // The new expiry (and a lost lock's end) formatted like every time on the page: the viewer's zone
         // and language, the UTC time on hover unless the viewer is in UTC.
-        ResponseEntity<?> answer = heartbeat.extend(lockId, OrderService.EDIT_LOCK_TYPE, FormInput.orderNumber(orderNumber),
-                admin.getName(), formats::clock, formats::utcHint);
+        ResponseEntity<?> answer = heartbeat.extend(
+                lockId,
+                OrderService.EDIT_LOCK_TYPE,
+                FormInput.orderNumber(orderNumber),
+                admin.getName(),
+                formats::clock,
+                formats::utcHint);
         if (answer.getBody() instanceof ProblemDetail problem) {
             explain(problem);
         }
@@ -153,7 +174,7 @@ class AdminOrderEditController {
         try {
             orders.stopEditing(admin.getName(), lockId);
             return true;
-        } catch (OfflineLockLostException e) {   // the starter's lock manager throws Spring's exceptions
+        } catch (OfflineLockLostException e) { // the starter's lock manager throws Spring's exceptions
             return false;
         }
     }

@@ -41,14 +41,18 @@ class AdminOrdersController {
     String detail(@PathVariable String orderNumber, Model model) {
         String number = FormInput.orderNumber(orderNumber);
         model.addAttribute("order", orders.anyOrder(number));
-        model.addAttribute("editLock", locks.holder(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
+        model.addAttribute(
+                "editLock", locks.holder(OrderService.EDIT_LOCK_TYPE, number).orElse(null));
         model.addAttribute("invoices", invoices.invoicesOf(number));
         return "admin-order";
     }
 
     @PostMapping("/{orderNumber}/start-shipping")
-    String startShipping(@PathVariable String orderNumber, @RequestParam(required = false) String version,
-                         Principal admin, RedirectAttributes redirect) {
+    String startShipping(
+            @PathVariable String orderNumber,
+            @RequestParam(required = false) String version,
+            Principal admin,
+            RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         long seenVersion = FormInput.version(version);
         orders.startShipping(admin.getName(), number, seenVersion);

@@ -17,6 +17,11 @@ class BadRequestException extends RuntimeException {
         this.args = args.clone();
     }
 
-    String code() { return code; }
-    Object[] args() { return args.clone(); }
+    String code() {
+        return code;
+    }
+
+    Object[] args() {
+        return args.clone();
+    }
 }

@@ -2,7 +2,6 @@ package dev.holdfast.shop.web;
 
 import dev.holdfast.shop.order.OrderNotFoundException;
 import dev.holdfast.spring.boot.web.ClientVersion;
-
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.context.support.DefaultMessageSourceResolvable;
 
@@ -13,8 +12,7 @@ final class FormInput {
 
     private static final Pattern ORDER_NUMBER = Pattern.compile("[A-Za-z0-9-]{1,32}");
 
-    private FormInput() {
-    }
+    private FormInput() {}
 
     /**
      * The version the user's page showed, from the hidden {@code version} field.
@@ -25,7 +23,8 @@ final class FormInput {
         try {
             return ClientVersion.parse(raw).value(); // holdfast-spring-boot-starter's form binding helper
         } catch (ClientVersion.MalformedVersionException e) {
-            throw e.missing() ? new BadRequestException("bad.version-missing")
+            throw e.missing()
+                    ? new BadRequestException("bad.version-missing")
                     : new BadRequestException("bad.version-malformed", abbreviate(raw));
         }
     }

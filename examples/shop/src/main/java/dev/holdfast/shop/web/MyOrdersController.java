@@ -44,9 +44,14 @@ class MyOrdersController {
     }
 
     @PostMapping("/{orderNumber}/shipping")
-    String changeShipping(@PathVariable String orderNumber, @Valid @ModelAttribute("form") ShippingForm form,
-                          BindingResult errors, Principal user, Model model, HttpServletResponse response,
-                          RedirectAttributes redirect) {
+    String changeShipping(
+            @PathVariable String orderNumber,
+            @Valid @ModelAttribute("form") ShippingForm form,
+            BindingResult errors,
+            Principal user,
+            Model model,
+            HttpServletResponse response,
+            RedirectAttributes redirect) {
         String number = FormInput.orderNumber(orderNumber);
         long seenVersion = FormInput.version(form.getVersion());
         if (errors.hasErrors()) {

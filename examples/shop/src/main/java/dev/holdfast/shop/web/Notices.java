@@ -12,8 +12,7 @@ final class Notices {
     static final String TEXT = "notice";
     static final String KIND = "noticeKind";
 
-    private Notices() {
-    }
+    private Notices() {}
 
     /** What was asked was done. */
     static void success(RedirectAttributes redirect, String text) {

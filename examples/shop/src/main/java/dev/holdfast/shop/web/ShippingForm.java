@@ -46,20 +46,56 @@ public class ShippingForm {
 
     ShippingInfo toShippingInfo() {
         String line2 = address2 == null || address2.isBlank() ? null : address2.trim();
-        return new ShippingInfo(new Receiver(receiverName.trim(), receiverPhone.trim()),
+        return new ShippingInfo(
+                new Receiver(receiverName.trim(), receiverPhone.trim()),
                 new Address(zipCode.trim(), address1.trim(), line2));
     }
 
-    public String getReceiverName() { return receiverName; }
-    public void setReceiverName(String receiverName) { this.receiverName = receiverName; }
-    public String getReceiverPhone() { return receiverPhone; }
-    public void setReceiverPhone(String receiverPhone) { this.receiverPhone = receiverPhone; }
-    public String getZipCode() { return zipCode; }
-    public void setZipCode(String zipCode) { this.zipCode = zipCode; }
-    public String getAddress1() { return address1; }
-    public void setAddress1(String address1) { this.address1 = address1; }
-    public String getAddress2() { return address2; }
-    public void setAddress2(String address2) { this.address2 = address2; }
-    public String getVersion() { return version; }
-    public void setVersion(String version) { this.version = version; }
+    public String getReceiverName() {
+        return receiverName;
+    }
+
+    public void setReceiverName(String receiverName) {
+        this.receiverName = receiverName;
+    }
+
+    public String getReceiverPhone() {
+        return receiverPhone;
+    }
+
+    public void setReceiverPhone(String receiverPhone) {
+        this.receiverPhone = receiverPhone;
+    }
+
+    public String getZipCode() {
+        return zipCode;
+    }
+
+    public void setZipCode(String zipCode) {
+        this.zipCode = zipCode;
+    }
+
+    public String getAddress1() {
+        return address1;
+    }
+
+    public void setAddress1(String address1) {
+        this.address1 = address1;
+    }
+
+    public String getAddress2() {
+        return address2;
+    }
+
+    public void setAddress2(String address2) {
+        this.address2 = address2;
+    }
+
+    public String getVersion() {
+        return version;
+    }
+
+    public void setVersion(String version) {
+        this.version = version;
+    }
 }

@@ -32,8 +32,7 @@ class Texts {
     }
 
     /** A piece of HTML built by the shop itself, passed through {@link #html} unescaped. */
-    record Html(String html) {
-    }
+    record Html(String html) {}
 
     /** The text of {@code code}, or null if the bundles have none. */
     String getOrNull(String code, Object... args) {

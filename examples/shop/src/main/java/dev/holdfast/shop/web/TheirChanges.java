@@ -26,8 +26,7 @@ public record TheirChanges(List<Change> changes) {
      * @param before   the value this user saw ("" for an empty one)
      * @param after    the value now
      */
-    public record Change(String name, String label, String labelArg, String before, String after) {
-    }
+    public record Change(String name, String label, String labelArg, String before, String after) {}
 
     /** The fields of {@code current} that differ from what {@code request}'s form showed. */
     static TheirChanges of(HttpServletRequest request, Order current) {
@@ -39,15 +38,19 @@ public record TheirChanges(List<Change> changes) {
             String name = field.getKey();
             List<String> seen = TypedValues.values(request, "seen-" + name);
             if (seen == null) {
-                continue;   // the form did not show this field
+                continue; // the form did not show this field
             }
             List<String> now = TypedValues.currentValues(current, name);
             if ("quantity".equals(name) && seen.size() == now.size()) {
                 // One entry per order line that changed, named by its product.
                 for (int i = 0; i < now.size(); i++) {
                     if (!seen.get(i).equals(now.get(i))) {
-                        changes.add(new Change("quantity-" + i, "conflict.their.quantity",
-                                current.getLines().get(i).productName(), seen.get(i), now.get(i)));
+                        changes.add(new Change(
+                                "quantity-" + i,
+                                "conflict.their.quantity",
+                                current.getLines().get(i).productName(),
+                                seen.get(i),
+                                now.get(i)));
                     }
                 }
             } else if (!seen.equals(now)) {

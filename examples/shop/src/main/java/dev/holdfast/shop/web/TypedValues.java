@@ -51,7 +51,7 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
             String name = field.getKey();
             List<String> typed = values(request, name);
             if (typed == null) {
-                continue;   // not a field of this form
+                continue; // not a field of this form
             }
             List<String> now = currentValues(current, name);
             List<String> seen = values(request, "seen-" + name);
@@ -85,7 +85,8 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
                 changes.add(new Field(field.getKey(), field.getValue(), typed));
             }
         }
-        return new TypedValues(List.copyOf(changes), request.getContextPath() + formPath, "get", List.copyOf(changes), null)
+        return new TypedValues(
+                        List.copyOf(changes), request.getContextPath() + formPath, "get", List.copyOf(changes), null)
                 .checkedAgainst(current);
     }
 
@@ -95,8 +96,10 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
      * started, so re-applying could only end in "not possible any more".
      */
     private TypedValues checkedAgainst(Order current) {
-        return current.isShippingChangeable() ? this
-                : new TypedValues(changes, action, method, submit, current.getState().name());
+        return current.isShippingChangeable()
+                ? this
+                : new TypedValues(
+                        changes, action, method, submit, current.getState().name());
     }
 
     /** True if the changes can be re-applied (the page offers the button). */
@@ -124,8 +127,13 @@ public record TypedValues(List<Field> changes, String action, String method, Lis
             case "receiverPhone" -> List.of(info.receiver().phone());
             case "zipCode" -> List.of(info.address().zipCode());
             case "address1" -> List.of(info.address().address1());
-            case "address2" -> List.of(info.address().address2() == null ? "" : info.address().address2());
-            case "quantity" -> order.getLines().stream().map(OrderLine::quantity).map(String::valueOf).toList();
+            case "address2" ->
+                List.of(info.address().address2() == null ? "" : info.address().address2());
+            case "quantity" ->
+                order.getLines().stream()
+                        .map(OrderLine::quantity)
+                        .map(String::valueOf)
+                        .toList();
             default -> throw new IllegalArgumentException("not a form field: " + name);
         };
     }

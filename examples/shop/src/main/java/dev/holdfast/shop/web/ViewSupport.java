@@ -38,8 +38,7 @@ class ViewSupport {
     static final ZoneId DEFAULT_ZONE = ZoneId.of("UTC");
 
     /** The signed-in user, or null. */
-    record CurrentUser(String name, boolean admin, boolean customer) {
-    }
+    record CurrentUser(String name, boolean admin, boolean customer) {}
 
     @ModelAttribute("currentUser")
     CurrentUser currentUser() {
@@ -52,8 +51,12 @@ class ViewSupport {
         if (auth == null || !auth.isAuthenticated() || "anonymousUser".equals(auth.getPrincipal())) {
             return null;
         }
-        boolean admin = auth.getAuthorities().stream().map(GrantedAuthority::getAuthority).anyMatch("ROLE_ADMIN"::equals);
-        boolean customer = auth.getAuthorities().stream().map(GrantedAuthority::getAuthority).anyMatch("ROLE_CUSTOMER"::equals);
+        boolean admin = auth.getAuthorities().stream()
+                .map(GrantedAuthority::getAuthority)
+                .anyMatch("ROLE_ADMIN"::equals);
+        boolean customer = auth.getAuthorities().stream()
+                .map(GrantedAuthority::getAuthority)
+                .anyMatch("ROLE_CUSTOMER"::equals);
         return new CurrentUser(auth.getName(), admin, customer);
     }
 
@@ -80,13 +83,17 @@ class ViewSupport {
         }
         try {
             URI uri = URI.create(referer);
-            if (uri.getHost() == null || !uri.getHost().equalsIgnoreCase(request.getServerName())
-                    || uri.getPort() != request.getServerPort() || uri.getRawPath() == null
+            if (uri.getHost() == null
+                    || !uri.getHost().equalsIgnoreCase(request.getServerName())
+                    || uri.getPort() != request.getServerPort()
+                    || uri.getRawPath() == null
                     || !uri.getRawPath().startsWith(request.getContextPath() + "/")) {
                 return fallback;
             }
             String path = uri.getRawPath().substring(request.getContextPath().length());
-            if (path.startsWith("//") || path.equals(request.getRequestURI().substring(request.getContextPath().length()))) {
+            if (path.startsWith("//")
+                    || path.equals(request.getRequestURI()
+                            .substring(request.getContextPath().length()))) {
                 return fallback;
             }
             return uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
@@ -102,8 +109,9 @@ class ViewSupport {
     @Component("fmt")
     static class Formats {
 
-        private static final DateTimeFormatter UTC =
-                DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
+        private static final DateTimeFormatter UTC = DateTimeFormatter.ofPattern(
+                        "yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
+                .withZone(ZoneOffset.UTC);
         private static final Currency EURO = Currency.getInstance("EUR");
         private static final Pattern STATE_COUNT = Pattern.compile("([A-Z_]+): (\\d+)");
 
@@ -164,14 +172,15 @@ class ViewSupport {
                 return "";
             }
             String hint = utcHint(instant);
-            return "<time class=\"instant\" datetime=\"" + instant + "\"" + (hint == null ? "" : " title=\"" + hint + "\"")
-                    + ">" + HtmlUtils.htmlEscape(shown) + "</time>";
+            return "<time class=\"instant\" datetime=\"" + instant + "\""
+                    + (hint == null ? "" : " title=\"" + hint + "\"") + ">" + HtmlUtils.htmlEscape(shown) + "</time>";
         }
 
         /** Where the user came from (same-origin {@code Referer}), or null: the "back" link of error pages. */
         public String back() {
             return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
-                    ? backLink(servlet.getRequest(), null) : null;
+                    ? backLink(servlet.getRequest(), null)
+                    : null;
         }
 
         /** Text HTML-escaped, for messages rendered with {@code th:utext}. */
@@ -202,9 +211,11 @@ class ViewSupport {
             if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet) {
                 HttpServletRequest request = servlet.getRequest();
                 Object forwarded = request.getAttribute("jakarta.servlet.forward.request_uri");
-                if ("GET".equals(request.getMethod()) && forwarded == null
+                if ("GET".equals(request.getMethod())
+                        && forwarded == null
                         && request.getAttribute("jakarta.servlet.error.request_uri") == null) {
-                    String path = request.getRequestURI().substring(request.getContextPath().length());
+                    String path = request.getRequestURI()
+                            .substring(request.getContextPath().length());
                     String query = request.getQueryString();
                     return query == null ? path : path + "?" + query;
                 }
@@ -237,26 +248,38 @@ class ViewSupport {
             }
             List<Object> args = new ArrayList<>();
             for (String arg : parts.subList(1, parts.size())) {
-                args.add(dev.holdfast.shop.order.ChangeText.isLines(arg) ? lines(arg)
-                        : dev.holdfast.shop.order.ChangeText.isShipping(arg)
-                        ? shipping(dev.holdfast.shop.order.ChangeText.shipping(arg)) : arg);
+                args.add(
+                        dev.holdfast.shop.order.ChangeText.isLines(arg)
+                                ? lines(arg)
+                                : dev.holdfast.shop.order.ChangeText.isShipping(arg)
+                                        ? shipping(dev.holdfast.shop.order.ChangeText.shipping(arg))
+                                        : arg);
             }
             return messages.getMessage(parts.get(0), args.toArray(), parts.get(0), locale());
         }
 
         /** Receiver, address and phone on one line, in the viewer's language ({@code shipping.one-line}). */
         public String shipping(dev.holdfast.shop.order.ShippingInfo info) {
-            return messages.getMessage("shipping.one-line",
-                    new Object[] {info.receiver().name(), address(info.address()), info.receiver().phone()}, locale());
+            return messages.getMessage(
+                    "shipping.one-line",
+                    new Object[] {
+                        info.receiver().name(),
+                        address(info.address()),
+                        info.receiver().phone()
+                    },
+                    locale());
         }
 
         /** An address on one line, in the viewer's language ({@code address.one-line}). */
         public String address(dev.holdfast.shop.order.Address address) {
             boolean line2 = address.address2() != null && !address.address2().isBlank();
             return line2
-                    ? messages.getMessage("address.one-line.with-line2",
-                            new Object[] {address.address1(), address.address2(), address.zipCode()}, locale())
-                    : messages.getMessage("address.one-line", new Object[] {address.address1(), address.zipCode()}, locale());
+                    ? messages.getMessage(
+                            "address.one-line.with-line2",
+                            new Object[] {address.address1(), address.address2(), address.zipCode()},
+                            locale())
+                    : messages.getMessage(
+                            "address.one-line", new Object[] {address.address1(), address.zipCode()}, locale());
         }
 
         /** "PREPARING: 3, SHIPPED: 1" (the nightly report's summary) with the states' names. */
@@ -291,7 +314,8 @@ class ViewSupport {
             }
             Locale locale = locale();
             return DateTimeFormatter.ofPattern(messages.getMessage(patternCode, null, locale), locale)
-                    .withZone(viewerZone()).format(instant);
+                    .withZone(viewerZone())
+                    .format(instant);
         }
 
         private static Locale locale() {

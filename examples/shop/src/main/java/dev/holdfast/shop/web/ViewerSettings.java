@@ -39,12 +39,20 @@ class ViewerSettings {
 
     /** The switcher: {@code /language?lang=ko&back=/admin/orders}. An unknown language is refused (400). */
     @GetMapping("/language")
-    String language(@RequestParam(required = false) String lang, @RequestParam(required = false) String back,
-                    HttpServletRequest request, HttpServletResponse response) {
-        Locale chosen = SUPPORTED.stream().filter(l -> l.getLanguage().equals(lang)).findFirst()
+    String language(
+            @RequestParam(required = false) String lang,
+            @RequestParam(required = false) String back,
+            HttpServletRequest request,
+            HttpServletResponse response) {
+        Locale chosen = SUPPORTED.stream()
+                .filter(l -> l.getLanguage().equals(lang))
+                .findFirst()
                 .orElseThrow(() -> new BadRequestException("bad.language", lang == null ? "" : lang));
         locales.setLocale(request, response, chosen);
-        boolean local = back != null && back.startsWith("/") && !back.startsWith("//") && !back.contains("\\")
+        boolean local = back != null
+                && back.startsWith("/")
+                && !back.startsWith("//")
+                && !back.contains("\\")
                 && back.length() <= 500;
         return "redirect:" + (local ? back : "/");
     }

@@ -1,12 +1,12 @@
 package dev.holdfast.shop.actuate;
 
-import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockEndedException;
 import dev.holdfast.pessimistic.offline.LockId;
 import dev.holdfast.shop.ShopApplication;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 import org.springframework.boot.SpringApplication;
@@ -59,10 +59,14 @@ class HoldfastEndpointHttpTest {
         final JdbcTemplate jdbc;
 
         Shop(TestDatabase db) {
-            prefix = "shop_a" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 6) + "_";
-            List<String> args = new ArrayList<>(List.of("--server.port=0", "--shop.table-prefix=" + prefix,
+            prefix = "shop_a"
+                    + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 6) + "_";
+            List<String> args = new ArrayList<>(List.of(
+                    "--server.port=0",
+                    "--shop.table-prefix=" + prefix,
                     "--spring.jpa.hibernate.ddl-auto=create-drop",
-                    "--holdfast.offline.table=" + prefix + "locks", "--holdfast.lease.table=" + prefix + "leases",
+                    "--holdfast.offline.table=" + prefix + "locks",
+                    "--holdfast.lease.table=" + prefix + "leases",
                     "--shop.job.schedule.enabled=false"));
             if (db.kind() == TestDatabase.Kind.H2) {
                 args.add("--spring.datasource.url=jdbc:h2:mem:" + prefix + ";DB_CLOSE_DELAY=-1");
@@ -75,7 +79,8 @@ class HoldfastEndpointHttpTest {
                 args.add("--spring.profiles.active=" + db.kind().id());
             }
             context = SpringApplication.run(ShopApplication.class, args.toArray(String[]::new));
-            base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+            base = "http://127.0.0.1:"
+                    + ((WebServerApplicationContext) context).getWebServer().getPort();
             jdbc = new JdbcTemplate(context.getBean(DataSource.class));
         }
 
@@ -110,25 +115,30 @@ class HoldfastEndpointHttpTest {
                     jdbc.execute("DROP TABLE IF EXISTS " + prefix + table);
                 }
             } finally {
-                context.close();   // create-drop: the shop's own tables go with it
+                context.close(); // create-drop: the shop's own tables go with it
             }
         }
     }
 
     private HttpResponse<String> send(Shop shop, String method, String path, String user) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(shop.base + path)).method(method,
-                HttpRequest.BodyPublishers.noBody());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(shop.base + path))
+                .method(method, HttpRequest.BodyPublishers.noBody());
         if (user != null) {
             String password = user + "-pw";
-            request.header("Authorization", "Basic " + Base64.getEncoder()
-                    .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+            request.header(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode get(Shop shop, String path) throws Exception {
         HttpResponse<String> response = send(shop, "GET", path, "admin");
-        assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+        assertThat(response.statusCode())
+                .as("GET %s: %s", path, response.body())
+                .isEqualTo(200);
         return JSON.readTree(response.body());
     }
 
@@ -142,11 +152,14 @@ class HoldfastEndpointHttpTest {
             JdbcLockManager locks = shop.bean(JdbcLockManager.class);
             LeaseService leases = shop.bean(LeaseService.class);
             LockId held = locks.tryLock("purchase_order", "A/1 ü", "kim");
-            Lease lease = leases.tryAcquire("nightly report", "server-7", Duration.ofMinutes(5)).orElseThrow();
+            Lease lease = leases.tryAcquire("nightly report", "server-7", Duration.ofMinutes(5))
+                    .orElseThrow();
 
             // reads: admins only
-            assertThat(send(shop, "GET", "/actuator/holdfast", null).statusCode()).isEqualTo(401);
-            assertThat(send(shop, "GET", "/actuator/holdfast", "alice").statusCode()).isEqualTo(403);
+            assertThat(send(shop, "GET", "/actuator/holdfast", null).statusCode())
+                    .isEqualTo(401);
+            assertThat(send(shop, "GET", "/actuator/holdfast", "alice").statusCode())
+                    .isEqualTo(403);
             assertThat(send(shop, "GET", "/actuator/health", null).statusCode()).isEqualTo(200);
             JsonNode all = get(shop, "/actuator/holdfast");
             JsonNode lock = all.get("locks").get("items").get(0);
@@ -163,25 +176,36 @@ class HoldfastEndpointHttpTest {
             assertThat(all.get("locks").get("more").asBoolean()).isFalse();
             assertThat(all.get("leaseWaiters").get("items")).isEmpty();
             assertThat(all.get("rowLockWaits").get("error").isNull()).isTrue();
-            assertThat(get(shop, "/actuator/holdfast/locks?owner=kim&limit=1").get("items")).hasSize(1);
+            assertThat(get(shop, "/actuator/holdfast/locks?owner=kim&limit=1").get("items"))
+                    .hasSize(1);
 
             // bad input: 4xx, nothing changed
             List<String> before = shop.tables();
-            assertThat(send(shop, "GET", "/actuator/holdfast/locks?limit=100000", "admin").statusCode()).isEqualTo(400);
-            assertThat(send(shop, "GET", "/actuator/holdfast/locks?after=%25", "admin").statusCode()).isEqualTo(400);
-            assertThat(send(shop, "GET", "/actuator/holdfast/nothing", "admin").statusCode()).isEqualTo(404);
+            assertThat(send(shop, "GET", "/actuator/holdfast/locks?limit=100000", "admin")
+                            .statusCode())
+                    .isEqualTo(400);
+            assertThat(send(shop, "GET", "/actuator/holdfast/locks?after=%25", "admin")
+                            .statusCode())
+                    .isEqualTo(400);
+            assertThat(send(shop, "GET", "/actuator/holdfast/nothing", "admin").statusCode())
+                    .isEqualTo(404);
             String lockPath = "/actuator/holdfast/locks?type=purchase_order&id=" + q("A/1 ü");
             assertThat(send(shop, "DELETE", lockPath, null).statusCode()).isEqualTo(401);
             assertThat(send(shop, "DELETE", lockPath, "alice").statusCode()).isEqualTo(403);
-            assertThat(send(shop, "DELETE", "/actuator/holdfast/locks?type=purchase_order&id=A-2", "admin").statusCode())
+            assertThat(send(shop, "DELETE", "/actuator/holdfast/locks?type=purchase_order&id=A-2", "admin")
+                            .statusCode())
                     .isEqualTo(404);
-            assertThat(send(shop, "DELETE", "/actuator/holdfast/locks?type=purchase_order", "admin").statusCode())
+            assertThat(send(shop, "DELETE", "/actuator/holdfast/locks?type=purchase_order", "admin")
+                            .statusCode())
                     .isEqualTo(400);
             HttpResponse<String> noName = send(shop, "DELETE", "/actuator/holdfast/leases", "admin");
             assertThat(noName.statusCode()).isEqualTo(400);
             assertThat(noName.body()).contains("name is missing");
-            assertThat(send(shop, "DELETE", "/actuator/holdfast/leases?name=other", "admin").statusCode()).isEqualTo(404);
-            assertThat(send(shop, "DELETE", "/actuator/holdfast/leases?name=" + q("nightly report"), "bob").statusCode())
+            assertThat(send(shop, "DELETE", "/actuator/holdfast/leases?name=other", "admin")
+                            .statusCode())
+                    .isEqualTo(404);
+            assertThat(send(shop, "DELETE", "/actuator/holdfast/leases?name=" + q("nightly report"), "bob")
+                            .statusCode())
                     .isEqualTo(403);
             assertThat(shop.tables()).isEqualTo(before);
 
@@ -190,14 +214,20 @@ class HoldfastEndpointHttpTest {
             assertThat(broken.statusCode()).as(broken.body()).isEqualTo(200);
             assertThat(JSON.readTree(broken.body()).get("by").asString()).isEqualTo("admin");
             assertThatThrownBy(() -> locks.checkLock(held, "purchase_order", "A/1 ü", "kim"))
-                    .isInstanceOfSatisfying(OfflineLockLostException.class, e -> assertThat(e.getCause())
-                            .isInstanceOfSatisfying(LockEndedException.class, ended -> assertThat(ended.endedBy()).contains("admin")));
+                    .isInstanceOfSatisfying(
+                            OfflineLockLostException.class,
+                            e -> assertThat(e.getCause())
+                                    .isInstanceOfSatisfying(
+                                            LockEndedException.class,
+                                            ended -> assertThat(ended.endedBy()).contains("admin")));
             assertThat(send(shop, "DELETE", lockPath, "admin").statusCode()).isEqualTo(404);
-            HttpResponse<String> leaseBroken = send(shop, "DELETE", "/actuator/holdfast/leases?name=" + q("nightly report"),
-                    "kim");
+            HttpResponse<String> leaseBroken =
+                    send(shop, "DELETE", "/actuator/holdfast/leases?name=" + q("nightly report"), "kim");
             assertThat(leaseBroken.statusCode()).as(leaseBroken.body()).isEqualTo(200);
-            assertThat(leases.find("nightly report")).hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
-            assertThat(get(shop, "/actuator/holdfast").get("leases").get("items")).isEmpty();
+            assertThat(leases.find("nightly report"))
+                    .hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
+            assertThat(get(shop, "/actuator/holdfast").get("leases").get("items"))
+                    .isEmpty();
         }
     }
 
@@ -209,12 +239,14 @@ class HoldfastEndpointHttpTest {
             shop.jdbc.update("INSERT INTO " + table + " VALUES (1, 'one')");
             DataSource pool = shop.bean(DataSource.class);
             CompletableFuture<Void> waiter = null;
-            try (Connection holder = pool.getConnection(); Connection blocked = pool.getConnection()) {
+            try (Connection holder = pool.getConnection();
+                    Connection blocked = pool.getConnection()) {
                 String holderId = sessionId(db, holder);
                 String blockedId = sessionId(db, blocked);
                 holder.setAutoCommit(false);
                 try (Statement s = holder.createStatement()) {
-                    s.executeQuery("SELECT val FROM " + table + " WHERE id = 1 FOR UPDATE").close();
+                    s.executeQuery("SELECT val FROM " + table + " WHERE id = 1 FOR UPDATE")
+                            .close();
                 }
                 if (db.kind() == TestDatabase.Kind.H2) {
                     try (Statement s = blocked.createStatement()) {
@@ -223,34 +255,48 @@ class HoldfastEndpointHttpTest {
                 }
                 blocked.setAutoCommit(false);
                 waiter = CompletableFuture.runAsync(() -> {
-                    try (PreparedStatement ps = blocked.prepareStatement("SELECT val FROM " + table
-                            + " WHERE id = ? FOR UPDATE")) {
+                    try (PreparedStatement ps =
+                            blocked.prepareStatement("SELECT val FROM " + table + " WHERE id = ? FOR UPDATE")) {
                         ps.setLong(1, 1);
                         ps.executeQuery().close();
                     } catch (java.sql.SQLException e) {
                         throw new IllegalStateException(e);
                     }
                 });
-                JsonNode wait = await("the wait listed with its blocker").atMost(Duration.ofSeconds(20))
+                JsonNode wait = await("the wait listed with its blocker")
+                        .atMost(Duration.ofSeconds(20))
                         .pollInterval(Duration.ofMillis(100))
-                        .until(() -> StreamSupport.stream(get(shop, "/actuator/holdfast/row-lock-waits?limit=50")
-                                        .get("items").spliterator(), false)
-                                .filter(w -> w.get("session").asString().equals(blockedId)).findFirst().orElse(null),
+                        .until(
+                                () -> StreamSupport.stream(
+                                                get(shop, "/actuator/holdfast/row-lock-waits?limit=50")
+                                                        .get("items")
+                                                        .spliterator(),
+                                                false)
+                                        .filter(w -> w.get("session").asString().equals(blockedId))
+                                        .findFirst()
+                                        .orElse(null),
                                 w -> w != null && !w.get("blockers").isEmpty());
                 assertThat(wait.get("statement").asString()).containsIgnoringCase(table);
-                assertThat(wait.get("blockers").get(0).get("session").asString()).isEqualTo(holderId);
+                assertThat(wait.get("blockers").get(0).get("session").asString())
+                        .isEqualTo(holderId);
                 assertThat(wait.get("blockers").get(0).get("blocks").asString()).isEqualTo(blockedId);
                 assertThat(wait.get("blockersUnknownBecause").isNull()).isTrue();
-                assertThat(send(shop, "GET", "/actuator/holdfast/row-lock-waits", "alice").statusCode()).isEqualTo(403);
+                assertThat(send(shop, "GET", "/actuator/holdfast/row-lock-waits", "alice")
+                                .statusCode())
+                        .isEqualTo(403);
                 System.out.printf("[%s] listed: %s%n", db.id(), wait);
 
-                holder.rollback();   // the wait ends: the row is the waiter's
+                holder.rollback(); // the wait ends: the row is the waiter's
                 waiter.get(20, java.util.concurrent.TimeUnit.SECONDS);
                 blocked.rollback();
                 holder.setAutoCommit(true);
                 blocked.setAutoCommit(true);
-                await("the wait gone").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> !get(shop, "/actuator/holdfast/row-lock-waits").toString().contains(table));
+                await("the wait gone")
+                        .atMost(Duration.ofSeconds(20))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> !get(shop, "/actuator/holdfast/row-lock-waits")
+                                .toString()
+                                .contains(table));
             } finally {
                 if (waiter != null) {
                     waiter.cancel(true);
@@ -266,7 +312,8 @@ class HoldfastEndpointHttpTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case H2 -> "SELECT SESSION_ID()";
         };
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

@@ -63,9 +63,12 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
             pages += visitEveryPage(b, found);
         }
         found.forEach(v -> System.out.println("axe: " + v));
-        List<Violation> failing = found.stream().filter(v -> FAILING.contains(v.impact())).toList();
+        List<Violation> failing =
+                found.stream().filter(v -> FAILING.contains(v.impact())).toList();
         assertThat(pages).as("pages checked").isEqualTo(2 * 34);
-        assertThat(failing).as("serious or critical accessibility violations (axe-core)").isEmpty();
+        assertThat(failing)
+                .as("serious or critical accessibility violations (axe-core)")
+                .isEmpty();
     }
 
     /** The check is live: an unlabelled input planted on a page is reported, as critical. */
@@ -77,8 +80,10 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
                 + " document.querySelector('main').appendChild(probe);");
         List<Violation> found = new ArrayList<>();
         new Checker(utc, found).page("login", "login with an unlabelled input planted");
-        assertThat(found).filteredOn(v -> v.rule().equals("label"))
-                .singleElement().satisfies(v -> {
+        assertThat(found)
+                .filteredOn(v -> v.rule().equals("label"))
+                .singleElement()
+                .satisfies(v -> {
                     assertThat(v.impact()).isEqualTo("critical");
                     assertThat(v.targets()).containsExactly("#a11y-probe");
                 });
@@ -125,11 +130,19 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
         b.type("address1", "1 Forged Street");
         b.click("save-shipping");
         check.page("csrf", "form without its CSRF token refused");
-        orders.changeShippingInfo("alice", order, 1,
-                new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "3 Other Road", null)));
+        orders.changeShippingInfo(
+                "alice",
+                order,
+                1,
+                new ShippingInfo(
+                        new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "3 Other Road", null)));
         b.open("/my/orders/" + order);
-        orders.changeShippingInfo("alice", order, 2,
-                new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "4 Other Road", null)));
+        orders.changeShippingInfo(
+                "alice",
+                order,
+                2,
+                new ShippingInfo(
+                        new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "4 Other Road", null)));
         b.type("address1", "5 Typed Street");
         b.click("save-shipping");
         check.page("conflict", "conflict, customer");
@@ -168,8 +181,11 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
         check.page("admin-order", "admin order, invoice issued");
 
         String locked = shop.newOrder("alice");
-        LockId lock = shop.bean(JdbcLockManager.class).tryLock("purchase_order", locked, "admin", Duration.ofMinutes(1));
-        Lease lease = shop.leases().tryAcquire("accessibility-lease", "shop-a11y", Duration.ofMinutes(1)).orElseThrow();
+        LockId lock =
+                shop.bean(JdbcLockManager.class).tryLock("purchase_order", locked, "admin", Duration.ofMinutes(1));
+        Lease lease = shop.leases()
+                .tryAcquire("accessibility-lease", "shop-a11y", Duration.ofMinutes(1))
+                .orElseThrow();
         try {
             b.open("/admin/orders/" + locked + "/edit");
             check.page("lock-problem", "edit refused, locked by another");
@@ -188,17 +204,24 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
         b.open("/admin/orders/" + busy);
         try (Connection other = shop.dataSource().getConnection()) {
             other.setAutoCommit(false);
-            PessimisticLocks.of(shop.dataSource()).forUpdate(other,
-                    RowRef.of(shop.ordersTable(), "order_number", busy), LockWait.atMost(Duration.ofSeconds(1)));
-            b.click("start-shipping");   // waits out the shop's bound on the row lock
+            PessimisticLocks.of(shop.dataSource())
+                    .forUpdate(
+                            other,
+                            RowRef.of(shop.ordersTable(), "order_number", busy),
+                            LockWait.atMost(Duration.ofSeconds(1)));
+            b.click("start-shipping"); // waits out the shop's bound on the row lock
             other.rollback();
         }
         check.page("busy", "start shipping refused, order busy");
 
         String moved = shop.newOrder("alice");
         b.open("/admin/orders/" + moved);
-        orders.changeShippingInfo("alice", moved, 0,
-                new ShippingInfo(new Receiver("Alice Moved", "+49 30 1234"), new Address("10115", "5 Moved Avenue", "Floor 3")));
+        orders.changeShippingInfo(
+                "alice",
+                moved,
+                0,
+                new ShippingInfo(
+                        new Receiver("Alice Moved", "+49 30 1234"), new Address("10115", "5 Moved Avenue", "Floor 3")));
         b.click("start-shipping");
         check.page("conflict", "conflict, admin");
 
@@ -253,8 +276,8 @@ class AccessibilityBrowserTest extends SeoulAndUtcBrowsers {
                 throw new IllegalStateException(failure + " on " + label);
             }
             for (Map<String, Object> v : (List<Map<String, Object>>) result) {
-                found.add(new Violation(edition, label, (String) v.get("rule"), (String) v.get("impact"),
-                        (List<String>) v.get("targets")));
+                found.add(new Violation(edition, label, (String) v.get("rule"), (String) v.get("impact"), (List<String>)
+                        v.get("targets")));
             }
             count++;
         }

@@ -36,15 +36,19 @@ class AdminPagesIssue55BrowserTest extends SeoulAndUtcBrowsers {
 
     @Test
     void theWaitsTableReadsAt1280AndScrollsByKeyboardOnAPhone() {
-        Lease held = shop.leases().tryAcquire(NightlyReportJob.JOB, "shop-elsewhere-3f9a2c1d", Duration.ofMinutes(1)).orElseThrow();
+        Lease held = shop.leases()
+                .tryAcquire(NightlyReportJob.JOB, "shop-elsewhere-3f9a2c1d", Duration.ofMinutes(1))
+                .orElseThrow();
         try {
             for (Browser b : List.of(utc, seoul)) {
                 b.signIn("admin", "admin-pw");
                 b.resize(1280, 900);
                 b.open("/admin/locks");
-                b.click("run-job");   // refused: the lease is held elsewhere, a lock wait to list
+                b.click("run-job"); // refused: the lease is held elsewhere, a lock wait to list
                 assertThat(b.all("#waits tbody tr")).as("lock waits listed").isNotEmpty();
-                assertThat(wrappedWaitCells(b)).as("cells of the waits table on two lines at 1280 px").isEmpty();
+                assertThat(wrappedWaitCells(b))
+                        .as("cells of the waits table on two lines at 1280 px")
+                        .isEmpty();
                 assertThat(axe(b)).as("axe at 1280 px").isEmpty();
                 b.screenshot("issue55-waits-1280");
 
@@ -69,7 +73,9 @@ class AdminPagesIssue55BrowserTest extends SeoulAndUtcBrowsers {
                     for (WebElement header : headers) {
                         assertThat(header.getText()).isNotBlank();
                     }
-                    assertThat(inView(b, headers.get(3))).as("\"Blocked by\" scrolled into view by keys").isTrue();
+                    assertThat(inView(b, headers.get(3)))
+                            .as("\"Blocked by\" scrolled into view by keys")
+                            .isTrue();
                     b.screenshot("issue55-waits-phone");
                 } finally {
                     b.resize(1280, 900);
@@ -86,7 +92,7 @@ class AdminPagesIssue55BrowserTest extends SeoulAndUtcBrowsers {
         for (Browser b : List.of(utc, seoul)) {
             String order = shop.newOrder("alice");
             b.signIn("kim", "kim-pw");
-            b.open("/admin/orders/" + order);   // kim sees version 0
+            b.open("/admin/orders/" + order); // kim sees version 0
 
             // Another admin edits the phone and the kettle's quantity; the receiver's name stays.
             LockId lock = orders.startEditing("admin", order).lockId();
@@ -101,7 +107,8 @@ class AdminPagesIssue55BrowserTest extends SeoulAndUtcBrowsers {
             assertThat(b.css("#their-receiverPhone .their-after").getText()).isEqualTo("+1 555 0199");
             assertThat(b.css("#their-quantity-0 .their-before").getText()).isEqualTo("1");
             assertThat(b.css("#their-quantity-0 .their-after").getText()).isEqualTo("2");
-            List<String> labels = b.all("#their-changes dt").stream().map(WebElement::getText).toList();
+            List<String> labels =
+                    b.all("#their-changes dt").stream().map(WebElement::getText).toList();
             if (b == seoul) {
                 assertThat(b.text("conflict-change")).contains("님이").contains("다음 항목을 바꿨습니다");
                 assertThat(labels).containsExactly("전화번호", "Test kettle 수량");
@@ -153,10 +160,11 @@ class AdminPagesIssue55BrowserTest extends SeoulAndUtcBrowsers {
         if (result instanceof String failure) {
             throw new IllegalStateException(failure);
         }
-        return ((List<Map<String, Object>>) result).stream()
-                .filter(v -> List.of("serious", "critical").contains(v.get("impact"))
-                        || "scrollable-region-focusable".equals(v.get("rule")))
-                .map(v -> v.get("rule") + " (" + v.get("impact") + "): " + v.get("targets"))
-                .toList();
+        return ((List<Map<String, Object>>) result)
+                .stream()
+                        .filter(v -> List.of("serious", "critical").contains(v.get("impact"))
+                                || "scrollable-region-focusable".equals(v.get("rule")))
+                        .map(v -> v.get("rule") + " (" + v.get("impact") + "): " + v.get("targets"))
+                        .toList();
     }
 }

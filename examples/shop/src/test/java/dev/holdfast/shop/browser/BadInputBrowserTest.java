@@ -23,7 +23,9 @@ class BadInputBrowserTest extends TwoBrowsers {
 
         assertThat(customer.page()).isEqualTo("bad-request");
         assertThat(customer.status()).isEqualTo(400);
-        assertThat(customer.text("problem-message")).contains("did not carry the order version").contains("Nothing was changed");
+        assertThat(customer.text("problem-message"))
+                .contains("did not carry the order version")
+                .contains("Nothing was changed");
         customer.screenshot("bad-input-missing-version");
         assertThat(shop.row(order)).isEqualTo(before);
     }
@@ -68,7 +70,9 @@ class BadInputBrowserTest extends TwoBrowsers {
 
         assertThat(admin.page()).isEqualTo("conflict");
         assertThat(admin.status()).isEqualTo(409);
-        assertThat(admin.text("conflict-summary")).contains("You saw version 7").contains("now at version " + before.version());
+        assertThat(admin.text("conflict-summary"))
+                .contains("You saw version 7")
+                .contains("now at version " + before.version());
         assertThat(shop.row(order)).isEqualTo(before);
     }
 
@@ -169,8 +173,8 @@ class BadInputBrowserTest extends TwoBrowsers {
 
         // The admin's form, replayed by the customer with the customer's own CSRF token.
         customer.open("/my/orders/" + order);
-        customer.script("const f = document.getElementById('shipping-form');"
-                + "f.action = '/admin/orders/" + order + "/start-shipping';");
+        customer.script("const f = document.getElementById('shipping-form');" + "f.action = '/admin/orders/" + order
+                + "/start-shipping';");
         customer.click("save-shipping");
         assertThat(customer.page()).isEqualTo("forbidden");
         assertThat(customer.status()).isEqualTo(403);

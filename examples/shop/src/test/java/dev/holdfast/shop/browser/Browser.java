@@ -32,7 +32,8 @@ final class Browser implements AutoCloseable {
 
     static final Path SCREENSHOTS = Path.of("target", "screenshots");
     private static final String CHROMIUM = System.getenv().getOrDefault("HOLDFAST_CHROMIUM", "/usr/bin/chromium");
-    private static final String CHROMEDRIVER = System.getenv().getOrDefault("HOLDFAST_CHROMEDRIVER", "/usr/bin/chromedriver");
+    private static final String CHROMEDRIVER =
+            System.getenv().getOrDefault("HOLDFAST_CHROMEDRIVER", "/usr/bin/chromedriver");
 
     /** Sessions open right now, for screenshots on failure. */
     static final Set<Browser> OPEN = ConcurrentHashMap.newKeySet();
@@ -61,22 +62,32 @@ final class Browser implements AutoCloseable {
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM);
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-                "--no-first-run", "--window-size=1280,900", "--user-data-dir=" + profile,
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--no-first-run",
+                "--window-size=1280,900",
+                "--user-data-dir=" + profile,
                 // a page left in a background tab keeps its timers (an edit page's heartbeat)
-                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-background-timer-throttling",
+                "--disable-renderer-backgrounding",
                 "--disable-backgrounding-occluded-windows");
         if (language != null) {
             options.addArguments("--lang=" + language);
-            options.setExperimentalOption("prefs", java.util.Map.of("intl.accept_languages", language + "," + language.substring(0, 2)));
+            options.setExperimentalOption(
+                    "prefs", java.util.Map.of("intl.accept_languages", language + "," + language.substring(0, 2)));
         }
         ChromeDriverService.Builder builder = new ChromeDriverService.Builder();
         if (zone != null) {
             builder.withEnvironment(java.util.Map.of("TZ", zone));
         }
-        ChromeDriverService service = builder
-                .usingDriverExecutable(new File(CHROMEDRIVER))
+        ChromeDriverService service = builder.usingDriverExecutable(new File(CHROMEDRIVER))
                 .usingAnyFreePort()
                 .build();
         this.driver = new ChromeDriver(service, options);
@@ -142,15 +153,17 @@ final class Browser implements AutoCloseable {
     /** The {@code title} (UTC hint) of every {@code <time>} element of the page, "" where there is none. */
     @SuppressWarnings("unchecked")
     java.util.List<String> timeTitles() {
-        return (java.util.List<String>) script(
-                "return Array.from(document.querySelectorAll('time')).map(t => t.getAttribute('title') || '');");
+        return (java.util.List<String>)
+                script("return Array.from(document.querySelectorAll('time')).map(t => t.getAttribute('title') || '');");
     }
 
     /** Resizes the window (CSS pixels), e.g. to a phone's 390 px width. */
     void resize(int width, int height) {
         driver.manage().window().setSize(new org.openqa.selenium.Dimension(width, height));
-        await("a window " + width + " px wide", d -> ((Number) ((JavascriptExecutor) d)
-                .executeScript("return window.innerWidth;")).intValue() == width);
+        await(
+                "a window " + width + " px wide",
+                d -> ((Number) ((JavascriptExecutor) d).executeScript("return window.innerWidth;")).intValue()
+                        == width);
     }
 
     /** Forgets the session (the shop's cookies). */
@@ -173,8 +186,10 @@ final class Browser implements AutoCloseable {
 
     /** Waits until the page's script has told the shop this browser's time zone (or found it known). */
     void awaitZoneReported() {
-        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> ((JavascriptExecutor) d).executeScript(
-                "return document.documentElement.getAttribute('data-zone-reported');") != null);
+        new WebDriverWait(driver, Duration.ofSeconds(10))
+                .until(d -> ((JavascriptExecutor) d)
+                                .executeScript("return document.documentElement.getAttribute('data-zone-reported');")
+                        != null);
     }
 
     /** The {@code data-page} of the page's main element: which page the shop rendered. */
@@ -184,8 +199,8 @@ final class Browser implements AutoCloseable {
 
     /** HTTP status of the document now shown (Navigation Timing); after a redirect, the final one. */
     long status() {
-        Object status = ((JavascriptExecutor) driver).executeScript(
-                "return performance.getEntriesByType('navigation')[0].responseStatus;");
+        Object status = ((JavascriptExecutor) driver)
+                .executeScript("return performance.getEntriesByType('navigation')[0].responseStatus;");
         return ((Number) status).longValue();
     }
 
@@ -216,19 +231,26 @@ final class Browser implements AutoCloseable {
         driver.findElement(By.id(id)).click();
         new WebDriverWait(driver, Duration.ofSeconds(30))
                 .ignoring(WebDriverException.class)
-                .until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
-                        "return window.__holdfastOldPage === undefined && document.readyState === 'complete';")));
+                .until(
+                        d -> Boolean.TRUE.equals(
+                                ((JavascriptExecutor) d)
+                                        .executeScript(
+                                                "return window.__holdfastOldPage === undefined && document.readyState === 'complete';")));
     }
 
     /** Waits (up to 30 s) until {@code condition} holds on this browser's page, and returns its value. */
     <T> T await(String what, java.util.function.Function<org.openqa.selenium.WebDriver, T> condition) {
-        return new WebDriverWait(driver, Duration.ofSeconds(30)).withMessage(what).ignoring(WebDriverException.class)
+        return new WebDriverWait(driver, Duration.ofSeconds(30))
+                .withMessage(what)
+                .ignoring(WebDriverException.class)
                 .until(condition);
     }
 
     /** Waits (up to 30 s) until the element {@code id} has {@code attribute} equal to {@code value}. */
     void awaitAttribute(String id, String attribute, String value) {
-        await(id + " " + attribute + "=" + value, d -> value.equals(d.findElement(By.id(id)).getDomAttribute(attribute)));
+        await(
+                id + " " + attribute + "=" + value,
+                d -> value.equals(d.findElement(By.id(id)).getDomAttribute(attribute)));
     }
 
     void type(String id, String value) {

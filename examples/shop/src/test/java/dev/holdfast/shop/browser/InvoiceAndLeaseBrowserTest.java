@@ -37,10 +37,14 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
         admin.click("issue-invoice");
         assertThat(admin.page()).isEqualTo("conflict");
         assertThat(admin.status()).isEqualTo(409);
-        assertThat(admin.text("conflict-change")).contains("alice").contains("changed the shipping address to")
+        assertThat(admin.text("conflict-change"))
+                .contains("alice")
+                .contains("changed the shipping address to")
                 .contains("5 Moved Avenue");
         assertThat(admin.text("conflict-summary")).contains("You saw version 0").contains("now at version 1");
-        assertThat(admin.text("conflict-attempted")).contains("issue an invoice").contains("not saved");
+        assertThat(admin.text("conflict-attempted"))
+                .contains("issue an invoice")
+                .contains("not saved");
         admin.screenshot("scenario4-invoice-refused");
         assertThat(shop.invoices(order)).isEmpty();
 
@@ -51,7 +55,11 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
         admin.click("issue-invoice");
         assertThat(admin.page()).isEqualTo("admin-order");
         assertThat(admin.text("notice")).contains("was issued to").contains("5 Moved Avenue");
-        assertThat(shop.invoices(order)).singleElement().asString().contains("5 Moved Avenue").endsWith("@ 1 by kim");
+        assertThat(shop.invoices(order))
+                .singleElement()
+                .asString()
+                .contains("5 Moved Avenue")
+                .endsWith("@ 1 by kim");
     }
 
     @Test
@@ -63,7 +71,8 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
 
         // an altered state: one character of the signed payload changed
         admin.open("/admin/orders/" + orderA + "/invoice");
-        admin.script("var s = document.getElementById('state'); s.value = (s.value[0] === 'A' ? 'B' : 'A') + s.value.substring(1);");
+        admin.script(
+                "var s = document.getElementById('state'); s.value = (s.value[0] === 'A' ? 'B' : 'A') + s.value.substring(1);");
         admin.click("issue-invoice");
         assertThat(admin.page()).isEqualTo("bad-request");
         assertThat(admin.status()).isEqualTo(400);
@@ -108,16 +117,24 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
     void adminSeesLeasesWithTheirTokenAndBreaksOne() {
         admin.signIn("kim", "kim-pw");
         String name = "test-lease-" + System.nanoTime();
-        Lease held = shop.leases().tryAcquire(name, "worker-7", Duration.ofMinutes(5)).orElseThrow();
+        Lease held = shop.leases()
+                .tryAcquire(name, "worker-7", Duration.ofMinutes(5))
+                .orElseThrow();
 
         admin.open("/admin/locks");
-        assertThat(admin.element("lease-" + name).findElement(org.openqa.selenium.By.className("lease-owner")).getText())
+        assertThat(admin.element("lease-" + name)
+                        .findElement(org.openqa.selenium.By.className("lease-owner"))
+                        .getText())
                 .isEqualTo("worker-7");
-        assertThat(admin.element("lease-" + name).findElement(org.openqa.selenium.By.className("lease-token")).getText())
+        assertThat(admin.element("lease-" + name)
+                        .findElement(org.openqa.selenium.By.className("lease-token"))
+                        .getText())
                 .isEqualTo(Long.toString(held.token()));
 
         // without the CSRF token the break is refused and the lease stays
-        admin.script("document.getElementById('break-lease-' + arguments[0]).form.querySelector('input[name=_csrf]').remove();", name);
+        admin.script(
+                "document.getElementById('break-lease-' + arguments[0]).form.querySelector('input[name=_csrf]').remove();",
+                name);
         admin.click("break-lease-" + name);
         assertThat(admin.status()).isEqualTo(403);
         assertThat(shop.leases().find(name)).map(Lease::isReleased).contains(false);
@@ -130,19 +147,23 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
         admin.open("/admin/locks");
         admin.screenshot("scenario6-leases-listed");
         admin.click("break-lease-" + name);
-        assertThat(admin.text("notice")).contains("The lease " + name + " held by worker-7 (token " + held.token() + ")")
+        assertThat(admin.text("notice"))
+                .contains("The lease " + name + " held by worker-7 (token " + held.token() + ")")
                 .contains("was broken by kim");
         assertThat(shop.leases().find(name)).map(Lease::isReleased).contains(true);
         assertThat(shop.leases().list()).extracting(Lease::name).doesNotContain(name);
         // the next grant has a higher token: the broken holder's fenced writes are refused
-        Lease next = shop.leases().tryAcquire(name, "worker-8", Duration.ofSeconds(5)).orElseThrow();
+        Lease next = shop.leases()
+                .tryAcquire(name, "worker-8", Duration.ofSeconds(5))
+                .orElseThrow();
         assertThat(next.token()).isGreaterThan(held.token());
         shop.leases().release(next);
 
         // blank or impossible names: 400, nothing broken
         admin.open("/admin/locks");
-        admin.script("var f = document.querySelector('#job-card form'); f.action = f.action.replace('run-job', 'break-lease'); "
-                + "var i = document.createElement('input'); i.type = 'hidden'; i.name = 'name'; i.value = '\\u0001'; f.appendChild(i);");
+        admin.script(
+                "var f = document.querySelector('#job-card form'); f.action = f.action.replace('run-job', 'break-lease'); "
+                        + "var i = document.createElement('input'); i.type = 'hidden'; i.name = 'name'; i.value = '\\u0001'; f.appendChild(i);");
         admin.click("run-job");
         assertThat(admin.status()).isEqualTo(400);
     }
@@ -163,10 +184,13 @@ class InvoiceAndLeaseBrowserTest extends TwoBrowsers {
         assertThat(shop.jobResultToken()).isEqualTo(first);
 
         // while another instance holds the lease, this one skips and writes nothing
-        Lease other = shop.leases().tryAcquire(dev.holdfast.shop.job.NightlyReportJob.JOB, "other-instance",
-                Duration.ofMinutes(1)).orElseThrow();
+        Lease other = shop.leases()
+                .tryAcquire(dev.holdfast.shop.job.NightlyReportJob.JOB, "other-instance", Duration.ofMinutes(1))
+                .orElseThrow();
         admin.click("run-job");
-        assertThat(admin.text("notice")).contains("did not run here").contains("another instance, other-instance, has been running it since");
+        assertThat(admin.text("notice"))
+                .contains("did not run here")
+                .contains("another instance, other-instance, has been running it since");
         assertThat(shop.jobResultToken()).isEqualTo(first);
         shop.leases().release(other);
 

@@ -38,8 +38,10 @@ class JobNoticesBrowserTest {
     @BeforeAll
     static void start() {
         shop = ShopServer.separate("--shop.job.work=PT60S", "--shop.job.lease-ttl=PT3S");
-        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("job-seoul-ko", shop, "Asia/Seoul", "ko-KR"));
-        CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("job-utc-en", shop, "UTC", "en-US"));
+        CompletableFuture<Browser> s =
+                CompletableFuture.supplyAsync(() -> new Browser("job-seoul-ko", shop, "Asia/Seoul", "ko-KR"));
+        CompletableFuture<Browser> u =
+                CompletableFuture.supplyAsync(() -> new Browser("job-utc-en", shop, "UTC", "en-US"));
         seoul = s.join();
         utc = u.join();
         seoul.signIn("admin", "admin-pw");
@@ -48,7 +50,8 @@ class JobNoticesBrowserTest {
 
     @AfterAll
     static void stop() {
-        try (Browser s = seoul; Browser u = utc) {
+        try (Browser s = seoul;
+                Browser u = utc) {
             seoul = null;
             utc = null;
         } finally {
@@ -67,7 +70,7 @@ class JobNoticesBrowserTest {
             CompletableFuture<Void> run = CompletableFuture.runAsync(() -> runner.click("run-job"));
             awaitLiveLease();
 
-            other.click("run-job");             // refused: the lease is held
+            other.click("run-job"); // refused: the lease is held
             assertFailure(other);
             other.screenshot("job-refused-notice");
 
@@ -75,7 +78,7 @@ class JobNoticesBrowserTest {
             other.click("break-lease-" + NightlyReportJob.JOB);
             assertSuccess(other);
 
-            run.get(30, TimeUnit.SECONDS);      // the run learns at its next renewal and stops
+            run.get(30, TimeUnit.SECONDS); // the run learns at its next renewal and stops
             assertFailure(runner);
             assertThat(runner.text("notice")).contains(runner == seoul ? "리스를 잃고" : "lost its lease");
             // item 10: the notice's and the run list's times are <time> elements too
@@ -103,21 +106,29 @@ class JobNoticesBrowserTest {
 
             other.click("run-job");
             ZoneId zone = ZoneId.of(other == seoul ? "Asia/Seoul" : "UTC");
-            String since = DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH).withZone(zone).format(held.acquiredAt());
+            String since = DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH)
+                    .withZone(zone)
+                    .format(held.acquiredAt());
             String notice = other.text("notice");
             // The holder's token and expiry as the refusal read them (a renewal may move the expiry since).
             String clock = "\\d\\d:\\d\\d:\\d\\d [A-Z]{3,4}";
             if (other == seoul) {
-                assertThat(notice).matches(Pattern.quote("야간 보고서를 실행하지 않았습니다. 이 인스턴스(" + instance + ")에서 " + since
-                        + "부터 다른 실행이 진행 중이며 리스를 갖고 있습니다(토큰 " + held.token() + ", 갱신하지 않으면 ") + clock
-                        + Pattern.quote("까지). 그 실행은 계속되고, 이 요청으로는 아무것도 시작하지 않았습니다."));
+                assertThat(notice)
+                        .matches(Pattern.quote("야간 보고서를 실행하지 않았습니다. 이 인스턴스(" + instance + ")에서 " + since
+                                        + "부터 다른 실행이 진행 중이며 리스를 갖고 있습니다(토큰 " + held.token() + ", 갱신하지 않으면 ")
+                                + clock
+                                + Pattern.quote("까지). 그 실행은 계속되고, 이 요청으로는 아무것도 시작하지 않았습니다."));
             } else {
-                assertThat(notice).matches(Pattern.quote("The nightly report did not run: another run on this instance (" + instance
-                        + ") has been in progress since " + since + " and holds its lease (token " + held.token() + ", until ")
-                        + clock + Pattern.quote(" unless renewed). That run goes on; this request started nothing."));
+                assertThat(notice)
+                        .matches(Pattern.quote("The nightly report did not run: another run on this instance ("
+                                        + instance + ") has been in progress since " + since
+                                        + " and holds its lease (token " + held.token() + ", until ")
+                                + clock
+                                + Pattern.quote(" unless renewed). That run goes on; this request started nothing."));
             }
             assertThat(other.text("instance-id")).isEqualTo(instance);
-            assertThat(other.css("#notice time").getDomAttribute("datetime")).isEqualTo(held.acquiredAt().toString());
+            assertThat(other.css("#notice time").getDomAttribute("datetime"))
+                    .isEqualTo(held.acquiredAt().toString());
             other.screenshot("job-refused-same-instance");
 
             // Issue 55 item 12: the locks page lists the refusal as the admin's, not as the instance waiting on itself.
@@ -125,15 +136,20 @@ class JobNoticesBrowserTest {
             String pressedBy = other == seoul ? "admin" : "kim";
             WebElement wait = other.css("#waits tbody tr");
             assertThat(wait.getDomAttribute("data-kind")).isEqualTo("lease");
-            String waiter = wait.findElement(org.openqa.selenium.By.className("wait-waiter")).getText();
-            String blockedBy = wait.findElement(org.openqa.selenium.By.className("wait-blocked-by")).getText();
+            String waiter = wait.findElement(org.openqa.selenium.By.className("wait-waiter"))
+                    .getText();
+            String blockedBy = wait.findElement(org.openqa.selenium.By.className("wait-blocked-by"))
+                    .getText();
             if (other == seoul) {
                 assertThat(waiter).isEqualTo(pressedBy + "(" + instance + "에서 지금 실행)");
-                assertThat(blockedBy).startsWith("같은 인스턴스에서 먼저 시작해 아직 진행 중인 실행(토큰 " + held.token() + ")")
+                assertThat(blockedBy)
+                        .startsWith("같은 인스턴스에서 먼저 시작해 아직 진행 중인 실행(토큰 " + held.token() + ")")
                         .doesNotContain(instance + " 소유");
             } else {
                 assertThat(waiter).isEqualTo(pressedBy + " (Run now on " + instance + ")");
-                assertThat(blockedBy).startsWith("an earlier run on this same instance, still in progress (token " + held.token() + ")")
+                assertThat(blockedBy)
+                        .startsWith(
+                                "an earlier run on this same instance, still in progress (token " + held.token() + ")")
                         .doesNotContain("held by " + instance);
             }
             other.screenshot("job-refused-same-instance-waits");

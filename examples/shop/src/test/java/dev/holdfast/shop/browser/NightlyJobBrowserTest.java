@@ -43,7 +43,8 @@ class NightlyJobBrowserTest {
 
     @AfterAll
     static void stop() {
-        try (Browser a = admin; Browser k = kim) {
+        try (Browser a = admin;
+                Browser k = kim) {
             admin = null;
             kim = null;
         } finally {
@@ -65,8 +66,10 @@ class NightlyJobBrowserTest {
         // kim presses "Run now" on the same instance: refused, the run in progress keeps its lease
         kim.click("run-job");
         assertThat(kim.page()).isEqualTo("admin-locks");
-        assertThat(kim.text("notice")).startsWith("The nightly report did not run: another run on this instance ("
-                + instance + ") has been in progress since ").contains("this request started nothing");
+        assertThat(kim.text("notice"))
+                .startsWith("The nightly report did not run: another run on this instance (" + instance
+                        + ") has been in progress since ")
+                .contains("this request started nothing");
         // the same grant (owner and token); its expiry moves as the run's keep-alive renews it
         assertThat(shop.leases().find(NightlyReportJob.JOB)).hasValueSatisfying(current -> {
             assertThat(current.owner()).isEqualTo(held.owner());
@@ -84,17 +87,25 @@ class NightlyJobBrowserTest {
         assertThat(admin.page()).isEqualTo("admin-locks");
         assertThat(admin.status()).isEqualTo(200);
         assertThat(admin.text("notice"))
-                .startsWith("The nightly report on " + instance + " (fencing token " + held.token() + ") lost its lease at ")
-                .contains(" (broken by kim) and stopped").contains("its result was not written");
-        assertThat(shop.jobResultToken()).as("nothing written by the run that lost its lease").isNull();
+                .startsWith("The nightly report on " + instance + " (fencing token " + held.token()
+                        + ") lost its lease at ")
+                .contains(" (broken by kim) and stopped")
+                .contains("its result was not written");
+        assertThat(shop.jobResultToken())
+                .as("nothing written by the run that lost its lease")
+                .isNull();
         List<String> runs = List.of(admin.text("job-runs").split("\n"));
         assertThat(runs).hasSize(1);
-        assertThat(runs.get(0)).startsWith("token " + held.token() + " on " + instance)
-                .contains("refused: its lease was lost at").contains("nothing written");
+        assertThat(runs.get(0))
+                .startsWith("token " + held.token() + " on " + instance)
+                .contains("refused: its lease was lost at")
+                .contains("nothing written");
         admin.screenshot("scenario5-run-lost-its-lease");
 
         // the next grant, to whoever asks, has a higher token: the stopped run's fenced writes would lose
-        Lease next = shop.leases().tryAcquire(NightlyReportJob.JOB, "other-instance", Duration.ofSeconds(5)).orElseThrow();
+        Lease next = shop.leases()
+                .tryAcquire(NightlyReportJob.JOB, "other-instance", Duration.ofSeconds(5))
+                .orElseThrow();
         assertThat(next.token()).isGreaterThan(held.token());
         shop.leases().release(next);
     }

@@ -46,7 +46,8 @@ class NightlyJobTwoInstancesBrowserTest {
 
     @AfterAll
     static void stop() {
-        try (Browser a = admin; Browser k = kim) {
+        try (Browser a = admin;
+                Browser k = kim) {
             admin = null;
             kim = null;
         } finally {
@@ -69,8 +70,10 @@ class NightlyJobTwoInstancesBrowserTest {
 
         // the other server's "Run now" is refused, naming the server that runs the job
         kim.click("run-job");
-        assertThat(kim.text("notice")).startsWith("The nightly report did not run here: another instance, "
-                + firstInstance + ", has been running it since ").contains(" and holds its lease (token " + held.token() + ", until ");
+        assertThat(kim.text("notice"))
+                .startsWith("The nightly report did not run here: another instance, " + firstInstance
+                        + ", has been running it since ")
+                .contains(" and holds its lease (token " + held.token() + ", until ");
         assertThat(second.bean(NightlyReportJob.class).skipped()).isEqualTo(1);
         kim.screenshot("scenario5-other-instance-refused");
 
@@ -85,7 +88,9 @@ class NightlyJobTwoInstancesBrowserTest {
         admin.screenshot("scenario5-first-instance-run-lost-its-lease");
 
         // the next grant, on either server, outranks the stopped run's token
-        Lease next = second.leases().tryAcquire(NightlyReportJob.JOB, secondInstance, Duration.ofSeconds(5)).orElseThrow();
+        Lease next = second.leases()
+                .tryAcquire(NightlyReportJob.JOB, secondInstance, Duration.ofSeconds(5))
+                .orElseThrow();
         assertThat(next.token()).isGreaterThan(held.token());
         second.leases().release(next);
     }

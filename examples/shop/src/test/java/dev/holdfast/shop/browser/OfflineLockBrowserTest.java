@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,7 +42,8 @@ class OfflineLockBrowserTest {
 
     @AfterAll
     static void closeBrowsers() {
-        try (Browser k = kim; Browser a = admin) {
+        try (Browser k = kim;
+                Browser a = admin) {
             kim = null;
             admin = null;
         }
@@ -61,13 +62,18 @@ class OfflineLockBrowserTest {
         assertThat(admin.text("lock-holder")).matches("Being edited by kim until \\d\\d:\\d\\d:\\d\\d UTC .*");
         admin.screenshot("scenario3-second-admin-sees-who-edits");
         admin.open("/admin/orders/" + order);
-        assertThat(admin.text("edit-lock-holder")).contains("Being edited by kim until").contains("UTC");
+        assertThat(admin.text("edit-lock-holder"))
+                .contains("Being edited by kim until")
+                .contains("UTC");
 
         // Two and a half expiries later the lock still stands: only the heartbeat can have kept it.
         Thread.sleep(EXPIRY_SECONDS * 2_500);
         assertThat(shop.editLockOwner(order)).isEqualTo("kim");
-        assertThat(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")).isEqualTo("held");
-        assertThat(kim.text("lock-text")).contains("You hold the edit lock until").contains("left");
+        assertThat(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state"))
+                .isEqualTo("held");
+        assertThat(kim.text("lock-text"))
+                .contains("You hold the edit lock until")
+                .contains("left");
         admin.open("/admin/orders/" + order + "/edit");
         assertThat(admin.page()).isEqualTo("lock-problem");
         kim.screenshot("scenario3-editor-lock-kept-alive");
@@ -100,7 +106,9 @@ class OfflineLockBrowserTest {
         kim.type("receiverName", "Stale Receiver");
 
         waitUntil("the lock expired", () -> shop.editLockOwner(order) == null, Duration.ofSeconds(EXPIRY_SECONDS * 4));
-        waitUntil("kim's page shows the lock lost", () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
+        waitUntil(
+                "kim's page shows the lock lost",
+                () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
                 Duration.ofSeconds(10));
         assertThat(kim.text("lock-text")).contains("Your edit lock is lost").contains("expired");
         assertThat(kim.element("save-edit").isEnabled()).isFalse();
@@ -130,10 +138,11 @@ class OfflineLockBrowserTest {
         String firstLockId = (String) admin.script("return document.getElementById('lockId').value;");
         OrderRow before = shop.row(order);
 
-        String firstTab = admin.openTab();   // the same admin, the same order, a second tab (or F5)
+        String firstTab = admin.openTab(); // the same admin, the same order, a second tab (or F5)
         admin.open("/admin/orders/" + order + "/edit");
         assertThat(admin.page()).isEqualTo("admin-order-edit");
-        assertThat(admin.text("other-tab")).contains("already editing this order in another tab")
+        assertThat(admin.text("other-tab"))
+                .contains("already editing this order in another tab")
                 .contains("can no longer save");
         admin.screenshot("scenario3-reopened-in-another-tab");
         assertThat(shop.editLockOwner(order)).isEqualTo("admin");
@@ -154,8 +163,10 @@ class OfflineLockBrowserTest {
         submitEditOf(admin, order, firstLockId);
         assertRefused(admin, 409, "lock-replaced");
         assertThat(admin.text("lock-problem-title")).isEqualTo("You are editing this order in another tab");
-        assertThat(admin.text("lock-problem-detail")).contains("opened this order (" + order + ") for editing again at")
-                .contains("UTC").contains("can no longer save");
+        assertThat(admin.text("lock-problem-detail"))
+                .contains("opened this order (" + order + ") for editing again at")
+                .contains("UTC")
+                .contains("can no longer save");
         assertThat(admin.text("lock-now-held")).startsWith("admin is editing it now, until");
         admin.screenshot("scenario3-first-tab-refused-replaced");
         assertThat(shop.row(order)).isEqualTo(before);
@@ -237,15 +248,24 @@ class OfflineLockBrowserTest {
         admin.open("/admin/locks");
         assertThat(admin.page()).isEqualTo("admin-locks");
         String row = admin.text("lock-purchase_order-" + order);
-        assertThat(row).contains("purchase_order").contains(order).contains("kim").contains("UTC");
+        assertThat(row)
+                .contains("purchase_order")
+                .contains(order)
+                .contains("kim")
+                .contains("UTC");
         admin.screenshot("scenario6-admin-lock-page");
         admin.click("break-" + order);
-        assertThat(admin.text("notice")).contains("The lock on purchase_order " + order + " held by kim was broken by admin");
+        assertThat(admin.text("notice"))
+                .contains("The lock on purchase_order " + order + " held by kim was broken by admin");
         assertThat(shop.editLockOwner(order)).isNull();
 
-        waitUntil("kim's page shows the lock lost", () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
+        waitUntil(
+                "kim's page shows the lock lost",
+                () -> "lost".equals(kim.element("holdfast-lock").getDomAttribute("data-holdfast-state")),
                 Duration.ofSeconds(10));
-        assertThat(kim.text("lock-text")).contains("Your edit lock is lost").containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC");
+        assertThat(kim.text("lock-text"))
+                .contains("Your edit lock is lost")
+                .containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC");
         kim.screenshot("scenario6-holder-warned-lock-broken");
 
         kim.script("document.getElementById('save-edit').disabled = false;");
@@ -254,7 +274,8 @@ class OfflineLockBrowserTest {
         assertThat(kim.status()).isEqualTo(409);
         assertThat(kim.mainAttribute("data-code")).isEqualTo("lock-broken");
         assertThat(kim.text("lock-problem-title")).isEqualTo("Your edit lock was broken");
-        assertThat(kim.text("lock-problem-detail")).startsWith("admin broke your lock on this order (" + order + ") at")
+        assertThat(kim.text("lock-problem-detail"))
+                .startsWith("admin broke your lock on this order (" + order + ") at")
                 .contains("UTC");
         assertThat(kim.all("#lock-now-held")).as("nobody holds it since").isEmpty();
         assertThat(shop.row(order)).isEqualTo(before);

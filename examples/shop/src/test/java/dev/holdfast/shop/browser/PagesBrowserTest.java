@@ -11,7 +11,11 @@ class PagesBrowserTest extends TwoBrowsers {
     void loginPageListsTheDemoAccountsAndRefusesAWrongPassword() {
         customer.signOut();
         customer.open("/login");
-        assertThat(customer.text("demo-users")).contains("alice").contains("alice-pw").contains("kim-pw").contains("admin");
+        assertThat(customer.text("demo-users"))
+                .contains("alice")
+                .contains("alice-pw")
+                .contains("kim-pw")
+                .contains("admin");
         customer.screenshot("page-login");
 
         customer.type("username", "alice");
@@ -28,14 +32,22 @@ class PagesBrowserTest extends TwoBrowsers {
         admin.signIn("admin", "admin-pw");
 
         customer.open("/my/orders");
-        assertThat(customer.text("orders")).contains(alices).contains("ORD-1001").doesNotContain(bobs).doesNotContain("ORD-2001");
+        assertThat(customer.text("orders"))
+                .contains(alices)
+                .contains("ORD-1001")
+                .doesNotContain(bobs)
+                .doesNotContain("ORD-2001");
         customer.screenshot("page-my-orders");
         customer.open("/my/orders/ORD-1001");
         assertThat(customer.element("shipping-form").isDisplayed()).isTrue();
         customer.screenshot("page-change-shipping");
 
         admin.open("/admin/orders");
-        assertThat(admin.text("orders")).contains(alices).contains(bobs).contains("ORD-1001").contains("ORD-2001");
+        assertThat(admin.text("orders"))
+                .contains(alices)
+                .contains(bobs)
+                .contains("ORD-1001")
+                .contains("ORD-2001");
         admin.screenshot("page-all-orders");
         admin.open("/admin/orders/ORD-2001");
         assertThat(admin.element("start-shipping").getText()).isEqualTo("Start shipping to this address");

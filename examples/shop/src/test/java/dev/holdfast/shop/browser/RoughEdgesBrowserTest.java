@@ -24,8 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
 
     /** What a language calls the phone in a one-line address, and what the other one calls it. */
-    private record Edition(Browser browser, String phone, String foreignPhone) {
-    }
+    private record Edition(Browser browser, String phone, String foreignPhone) {}
 
     private static List<Edition> editions() {
         return List.of(new Edition(seoul, "전화", "phone"), new Edition(utc, "phone", "전화"));
@@ -40,20 +39,30 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             b.signIn("kim", "kim-pw");
             b.open("/admin/orders/" + order);
             // alice moves the parcel while kim looks at version 0
-            shop.bean(OrderService.class).changeShippingInfo("alice", order, 0,
-                    new ShippingInfo(new Receiver("Alice Moved", "+49 30 1234"), new Address("10115", "5 Moved Avenue", "Floor 3")));
+            shop.bean(OrderService.class)
+                    .changeShippingInfo(
+                            "alice",
+                            order,
+                            0,
+                            new ShippingInfo(
+                                    new Receiver("Alice Moved", "+49 30 1234"),
+                                    new Address("10115", "5 Moved Avenue", "Floor 3")));
 
             b.click("start-shipping");
             assertThat(b.page()).isEqualTo("conflict");
             String shown = e.phone() + " +49 30 1234";
             assertThat(b.css("#their-address1 .their-after").getText()).isEqualTo("5 Moved Avenue");
             assertThat(b.css("#their-receiverPhone .their-after").getText()).isEqualTo("+49 30 1234");
-            assertThat(b.text("last-change-text")).contains("5 Moved Avenue").contains(shown).doesNotContain(e.foreignPhone());
+            assertThat(b.text("last-change-text"))
+                    .contains("5 Moved Avenue")
+                    .contains(shown)
+                    .doesNotContain(e.foreignPhone());
             b.screenshot("one-line-conflict");
 
             b.open("/admin/orders");
             String listed = b.css("#order-" + order + " td:nth-child(4)").getText();
-            assertThat(listed).isEqualTo(b == seoul ? "(10115) 5 Moved Avenue, Floor 3" : "5 Moved Avenue, Floor 3 (10115)");
+            assertThat(listed)
+                    .isEqualTo(b == seoul ? "(10115) 5 Moved Avenue, Floor 3" : "5 Moved Avenue, Floor 3 (10115)");
 
             b.open("/admin/orders/" + order + "/invoice");
             assertThat(b.text("bill-to")).isEqualTo("Alice Moved, " + listed + ", " + shown);
@@ -84,14 +93,25 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             String order = shop.newOrder("alice");
             b.signIn("alice", "alice-pw");
             b.open("/my/orders/" + order);
-            orders.changeShippingInfo("alice", order, 0,
-                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "1 Original Road", null)));
+            orders.changeShippingInfo(
+                    "alice",
+                    order,
+                    0,
+                    new ShippingInfo(
+                            new Receiver("Test Receiver", "+1 555 0100"),
+                            new Address("99999", "1 Original Road", null)));
             b.type("address1", "12 Typed Street");
             b.click("save-shipping");
             assertThat(b.page()).isEqualTo("conflict");
-            assertThat(b.text("conflict-attempted")).doesNotContain("+1 555 0100").doesNotContain("Test Receiver")
-                    .doesNotContain("12 Typed Street").doesNotContain(e.phone());
-            assertThat(b.text("your-changes")).contains("12 Typed Street").doesNotContain("+1 555 0100").doesNotContain("Test Receiver");
+            assertThat(b.text("conflict-attempted"))
+                    .doesNotContain("+1 555 0100")
+                    .doesNotContain("Test Receiver")
+                    .doesNotContain("12 Typed Street")
+                    .doesNotContain(e.phone());
+            assertThat(b.text("your-changes"))
+                    .contains("12 Typed Street")
+                    .doesNotContain("+1 555 0100")
+                    .doesNotContain("Test Receiver");
             assertThat(b.all("#your-changes dd")).hasSize(1);
             b.screenshot("refusal-own-changes-customer");
 
@@ -100,15 +120,21 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             b.signIn("kim", "kim-pw");
             b.open("/admin/orders/" + edited + "/edit");
             assertThat(b.page()).isEqualTo("admin-order-edit");
-            orders.changeShippingInfo("alice", edited, 0,
-                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "2 Other Road", null)));
+            orders.changeShippingInfo(
+                    "alice",
+                    edited,
+                    0,
+                    new ShippingInfo(
+                            new Receiver("Test Receiver", "+1 555 0100"), new Address("99999", "2 Other Road", null)));
             b.type("quantity-0", "4");
             b.click("save-edit");
             assertThat(b.page()).isEqualTo("conflict");
-            assertThat(b.text("conflict-attempted")).doesNotContain("Test Receiver").doesNotContain("+1 555 0100");
+            assertThat(b.text("conflict-attempted"))
+                    .doesNotContain("Test Receiver")
+                    .doesNotContain("+1 555 0100");
             assertThat(b.all("#your-changes dd")).hasSize(1);
             assertThat(b.text("typed-quantity")).isEqualTo("4");
-            b.open("/admin/orders/" + edited + "/edit");   // the refused page still held the lock: take it and let it go
+            b.open("/admin/orders/" + edited + "/edit"); // the refused page still held the lock: take it and let it go
             b.click("cancel-edit");
         }
     }
@@ -149,7 +175,7 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             assertThat(b.all("#reapply")).isEmpty();
             assertThat(b.text("reapply-impossible")).contains(shipped);
             assertThat(shop.row(edited).receiverName()).isEqualTo("Test Receiver");
-            b.open("/admin/orders/" + edited + "/edit");   // take the refused page's lock and let it go
+            b.open("/admin/orders/" + edited + "/edit"); // take the refused page's lock and let it go
             b.click("cancel-edit");
         }
     }
@@ -173,9 +199,13 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             holder.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
             String lost = holder.text("lock-text");
             if (holder == seoul) {
-                assertThat(lost).containsPattern("admin 님이 \\d\\d:\\d\\d:\\d\\d KST에 잠금을 강제로 해제했습니다").doesNotContain("관리자가");
+                assertThat(lost)
+                        .containsPattern("admin 님이 \\d\\d:\\d\\d:\\d\\d KST에 잠금을 강제로 해제했습니다")
+                        .doesNotContain("관리자가");
             } else {
-                assertThat(lost).containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC").doesNotContain("an administrator");
+                assertThat(lost)
+                        .containsPattern("admin broke it at \\d\\d:\\d\\d:\\d\\d UTC")
+                        .doesNotContain("an administrator");
             }
             holder.screenshot("heartbeat-names-breaker");
         }
@@ -210,7 +240,8 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             String firstTab = b.openTab();
             b.open("/admin/orders/" + order + "/edit");
             assertOtherTabNote(b, true);
-            assertThat(b.text("other-tab")).contains(b == seoul ? "다른 탭이나 창에서 수정 중" : "already editing this order in another tab");
+            assertThat(b.text("other-tab"))
+                    .contains(b == seoul ? "다른 탭이나 창에서 수정 중" : "already editing this order in another tab");
             b.screenshot("second-tab-told");
 
             // back in the first tab, a reload there replaces the second tab's lock: that is worth telling
@@ -238,10 +269,12 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             b.type("quantity-0", "5");
 
             // the lock ends under the typing admin (an operator breaks it)
-            shop.bean(dev.holdfast.pessimistic.offline.JdbcLockManager.class).forceRelease("purchase_order", order, "admin");
+            shop.bean(dev.holdfast.pessimistic.offline.JdbcLockManager.class)
+                    .forceRelease("purchase_order", order, "admin");
             b.awaitAttribute("holdfast-lock", "data-holdfast-state", "lost");
             assertThat(b.element("save-edit").isEnabled()).isFalse();
-            assertThat(b.text("lock-text")).contains(b == seoul ? "내 변경을 채운 채로 다시 열면" : "Open it again with your changes");
+            assertThat(b.text("lock-text"))
+                    .contains(b == seoul ? "내 변경을 채운 채로 다시 열면" : "Open it again with your changes");
             assertThat(b.element("reopen-with-changes").isDisplayed()).isTrue();
             b.screenshot("heartbeat-lost-keeps-typed");
 
@@ -273,7 +306,7 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             other.signIn("admin", "admin-pw");
 
             b.open("/admin/locks");
-            b.click("run-job");          // a run of the (instant) nightly job for the run list
+            b.click("run-job"); // a run of the (instant) nightly job for the run list
             assertTimesAreElements(b, "locks page with a job run");
             b.open("/admin/orders");
             assertTimesAreElements(b, "order list");
@@ -292,8 +325,14 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             assertTimesAreElements(b, "lock-broken refusal");
 
             b.open("/admin/orders/" + order);
-            shop.bean(OrderService.class).changeShippingInfo("alice", order, 0,
-                    new ShippingInfo(new Receiver("Test Receiver", "+1 555 0100"), new Address("12345", "3 Later Road", null)));
+            shop.bean(OrderService.class)
+                    .changeShippingInfo(
+                            "alice",
+                            order,
+                            0,
+                            new ShippingInfo(
+                                    new Receiver("Test Receiver", "+1 555 0100"),
+                                    new Address("12345", "3 Later Road", null)));
             b.click("start-shipping");
             assertThat(b.page()).isEqualTo("conflict");
             assertTimesAreElements(b, "conflict");
@@ -311,12 +350,13 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             b.signIn("kim", "kim-pw");
             b.open("/admin/orders");
             if (b == seoul) {
-                assertThat(b.text("zone-note")).isEqualTo("시각은 Asia/Seoul 기준으로 표시합니다. 시각 위에 마우스를 올리면 UTC 시각을 볼 수 있습니다.");
+                assertThat(b.text("zone-note"))
+                        .isEqualTo("시각은 Asia/Seoul 기준으로 표시합니다. 시각 위에 마우스를 올리면 UTC 시각을 볼 수 있습니다.");
                 assertThat(b.timeTitles()).isNotEmpty().allMatch(t -> t.endsWith(" UTC"));
             } else {
                 assertThat(b.text("zone-note")).isEqualTo("Times are shown in UTC.");
                 assertThat(b.timeTitles()).isNotEmpty().allMatch(String::isEmpty);
-                b.click("lang-ko");     // the Korean edition, for a viewer in UTC
+                b.click("lang-ko"); // the Korean edition, for a viewer in UTC
                 assertThat(b.text("zone-note")).isEqualTo("시각은 UTC 기준으로 표시합니다.");
                 b.click("lang-en");
             }
@@ -348,7 +388,9 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             });
             LockLine later = assertHeldLine(b, order, held);
             assertThat(later.text()).containsPattern(b == seoul ? "\\(\\d+:\\d\\d 남음\\)" : "\\(\\d+:\\d\\d left\\)");
-            assertThat(b.plainTimes()).as("times as plain text on the edit page").isEmpty();
+            assertThat(b.plainTimes())
+                    .as("times as plain text on the edit page")
+                    .isEmpty();
             b.screenshot("lock-timer-time-element");
 
             breaker.open("/admin/locks");
@@ -360,8 +402,11 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             Instant at = Instant.parse(lost.datetime());
             assertThat(Duration.between(broken, at).abs()).isLessThan(Duration.ofSeconds(5));
             assertTimeElement(b, lost, at);
-            assertThat(lost.text()).contains(b == seoul
-                    ? "admin 님이 " + clock(b, at) + "에 잠금을 강제로 해제했습니다" : "admin broke it at " + clock(b, at) + ".");
+            assertThat(lost.text())
+                    .contains(
+                            b == seoul
+                                    ? "admin 님이 " + clock(b, at) + "에 잠금을 강제로 해제했습니다"
+                                    : "admin broke it at " + clock(b, at) + ".");
             assertThat(b.plainTimes()).as("times as plain text in the red box").isEmpty();
         }
     }
@@ -381,19 +426,30 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
                     return {text: line.textContent, times: times.length,
                             datetime: t ? t.getAttribute('datetime') : null, title: t ? t.getAttribute('title') : null,
                             cls: t ? t.getAttribute('class') : null, shown: t ? t.textContent : null};""");
-            return new LockLine((String) m.get("text"), ((Number) m.get("times")).longValue(), (String) m.get("datetime"),
-                    (String) m.get("title"), (String) m.get("cls"), (String) m.get("shown"));
+            return new LockLine(
+                    (String) m.get("text"),
+                    ((Number) m.get("times")).longValue(),
+                    (String) m.get("datetime"),
+                    (String) m.get("title"),
+                    (String) m.get("cls"),
+                    (String) m.get("shown"));
         }
     }
 
     /** The heartbeat line holds one {@code <time>}: the lock's expiry, after {@code held}'s words; returns the line. */
     private static LockLine assertHeldLine(Browser b, String order, String held) {
         LockLine line = LockLine.of(b);
-        assertThat(line.times()).as("times in the heartbeat line: " + line.text()).isEqualTo(1);
+        assertThat(line.times())
+                .as("times in the heartbeat line: " + line.text())
+                .isEqualTo(1);
         Instant at = Instant.parse(line.datetime());
         Instant stored = shop.bean(dev.holdfast.pessimistic.offline.JdbcLockManager.class)
-                .holder(OrderService.EDIT_LOCK_TYPE, order).orElseThrow().expiresAt();
-        assertThat(Duration.between(at, stored).abs()).as("the shown expiry against the stored one").isLessThan(Duration.ofSeconds(3));
+                .holder(OrderService.EDIT_LOCK_TYPE, order)
+                .orElseThrow()
+                .expiresAt();
+        assertThat(Duration.between(at, stored).abs())
+                .as("the shown expiry against the stored one")
+                .isLessThan(Duration.ofSeconds(3));
         assertTimeElement(b, line, at);
         assertThat(line.text()).contains(b == seoul ? clock(b, at) + held : held + clock(b, at) + " (");
         return line;
@@ -407,15 +463,21 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
             assertThat(line.title()).as("UTC hint for a UTC viewer").isNull();
         } else {
             assertThat(line.title())
-                    .isEqualTo(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(at));
+                    .isEqualTo(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
+                            .withZone(ZoneOffset.UTC)
+                            .format(at));
         }
     }
 
     /** The clock time as the shop shows it to this browser (format.clock in its zone and language). */
     private static String clock(Browser b, Instant at) {
         return b == seoul
-                ? DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.KOREAN).withZone(ZoneId.of("Asia/Seoul")).format(at)
-                : DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH).withZone(ZoneId.of("UTC")).format(at);
+                ? DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.KOREAN)
+                        .withZone(ZoneId.of("Asia/Seoul"))
+                        .format(at)
+                : DateTimeFormatter.ofPattern("HH:mm:ss zzz", Locale.ENGLISH)
+                        .withZone(ZoneId.of("UTC"))
+                        .format(at);
     }
 
     private static void assertTimesAreElements(Browser b, String page) {
@@ -440,17 +502,21 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
         String order = shop.newOrder("alice");
         b.signIn("kim", "kim-pw");
         seoul.signIn("admin", "admin-pw");
-        seoul.open("/admin/orders/" + order + "/edit");     // a lock to list
-        dev.holdfast.lease.Lease lease = shop.leases().tryAcquire("a-rather-long-lease-name-for-the-table", "shop-3f9a2c1d",
-                java.time.Duration.ofMinutes(1)).orElseThrow();
+        seoul.open("/admin/orders/" + order + "/edit"); // a lock to list
+        dev.holdfast.lease.Lease lease = shop.leases()
+                .tryAcquire("a-rather-long-lease-name-for-the-table", "shop-3f9a2c1d", java.time.Duration.ofMinutes(1))
+                .orElseThrow();
         try {
             WebElement quantity = seoul.element("quantity-0");
             assertThat(quantity.getSize().getWidth()).isGreaterThanOrEqualTo(64);
             assertThat(quantity.getCssValue("border-top-left-radius")).isEqualTo("6px");
-            assertThat(quantity.getCssValue("border-top-color")).isEqualTo(seoul.element("receiverName").getCssValue("border-top-color"));
+            assertThat(quantity.getCssValue("border-top-color"))
+                    .isEqualTo(seoul.element("receiverName").getCssValue("border-top-color"));
 
             b.open("/admin/locks");
-            assertThat(wrappedCells(b)).as("cells broken onto two lines at 1280 px").isEmpty();
+            assertThat(wrappedCells(b))
+                    .as("cells broken onto two lines at 1280 px")
+                    .isEmpty();
             assertThat(overflow(b)).as("page wider than the window at 1280 px").isLessThanOrEqualTo(0);
             b.screenshot("admin-locks-1280");
 
@@ -497,6 +563,8 @@ class RoughEdgesBrowserTest extends SeoulAndUtcBrowsers {
     /** Whether the edit page shows "already editing in another tab" (its script runs before the page has loaded). */
     private static void assertOtherTabNote(Browser b, boolean shown) {
         assertThat(b.page()).isEqualTo("admin-order-edit");
-        assertThat(b.all("#other-tab").stream().anyMatch(WebElement::isDisplayed)).as("other-tab note shown").isEqualTo(shown);
+        assertThat(b.all("#other-tab").stream().anyMatch(WebElement::isDisplayed))
+                .as("other-tab note shown")
+                .isEqualTo(shown);
     }
 }

@@ -11,7 +11,8 @@ final class ScreenshotOnFailure implements AfterTestExecutionCallback {
         if (context.getExecutionException().isEmpty()) {
             return;
         }
-        String name = "FAILED-" + context.getRequiredTestClass().getSimpleName() + "-" + context.getRequiredTestMethod().getName();
+        String name = "FAILED-" + context.getRequiredTestClass().getSimpleName() + "-"
+                + context.getRequiredTestMethod().getName();
         for (Browser browser : Browser.OPEN) {
             try {
                 browser.screenshot(name);

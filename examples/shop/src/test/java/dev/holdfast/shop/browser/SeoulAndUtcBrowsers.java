@@ -20,7 +20,8 @@ abstract class SeoulAndUtcBrowsers {
     @BeforeAll
     static void openBrowsers() {
         shop = ShopServer.get();
-        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
+        CompletableFuture<Browser> s =
+                CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
         CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("utc-en", shop, "UTC", "en-US"));
         seoul = s.join();
         utc = u.join();
@@ -28,7 +29,8 @@ abstract class SeoulAndUtcBrowsers {
 
     @AfterAll
     static void closeBrowsers() {
-        try (Browser s = seoul; Browser u = utc) {
+        try (Browser s = seoul;
+                Browser u = utc) {
             seoul = null;
             utc = null;
         }

@@ -81,8 +81,13 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
 
         assertThat(customer.page()).isEqualTo("conflict");
         assertThat(customer.status()).isEqualTo(409);
-        assertThat(customer.text("conflict-change")).contains("admin").contains("started shipping to").contains("1 Original Road");
-        assertThat(customer.text("conflict-attempted")).contains("change the shipping address").contains("not saved");
+        assertThat(customer.text("conflict-change"))
+                .contains("admin")
+                .contains("started shipping to")
+                .contains("1 Original Road");
+        assertThat(customer.text("conflict-attempted"))
+                .contains("change the shipping address")
+                .contains("not saved");
         assertThat(customer.text("typed-address1")).isEqualTo("7 Too Late Lane");
         customer.screenshot("scenario1-customer-conflict");
         OrderRow row = shop.row(order);
@@ -105,8 +110,11 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
         long waitedMillis;
         try (Connection other = shop.dataSource().getConnection()) {
             other.setAutoCommit(false);
-            PessimisticLocks.of(shop.dataSource()).forUpdate(other,
-                    RowRef.of(shop.ordersTable(), "order_number", order), LockWait.atMost(Duration.ofSeconds(1)));
+            PessimisticLocks.of(shop.dataSource())
+                    .forUpdate(
+                            other,
+                            RowRef.of(shop.ordersTable(), "order_number", order),
+                            LockWait.atMost(Duration.ofSeconds(1)));
             long start = System.nanoTime();
             admin.click("start-shipping");
             waitedMillis = (System.nanoTime() - start) / 1_000_000;
@@ -114,7 +122,9 @@ class ShippingScenariosBrowserTest extends TwoBrowsers {
             other.rollback();
         }
         assertThat(admin.status()).isEqualTo(409);
-        assertThat(admin.text("problem-message")).contains("Someone else is changing order " + order).contains("3.0 s");
+        assertThat(admin.text("problem-message"))
+                .contains("Someone else is changing order " + order)
+                .contains("3.0 s");
         admin.screenshot("scenario2-admin-busy");
         // The explicit lock-bound check of the issue: the wait ended by the 3 s bound, not earlier, not much later.
         assertThat(waitedMillis).isBetween(2_900L, 15_000L);

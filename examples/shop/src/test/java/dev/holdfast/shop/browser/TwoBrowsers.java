@@ -25,7 +25,8 @@ abstract class TwoBrowsers {
 
     @AfterAll
     static void closeBrowsers() {
-        try (Browser c = customer; Browser a = admin) {
+        try (Browser c = customer;
+                Browser a = admin) {
             customer = null;
             admin = null;
         }

@@ -31,7 +31,9 @@ class TypedWorkBrowserTest extends TwoBrowsers {
         assertThat(customer.status()).isEqualTo(409);
         assertThat(customer.text("typed-address1")).isEqualTo("12 Typed Street");
         assertThat(customer.text("typed-zipCode")).isEqualTo("11111");
-        assertThat(customer.all("#typed-receiverName")).as("alice did not change the receiver").isEmpty();
+        assertThat(customer.all("#typed-receiverName"))
+                .as("alice did not change the receiver")
+                .isEmpty();
         assertThat(customer.text("conflict-change")).contains("kim");
         customer.screenshot("scenario4-conflict-keeps-typed");
         OrderRow refused = shop.row(order);
@@ -60,7 +62,7 @@ class TypedWorkBrowserTest extends TwoBrowsers {
         admin.type("receiverName", "Someone Else");
         admin.click("save-edit");
 
-        customer.click("save-shipping");   // saved unchanged: only the version is stale
+        customer.click("save-shipping"); // saved unchanged: only the version is stale
 
         assertThat(customer.page()).isEqualTo("conflict");
         assertThat(customer.all("#your-changes")).isEmpty();

@@ -31,9 +31,12 @@ class WhoBlocksBrowserTest extends SeoulAndUtcBrowsers {
         String blocker;
         try (Connection other = shop.dataSource().getConnection()) {
             other.setAutoCommit(false);
-            PessimisticLocks.of(shop.dataSource()).forUpdate(other,
-                    RowRef.of(shop.ordersTable(), "order_number", order), LockWait.atMost(Duration.ofSeconds(1)));
-            seoul.click("start-shipping");   // waits out the shop's 3 s bound
+            PessimisticLocks.of(shop.dataSource())
+                    .forUpdate(
+                            other,
+                            RowRef.of(shop.ordersTable(), "order_number", order),
+                            LockWait.atMost(Duration.ofSeconds(1)));
+            seoul.click("start-shipping"); // waits out the shop's 3 s bound
             assertThat(seoul.page()).isEqualTo("busy");
             other.rollback();
         }
@@ -44,7 +47,7 @@ class WhoBlocksBrowserTest extends SeoulAndUtcBrowsers {
         assertThat(sessions).as(seoul.text("blockers")).hasSize(1);
         blocker = sessions.get(0).getAttribute("data-session");
         assertThat(sessions.get(0).getText()).startsWith("세션 " + blocker).contains("사용자 ");
-        if (ShopServer.onPostgreSql()) {   // H2 keeps no transaction start
+        if (ShopServer.onPostgreSql()) { // H2 keeps no transaction start
             assertThat(seoul.css("#blocker-list .blocker-since time").getText()).endsWith("KST");
         }
         seoul.screenshot("who-blocks-busy");
@@ -52,10 +55,17 @@ class WhoBlocksBrowserTest extends SeoulAndUtcBrowsers {
         seoul.open("/admin/locks");
         WebElement wait = seoul.css("#waits tbody tr");
         assertThat(wait.getAttribute("data-kind")).isEqualTo("row");
-        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-waiter")).getText()).isEqualTo("kim");
-        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-what")).getText()).isEqualTo("주문 " + order);
-        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-blocked-by")).getText()).contains("세션 " + blocker);
-        assertThat(wait.findElement(org.openqa.selenium.By.tagName("time")).getText()).endsWith("KST");
+        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-waiter"))
+                        .getText())
+                .isEqualTo("kim");
+        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-what"))
+                        .getText())
+                .isEqualTo("주문 " + order);
+        assertThat(wait.findElement(org.openqa.selenium.By.className("wait-blocked-by"))
+                        .getText())
+                .contains("세션 " + blocker);
+        assertThat(wait.findElement(org.openqa.selenium.By.tagName("time")).getText())
+                .endsWith("KST");
         seoul.screenshot("who-blocks-locks");
     }
 
@@ -66,8 +76,11 @@ class WhoBlocksBrowserTest extends SeoulAndUtcBrowsers {
         utc.open("/my/orders/" + order);
         try (Connection other = shop.dataSource().getConnection()) {
             other.setAutoCommit(false);
-            PessimisticLocks.of(shop.dataSource()).forUpdate(other,
-                    RowRef.of(shop.ordersTable(), "order_number", order), LockWait.atMost(Duration.ofSeconds(1)));
+            PessimisticLocks.of(shop.dataSource())
+                    .forUpdate(
+                            other,
+                            RowRef.of(shop.ordersTable(), "order_number", order),
+                            LockWait.atMost(Duration.ofSeconds(1)));
             utc.click("save-shipping");
             assertThat(utc.page()).isEqualTo("busy");
             other.rollback();
@@ -80,18 +93,24 @@ class WhoBlocksBrowserTest extends SeoulAndUtcBrowsers {
     @Test
     void runNowOnALeaseHeldElsewhereNamesTheHolderWithItsTokenAndExpiry() throws Exception {
         utc.signIn("admin", "admin-pw");
-        Lease held = shop.leases().tryAcquire(NightlyReportJob.JOB, "shop-elsewhere", Duration.ofMinutes(1)).orElseThrow();
+        Lease held = shop.leases()
+                .tryAcquire(NightlyReportJob.JOB, "shop-elsewhere", Duration.ofMinutes(1))
+                .orElseThrow();
         try {
             utc.open("/admin/locks");
             utc.click("run-job");
-            assertThat(utc.text("notice")).contains("another instance, shop-elsewhere, has been running it since")
+            assertThat(utc.text("notice"))
+                    .contains("another instance, shop-elsewhere, has been running it since")
                     .contains("(token " + held.token() + ", until ");
             WebElement wait = utc.css("#waits tbody tr");
             assertThat(wait.getAttribute("data-kind")).isEqualTo("lease");
-            assertThat(wait.findElement(org.openqa.selenium.By.className("wait-what")).getText())
+            assertThat(wait.findElement(org.openqa.selenium.By.className("wait-what"))
+                            .getText())
                     .isEqualTo("lease " + NightlyReportJob.JOB);
-            assertThat(wait.findElement(org.openqa.selenium.By.className("wait-blocked-by")).getText())
-                    .contains("held by shop-elsewhere (token " + held.token() + ") since").contains("0 waiting ahead");
+            assertThat(wait.findElement(org.openqa.selenium.By.className("wait-blocked-by"))
+                            .getText())
+                    .contains("held by shop-elsewhere (token " + held.token() + ") since")
+                    .contains("0 waiting ahead");
             utc.screenshot("who-blocks-lease");
         } finally {
             shop.leases().release(held);

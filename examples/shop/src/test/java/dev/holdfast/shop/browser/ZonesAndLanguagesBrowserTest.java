@@ -31,8 +31,11 @@ import static org.awaitility.Awaitility.await;
 class ZonesAndLanguagesBrowserTest {
 
     /** What each browser's pages show: the shop's patterns (messages*.properties format.time / format.clock). */
-    private static final DateTimeFormatter EN_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss zzz", Locale.ENGLISH);
-    private static final DateTimeFormatter KO_TIME = DateTimeFormatter.ofPattern("yyyy년 M월 d일 HH:mm:ss zzz", Locale.KOREAN);
+    private static final DateTimeFormatter EN_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss zzz", Locale.ENGLISH);
+
+    private static final DateTimeFormatter KO_TIME =
+            DateTimeFormatter.ofPattern("yyyy년 M월 d일 HH:mm:ss zzz", Locale.KOREAN);
     private static final Pattern CLOCK = Pattern.compile("(\\d\\d:\\d\\d:\\d\\d) ([A-Z]{3,4})");
 
     static ShopServer shop;
@@ -43,8 +46,10 @@ class ZonesAndLanguagesBrowserTest {
     @BeforeAll
     static void openBrowsers() {
         shop = ShopServer.get();
-        CompletableFuture<Browser> b = CompletableFuture.supplyAsync(() -> new Browser("berlin-de", shop, "Europe/Berlin", "de-DE"));
-        CompletableFuture<Browser> s = CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
+        CompletableFuture<Browser> b =
+                CompletableFuture.supplyAsync(() -> new Browser("berlin-de", shop, "Europe/Berlin", "de-DE"));
+        CompletableFuture<Browser> s =
+                CompletableFuture.supplyAsync(() -> new Browser("seoul-ko", shop, "Asia/Seoul", "ko-KR"));
         CompletableFuture<Browser> u = CompletableFuture.supplyAsync(() -> new Browser("utc-en", shop, "UTC", "en-US"));
         berlin = b.join();
         seoul = s.join();
@@ -56,7 +61,9 @@ class ZonesAndLanguagesBrowserTest {
 
     @AfterAll
     static void closeBrowsers() {
-        try (Browser b = berlin; Browser s = seoul; Browser u = utc) {
+        try (Browser b = berlin;
+                Browser s = seoul;
+                Browser u = utc) {
             berlin = null;
             seoul = null;
             utc = null;
@@ -71,9 +78,13 @@ class ZonesAndLanguagesBrowserTest {
             b.open("/admin/orders/" + order);
             WebElement changed = b.css("#last-change-time time");
             Instant shown = parse(changed.getText(), b);
-            assertThat(Instant.parse(changed.getDomAttribute("datetime")).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)).isEqualTo(shown);
+            assertThat(Instant.parse(changed.getDomAttribute("datetime"))
+                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS))
+                    .isEqualTo(shown);
             if (b == utc) {
-                assertThat(changed.getDomAttribute("title")).as("no redundant UTC hint for a UTC viewer").isNull();
+                assertThat(changed.getDomAttribute("title"))
+                        .as("no redundant UTC hint for a UTC viewer")
+                        .isNull();
             } else {
                 assertThat(changed.getDomAttribute("title")).endsWith(" UTC"); // UTC on hover for operators
             }
@@ -95,34 +106,47 @@ class ZonesAndLanguagesBrowserTest {
             assertClockShows(until.getText(), lockInstant, b);
             lockUntil = lockUntil == null ? lockInstant : lockUntil;
             // the heartbeat extends the lock every second: the same lock, seconds apart at most
-            assertThat(Duration.between(lockUntil, lockInstant).abs().toSeconds()).isLessThanOrEqualTo(5);
+            assertThat(Duration.between(lockUntil, lockInstant).abs().toSeconds())
+                    .isLessThanOrEqualTo(5);
             b.screenshot("zones-edit-lock-holder");
 
             // The locks table: the zone's clock, and the same instant in UTC for operators.
             b.open("/admin/locks");
             WebElement expires = b.css("#lock-purchase_order-" + order + " .lock-expires time");
             assertClockShows(expires.getText(), Instant.parse(expires.getDomAttribute("datetime")), b);
-            assertThat(b.css("#lock-purchase_order-" + order + " .lock-expires-utc").getText()).endsWith(" UTC");
+            assertThat(b.css("#lock-purchase_order-" + order + " .lock-expires-utc")
+                            .getText())
+                    .endsWith(" UTC");
             b.screenshot("zones-admin-locks");
         }
         seoul.open("/admin/orders/" + order);
         assertThat(seoul.text("edit-lock-holder")).contains("admin 님이").contains("KST");
         utc.open("/admin/orders/" + order);
-        assertThat(utc.text("edit-lock-holder")).startsWith("Being edited by admin until").contains("UTC");
+        assertThat(utc.text("edit-lock-holder"))
+                .startsWith("Being edited by admin until")
+                .contains("UTC");
 
         // The heartbeat shows the server's formatting in the viewer's zone, before and after a beat.
-        await("the script's first tick").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        await("the script's first tick")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> berlin.text("lock-text").contains("left"));
         String lockText = berlin.text("lock-text");
-        assertThat(lockText).contains("You hold the edit lock until").contains(" " + zoneName(berlin)).doesNotContain("AM").doesNotContain("PM");
+        assertThat(lockText)
+                .contains("You hold the edit lock until")
+                .contains(" " + zoneName(berlin))
+                .doesNotContain("AM")
+                .doesNotContain("PM");
         Matcher m = CLOCK.matcher(lockText);
         assertThat(m.find()).isTrue();
         seoul.open("/admin/orders/" + order);
         Instant heldUntil = Instant.parse(seoul.css("#edit-lock-holder time").getDomAttribute("datetime"));
         // The beat may have moved the expiry by a second or two since; compare as instants within that.
         LocalTime shownBerlin = LocalTime.parse(m.group(1));
-        LocalTime seenFromSeoul = ZonedDateTime.ofInstant(heldUntil, ZoneId.of("Europe/Berlin")).toLocalTime();
-        assertThat(Math.abs(Duration.between(shownBerlin, seenFromSeoul).toSeconds())).isLessThanOrEqualTo(5);
+        LocalTime seenFromSeoul =
+                ZonedDateTime.ofInstant(heldUntil, ZoneId.of("Europe/Berlin")).toLocalTime();
+        assertThat(Math.abs(Duration.between(shownBerlin, seenFromSeoul).toSeconds()))
+                .isLessThanOrEqualTo(5);
         berlin.screenshot("zones-heartbeat");
 
         // The Korean admin, refused while Berlin edits, reads the refusal in Korean with Seoul's clock.
@@ -142,19 +166,22 @@ class ZonesAndLanguagesBrowserTest {
         assertThat(seoul.page()).isEqualTo("admin-order-edit");
         seoul.type("receiverName", "김 수령인");
 
-        berlin.open("/admin/locks");   // the German admin breaks the Korean admin's lock
+        berlin.open("/admin/locks"); // the German admin breaks the Korean admin's lock
         berlin.click("break-" + order);
         assertThat(shop.editLockOwner(order)).isNull();
         // The page's heartbeat notices the break and disables saving: wait for it, else it could
         // disable the button again between the two steps below and the click would do nothing. The
         // test beats itself (the page's own hook) rather than wait for the timer, which a loaded
         // machine can hold back for long.
-        await("seoul's page shows the lock lost").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+        await("seoul's page shows the lock lost")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> {
                     seoul.script("window.holdfastHeartbeat.beat();");
                     return "lost".equals(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state"));
                 });
-        assertThat(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state")).isEqualTo("lost");
+        assertThat(seoul.element("holdfast-lock").getDomAttribute("data-holdfast-state"))
+                .isEqualTo("lost");
 
         seoul.script("document.getElementById('save-edit').disabled = false;");
         seoul.click("save-edit");
@@ -162,7 +189,9 @@ class ZonesAndLanguagesBrowserTest {
         assertThat(seoul.status()).isEqualTo(409);
         assertThat(seoul.mainAttribute("data-code")).isEqualTo("lock-broken");
         assertThat(seoul.text("lock-problem-title")).isEqualTo("수정 잠금이 강제로 해제되었습니다");
-        assertThat(seoul.text("lock-problem-detail")).startsWith("admin 님이 ").contains("(" + order + ")")
+        assertThat(seoul.text("lock-problem-detail"))
+                .startsWith("admin 님이 ")
+                .contains("(" + order + ")")
                 .containsPattern("\\d\\d:\\d\\d:\\d\\d KST에");
         assertThat(seoul.text("typed-receiverName")).isEqualTo("김 수령인");
         seoul.screenshot("ko-lock-broken");
@@ -272,7 +301,10 @@ class ZonesAndLanguagesBrowserTest {
         Matcher m = CLOCK.matcher(shown);
         assertThat(m.find()).as(shown).isTrue();
         assertThat(m.group(2)).isEqualTo(zoneName(b));
-        assertThat(LocalTime.parse(m.group(1))).isEqualTo(ZonedDateTime.ofInstant(instant, zoneId(b)).toLocalTime().withNano(0));
+        assertThat(LocalTime.parse(m.group(1)))
+                .isEqualTo(ZonedDateTime.ofInstant(instant, zoneId(b))
+                        .toLocalTime()
+                        .withNano(0));
     }
 
     private static ZoneId zoneId(Browser b) {
@@ -281,6 +313,8 @@ class ZonesAndLanguagesBrowserTest {
 
     /** The zone's short name now (CET or CEST for Berlin), as the shop's patterns print it. */
     private static String zoneName(Browser b) {
-        return DateTimeFormatter.ofPattern("zzz", Locale.ENGLISH).withZone(zoneId(b)).format(Instant.now());
+        return DateTimeFormatter.ofPattern("zzz", Locale.ENGLISH)
+                .withZone(zoneId(b))
+                .format(Instant.now());
     }
 }

@@ -1,11 +1,11 @@
 package dev.holdfast.shop.order;
 
-import dev.holdfast.spring.boot.OfflineLockHeldException;
-import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.LockId;
-import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.pessimistic.offline.Reacquired;
+import dev.holdfast.spring.boot.OfflineLockHeldException;
+import dev.holdfast.spring.boot.OfflineLockLostException;
 import dev.holdfast.testing.DatabaseTest;
 import dev.holdfast.testing.TestDatabase;
 
@@ -31,28 +31,42 @@ class OrderEditDatabaseTest {
         LockId kimsA = shop.service.startEditing("kim", a).lockId();
         LockId adminsB = shop.service.startEditing("admin", b).lockId();
         assertThatThrownBy(() -> shop.service.startEditing("admin", a))
-                .isInstanceOfSatisfying(OfflineLockHeldException.class, e -> assertThat(e.getCause().owner()).contains("kim"));
+                .isInstanceOfSatisfying(
+                        OfflineLockHeldException.class,
+                        e -> assertThat(e.getCause().owner()).contains("kim"));
 
         assertThatThrownBy(() -> shop.service.edit("admin", a, kimsA, 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOfSatisfying(OfflineLockLostException.class, e -> assertThat(e.getCause())
-                        .isInstanceOfSatisfying(ForeignLockException.class,
-                                f -> assertThat(f.reason()).isEqualTo(ForeignLockException.Reason.OTHER_OWNER)));
+                .isInstanceOfSatisfying(
+                        OfflineLockLostException.class,
+                        e -> assertThat(e.getCause())
+                                .isInstanceOfSatisfying(
+                                        ForeignLockException.class,
+                                        f -> assertThat(f.reason())
+                                                .isEqualTo(ForeignLockException.Reason.OTHER_OWNER)));
         assertThatThrownBy(() -> shop.service.edit("kim", a, adminsB, 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(ForeignLockException.class);
-        assertThatThrownBy(() -> shop.service.edit("kim", a, LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"), 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOf(OfflineLockLostException.class).cause().isExactlyInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class)
+                .cause()
+                .isInstanceOf(ForeignLockException.class);
+        assertThatThrownBy(() -> shop.service.edit(
+                        "kim", a, LockId.parse("AAAAAAAAAAAAAAAAAAAAAA"), 0, NEW_RECEIVER, List.of(2)))
+                .isInstanceOf(OfflineLockLostException.class)
+                .cause()
+                .isExactlyInstanceOf(LockNotHeldException.class);
         assertThat(shop.version(a)).isZero();
         assertThat(shop.activeConnections()).isZero();
 
         shop.service.edit("kim", a, kimsA, 0, NEW_RECEIVER, List.of(2));
         shop.service.stopEditing("kim", kimsA);
         assertThat(shop.version(a)).isEqualTo(1);
-        assertThat(shop.jdbc.queryForObject("SELECT receiver_name FROM " + shop.table + " WHERE order_number = ?",
-                String.class, a)).isEqualTo("New Receiver");
+        assertThat(shop.jdbc.queryForObject(
+                        "SELECT receiver_name FROM " + shop.table + " WHERE order_number = ?", String.class, a))
+                .isEqualTo("New Receiver");
         // released: the next admin gets the lock; the old lock id authorizes nothing any more
         LockId next = shop.service.startEditing("admin", a).lockId();
         assertThatThrownBy(() -> shop.service.edit("kim", a, kimsA, 1, NEW_RECEIVER, List.of(3)))
-                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class)
+                .cause()
+                .isInstanceOf(LockNotHeldException.class);
         shop.service.stopEditing("admin", next);
         shop.service.stopEditing("admin", adminsB);
         assertThat(shop.version(a)).isEqualTo(1);
@@ -70,10 +84,14 @@ class OrderEditDatabaseTest {
 
         assertThat(secondTab.replaced()).isTrue();
         assertThatThrownBy(() -> shop.service.edit("admin", a, firstTab.lockId(), 0, NEW_RECEIVER, List.of(2)))
-                .isInstanceOf(OfflineLockLostException.class).cause().isInstanceOf(LockNotHeldException.class);
+                .isInstanceOf(OfflineLockLostException.class)
+                .cause()
+                .isInstanceOf(LockNotHeldException.class);
         assertThat(shop.version(a)).isZero();
         assertThatThrownBy(() -> shop.service.startEditing("kim", a))
-                .isInstanceOfSatisfying(OfflineLockHeldException.class, e -> assertThat(e.getCause().owner()).contains("admin"));
+                .isInstanceOfSatisfying(
+                        OfflineLockHeldException.class,
+                        e -> assertThat(e.getCause().owner()).contains("admin"));
         shop.service.edit("admin", a, secondTab.lockId(), 0, NEW_RECEIVER, List.of(2));
         shop.service.stopEditing("admin", secondTab.lockId());
         assertThat(shop.version(a)).isEqualTo(1);

@@ -38,8 +38,10 @@ class OrderServiceDatabaseTest {
     @DatabaseTest
     void aStaleVersionIsRefusedAndChangesNothing(TestDatabase db) {
         ShopOnDatabase shop = ShopOnDatabase.on(db);
-        assertThat(shop.context.getBean(javax.sql.DataSource.class)).extracting(dev.holdfast.jdbc.dialect.Dialect::detect)
-                .extracting(dev.holdfast.jdbc.dialect.Dialect::id).isEqualTo(db.kind().id());
+        assertThat(shop.context.getBean(javax.sql.DataSource.class))
+                .extracting(dev.holdfast.jdbc.dialect.Dialect::detect)
+                .extracting(dev.holdfast.jdbc.dialect.Dialect::id)
+                .isEqualTo(db.kind().id());
         String order = shop.newOrder("alice");
         shop.service.changeShippingInfo("alice", order, 0, address("2 Second Street"));
 
@@ -49,11 +51,13 @@ class OrderServiceDatabaseTest {
                     assertThat(e.currentVersion()).contains(1L);
                     assertThat(e.modifiedBy()).contains("alice");
                     // Holdfast's VersionConflictException, so Spring code sees an OptimisticLockingFailureException
-                    assertThat(e).isInstanceOf(dev.holdfast.optimistic.VersionConflictException.class)
+                    assertThat(e)
+                            .isInstanceOf(dev.holdfast.optimistic.VersionConflictException.class)
                             .hasMessageStartingWith("order " + order + " was modified by alice at ")
                             .hasMessageEndingWith("(version 1, you had 0)");
                     assertThat(new dev.holdfast.spring.boot.HoldfastExceptionTranslator().translate(e))
-                            .isInstanceOf(org.springframework.dao.OptimisticLockingFailureException.class).hasCause(e);
+                            .isInstanceOf(org.springframework.dao.OptimisticLockingFailureException.class)
+                            .hasCause(e);
                     assertThat(e.lastChange()).contains("2 Second Street");
                 });
         assertThat(shop.state(order)).isEqualTo("PREPARING");
@@ -81,17 +85,25 @@ class OrderServiceDatabaseTest {
         String order = shop.newOrder("bob");
         try (Connection holder = shop.dataSource().getConnection()) {
             holder.setAutoCommit(false);
-            assertThat(PessimisticLocks.of(shop.dataSource()).forUpdate(holder,
-                    RowRef.of(shop.table, "order_number", order), LockWait.atMost(Duration.ofSeconds(1)))).isTrue();
+            assertThat(PessimisticLocks.of(shop.dataSource())
+                            .forUpdate(
+                                    holder,
+                                    RowRef.of(shop.table, "order_number", order),
+                                    LockWait.atMost(Duration.ofSeconds(1))))
+                    .isTrue();
             long start = System.nanoTime();
             assertThatThrownBy(() -> shop.service.startShipping("kim", order, 0))
-                    .isInstanceOf(dev.holdfast.spring.boot.RowLockTimeoutException.class).cause().isInstanceOf(LockTimeoutException.class);
+                    .isInstanceOf(dev.holdfast.spring.boot.RowLockTimeoutException.class)
+                    .cause()
+                    .isInstanceOf(LockTimeoutException.class);
             long waited = (System.nanoTime() - start) / 1_000_000;
             assertThat(waited).isBetween(2_900L, 10_000L);
             holder.rollback();
         }
         assertThat(shop.state(order)).isEqualTo("PREPARING");
-        assertThat(shop.activeConnections()).as("connections still borrowed after a lock timeout").isZero();
+        assertThat(shop.activeConnections())
+                .as("connections still borrowed after a lock timeout")
+                .isZero();
         shop.service.startShipping("kim", order, 0);
         assertThat(shop.state(order)).isEqualTo("SHIPPED");
     }
@@ -151,8 +163,11 @@ class OrderServiceDatabaseTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(shop.activeConnections()).as("connections still borrowed after %d refusals", refused).isZero();
-        System.out.printf("[%s] %d rounds x %d writers: %d winners, %d refused as stale%n",
+        assertThat(shop.activeConnections())
+                .as("connections still borrowed after %d refusals", refused)
+                .isZero();
+        System.out.printf(
+                "[%s] %d rounds x %d writers: %d winners, %d refused as stale%n",
                 db.id(), rounds, writers, rounds, refused);
     }
 
@@ -168,18 +183,22 @@ class OrderServiceDatabaseTest {
         TransactionTemplate tx = new TransactionTemplate(shop.context.getBean(PlatformTransactionManager.class));
 
         assertThatThrownBy(() -> tx.executeWithoutResult(status -> {
-            Order loaded = repository.findById(order).orElseThrow();
-            OrderVersionCheck.matchVersion(loaded, 0, "test");
-            // Another transaction commits in between (autocommit, outside this transaction).
-            new TransactionTemplate(shop.context.getBean(PlatformTransactionManager.class),
-                    new org.springframework.transaction.support.DefaultTransactionDefinition(
-                            org.springframework.transaction.TransactionDefinition.PROPAGATION_REQUIRES_NEW))
-                    .executeWithoutResult(s -> shop.service.changeShippingInfo("alice", order, 0, address("4 Racer Road")));
-            loaded.startShipping("kim", java.time.Instant.now());
-        })).isInstanceOfSatisfying(ObjectOptimisticLockingFailureException.class, e -> {
-            assertThat(OrderVersionCheck.isStaleWrite(e)).isTrue();
-            assertThat(OrderVersionCheck.orderNumberOf(e)).isEqualTo(order);
-        });
+                    Order loaded = repository.findById(order).orElseThrow();
+                    OrderVersionCheck.matchVersion(loaded, 0, "test");
+                    // Another transaction commits in between (autocommit, outside this transaction).
+                    new TransactionTemplate(
+                                    shop.context.getBean(PlatformTransactionManager.class),
+                                    new org.springframework.transaction.support.DefaultTransactionDefinition(
+                                            org.springframework.transaction.TransactionDefinition
+                                                    .PROPAGATION_REQUIRES_NEW))
+                            .executeWithoutResult(
+                                    s -> shop.service.changeShippingInfo("alice", order, 0, address("4 Racer Road")));
+                    loaded.startShipping("kim", java.time.Instant.now());
+                }))
+                .isInstanceOfSatisfying(ObjectOptimisticLockingFailureException.class, e -> {
+                    assertThat(OrderVersionCheck.isStaleWrite(e)).isTrue();
+                    assertThat(OrderVersionCheck.orderNumberOf(e)).isEqualTo(order);
+                });
         assertThat(shop.state(order)).isEqualTo("PREPARING");
         assertThat(shop.address1(order)).isEqualTo("4 Racer Road");
         assertThat(shop.version(order)).isEqualTo(1);

@@ -33,8 +33,10 @@ final class ShopOnDatabase {
     final String table;
 
     private ShopOnDatabase(TestDatabase.Kind kind) {
-        String prefix = "shop_t" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 6) + "_";
-        List<String> args = new ArrayList<>(List.of("--server.port=0",
+        String prefix =
+                "shop_t" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 6) + "_";
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
                 "--spring.datasource.hikari.maximum-pool-size=12",
                 "--spring.jpa.hibernate.ddl-auto=create-drop",
                 "--shop.table-prefix=" + prefix,
@@ -77,14 +79,23 @@ final class ShopOnDatabase {
 
     /** Connections borrowed from the shop's pool right now; 0 between operations, or one leaked. */
     int activeConnections() {
-        return context.getBean(com.zaxxer.hikari.HikariDataSource.class).getHikariPoolMXBean().getActiveConnections();
+        return context.getBean(com.zaxxer.hikari.HikariDataSource.class)
+                .getHikariPoolMXBean()
+                .getActiveConnections();
     }
 
     String newOrder(String orderer) {
-        String number = "D" + ORDERS.incrementAndGet() + "-" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 5);
-        context.getBean(OrderRepository.class).save(new Order(number, orderer, List.of(new OrderLine("Kettle", 3_900, 1)),
-                new ShippingInfo(new Receiver("Receiver", "+1 555 0100"), new Address("12345", "1 Original Road", null)),
-                OrderState.PREPARING, Instant.now()));
+        String number = "D" + ORDERS.incrementAndGet() + "-"
+                + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36).substring(0, 5);
+        context.getBean(OrderRepository.class)
+                .save(new Order(
+                        number,
+                        orderer,
+                        List.of(new OrderLine("Kettle", 3_900, 1)),
+                        new ShippingInfo(
+                                new Receiver("Receiver", "+1 555 0100"), new Address("12345", "1 Original Road", null)),
+                        OrderState.PREPARING,
+                        Instant.now()));
         return number;
     }
 
@@ -93,7 +104,8 @@ final class ShopOnDatabase {
     }
 
     String address1(String orderNumber) {
-        return jdbc.queryForObject("SELECT address1 FROM " + table + " WHERE order_number = ?", String.class, orderNumber);
+        return jdbc.queryForObject(
+                "SELECT address1 FROM " + table + " WHERE order_number = ?", String.class, orderNumber);
     }
 
     String state(String orderNumber) {

@@ -78,8 +78,11 @@ public class HoldfastEndpoint {
      * @param leaseView    its view (live leases, waiters), or null for none
      * @param rowLockWaits the lock waits of the database, or null for none
      */
-    public HoldfastEndpoint(@Nullable JdbcLockManager locks, @Nullable LeaseService leases,
-                            @Nullable LeaseView leaseView, @Nullable RowLockWaits rowLockWaits) {
+    public HoldfastEndpoint(
+            @Nullable JdbcLockManager locks,
+            @Nullable LeaseService leases,
+            @Nullable LeaseView leaseView,
+            @Nullable RowLockWaits rowLockWaits) {
         this.locks = locks;
         this.leases = leases;
         this.leaseView = leaseView;
@@ -87,30 +90,42 @@ public class HoldfastEndpoint {
     }
 
     /** A live offline lock (without its lock id, which is a capability). */
-    public record LockItem(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {
-    }
+    public record LockItem(String type, String id, @Nullable String owner, Instant acquiredAt, Instant expiresAt) {}
 
     /** A live lease. */
-    public record LeaseItem(String name, String holder, long token, Instant acquiredAt, Instant expiresAt) {
-    }
+    public record LeaseItem(String name, String holder, long token, Instant acquiredAt, Instant expiresAt) {}
 
     /** A waiter of a lease's queue (see {@link LeaseWaiter}). */
-    public record WaiterItem(String lease, int place, @Nullable String owner, @Nullable Instant queuedAt,
-                             Instant waitsUntil) {
-    }
+    public record WaiterItem(
+            String lease,
+            int place,
+            @Nullable String owner,
+            @Nullable Instant queuedAt,
+            Instant waitsUntil) {}
 
     /** A session that blocks a wait (see {@link Blocker}). */
-    public record BlockerItem(String session, String blocks, @Nullable String user, @Nullable String application,
-                              @Nullable String client, @Nullable Instant transactionStart, @Nullable String state,
-                              @Nullable String statement) {
-    }
+    public record BlockerItem(
+            String session,
+            String blocks,
+            @Nullable String user,
+            @Nullable String application,
+            @Nullable String client,
+            @Nullable Instant transactionStart,
+            @Nullable String state,
+            @Nullable String statement) {}
 
     /** A session waiting for a lock now, with its blockers (see {@link RowLockWait}). */
-    public record RowLockWaitItem(String session, @Nullable String user, @Nullable String application,
-                                  @Nullable String client, @Nullable Instant waitingSince, @Nullable String state,
-                                  @Nullable String statement, List<BlockerItem> blockers, int moreBlockers,
-                                  @Nullable String blockersUnknownBecause) {
-    }
+    public record RowLockWaitItem(
+            String session,
+            @Nullable String user,
+            @Nullable String application,
+            @Nullable String client,
+            @Nullable Instant waitingSince,
+            @Nullable String state,
+            @Nullable String statement,
+            List<BlockerItem> blockers,
+            int moreBlockers,
+            @Nullable String blockersUnknownBecause) {}
 
     /**
      * One page of a section.
@@ -122,22 +137,30 @@ public class HoldfastEndpoint {
      *              row-lock waits, which change too fast to page through
      * @param error why the section could not be read (then {@code items} is empty); null if it was
      */
-    public record Page<T>(List<T> items, int limit, boolean more, @Nullable String next, @Nullable String error) {
-    }
+    public record Page<T>(
+            List<T> items,
+            int limit,
+            boolean more,
+            @Nullable String next,
+            @Nullable String error) {}
 
     /** Every section's first page; a section whose part of Holdfast is not configured is null. */
-    public record Overview(@Nullable Page<LockItem> locks, @Nullable Page<LeaseItem> leases,
-                           @Nullable Page<WaiterItem> leaseWaiters, @Nullable Page<RowLockWaitItem> rowLockWaits) {
-    }
+    public record Overview(
+            @Nullable Page<LockItem> locks,
+            @Nullable Page<LeaseItem> leases,
+            @Nullable Page<WaiterItem> leaseWaiters,
+            @Nullable Page<RowLockWaitItem> rowLockWaits) {}
 
     /** The answer to a force-release. */
-    public record Released(String section, @Nullable String type, @Nullable String id, @Nullable String name,
-                           String by) {
-    }
+    public record Released(
+            String section,
+            @Nullable String type,
+            @Nullable String id,
+            @Nullable String name,
+            String by) {}
 
     /** What a refused request gets, with its 4xx status. */
-    public record Refusal(String error) {
-    }
+    public record Refusal(String error) {}
 
     /** A request the endpoint refuses, with its status. */
     private static final class Refused extends RuntimeException {
@@ -166,7 +189,8 @@ public class HoldfastEndpoint {
                     locks == null ? null : readSafely(() -> locksPage(locks, null, null, null, n)),
                     leaseView == null ? null : readSafely(() -> leasesPage(leaseView, null, n)),
                     leaseView == null ? null : readSafely(() -> waitersPage(leaseView, null, null, n)),
-                    rowLockWaits == null ? null
+                    rowLockWaits == null
+                            ? null
                             : readSafely(() -> rowLockWaitsPage(rowLockWaits, Math.min(n, MAX_ROW_LOCK_WAITS)))));
         } catch (Refused r) {
             return refusal(r);
@@ -187,21 +211,28 @@ public class HoldfastEndpoint {
      *         one whose part of Holdfast is not configured
      */
     @ReadOperation
-    public WebEndpointResponse<Object> section(@Selector String section, @Nullable Integer limit, @Nullable String after,
-                                               @Nullable String type, @Nullable String owner, @Nullable String name) {
+    public WebEndpointResponse<Object> section(
+            @Selector String section,
+            @Nullable Integer limit,
+            @Nullable String after,
+            @Nullable String type,
+            @Nullable String owner,
+            @Nullable String name) {
         try {
-            return new WebEndpointResponse<>(switch (section) {
-                case LOCKS -> locksPage(require(locks, section), type, owner, after, limit(limit, MAX_LIMIT));
-                case LEASES -> leasesPage(require(leaseView, section), after, limit(limit, MAX_LIMIT));
-                case LEASE_WAITERS -> waitersPage(require(leaseView, section), name, after, limit(limit, MAX_LIMIT));
-                case ROW_LOCK_WAITS -> {
-                    if (after != null) {
-                        throw new Refused(400, "row-lock waits have no further pages: they change too fast");
-                    }
-                    yield rowLockWaitsPage(require(rowLockWaits, section), limit(limit, MAX_ROW_LOCK_WAITS));
-                }
-                default -> throw unknownSection(section);
-            });
+            return new WebEndpointResponse<>(
+                    switch (section) {
+                        case LOCKS -> locksPage(require(locks, section), type, owner, after, limit(limit, MAX_LIMIT));
+                        case LEASES -> leasesPage(require(leaseView, section), after, limit(limit, MAX_LIMIT));
+                        case LEASE_WAITERS ->
+                            waitersPage(require(leaseView, section), name, after, limit(limit, MAX_LIMIT));
+                        case ROW_LOCK_WAITS -> {
+                            if (after != null) {
+                                throw new Refused(400, "row-lock waits have no further pages: they change too fast");
+                            }
+                            yield rowLockWaitsPage(require(rowLockWaits, section), limit(limit, MAX_ROW_LOCK_WAITS));
+                        }
+                        default -> throw unknownSection(section);
+                    });
         } catch (Refused r) {
             return refusal(r);
         }
@@ -223,13 +254,21 @@ public class HoldfastEndpoint {
      *         or not configured section or a lock or lease that is not live
      */
     @DeleteOperation
-    public WebEndpointResponse<Object> forceRelease(@Selector String section, @Nullable String type, @Nullable String id,
-                                                    @Nullable String name, SecurityContext security) {
+    public WebEndpointResponse<Object> forceRelease(
+            @Selector String section,
+            @Nullable String type,
+            @Nullable String id,
+            @Nullable String name,
+            SecurityContext security) {
         Principal principal = security.getPrincipal();
         try {
-            if (principal == null || principal.getName() == null || principal.getName().isBlank()) {
-                throw new Refused(403, "a force-release needs an authenticated principal, to record who did it;"
-                        + " sign the request in (Spring Security, or the container's authentication)");
+            if (principal == null
+                    || principal.getName() == null
+                    || principal.getName().isBlank()) {
+                throw new Refused(
+                        403,
+                        "a force-release needs an authenticated principal, to record who did it;"
+                                + " sign the request in (Spring Security, or the container's authentication)");
             }
             String by = principal.getName();
             switch (section) {
@@ -252,8 +291,8 @@ public class HoldfastEndpoint {
                     }
                     return new WebEndpointResponse<>(new Released(section, null, null, n, by));
                 }
-                case LEASE_WAITERS, ROW_LOCK_WAITS -> throw new Refused(400,
-                        "only locks and leases can be force-released, not " + section);
+                case LEASE_WAITERS, ROW_LOCK_WAITS ->
+                    throw new Refused(400, "only locks and leases can be force-released, not " + section);
                 default -> throw unknownSection(section);
             }
         } catch (Refused r) {
@@ -261,8 +300,8 @@ public class HoldfastEndpoint {
         }
     }
 
-    private static Page<LockItem> locksPage(JdbcLockManager locks, @Nullable String type, @Nullable String owner,
-                                            @Nullable String after, int limit) {
+    private static Page<LockItem> locksPage(
+            JdbcLockManager locks, @Nullable String type, @Nullable String owner, @Nullable String after, int limit) {
         String afterType = null;
         String afterId = null;
         if (after != null) {
@@ -276,18 +315,25 @@ public class HoldfastEndpoint {
         String t = afterType;
         String i = afterId;
         List<HeldLock> found = checked(() -> locks.heldLocksAfter(type, owner, t, i, limit + 1));
-        return page(found, limit, l -> new LockItem(l.type(), l.id(), l.owner(), l.acquiredAt(), l.expiresAt()),
+        return page(
+                found,
+                limit,
+                l -> new LockItem(l.type(), l.id(), l.owner(), l.acquiredAt(), l.expiresAt()),
                 l -> encode(l.type() + "\n" + l.id()));
     }
 
     private static Page<LeaseItem> leasesPage(LeaseView view, @Nullable String after, int limit) {
         String afterName = after == null ? null : decode(after);
         List<Lease> found = checked(() -> view.live(afterName, limit + 1));
-        return page(found, limit, l -> new LeaseItem(l.name(), l.owner(), l.token(), l.acquiredAt(), l.expiresAt()),
+        return page(
+                found,
+                limit,
+                l -> new LeaseItem(l.name(), l.owner(), l.token(), l.acquiredAt(), l.expiresAt()),
                 l -> encode(l.name()));
     }
 
-    private static Page<WaiterItem> waitersPage(LeaseView view, @Nullable String name, @Nullable String after, int limit) {
+    private static Page<WaiterItem> waitersPage(
+            LeaseView view, @Nullable String name, @Nullable String after, int limit) {
         String afterName = null;
         int afterPlace = 0;
         if (after != null) {
@@ -306,7 +352,10 @@ public class HoldfastEndpoint {
         String n = afterName;
         int p = afterPlace;
         List<LeaseWaiter> found = checked(() -> view.waiters(name, n, p, limit + 1));
-        return page(found, limit, w -> new WaiterItem(w.name(), w.place(), w.owner(), w.queuedAt(), w.waitsUntil()),
+        return page(
+                found,
+                limit,
+                w -> new WaiterItem(w.name(), w.place(), w.owner(), w.queuedAt(), w.waitsUntil()),
                 w -> encode(w.name() + "\n" + w.place()));
     }
 
@@ -318,10 +367,28 @@ public class HoldfastEndpoint {
 
     private static RowLockWaitItem rowLockWait(RowLockWait w) {
         Blockers b = w.blockers();
-        List<BlockerItem> blockers = b.sessions().stream().map(s -> new BlockerItem(s.sessionId(), s.blocks(), s.user(),
-                s.applicationName(), s.clientAddress(), s.transactionStart(), s.state(), s.statement())).toList();
-        return new RowLockWaitItem(w.sessionId(), w.user(), w.applicationName(), w.clientAddress(), w.waitingSince(),
-                w.state(), w.statement(), blockers, b.omitted(), b.unknownBecause());
+        List<BlockerItem> blockers = b.sessions().stream()
+                .map(s -> new BlockerItem(
+                        s.sessionId(),
+                        s.blocks(),
+                        s.user(),
+                        s.applicationName(),
+                        s.clientAddress(),
+                        s.transactionStart(),
+                        s.state(),
+                        s.statement()))
+                .toList();
+        return new RowLockWaitItem(
+                w.sessionId(),
+                w.user(),
+                w.applicationName(),
+                w.clientAddress(),
+                w.waitingSince(),
+                w.state(),
+                w.statement(),
+                blockers,
+                b.omitted(),
+                b.unknownBecause());
     }
 
     /** The first {@code limit} of {@code found} (read with one more, to tell whether there are more). */
@@ -375,8 +442,10 @@ public class HoldfastEndpoint {
     }
 
     private static Refused unknownSection(String section) {
-        return new Refused(404, "no section " + section + "; there are " + LOCKS + ", " + LEASES + ", "
-                + LEASE_WAITERS + " and " + ROW_LOCK_WAITS);
+        return new Refused(
+                404,
+                "no section " + section + "; there are " + LOCKS + ", " + LEASES + ", " + LEASE_WAITERS + " and "
+                        + ROW_LOCK_WAITS);
     }
 
     private static String encode(String cursor) {

@@ -25,21 +25,29 @@ import javax.sql.DataSource;
  * and {@link LeaseService}, and the lock waits of its single {@link DataSource}.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class)
-@ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
-        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"
+        })
 @ConditionalOnBooleanProperty(name = "holdfast.enabled", matchIfMissing = true)
 public class HoldfastEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    HoldfastEndpoint holdfastEndpoint(ObjectProvider<JdbcLockManager> locks, ObjectProvider<LeaseService> leases,
-                                      ObjectProvider<DataSource> dataSource, ObjectProvider<Dialect> dialect) {
+    HoldfastEndpoint holdfastEndpoint(
+            ObjectProvider<JdbcLockManager> locks,
+            ObjectProvider<LeaseService> leases,
+            ObjectProvider<DataSource> dataSource,
+            ObjectProvider<Dialect> dialect) {
         DataSource pool = dataSource.getIfUnique();
         Dialect d = dialect.getIfUnique();
         LeaseService leaseService = leases.getIfUnique();
         DataSource plain = pool == null ? null : nonTransactional(pool);
-        return new HoldfastEndpoint(locks.getIfUnique(), leaseService,
+        return new HoldfastEndpoint(
+                locks.getIfUnique(),
+                leaseService,
                 leaseService == null || plain == null ? null : LeaseView.of(plain, leaseService),
                 d == null || plain == null ? null : RowLockWaits.of(d, plain));
     }

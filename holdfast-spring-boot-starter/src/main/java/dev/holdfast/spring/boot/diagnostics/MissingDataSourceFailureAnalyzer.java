@@ -42,31 +42,39 @@ public final class MissingDataSourceFailureAnalyzer extends AbstractFailureAnaly
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
-        Class<?> missing = cause.getResolvableType() == null ? null : cause.getResolvableType().resolve();
+        Class<?> missing = cause.getResolvableType() == null
+                ? null
+                : cause.getResolvableType().resolve();
         if (missing == null || !missing.getName().startsWith(HOLDFAST_PACKAGE) || beanFactory == null) {
             return null;
         }
         String type = missing.getSimpleName();
         if (environment != null && "false".equalsIgnoreCase(environment.getProperty("holdfast.enabled"))) {
-            return new FailureAnalysis("A bean of type " + type + " is needed, but Holdfast is turned off"
-                    + " (holdfast.enabled=false), so the starter configures none.",
-                    "Remove holdfast.enabled=false, or define the " + type + " bean yourself.", cause);
+            return new FailureAnalysis(
+                    "A bean of type " + type + " is needed, but Holdfast is turned off"
+                            + " (holdfast.enabled=false), so the starter configures none.",
+                    "Remove holdfast.enabled=false, or define the " + type + " bean yourself.",
+                    cause);
         }
         String[] dataSources = beanFactory.getBeanNamesForType(DataSource.class, true, false);
         if (dataSources.length == 0) {
-            return new FailureAnalysis("A bean of type " + type + " is needed, but Holdfast needs a DataSource"
-                    + " and the application has none, so the Holdfast starter configured nothing.",
+            return new FailureAnalysis(
+                    "A bean of type " + type + " is needed, but Holdfast needs a DataSource"
+                            + " and the application has none, so the Holdfast starter configured nothing.",
                     "Holdfast needs a DataSource: add spring-boot-starter-jdbc (it brings HikariCP and Boot's"
                             + " DataSource auto-configuration; do not exclude them) and set spring.datasource.url,"
                             + " spring.datasource.username and spring.datasource.password, or define a DataSource"
-                            + " bean.", cause);
+                            + " bean.",
+                    cause);
         }
         if (dataSources.length > 1 && !anyPrimary(dataSources)) {
-            return new FailureAnalysis("A bean of type " + type + " is needed, but the application has "
-                    + dataSources.length + " DataSource beans (" + String.join(", ", dataSources) + ") and none"
-                    + " is primary, so the Holdfast starter did not choose one and configured nothing.",
+            return new FailureAnalysis(
+                    "A bean of type " + type + " is needed, but the application has "
+                            + dataSources.length + " DataSource beans (" + String.join(", ", dataSources) + ") and none"
+                            + " is primary, so the Holdfast starter did not choose one and configured nothing.",
                     "Mark the DataSource Holdfast should use @Primary, or build the Holdfast beans yourself"
-                            + " from the one you choose.", cause);
+                            + " from the one you choose.",
+                    cause);
         }
         return null;
     }
@@ -76,7 +84,8 @@ public final class MissingDataSourceFailureAnalyzer extends AbstractFailureAnaly
             return false;
         }
         for (String name : names) {
-            if (factory.containsBeanDefinition(name) && factory.getBeanDefinition(name).isPrimary()) {
+            if (factory.containsBeanDefinition(name)
+                    && factory.getBeanDefinition(name).isPrimary()) {
                 return true;
             }
         }

@@ -25,8 +25,11 @@ import javax.sql.DataSource;
  * it off.
  */
 @AutoConfiguration(after = HoldfastAutoConfiguration.class)
-@ConditionalOnClass(name = {"org.springframework.boot.health.contributor.HealthIndicator",
-        "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.boot.health.contributor.HealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
+        })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBean({Dialect.class, HoldfastProperties.class})
 @ConditionalOnBooleanProperty(name = "holdfast.enabled", matchIfMissing = true)
@@ -35,14 +38,21 @@ public class HoldfastHealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "holdfastHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("holdfast")
-    HoldfastHealthIndicator holdfastHealthIndicator(DataSource dataSource, Dialect dialect, HoldfastProperties properties,
-                                                    ObjectProvider<LeaseService> leases) {
+    HoldfastHealthIndicator holdfastHealthIndicator(
+            DataSource dataSource,
+            Dialect dialect,
+            HoldfastProperties properties,
+            ObjectProvider<LeaseService> leases) {
         DataSource pool = dataSource;
         while (pool instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
-            pool = proxy.getTargetDataSource();   // the check needs no caller's transaction
+            pool = proxy.getTargetDataSource(); // the check needs no caller's transaction
         }
-        return new HoldfastHealthIndicator(pool, dialect, Map.of(
-                HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
-                HoldfastTable.LEASES, properties.getLease().getTable()), leases.getIfUnique());
+        return new HoldfastHealthIndicator(
+                pool,
+                dialect,
+                Map.of(
+                        HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
+                        HoldfastTable.LEASES, properties.getLease().getTable()),
+                leases.getIfUnique());
     }
 }

@@ -36,8 +36,8 @@ public class HoldfastHealthIndicator extends AbstractHealthIndicator {
      * @param tables     the configured name of each table to check
      * @param leases     the lease service whose wake-ups and losses to report, or null for none
      */
-    public HoldfastHealthIndicator(DataSource dataSource, Dialect dialect, Map<HoldfastTable, String> tables,
-                                   @Nullable LeaseService leases) {
+    public HoldfastHealthIndicator(
+            DataSource dataSource, Dialect dialect, Map<HoldfastTable, String> tables, @Nullable LeaseService leases) {
         super("Holdfast health check failed");
         this.schema = new SchemaCheck(dataSource, dialect);
         this.dialect = dialect;
@@ -56,7 +56,10 @@ public class HoldfastHealthIndicator extends AbstractHealthIndicator {
             return;
         }
         if (!problems.isEmpty()) {
-            builder.down().withDetail("schema", problems.stream().map(SchemaCheck.Problem::describe).toList());
+            builder.down()
+                    .withDetail(
+                            "schema",
+                            problems.stream().map(SchemaCheck.Problem::describe).toList());
             return;
         }
         builder.up().withDetail("schema", "present and current");
@@ -64,21 +67,26 @@ public class HoldfastHealthIndicator extends AbstractHealthIndicator {
             LeaseHealth lease = LeaseHealth.of(leases);
             builder.withDetail("wakeUps", wakeUps(lease)).withDetail("leasesLost", lease.leasesLost());
             if (lease.lastLoss() != null) {
-                builder.withDetail("lastLoss", lease.lastLoss()).withDetail("lastLossAt", String.valueOf(lease.lastLossAt()));
+                builder.withDetail("lastLoss", lease.lastLoss())
+                        .withDetail("lastLossAt", String.valueOf(lease.lastLossAt()));
             }
         }
     }
 
     private String wakeUps(LeaseHealth lease) {
         return switch (dialect) {
-            case POSTGRESQL -> lease.listening() ? "notified (LISTEN)"
-                    : lease.listenerBehindPooler()
-                            ? "polling: a pooler keeps notifications from the listener (PgBouncer in transaction mode)"
-                            : "polling: the listener starts with the first waiting acquire, or is reconnecting (see the"
-                                    + " dev.holdfast.lease log)";
-            case MARIADB -> lease.wakeUpWatching() ? "watching (a wake-up connection)"
-                    : "polling: the wake-up connection opens with a waiting acquire when the pool has a spare"
-                            + " connection (see the dev.holdfast.lease log)";
+            case POSTGRESQL ->
+                lease.listening()
+                        ? "notified (LISTEN)"
+                        : lease.listenerBehindPooler()
+                                ? "polling: a pooler keeps notifications from the listener (PgBouncer in transaction mode)"
+                                : "polling: the listener starts with the first waiting acquire, or is reconnecting (see the"
+                                        + " dev.holdfast.lease log)";
+            case MARIADB ->
+                lease.wakeUpWatching()
+                        ? "watching (a wake-up connection)"
+                        : "polling: the wake-up connection opens with a waiting acquire when the pool has a spare"
+                                + " connection (see the dev.holdfast.lease log)";
             default -> "in-process";
         };
     }

@@ -1,8 +1,8 @@
 package dev.holdfast.spring.boot.metrics;
 
 import dev.holdfast.lease.LeaseService;
-import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.PessimisticLocks;
+import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import dev.holdfast.spring.boot.LeasesDecorator;
 import dev.holdfast.spring.boot.LockManagerDecorator;
@@ -31,10 +31,13 @@ import org.springframework.util.ClassUtils;
  * {@link LeaseBatchingMetrics} of the service's batching and cohort hand-off; the {@link VersionConflictCounter}.
  * {@code holdfast.metrics.enabled=false} turns it off.
  */
-@AutoConfiguration(after = HoldfastAutoConfiguration.class, afterName = {
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(
+        after = HoldfastAutoConfiguration.class,
+        afterName = {
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "holdfast.metrics.enabled", matchIfMissing = true)
@@ -83,12 +86,16 @@ public class HoldfastMetricsAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(PessimisticLocks.Observer.class)
-    PessimisticLockMetrics holdfastPessimisticLockMetrics(MeterRegistry registry, ListableBeanFactory beans,
+    PessimisticLockMetrics holdfastPessimisticLockMetrics(
+            MeterRegistry registry,
+            ListableBeanFactory beans,
             ObjectProvider<MeterObservationHandler<?>> meterHandlers) {
         // by name: the observation package refers to this one, not the other way round
         ClassLoader loader = getClass().getClassLoader();
         boolean observed = ClassUtils.isPresent(OBSERVATIONS, loader)
-                && beans.getBeanNamesForType(ClassUtils.resolveClassName(OBSERVATIONS, loader), false, false).length > 0;
-        return new PessimisticLockMetrics(registry, !(observed && meterHandlers.stream().findAny().isPresent()));
+                && beans.getBeanNamesForType(ClassUtils.resolveClassName(OBSERVATIONS, loader), false, false).length
+                        > 0;
+        return new PessimisticLockMetrics(
+                registry, !(observed && meterHandlers.stream().findAny().isPresent()));
     }
 }

@@ -42,8 +42,18 @@ public final class LeaseBatchingMetrics implements MeterBinder {
     public void bindTo(MeterRegistry registry) {
         counter(registry, CALLS, "acquire", "Lease calls sent through the batches", BatchingStats::acquireCalls);
         counter(registry, CALLS, "release", "Lease calls sent through the batches", BatchingStats::releaseCalls);
-        counter(registry, STATEMENTS, "acquire", "Statements the batched lease calls took", BatchingStats::acquireStatements);
-        counter(registry, STATEMENTS, "release", "Statements the batched lease calls took", BatchingStats::releaseStatements);
+        counter(
+                registry,
+                STATEMENTS,
+                "acquire",
+                "Statements the batched lease calls took",
+                BatchingStats::acquireStatements);
+        counter(
+                registry,
+                STATEMENTS,
+                "release",
+                "Statements the batched lease calls took",
+                BatchingStats::releaseStatements);
         FunctionCounter.builder(LINGER, leases, l -> l.batchingStats().lingerNanos() / 1e9)
                 .description("Time lease calls waited for a batch to linger, summed over the calls")
                 .baseUnit("seconds")
@@ -53,7 +63,11 @@ public final class LeaseBatchingMetrics implements MeterBinder {
                 .register(registry);
     }
 
-    private void counter(MeterRegistry registry, String name, String kind, String description,
+    private void counter(
+            MeterRegistry registry,
+            String name,
+            String kind,
+            String description,
             ToDoubleFunction<BatchingStats> value) {
         FunctionCounter.builder(name, leases, l -> value.applyAsDouble(l.batchingStats()))
                 .description(description)

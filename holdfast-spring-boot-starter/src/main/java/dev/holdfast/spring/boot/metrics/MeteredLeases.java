@@ -39,10 +39,14 @@ public final class MeteredLeases implements Leases {
      */
     public MeteredLeases(Leases leases, MeterRegistry registry) {
         this.leases = leases;
-        this.acquisitions = Counter.builder("holdfast.lease.acquisitions").description("Leases granted").register(registry);
+        this.acquisitions = Counter.builder("holdfast.lease.acquisitions")
+                .description("Leases granted")
+                .register(registry);
         this.refusedHeld = refusals("held", registry);
         this.refusedTimeout = refusals("timeout", registry);
-        this.losses = Counter.builder("holdfast.lease.losses").description("Kept-alive leases lost").register(registry);
+        this.losses = Counter.builder("holdfast.lease.losses")
+                .description("Kept-alive leases lost")
+                .register(registry);
         Gauge.builder("holdfast.leases.held", leases, l -> l.list().size())
                 .description("Live leases (all servers, database time)")
                 .register(registry);
@@ -140,7 +144,9 @@ public final class MeteredLeases implements Leases {
     }
 
     private static Counter refusals(String reason, MeterRegistry registry) {
-        return Counter.builder("holdfast.lease.refusals").description("Lease acquires refused")
-                .tag("reason", reason).register(registry);
+        return Counter.builder("holdfast.lease.refusals")
+                .description("Lease acquires refused")
+                .tag("reason", reason)
+                .register(registry);
     }
 }

@@ -6,14 +6,13 @@ import dev.holdfast.pessimistic.offline.ForeignLockException;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockExpiredException;
 import dev.holdfast.pessimistic.offline.LockId;
-import dev.holdfast.pessimistic.offline.Reacquired;
 import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.pessimistic.offline.LockNotHeldException;
+import dev.holdfast.pessimistic.offline.Reacquired;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -79,9 +78,14 @@ public final class MeteredLockManager implements LockManager {
     public MeteredLockManager(LockManager delegate, MeterRegistry registry, @Nullable JdbcLockManager store) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.registry = Arguments.notNull(registry, "registry");
-        this.acquisitions = Counter.builder(ACQUISITIONS).description("Offline locks taken").register(registry);
-        this.releases = Counter.builder(RELEASES).description("Offline locks released by their holder").register(registry);
-        this.extensions = Counter.builder(EXTENSIONS).description("Offline lock expiries extended").register(registry);
+        this.acquisitions =
+                Counter.builder(ACQUISITIONS).description("Offline locks taken").register(registry);
+        this.releases = Counter.builder(RELEASES)
+                .description("Offline locks released by their holder")
+                .register(registry);
+        this.extensions = Counter.builder(EXTENSIONS)
+                .description("Offline lock expiries extended")
+                .register(registry);
         if (store != null) {
             heldLocks(store).bindTo(registry);
         }
@@ -225,8 +229,11 @@ public final class MeteredLockManager implements LockManager {
     }
 
     private void refused(String operation, String reason) {
-        Counter.builder(REFUSALS).description("Offline lock calls refused")
-                .tag("operation", operation).tag("reason", reason)
-                .register(registry).increment();
+        Counter.builder(REFUSALS)
+                .description("Offline lock calls refused")
+                .tag("operation", operation)
+                .tag("reason", reason)
+                .register(registry)
+                .increment();
     }
 }

@@ -9,7 +9,6 @@ import dev.holdfast.pessimistic.RowRef;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -63,19 +62,28 @@ public final class PessimisticLockMetrics implements PessimisticLocks.Observer {
     }
 
     @Override
-    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
+    public void lockEnded(
+            RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
         String table = row.table().value();
-        String outcome = failure == null ? (locked ? "locked" : "absent")
-                : failure instanceof LockTimeoutException ? "timeout"
-                : failure instanceof DeadlockException ? "deadlock" : "error";
+        String outcome = failure == null
+                ? (locked ? "locked" : "absent")
+                : failure instanceof LockTimeoutException
+                        ? "timeout"
+                        : failure instanceof DeadlockException ? "deadlock" : "error";
         if (timed) {
-            Timer.builder(WAIT).description("Pessimistic row lock statements, waiting included")
-                    .tag("table", table).tag("outcome", outcome)
-                    .register(registry).record(waited);
+            Timer.builder(WAIT)
+                    .description("Pessimistic row lock statements, waiting included")
+                    .tag("table", table)
+                    .tag("outcome", outcome)
+                    .register(registry)
+                    .record(waited);
         }
         if (failure instanceof LockTimeoutException) {
-            Counter.builder(TIMEOUTS).description("Row lock waits that ran out of their bound")
-                    .tag("table", table).register(registry).increment();
+            Counter.builder(TIMEOUTS)
+                    .description("Row lock waits that ran out of their bound")
+                    .tag("table", table)
+                    .register(registry)
+                    .increment();
         }
     }
 }

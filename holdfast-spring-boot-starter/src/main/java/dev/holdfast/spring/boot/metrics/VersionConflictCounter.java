@@ -1,8 +1,8 @@
 package dev.holdfast.spring.boot.metrics;
 
-import dev.holdfast.spring.boot.VersionConflictListener;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
+import dev.holdfast.spring.boot.VersionConflictListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -9,13 +9,13 @@ import java.util.Locale;
 /** The key values every default convention shares. */
 final class ConventionKeys {
 
-    private ConventionKeys() {
-    }
+    private ConventionKeys() {}
 
     /** {@code holdfast.technique}, {@code holdfast.outcome}, {@code db.system}. */
     static KeyValues common(HoldfastObservationContext context) {
         return KeyValues.of(
-                HoldfastObservation.Keys.TECHNIQUE.withValue(context.observation().technique()),
+                HoldfastObservation.Keys.TECHNIQUE.withValue(
+                        context.observation().technique()),
                 HoldfastObservation.Keys.OUTCOME.withValue(context.outcome()),
                 HoldfastObservation.Keys.DATABASE.withValue(context.database()));
     }

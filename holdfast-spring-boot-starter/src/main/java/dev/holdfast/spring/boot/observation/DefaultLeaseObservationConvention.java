@@ -22,9 +22,10 @@ public class DefaultLeaseObservationConvention implements LeaseObservationConven
 
     @Override
     public KeyValues getLowCardinalityKeyValues(HoldfastObservationContext context) {
-        return ConventionKeys.common(context).and(
-                HoldfastObservation.Keys.OPERATION.withValue(context.operation()),
-                HoldfastObservation.Keys.GRANT.withValue(ConventionKeys.grant(context.grant())));
+        return ConventionKeys.common(context)
+                .and(
+                        HoldfastObservation.Keys.OPERATION.withValue(context.operation()),
+                        HoldfastObservation.Keys.GRANT.withValue(ConventionKeys.grant(context.grant())));
     }
 
     @Override

@@ -22,9 +22,10 @@ public class DefaultOfflineLockObservationConvention implements OfflineLockObser
 
     @Override
     public KeyValues getLowCardinalityKeyValues(HoldfastObservationContext context) {
-        return ConventionKeys.common(context).and(
-                HoldfastObservation.Keys.OPERATION.withValue(context.operation()),
-                HoldfastObservation.Keys.LOCK_TYPE.withValue(context.resource()));
+        return ConventionKeys.common(context)
+                .and(
+                        HoldfastObservation.Keys.OPERATION.withValue(context.operation()),
+                        HoldfastObservation.Keys.LOCK_TYPE.withValue(context.resource()));
     }
 
     @Override

@@ -22,9 +22,10 @@ public class DefaultPessimisticLockObservationConvention implements PessimisticL
 
     @Override
     public KeyValues getLowCardinalityKeyValues(HoldfastObservationContext context) {
-        return ConventionKeys.common(context).and(
-                HoldfastObservation.Keys.TABLE.withValue(context.resource()),
-                HoldfastObservation.Keys.WAIT.withValue(context.operation()));
+        return ConventionKeys.common(context)
+                .and(
+                        HoldfastObservation.Keys.TABLE.withValue(context.resource()),
+                        HoldfastObservation.Keys.WAIT.withValue(context.operation()));
     }
 
     @Override

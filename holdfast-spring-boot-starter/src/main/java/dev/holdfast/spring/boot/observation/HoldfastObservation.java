@@ -17,15 +17,13 @@ public enum HoldfastObservation implements ObservationDocumentation {
      * given the locks), waiting included. Outcomes: {@code locked}, {@code absent} (no such row, or skipped),
      * {@code timeout} (the bound ran out, or no-wait found the row held), {@code deadlock}, {@code error}.
      */
-    PESSIMISTIC_LOCK("holdfast.pessimistic.lock",
-            Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.TABLE, Keys.WAIT),
+    PESSIMISTIC_LOCK("holdfast.pessimistic.lock", Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.TABLE, Keys.WAIT),
 
     /**
      * An offline lock taken ({@code LockManager.tryLock}, {@code reacquire}). Outcomes: {@code acquired},
      * {@code refused} (held by another, {@code AlreadyLockedException}), {@code error}.
      */
-    OFFLINE_LOCK("holdfast.offline.lock",
-            Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.LOCK_TYPE),
+    OFFLINE_LOCK("holdfast.offline.lock", Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.LOCK_TYPE),
 
     /**
      * A lease acquired ({@code Leases.tryAcquire}, {@code tryAcquireOrRenew}, and {@code acquire}, which waits).
@@ -34,15 +32,13 @@ public enum HoldfastObservation implements ObservationDocumentation {
      * {@code handed_off} (a release handed it to the waiter, PostgreSQL), {@code passed_in_memory} (cohort
      * hand-off), or {@code none}.
      */
-    LEASE_ACQUIRE("holdfast.lease.acquire",
-            Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.GRANT),
+    LEASE_ACQUIRE("holdfast.lease.acquire", Keys.TECHNIQUE, Keys.OPERATION, Keys.OUTCOME, Keys.DATABASE, Keys.GRANT),
 
     /**
      * A version conflict found (one per stale row of a {@code VersionConflictException}): an event, timed as zero.
      * Outcomes: {@code changed}, {@code deleted}.
      */
-    VERSION_CONFLICT("holdfast.version.conflict",
-            Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.ENTITY);
+    VERSION_CONFLICT("holdfast.version.conflict", Keys.TECHNIQUE, Keys.OUTCOME, Keys.DATABASE, Keys.ENTITY);
 
     private final String name;
     private final KeyName[] lowCardinality;

@@ -3,10 +3,10 @@ package dev.holdfast.spring.boot.observation;
 import dev.holdfast.jdbc.dialect.Dialect;
 import dev.holdfast.lease.GrantListener;
 import dev.holdfast.lease.LeaseService;
-import dev.holdfast.spring.boot.LeasesDecorator;
-import dev.holdfast.spring.boot.LockManagerDecorator;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
+import dev.holdfast.spring.boot.LeasesDecorator;
+import dev.holdfast.spring.boot.LockManagerDecorator;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,7 +32,8 @@ import org.springframework.core.annotation.Order;
  * <p>With the metrics ({@link HoldfastMetricsAutoConfiguration}) on too, the meters wrap the observations: every
  * call is counted once by the meters and observed once. {@code holdfast.observations.enabled=false} turns it off.
  */
-@AutoConfiguration(after = {HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class},
+@AutoConfiguration(
+        after = {HoldfastAutoConfiguration.class, HoldfastMetricsAutoConfiguration.class},
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBean(ObservationRegistry.class)
@@ -42,7 +43,9 @@ public class HoldfastObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(Dialect.class)
-    PessimisticLockObservations holdfastPessimisticLockObservations(ObservationRegistry registry, Dialect dialect,
+    PessimisticLockObservations holdfastPessimisticLockObservations(
+            ObservationRegistry registry,
+            Dialect dialect,
             ObjectProvider<PessimisticLockObservationConvention> convention) {
         return new PessimisticLockObservations(registry, dialect, convention.getIfUnique());
     }
@@ -50,7 +53,9 @@ public class HoldfastObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(Dialect.class)
-    VersionConflictObservations holdfastVersionConflictObservations(ObservationRegistry registry, Dialect dialect,
+    VersionConflictObservations holdfastVersionConflictObservations(
+            ObservationRegistry registry,
+            Dialect dialect,
             ObjectProvider<VersionConflictObservationConvention> convention) {
         return new VersionConflictObservations(registry, dialect, convention.getIfUnique());
     }
@@ -66,8 +71,8 @@ public class HoldfastObservationAutoConfiguration {
     @Order(LeasesDecorator.OBSERVATIONS_ORDER)
     @ConditionalOnSingleCandidate(Dialect.class)
     @ConditionalOnMissingBean(name = "holdfastObservedLeases")
-    LeasesDecorator holdfastObservedLeases(ObservationRegistry registry, Dialect dialect,
-                                           ObjectProvider<LeaseObservationConvention> convention) {
+    LeasesDecorator holdfastObservedLeases(
+            ObservationRegistry registry, Dialect dialect, ObjectProvider<LeaseObservationConvention> convention) {
         LeaseObservationConvention custom = convention.getIfUnique();
         return leases -> new ObservedLeases(leases, registry, dialect, custom);
     }
@@ -76,8 +81,10 @@ public class HoldfastObservationAutoConfiguration {
     @Order(LeasesDecorator.OBSERVATIONS_ORDER)
     @ConditionalOnSingleCandidate(Dialect.class)
     @ConditionalOnMissingBean(name = "holdfastObservedLockManager")
-    LockManagerDecorator holdfastObservedLockManager(ObservationRegistry registry, Dialect dialect,
-                                                     ObjectProvider<OfflineLockObservationConvention> convention) {
+    LockManagerDecorator holdfastObservedLockManager(
+            ObservationRegistry registry,
+            Dialect dialect,
+            ObjectProvider<OfflineLockObservationConvention> convention) {
         OfflineLockObservationConvention custom = convention.getIfUnique();
         return locks -> new ObservedLockManager(locks, registry, dialect, custom);
     }

@@ -27,8 +27,8 @@ public final class HoldfastObservationContext extends Observation.Context {
      * @param resource    the table, offline lock type or entity (low cardinality); empty for a lease
      * @param database    the dialect's id: {@code h2}, {@code postgresql}, {@code mariadb}
      */
-    public HoldfastObservationContext(HoldfastObservation observation, String operation, String lockName,
-                                      String resource, String database) {
+    public HoldfastObservationContext(
+            HoldfastObservation observation, String operation, String lockName, String resource, String database) {
         this.observation = observation;
         this.operation = operation;
         this.lockName = lockName;

@@ -59,8 +59,11 @@ public final class ObservedLeases implements Leases {
      * @param convention replaces the default convention; null keeps it
      * @throws IllegalArgumentException if an argument other than {@code convention} is null
      */
-    public ObservedLeases(Leases delegate, ObservationRegistry registry, Dialect dialect,
-                          @Nullable LeaseObservationConvention convention) {
+    public ObservedLeases(
+            Leases delegate,
+            ObservationRegistry registry,
+            Dialect dialect,
+            @Nullable LeaseObservationConvention convention) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.registry = Arguments.notNull(registry, "registry");
         this.database = Arguments.notNull(dialect, "dialect").id();
@@ -79,7 +82,8 @@ public final class ObservedLeases implements Leases {
         Arguments.notNull(registry, "registry");
         return (lease, path) -> {
             Observation current = registry.getCurrentObservation();
-            if (current != null && current.getContext() instanceof HoldfastObservationContext c
+            if (current != null
+                    && current.getContext() instanceof HoldfastObservationContext c
                     && c.observation() == HoldfastObservation.LEASE_ACQUIRE) {
                 c.grant(path);
             }
@@ -200,11 +204,13 @@ public final class ObservedLeases implements Leases {
     }
 
     private HoldfastObservationContext context(String operation, @Nullable String name) {
-        return new HoldfastObservationContext(HoldfastObservation.LEASE_ACQUIRE, operation, String.valueOf(name), "", database);
+        return new HoldfastObservationContext(
+                HoldfastObservation.LEASE_ACQUIRE, operation, String.valueOf(name), "", database);
     }
 
     private Observation start(HoldfastObservationContext context) {
-        return Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        return Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                .start();
     }
 
     /** A grant the service's listener did not tell of (another implementation, a renewal) came by its own statement. */

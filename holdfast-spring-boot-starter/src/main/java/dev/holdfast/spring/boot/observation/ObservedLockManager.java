@@ -49,8 +49,11 @@ public final class ObservedLockManager implements LockManager {
      * @param convention replaces the default convention; null keeps it
      * @throws IllegalArgumentException if an argument other than {@code convention} is null
      */
-    public ObservedLockManager(LockManager delegate, ObservationRegistry registry, Dialect dialect,
-                               @Nullable OfflineLockObservationConvention convention) {
+    public ObservedLockManager(
+            LockManager delegate,
+            ObservationRegistry registry,
+            Dialect dialect,
+            @Nullable OfflineLockObservationConvention convention) {
         this.delegate = Arguments.notNull(delegate, "delegate");
         this.registry = Arguments.notNull(registry, "registry");
         this.database = Arguments.notNull(dialect, "dialect").id();
@@ -131,9 +134,10 @@ public final class ObservedLockManager implements LockManager {
         if (registry.isNoop()) {
             return call.get();
         }
-        HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.OFFLINE_LOCK,
-                operation, type + ":" + id, String.valueOf(type), database);
-        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        HoldfastObservationContext context = new HoldfastObservationContext(
+                HoldfastObservation.OFFLINE_LOCK, operation, type + ":" + id, String.valueOf(type), database);
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                .start();
         try (Observation.Scope scope = observation.openScope()) {
             T result = call.get();
             context.outcome("acquired");

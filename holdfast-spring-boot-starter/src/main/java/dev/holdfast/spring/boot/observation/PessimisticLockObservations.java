@@ -23,7 +23,7 @@ import java.time.Duration;
 public final class PessimisticLockObservations implements PessimisticLocks.Observer {
 
     private static final HoldfastObservationConvention DEFAULT = new DefaultPessimisticLockObservationConvention();
-    private static final Attempt NOT_OBSERVED = (waited, locked, failure) -> { };
+    private static final Attempt NOT_OBSERVED = (waited, locked, failure) -> {};
     private static final LockWait NO_WAIT = LockWait.noWait();
     private static final LockWait SKIP_LOCKED = LockWait.skipLocked();
 
@@ -50,8 +50,8 @@ public final class PessimisticLockObservations implements PessimisticLocks.Obser
      * @param convention replaces the default convention; null keeps it
      * @throws IllegalArgumentException if an argument other than {@code convention} is null
      */
-    public PessimisticLockObservations(ObservationRegistry registry, Dialect dialect,
-                                       @Nullable PessimisticLockObservationConvention convention) {
+    public PessimisticLockObservations(
+            ObservationRegistry registry, Dialect dialect, @Nullable PessimisticLockObservationConvention convention) {
         this.registry = Arguments.notNull(registry, "registry");
         this.database = Arguments.notNull(dialect, "dialect").id();
         this.convention = convention;
@@ -59,17 +59,22 @@ public final class PessimisticLockObservations implements PessimisticLocks.Obser
 
     /** Not called by {@link PessimisticLocks}: the observation begins in {@link #lockStarting}. */
     @Override
-    public void lockEnded(RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {
-    }
+    public void lockEnded(
+            RowRef row, LockWait wait, Duration waited, boolean locked, @Nullable RuntimeException failure) {}
 
     @Override
     public Attempt lockStarting(RowRef row, LockWait wait) {
         if (registry.isNoop()) {
             return NOT_OBSERVED;
         }
-        HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.PESSIMISTIC_LOCK,
-                waitOf(wait), row.toString(), row.table().value(), database);
-        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        HoldfastObservationContext context = new HoldfastObservationContext(
+                HoldfastObservation.PESSIMISTIC_LOCK,
+                waitOf(wait),
+                row.toString(),
+                row.table().value(),
+                database);
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                .start();
         Observation.Scope scope = observation.openScope();
         return (waited, locked, failure) -> {
             context.outcome(outcome(locked, failure));
@@ -89,7 +94,8 @@ public final class PessimisticLockObservations implements PessimisticLocks.Obser
         if (failure == null) {
             return locked ? "locked" : "absent";
         }
-        return failure instanceof LockTimeoutException ? "timeout"
+        return failure instanceof LockTimeoutException
+                ? "timeout"
                 : failure instanceof DeadlockException ? "deadlock" : "error";
     }
 }

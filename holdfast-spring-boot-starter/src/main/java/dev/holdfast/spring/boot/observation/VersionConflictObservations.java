@@ -41,8 +41,8 @@ public final class VersionConflictObservations implements VersionConflictListene
      * @param convention replaces the default convention; null keeps it
      * @throws IllegalArgumentException if an argument other than {@code convention} is null
      */
-    public VersionConflictObservations(ObservationRegistry registry, Dialect dialect,
-                                       @Nullable VersionConflictObservationConvention convention) {
+    public VersionConflictObservations(
+            ObservationRegistry registry, Dialect dialect, @Nullable VersionConflictObservationConvention convention) {
         this.registry = Arguments.notNull(registry, "registry");
         this.database = Arguments.notNull(dialect, "dialect").id();
         this.convention = convention;
@@ -63,10 +63,15 @@ public final class VersionConflictObservations implements VersionConflictListene
             return;
         }
         for (StaleRow row : conflict.staleRows()) {
-            HoldfastObservationContext context = new HoldfastObservationContext(HoldfastObservation.VERSION_CONFLICT,
-                    "check", row.entity() + ":" + row.id(), row.entity(), database);
+            HoldfastObservationContext context = new HoldfastObservationContext(
+                    HoldfastObservation.VERSION_CONFLICT,
+                    "check",
+                    row.entity() + ":" + row.id(),
+                    row.entity(),
+                    database);
             context.outcome(row.deleted() ? "deleted" : "changed");
-            Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+            Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                    .start();
             observation.error(conflict);
             observation.stop();
         }

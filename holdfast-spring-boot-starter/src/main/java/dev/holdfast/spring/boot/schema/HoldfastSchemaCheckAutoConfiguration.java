@@ -29,11 +29,14 @@ public class HoldfastSchemaCheckAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    HoldfastSchemaVerifier holdfastSchemaVerifier(DataSource dataSource, Dialect dialect,
-                                                  HoldfastProperties properties) {
-        return new HoldfastSchemaVerifier(pool(dataSource), dialect, Map.of(
-                HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
-                HoldfastTable.LEASES, properties.getLease().getTable()),
+    HoldfastSchemaVerifier holdfastSchemaVerifier(
+            DataSource dataSource, Dialect dialect, HoldfastProperties properties) {
+        return new HoldfastSchemaVerifier(
+                pool(dataSource),
+                dialect,
+                Map.of(
+                        HoldfastTable.OFFLINE_LOCKS, properties.getOffline().getTable(),
+                        HoldfastTable.LEASES, properties.getLease().getTable()),
                 properties.getJdbc().getInitializeSchema().name().toLowerCase(Locale.ROOT));
     }
 

@@ -11,7 +11,7 @@ public class HoldfastSchemaException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
     /** What is missing or outdated. */
-    @SuppressWarnings("serial")   // an immutable list of records; never serialized in practice
+    @SuppressWarnings("serial") // an immutable list of records; never serialized in practice
     private final List<SchemaCheck.Problem> problems;
     /** The value of {@code holdfast.jdbc.initialize-schema} at start-up. */
     private final String initializeSchema;
@@ -23,8 +23,8 @@ public class HoldfastSchemaException extends IllegalStateException {
      * @param initializeSchema the value of {@code holdfast.jdbc.initialize-schema} at start-up
      */
     public HoldfastSchemaException(List<SchemaCheck.Problem> problems, String initializeSchema) {
-        super("Holdfast's schema is missing or outdated: " + problems.stream().map(SchemaCheck.Problem::describe)
-                .collect(Collectors.joining("; ")));
+        super("Holdfast's schema is missing or outdated: "
+                + problems.stream().map(SchemaCheck.Problem::describe).collect(Collectors.joining("; ")));
         this.problems = List.copyOf(problems);
         this.initializeSchema = initializeSchema;
     }

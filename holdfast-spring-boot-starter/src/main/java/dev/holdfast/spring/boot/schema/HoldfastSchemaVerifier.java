@@ -33,8 +33,8 @@ public class HoldfastSchemaVerifier implements InitializingBean {
      * @param tables           the configured name of each table to check
      * @param initializeSchema the value of {@code holdfast.jdbc.initialize-schema}, for the report
      */
-    public HoldfastSchemaVerifier(DataSource dataSource, Dialect dialect, Map<HoldfastTable, String> tables,
-                                  String initializeSchema) {
+    public HoldfastSchemaVerifier(
+            DataSource dataSource, Dialect dialect, Map<HoldfastTable, String> tables, String initializeSchema) {
         this.check = new SchemaCheck(Arguments.notNull(dataSource, "dataSource"), dialect);
         this.tables = Map.copyOf(tables);
         this.initializeSchema = Arguments.notNull(initializeSchema, "initializeSchema");

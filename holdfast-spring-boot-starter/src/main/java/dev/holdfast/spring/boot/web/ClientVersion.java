@@ -2,7 +2,6 @@ package dev.holdfast.spring.boot.web;
 
 import org.jspecify.annotations.Nullable;
 
-
 /**
  * The version a page showed, carried back by its form ({@code <input type="hidden" name="version">}).
  * Bind it with {@code @RequestParam ClientVersion version} (converted by the auto-configured MVC
@@ -64,8 +63,10 @@ public record ClientVersion(long value) {
         private final boolean missing;
 
         MalformedVersionException(@Nullable String raw) {
-            super(raw == null ? "the form carried no version"
-                    : "the form carried '" + abbreviate(raw) + "' as a version, which is not a version number");
+            super(
+                    raw == null
+                            ? "the form carried no version"
+                            : "the form carried '" + abbreviate(raw) + "' as a version, which is not a version number");
             this.missing = raw == null;
         }
 

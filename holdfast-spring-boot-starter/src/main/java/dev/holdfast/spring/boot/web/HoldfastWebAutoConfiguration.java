@@ -5,8 +5,8 @@ import dev.holdfast.pessimistic.offline.LockManager;
 import dev.holdfast.spring.boot.HoldfastAutoConfiguration;
 import dev.holdfast.spring.boot.HoldfastProperties;
 import dev.holdfast.spring.boot.VersionConflictListener;
-import org.springframework.beans.factory.ObjectProvider;
 import dev.holdfast.spring.boot.metrics.HoldfastMetricsAutoConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -52,18 +52,19 @@ public class HoldfastWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    VersionConflictExceptionHandler holdfastVersionConflictExceptionHandler(HoldfastProperties properties,
-                                                                          ObjectProvider<VersionConflictListener> listener) {
+    VersionConflictExceptionHandler holdfastVersionConflictExceptionHandler(
+            HoldfastProperties properties, ObjectProvider<VersionConflictListener> listener) {
         List<VersionConflictListener> listeners = listener.orderedStream().toList();
-        return new VersionConflictExceptionHandler(properties.getWeb().getConflictView(), listeners.isEmpty() ? null
-                : conflict -> listeners.forEach(l -> l.onConflict(conflict)));
+        return new VersionConflictExceptionHandler(
+                properties.getWeb().getConflictView(),
+                listeners.isEmpty() ? null : conflict -> listeners.forEach(l -> l.onConflict(conflict)));
     }
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(JdbcLockManager.class)
-    LockHeartbeat holdfastLockHeartbeat(LockManager locks, JdbcLockManager store, DataSource dataSource,
-                                        HoldfastProperties properties) {
+    LockHeartbeat holdfastLockHeartbeat(
+            LockManager locks, JdbcLockManager store, DataSource dataSource, HoldfastProperties properties) {
         return new LockHeartbeat(locks, store, dataSource, properties.getWeb().getHeartbeatInterval());
     }
 }

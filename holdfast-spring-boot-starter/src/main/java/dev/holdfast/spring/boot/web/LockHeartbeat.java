@@ -1,8 +1,7 @@
 package dev.holdfast.spring.boot.web;
 
-import dev.holdfast.internal.Failures;
 import dev.holdfast.internal.Arguments;
-import dev.holdfast.DatabaseException;
+import dev.holdfast.internal.Failures;
 import dev.holdfast.pessimistic.offline.HeldLock;
 import dev.holdfast.pessimistic.offline.JdbcLockManager;
 import dev.holdfast.pessimistic.offline.LockId;
@@ -84,7 +83,8 @@ public class LockHeartbeat {
             return Optional.empty();
         }
         HeldLock lock = held.get();
-        long left = Math.max(0, Duration.between(databaseNow(), lock.expiresAt()).toSeconds());
+        long left =
+                Math.max(0, Duration.between(databaseNow(), lock.expiresAt()).toSeconds());
         return Optional.of(new LockStatus(lock.owner(), lock.acquiredAt(), lock.expiresAt(), left));
     }
 
@@ -117,8 +117,8 @@ public class LockHeartbeat {
      * @param display formats an instant for the page; null for no {@code expiresAtText}
      * @return the answer of {@link #extend(String, String, String, String)}, with the texts
      */
-    public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
-                                    @Nullable Function<Instant, String> display) {
+    public ResponseEntity<?> extend(
+            String lockId, String type, String id, String owner, @Nullable Function<Instant, String> display) {
         return extend(lockId, type, id, owner, display, null);
     }
 
@@ -137,9 +137,13 @@ public class LockHeartbeat {
      * @param title   the hover title of an instant, or null for none; null for no titles at all
      * @return the answer of {@link #extend(String, String, String, String, Function)}, with the titles
      */
-    public ResponseEntity<?> extend(String lockId, String type, String id, String owner,
-                                    @Nullable Function<Instant, String> display,
-                                    @Nullable Function<Instant, @Nullable String> title) {
+    public ResponseEntity<?> extend(
+            String lockId,
+            String type,
+            String id,
+            String owner,
+            @Nullable Function<Instant, String> display,
+            @Nullable Function<Instant, @Nullable String> title) {
         Optional<LockId> parsed = lockId == null ? Optional.empty() : LockId.tryParse(lockId.strip());
         if (parsed.isEmpty()) {
             return problem(LockProblem.badLockId(lockId == null || lockId.isBlank()), display, title);
@@ -177,11 +181,16 @@ public class LockHeartbeat {
         }
         body.put("secondsLeft", status.get().secondsLeft());
         body.put("intervalSeconds", interval.toSeconds());
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).cacheControl(CacheControl.noStore()).body(body);
+        return ResponseEntity.ok()
+                .contentType(MediaType.APPLICATION_JSON)
+                .cacheControl(CacheControl.noStore())
+                .body(body);
     }
 
-    private static ResponseEntity<ProblemDetail> problem(LockProblem problem, @Nullable Function<Instant, String> display,
-                                                         @Nullable Function<Instant, @Nullable String> title) {
+    private static ResponseEntity<ProblemDetail> problem(
+            LockProblem problem,
+            @Nullable Function<Instant, String> display,
+            @Nullable Function<Instant, @Nullable String> title) {
         ProblemDetail body = problem.problemDetail();
         body.setProperty("held", false);
         Instant endedAt = problem.endedAt();
@@ -209,6 +218,5 @@ public class LockHeartbeat {
      * @param owner       null for a lock taken without an owner
      * @param secondsLeft seconds until {@code expiresAt}, by database time
      */
-    public record LockStatus(String owner, Instant acquiredAt, Instant expiresAt, long secondsLeft) {
-    }
+    public record LockStatus(String owner, Instant acquiredAt, Instant expiresAt, long secondsLeft) {}
 }

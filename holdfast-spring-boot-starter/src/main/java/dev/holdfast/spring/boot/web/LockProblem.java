@@ -29,8 +29,16 @@ import java.time.Instant;
  * @param endedAt   when the caller's lock ended ({@code lock-released}, {@code lock-broken},
  *                  {@code lock-replaced}, {@code lock-taken-over}: when it expired); else null
  */
-public record LockProblem(int status, String code, String title, String detail, @Nullable String owner,
-                          @Nullable Instant expiresAt, @Nullable String endedBy, @Nullable Instant endedAt) implements HoldfastProblem {
+public record LockProblem(
+        int status,
+        String code,
+        String title,
+        String detail,
+        @Nullable String owner,
+        @Nullable Instant expiresAt,
+        @Nullable String endedBy,
+        @Nullable Instant endedAt)
+        implements HoldfastProblem {
 
     /**
      * The problem for a refused offline lock call.
@@ -40,10 +48,16 @@ public record LockProblem(int status, String code, String title, String detail, 
      */
     public static LockProblem of(AlreadyLockedException e) {
         String who = e.owner().orElse("someone else");
-        return new LockProblem(HttpStatus.CONFLICT.value(), "already-locked", "Being edited by " + who,
+        return new LockProblem(
+                HttpStatus.CONFLICT.value(),
+                "already-locked",
+                "Being edited by " + who,
                 who + " is editing this " + readable(e.type()) + " (" + e.id() + ") and holds its lock. "
                         + "You can edit it when they save, cancel, or their lock expires.",
-                e.owner().orElse(null), e.expiresAt(), null, null);
+                e.owner().orElse(null),
+                e.expiresAt(),
+                null,
+                null);
     }
 
     /**
@@ -58,23 +72,48 @@ public record LockProblem(int status, String code, String title, String detail, 
             return of(ended);
         }
         if (e instanceof LockExpiredException x) {
-            return new LockProblem(409, "lock-expired", "Your edit lock expired",
+            return new LockProblem(
+                    409,
+                    "lock-expired",
+                    "Your edit lock expired",
                     "Your lock on this " + readable(x.type()) + " (" + x.id() + ") expired, so someone else may have "
                             + "changed it since. Nothing was saved. Open the page again to edit the current state.",
-                    null, x.expiredAt(), null, null);
+                    null,
+                    x.expiredAt(),
+                    null,
+                    null);
         }
         if (e instanceof ForeignLockException f) {
             return f.reason() == ForeignLockException.Reason.OTHER_OWNER
-                    ? new LockProblem(409, "other-owner", "Not your lock",
-                            "The form carried a lock that belongs to someone else. Nothing was saved.", null, null, null, null)
-                    : new LockProblem(409, "other-resource", "Lock of something else",
+                    ? new LockProblem(
+                            409,
+                            "other-owner",
+                            "Not your lock",
+                            "The form carried a lock that belongs to someone else. Nothing was saved.",
+                            null,
+                            null,
+                            null,
+                            null)
+                    : new LockProblem(
+                            409,
+                            "other-resource",
+                            "Lock of something else",
                             "The form carried a lock for something other than what it tried to change. Nothing was saved.",
-                            null, null, null, null);
+                            null,
+                            null,
+                            null,
+                            null);
         }
-        return new LockProblem(409, "no-lock", "You no longer hold the edit lock",
+        return new LockProblem(
+                409,
+                "no-lock",
+                "You no longer hold the edit lock",
                 "The lock this form carried is unknown: it was never issued, or it ended so long ago that how "
                         + "is no longer known. Nothing was saved. Open the page again to edit the current state.",
-                null, null, null, null);
+                null,
+                null,
+                null,
+                null);
     }
 
     /**
@@ -86,26 +125,68 @@ public record LockProblem(int status, String code, String title, String detail, 
      */
     public static LockProblem of(LockEndedException e) {
         String what = "this " + readable(e.type()) + " (" + e.id() + ")";
-        String holder = e.holder().map(h -> " " + (h.owner() == null ? "Someone" : h.owner())
-                + " holds its lock now, until " + h.expiresAt() + ".").orElse("");
+        String holder = e.holder()
+                .map(h -> " " + (h.owner() == null ? "Someone" : h.owner()) + " holds its lock now, until "
+                        + h.expiresAt() + ".")
+                .orElse("");
         String by = e.endedBy().orElse(null);
         String after = " Nothing was saved." + holder + " Open the page again to edit the current state.";
         LockProblem problem = switch (e.reason()) {
-            case RELEASED -> new LockProblem(409, "lock-released", "Your edit lock was released",
-                    "Your lock on " + what + " was released" + (by == null ? "" : " by " + by) + " at " + e.endedAt()
-                            + "." + after, null, null, by, e.endedAt());
-            case BROKEN -> new LockProblem(409, "lock-broken", "Your edit lock was broken",
-                    (by == null ? "An administrator" : by) + " broke your lock on " + what + " at " + e.endedAt() + "."
-                            + after, null, null, by, e.endedAt());
-            case REPLACED -> new LockProblem(409, "lock-replaced", "You are editing this in another tab",
-                    "You opened " + what + " for editing again at " + e.endedAt() + " (another tab, or a reload);"
-                            + " that page holds the lock now, so this one can no longer save. Nothing was saved.",
-                    null, null, by, e.endedAt());
-            case EXPIRED -> new LockProblem(409, "lock-taken-over", "Your edit lock expired and was taken over",
-                    "Your lock on " + what + " expired at " + e.endedAt() + "." + after, null, null, null, e.endedAt());
+            case RELEASED ->
+                new LockProblem(
+                        409,
+                        "lock-released",
+                        "Your edit lock was released",
+                        "Your lock on " + what + " was released" + (by == null ? "" : " by " + by) + " at "
+                                + e.endedAt() + "." + after,
+                        null,
+                        null,
+                        by,
+                        e.endedAt());
+            case BROKEN ->
+                new LockProblem(
+                        409,
+                        "lock-broken",
+                        "Your edit lock was broken",
+                        (by == null ? "An administrator" : by) + " broke your lock on " + what + " at " + e.endedAt()
+                                + "." + after,
+                        null,
+                        null,
+                        by,
+                        e.endedAt());
+            case REPLACED ->
+                new LockProblem(
+                        409,
+                        "lock-replaced",
+                        "You are editing this in another tab",
+                        "You opened " + what + " for editing again at " + e.endedAt() + " (another tab, or a reload);"
+                                + " that page holds the lock now, so this one can no longer save. Nothing was saved.",
+                        null,
+                        null,
+                        by,
+                        e.endedAt());
+            case EXPIRED ->
+                new LockProblem(
+                        409,
+                        "lock-taken-over",
+                        "Your edit lock expired and was taken over",
+                        "Your lock on " + what + " expired at " + e.endedAt() + "." + after,
+                        null,
+                        null,
+                        null,
+                        e.endedAt());
         };
-        return e.holder().map(h -> new LockProblem(problem.status, problem.code, problem.title, problem.detail,
-                h.owner(), h.expiresAt(), problem.endedBy, problem.endedAt)).orElse(problem);
+        return e.holder()
+                .map(h -> new LockProblem(
+                        problem.status,
+                        problem.code,
+                        problem.title,
+                        problem.detail,
+                        h.owner(),
+                        h.expiresAt(),
+                        problem.endedBy,
+                        problem.endedAt))
+                .orElse(problem);
     }
 
     /**
@@ -116,11 +197,18 @@ public record LockProblem(int status, String code, String title, String detail, 
      * @return a 400 {@code bad-lock-id} problem
      */
     public static LockProblem badLockId(boolean missing) {
-        return new LockProblem(HttpStatus.BAD_REQUEST.value(), "bad-lock-id",
+        return new LockProblem(
+                HttpStatus.BAD_REQUEST.value(),
+                "bad-lock-id",
                 missing ? "The form carried no lock" : "The form carried a damaged lock",
-                (missing ? "The form did not carry the edit lock it was opened with"
-                        : "The form carried something that is not a lock id")
-                        + ", so it cannot be saved. Nothing was changed. Open the page again.", null, null, null, null);
+                (missing
+                                ? "The form did not carry the edit lock it was opened with"
+                                : "The form carried something that is not a lock id")
+                        + ", so it cannot be saved. Nothing was changed. Open the page again.",
+                null,
+                null,
+                null,
+                null);
     }
 
     /** {@code owner}, {@code expiresAt}, {@code endedBy} and {@code endedAt} (instants in ISO-8601), where present. */

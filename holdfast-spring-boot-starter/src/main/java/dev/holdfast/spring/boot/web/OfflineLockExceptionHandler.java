@@ -2,20 +2,20 @@ package dev.holdfast.spring.boot.web;
 
 import dev.holdfast.pessimistic.offline.AlreadyLockedException;
 import dev.holdfast.pessimistic.offline.LockId;
+import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import dev.holdfast.pessimistic.offline.MalformedLockIdException;
 import dev.holdfast.spring.boot.OfflineLockHeldException;
 import dev.holdfast.spring.boot.OfflineLockLostException;
-import dev.holdfast.pessimistic.offline.LockNotHeldException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.validation.BindException;
-import org.springframework.validation.FieldError;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.validation.BindException;
+import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -63,10 +63,18 @@ public class OfflineLockExceptionHandler {
      * @throws Exception {@code e} itself when it is a type mismatch, a missing parameter or a binding error that is
      *                   not about a {@link LockId}, for the next handler
      */
-    @ExceptionHandler(value = {AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
-            OfflineLockLostException.class, MalformedLockIdException.class,
-            MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
-            BindException.class}, produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
+    @ExceptionHandler(
+            value = {
+                AlreadyLockedException.class,
+                LockNotHeldException.class,
+                OfflineLockHeldException.class,
+                OfflineLockLostException.class,
+                MalformedLockIdException.class,
+                MethodArgumentTypeMismatchException.class,
+                MissingServletRequestParameterException.class,
+                BindException.class
+            },
+            produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
     public ResponseEntity<ProblemDetail> problemDetail(Exception e) throws Exception {
         HoldfastProblem problem = problemFor(e);
         return ProblemPage.asJson(problem.getStatusCode(), problem.getBody());
@@ -82,14 +90,21 @@ public class OfflineLockExceptionHandler {
      * @throws Exception {@code e} itself when it is a type mismatch, a missing parameter or a binding error that is
      *                   not about a {@link LockId}, for the next handler
      */
-    @ExceptionHandler({AlreadyLockedException.class, LockNotHeldException.class, OfflineLockHeldException.class,
-            OfflineLockLostException.class, MalformedLockIdException.class,
-            MethodArgumentTypeMismatchException.class, MissingServletRequestParameterException.class,
-            BindException.class})
+    @ExceptionHandler({
+        AlreadyLockedException.class,
+        LockNotHeldException.class,
+        OfflineLockHeldException.class,
+        OfflineLockLostException.class,
+        MalformedLockIdException.class,
+        MethodArgumentTypeMismatchException.class,
+        MissingServletRequestParameterException.class,
+        BindException.class
+    })
     public ModelAndView page(Exception e, HttpServletRequest request) throws Exception {
         LockProblem problem = problemFor(e);
         ModelAndView page = view == null
-                ? new ModelAndView(new ProblemPage("lock-problem", problem.code(), problem.title(), problem.detail(), List.of()))
+                ? new ModelAndView(
+                        new ProblemPage("lock-problem", problem.code(), problem.title(), problem.detail(), List.of()))
                 : new ModelAndView(view, MODEL_ATTRIBUTE, problem);
         if (view != null) {
             addToModel(page.getModel(), problem, request);
@@ -119,7 +134,8 @@ public class OfflineLockExceptionHandler {
             return LockProblem.badLockId(false);
         }
         if (e instanceof MethodArgumentTypeMismatchException x && x.getRequiredType() == LockId.class) {
-            return LockProblem.badLockId(x.getValue() == null || x.getValue().toString().isBlank());
+            return LockProblem.badLockId(
+                    x.getValue() == null || x.getValue().toString().isBlank());
         }
         if (e instanceof MissingServletRequestParameterException x
                 && LockId.class.getSimpleName().equals(x.getParameterType())) {
@@ -144,6 +160,5 @@ public class OfflineLockExceptionHandler {
      * @param problem the problem the page shows
      * @param request the refused request
      */
-    protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {
-    }
+    protected void addToModel(Map<String, Object> model, LockProblem problem, HttpServletRequest request) {}
 }

@@ -46,7 +46,8 @@ record ProblemPage(String page, String code, String title, String detail, List<S
     }
 
     @Override
-    public void render(@Nullable Map<String, ?> model, HttpServletRequest request, HttpServletResponse response) throws IOException {
+    public void render(@Nullable Map<String, ?> model, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         response.setContentType(getContentType());
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         response.getWriter().write(html());
@@ -74,8 +75,10 @@ record ProblemPage(String page, String code, String title, String detail, List<S
      * {@code application/json}), never cached: every JSON refusal of the MVC helpers.
      */
     static ResponseEntity<ProblemDetail> asJson(HttpStatusCode status, ProblemDetail body) {
-        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .cacheControl(CacheControl.noStore()).body(body);
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .cacheControl(CacheControl.noStore())
+                .body(body);
     }
 
     /** HTML-escaped, and {@code $} too, so a value never reads as a placeholder. */

@@ -1,10 +1,10 @@
 package dev.holdfast.spring.boot.web;
 
-import dev.holdfast.spring.boot.StaleVersionException;
-import dev.holdfast.spring.boot.VersionConflictListener;
 import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.offline.TamperedStateException;
+import dev.holdfast.spring.boot.StaleVersionException;
+import dev.holdfast.spring.boot.VersionConflictListener;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
@@ -53,7 +53,7 @@ public class VersionConflictExceptionHandler {
      */
     public VersionConflictExceptionHandler(@Nullable String view, @Nullable VersionConflictListener listener) {
         this.view = view == null || view.isBlank() ? null : view;
-        this.onConflict = listener == null ? e -> { } : listener::onConflict;
+        this.onConflict = listener == null ? e -> {} : listener::onConflict;
     }
 
     /**
@@ -63,8 +63,13 @@ public class VersionConflictExceptionHandler {
      * @param e the refusal, one of the exception types this method is declared to handle
      * @return the {@link VersionProblem}'s problem detail with its status (409 or 400), never cached
      */
-    @ExceptionHandler(value = {VersionConflictException.class, StaleVersionException.class,
-            ClientVersion.MalformedVersionException.class, TamperedStateException.class},
+    @ExceptionHandler(
+            value = {
+                VersionConflictException.class,
+                StaleVersionException.class,
+                ClientVersion.MalformedVersionException.class,
+                TamperedStateException.class
+            },
             produces = {MediaType.APPLICATION_PROBLEM_JSON_VALUE, MediaType.APPLICATION_JSON_VALUE})
     public ResponseEntity<ProblemDetail> problemDetail(Exception e) {
         HoldfastProblem problem = problemFor(e);
@@ -81,12 +86,20 @@ public class VersionConflictExceptionHandler {
      *         attribute {@value #MODEL_ATTRIBUTE}, or the built-in page listing the stale rows; with the problem's
      *         status (409 or 400)
      */
-    @ExceptionHandler({VersionConflictException.class, StaleVersionException.class,
-            ClientVersion.MalformedVersionException.class, TamperedStateException.class})
+    @ExceptionHandler({
+        VersionConflictException.class,
+        StaleVersionException.class,
+        ClientVersion.MalformedVersionException.class,
+        TamperedStateException.class
+    })
     public ModelAndView page(Exception e, HttpServletRequest request) {
         VersionProblem problem = problemFor(e);
         ModelAndView page = view == null
-                ? new ModelAndView(new ProblemPage("version-problem", problem.code(), problem.title(), problem.detail(),
+                ? new ModelAndView(new ProblemPage(
+                        "version-problem",
+                        problem.code(),
+                        problem.title(),
+                        problem.detail(),
                         problem.staleRows().stream().map(StaleRow::describe).toList()))
                 : new ModelAndView(view, MODEL_ATTRIBUTE, problem);
         if (view != null) {
@@ -119,6 +132,5 @@ public class VersionConflictExceptionHandler {
      * @param problem the problem the page shows
      * @param request the refused request
      */
-    protected void addToModel(Map<String, Object> model, VersionProblem problem, HttpServletRequest request) {
-    }
+    protected void addToModel(Map<String, Object> model, VersionProblem problem, HttpServletRequest request) {}
 }

@@ -5,7 +5,6 @@ import dev.holdfast.optimistic.StaleRow;
 import dev.holdfast.optimistic.VersionConflictException;
 import dev.holdfast.optimistic.VersionStamp;
 import dev.holdfast.optimistic.offline.TamperedStateException;
-
 import org.springframework.http.ProblemDetail;
 
 import java.time.Instant;
@@ -47,7 +46,9 @@ public record VersionProblem(int status, String code, String title, String detai
      * @return a 409 {@code version-conflict} problem with every stale row of {@code e}
      */
     public static VersionProblem of(VersionConflictException e) {
-        return new VersionProblem(409, "version-conflict",
+        return new VersionProblem(
+                409,
+                "version-conflict",
                 e.staleRows().size() == 1 ? "Changed while you were looking at it" : "Changed while you were working",
                 capitalize(message(e)) + ". Nothing was saved. Reload to see the current state and decide again.",
                 e.staleRows());
@@ -60,7 +61,9 @@ public record VersionProblem(int status, String code, String title, String detai
      * @return a 400 {@code bad-version} problem
      */
     public static VersionProblem badVersion(ClientVersion.MalformedVersionException e) {
-        return new VersionProblem(400, "bad-version",
+        return new VersionProblem(
+                400,
+                "bad-version",
                 e.missing() ? "The form carried no version" : "The form carried a damaged version",
                 "Without the version the page showed, nobody can tell which state you decided on, so "
                         + capitalize(message(e)) + " was refused. Nothing was changed. Reload the page and try again.",
@@ -74,9 +77,13 @@ public record VersionProblem(int status, String code, String title, String detai
      * @return a 400 {@code tampered-state} problem
      */
     public static VersionProblem of(TamperedStateException e) {
-        return new VersionProblem(400, "tampered-state", "The form was altered",
+        return new VersionProblem(
+                400,
+                "tampered-state",
+                "The form was altered",
                 "The form's saved state did not verify (it was altered, damaged, or belongs to another session). "
-                        + "Nothing was changed. Start again from the beginning.", List.of());
+                        + "Nothing was changed. Start again from the beginning.",
+                List.of());
     }
 
     /**

@@ -41,8 +41,7 @@ class HoldfastEndpointAccessTest {
     /** A plain Boot web application: Actuator, Holdfast, the test's pool, no Spring Security. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {
-    }
+    static class App {}
 
     /**
      * What container authentication does, without Spring Security: a request carrying
@@ -60,12 +59,14 @@ class HoldfastEndpointAccessTest {
                     return;
                 }
                 Principal principal = () -> user;
-                chain.doFilter(new HttpServletRequestWrapper((HttpServletRequest) request) {
-                    @Override
-                    public Principal getUserPrincipal() {
-                        return principal;
-                    }
-                }, response);
+                chain.doFilter(
+                        new HttpServletRequestWrapper((HttpServletRequest) request) {
+                            @Override
+                            public Principal getUserPrincipal() {
+                                return principal;
+                            }
+                        },
+                        response);
             };
         }
     }
@@ -85,16 +86,19 @@ class HoldfastEndpointAccessTest {
     private static Running start(TestDatabase db, Class<?> app, String... properties) {
         String leasesTable = db.newTableName("hf_acc_leases");
         db.dropAfterTest(leasesTable + "_queue");
-        List<String> args = new ArrayList<>(List.of("--server.port=0",
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
                 "--management.endpoints.web.exposure.include=holdfast",
-                "--holdfast.jdbc.initialize-schema=always", "--holdfast.lease.table=" + leasesTable,
+                "--holdfast.jdbc.initialize-schema=always",
+                "--holdfast.lease.table=" + leasesTable,
                 "--holdfast.offline.table=" + db.newTableName("hf_acc_locks"),
-                "--spring.flyway.enabled=false", "--spring.liquibase.enabled=false"));
+                "--spring.flyway.enabled=false",
+                "--spring.liquibase.enabled=false"));
         for (String p : properties) {
             args.add("--" + p);
         }
         SpringApplication application = new SpringApplication(app);
-        DataSource pool = new DelegatingDataSource(db.dataSource());   // the test's shared pool stays open
+        DataSource pool = new DelegatingDataSource(db.dataSource()); // the test's shared pool stays open
         application.addInitializers(c -> c.getBeanFactory().registerSingleton("dataSource", pool));
         ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -102,7 +106,8 @@ class HoldfastEndpointAccessTest {
     }
 
     private HttpResponse<String> delete(Running app, String path, String operator) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.base() + path)).DELETE();
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(app.base() + path)).DELETE();
         if (operator != null) {
             request.header(OPERATOR_HEADER, operator);
         }
@@ -120,7 +125,9 @@ class HoldfastEndpointAccessTest {
     @DatabaseTest
     void byDefaultAnAnonymousDeleteIsRefusedAndTheLeaseStaysHeld(TestDatabase db) throws Exception {
         try (Running app = start(db, App.class)) {
-            Lease lease = app.leases().tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5)).orElseThrow();
+            Lease lease = app.leases()
+                    .tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5))
+                    .orElseThrow();
 
             HttpResponse<String> refused = delete(app, "/actuator/holdfast/leases?name=nightly-report", null);
 
@@ -132,7 +139,9 @@ class HoldfastEndpointAccessTest {
     @DatabaseTest
     void withWritesOnAnAnonymousDeleteIsStillRefusedAndTheLeaseStaysHeld(TestDatabase db) throws Exception {
         try (Running app = start(db, AppWithContainerLogin.class, "management.endpoint.holdfast.access=unrestricted")) {
-            Lease lease = app.leases().tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5)).orElseThrow();
+            Lease lease = app.leases()
+                    .tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5))
+                    .orElseThrow();
 
             HttpResponse<String> refused = delete(app, "/actuator/holdfast/leases?name=nightly-report", null);
 
@@ -145,15 +154,19 @@ class HoldfastEndpointAccessTest {
     @DatabaseTest
     void withWritesOnASignedInOperatorBreaksTheLeaseAndIsRecorded(TestDatabase db) throws Exception {
         try (Running app = start(db, AppWithContainerLogin.class, "management.endpoint.holdfast.access=unrestricted")) {
-            assertThat(app.leases().tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5))).isPresent();
+            assertThat(app.leases().tryAcquire("nightly-report", "server-7", Duration.ofMinutes(5)))
+                    .isPresent();
 
             HttpResponse<String> broken = delete(app, "/actuator/holdfast/leases?name=nightly-report", "ops-kim");
 
             assertThat(broken.statusCode()).as(broken.body()).isEqualTo(200);
             assertThat(broken.body()).contains("\"by\":\"ops-kim\"");
-            assertThat(app.leases().find("nightly-report")).hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
-            assertThat(new JdbcTemplate(db.dataSource()).queryForObject(
-                    "SELECT broken_by FROM " + app.leasesTable() + " WHERE name = 'nightly-report'", String.class))
+            assertThat(app.leases().find("nightly-report"))
+                    .hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
+            assertThat(new JdbcTemplate(db.dataSource())
+                            .queryForObject(
+                                    "SELECT broken_by FROM " + app.leasesTable() + " WHERE name = 'nightly-report'",
+                                    String.class))
                     .isEqualTo("ops-kim");
         }
     }

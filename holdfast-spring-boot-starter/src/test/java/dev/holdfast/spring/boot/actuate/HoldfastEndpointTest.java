@@ -54,7 +54,9 @@ class HoldfastEndpointTest {
     }
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, EndpointAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    HoldfastAutoConfiguration.class,
+                    EndpointAutoConfiguration.class,
                     HoldfastEndpointAutoConfiguration.class))
             .withBean(DataSource.class, HoldfastEndpointTest::h2)
             .withPropertyValues("holdfast.jdbc.initialize-schema=always");
@@ -64,7 +66,8 @@ class HoldfastEndpointTest {
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(HoldfastEndpoint.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=holdfast")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(HoldfastEndpoint.class));
-        runner.withPropertyValues("management.endpoints.web.exposure.include=*", "management.endpoint.holdfast.access=NONE")
+        runner.withPropertyValues(
+                        "management.endpoints.web.exposure.include=*", "management.endpoint.holdfast.access=NONE")
                 .run(context -> assertThat(context).doesNotHaveBean(HoldfastEndpoint.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=holdfast", "holdfast.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(HoldfastEndpoint.class));
@@ -74,25 +77,37 @@ class HoldfastEndpointTest {
     void withoutActuatorThereIsNoEndpointAndTheRestWorks() {
         runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=holdfast")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(HoldfastEndpoint.class)
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(HoldfastEndpoint.class)
                         .hasSingleBean(JdbcLockManager.class));
     }
 
     @Test
     void theEndpointShowsTheApplicationsLocksAndLeases() {
-        runner.withPropertyValues("management.endpoints.web.exposure.include=holdfast").run(context -> {
-            context.getBean(JdbcLockManager.class).tryLock("order", "A-1", "kim");
-            Lease lease = context.getBean(LeaseService.class).tryAcquire("report", "server-7", Duration.ofMinutes(1))
-                    .orElseThrow();
-            Overview all = (Overview) context.getBean(HoldfastEndpoint.class).overview(null).getBody();
-            assertThat(all.locks().items()).containsExactly(new LockItem("order", "A-1", "kim",
-                    all.locks().items().get(0).acquiredAt(), all.locks().items().get(0).expiresAt()));
-            assertThat(all.leases().items()).containsExactly(new LeaseItem("report", "server-7", lease.token(),
-                    lease.acquiredAt(), lease.expiresAt()));
-            assertThat(all.leaseWaiters().items()).isEmpty();
-            assertThat(all.rowLockWaits().items()).isEmpty();
-            assertThat(all.rowLockWaits().error()).isNull();
-        });
+        runner.withPropertyValues("management.endpoints.web.exposure.include=holdfast")
+                .run(context -> {
+                    context.getBean(JdbcLockManager.class).tryLock("order", "A-1", "kim");
+                    Lease lease = context.getBean(LeaseService.class)
+                            .tryAcquire("report", "server-7", Duration.ofMinutes(1))
+                            .orElseThrow();
+                    Overview all = (Overview) context.getBean(HoldfastEndpoint.class)
+                            .overview(null)
+                            .getBody();
+                    assertThat(all.locks().items())
+                            .containsExactly(new LockItem(
+                                    "order",
+                                    "A-1",
+                                    "kim",
+                                    all.locks().items().get(0).acquiredAt(),
+                                    all.locks().items().get(0).expiresAt()));
+                    assertThat(all.leases().items())
+                            .containsExactly(new LeaseItem(
+                                    "report", "server-7", lease.token(), lease.acquiredAt(), lease.expiresAt()));
+                    assertThat(all.leaseWaiters().items()).isEmpty();
+                    assertThat(all.rowLockWaits().items()).isEmpty();
+                    assertThat(all.rowLockWaits().error()).isNull();
+                });
     }
 
     // ------------------------------------------------------------------ the endpoint on its own
@@ -138,10 +153,14 @@ class HoldfastEndpointTest {
 
     /** Every lock and lease row, every column: what a refused call must leave as it was. */
     private List<String> tables() {
-        List<String> rows = new ArrayList<>(jdbc.queryForList("SELECT CONCAT_WS('|', lock_type, resource_id, lock_id,"
-                + " lock_owner, acquired_at, expires_at, ended_by) FROM holdfast_locks ORDER BY 1", String.class));
-        rows.addAll(jdbc.queryForList("SELECT CONCAT_WS('|', name, owner, token, acquired_at, expires_at, broken_by)"
-                + " FROM holdfast_leases ORDER BY 1", String.class));
+        List<String> rows = new ArrayList<>(jdbc.queryForList(
+                "SELECT CONCAT_WS('|', lock_type, resource_id, lock_id,"
+                        + " lock_owner, acquired_at, expires_at, ended_by) FROM holdfast_locks ORDER BY 1",
+                String.class));
+        rows.addAll(jdbc.queryForList(
+                "SELECT CONCAT_WS('|', name, owner, token, acquired_at, expires_at, broken_by)"
+                        + " FROM holdfast_leases ORDER BY 1",
+                String.class));
         return rows;
     }
 
@@ -175,8 +194,12 @@ class HoldfastEndpointTest {
             assertThat(p.more()).isEqualTo(next != null);
         }
         assertThat(ids).hasSize(120).isSorted().doesNotHaveDuplicates();
-        assertThat(page(endpoint.section("locks", 5, null, "order", "kim", null)).items()).hasSize(5);
-        assertThat(page(endpoint.section("locks", 5, null, "invoice", null, null)).items()).isEmpty();
+        assertThat(page(endpoint.section("locks", 5, null, "order", "kim", null))
+                        .items())
+                .hasSize(5);
+        assertThat(page(endpoint.section("locks", 5, null, "invoice", null, null))
+                        .items())
+                .isEmpty();
 
         Overview all = (Overview) endpoint.overview(10).getBody();
         assertThat(all.locks().items()).hasSize(10);
@@ -185,14 +208,17 @@ class HoldfastEndpointTest {
         assertRefused(endpoint.section("locks", HoldfastEndpoint.MAX_LIMIT + 1, null, null, null, null), 400, "limit");
         assertRefused(endpoint.section("locks", 0, null, null, null, null), 400, "limit");
         assertRefused(endpoint.overview(-1), 400, "limit");
-        assertRefused(endpoint.section("row-lock-waits", HoldfastEndpoint.MAX_ROW_LOCK_WAITS + 1, null, null, null, null),
-                400, "limit");
+        assertRefused(
+                endpoint.section("row-lock-waits", HoldfastEndpoint.MAX_ROW_LOCK_WAITS + 1, null, null, null, null),
+                400,
+                "limit");
     }
 
     @Test
     void leasesAndWaitersPageByName() {
         for (String name : List.of("c", "a", "b")) {
-            assertThat(leases.tryAcquire(name, "server-7", Duration.ofMinutes(1))).isPresent();
+            assertThat(leases.tryAcquire(name, "server-7", Duration.ofMinutes(1)))
+                    .isPresent();
         }
         Page<LeaseItem> first = page(endpoint.section("leases", 2, null, null, null, null));
         assertThat(first.items()).extracting(LeaseItem::name).containsExactly("a", "b");
@@ -200,14 +226,16 @@ class HoldfastEndpointTest {
         assertThat(second.items()).extracting(LeaseItem::name).containsExactly("c");
         assertThat(second.more()).isFalse();
         assertThat(second.next()).isNull();
-        assertThat(page(endpoint.section("lease-waiters", null, null, null, null, "a")).items()).isEmpty();
+        assertThat(page(endpoint.section("lease-waiters", null, null, null, null, "a"))
+                        .items())
+                .isEmpty();
     }
 
     @Test
     void badInputIsRefusedWithA4xx() {
         assertRefused(endpoint.section("nothing", null, null, null, null, null), 404, "no section nothing");
         assertRefused(endpoint.section("locks", null, "%%%", null, null, null), 400, "cursor");
-        assertRefused(endpoint.section("locks", null, "YWJj", null, null, null), 400, "cursor");   // "abc": no type/id
+        assertRefused(endpoint.section("locks", null, "YWJj", null, null, null), 400, "cursor"); // "abc": no type/id
         assertRefused(endpoint.section("lease-waiters", null, "YWJj", null, null, null), 400, "cursor");
         assertRefused(endpoint.section("locks", null, null, "x".repeat(101), null, null), 400, "type");
         assertRefused(endpoint.section("row-lock-waits", null, "YWJj", null, null, null), 400, "no further pages");
@@ -217,21 +245,28 @@ class HoldfastEndpointTest {
     @Test
     void forceReleaseNamesTheOperatorAndRefusesWhatIsNotLiveChangingNothing() {
         LockId held = locks.tryLock("order", "A-1", "kim");
-        Lease lease = leases.tryAcquire("report", "server-7", Duration.ofMinutes(1)).orElseThrow();
+        Lease lease =
+                leases.tryAcquire("report", "server-7", Duration.ofMinutes(1)).orElseThrow();
         List<String> before = tables();
 
         assertRefused(endpoint.forceRelease("locks", "order", null, null, as("ops")), 400, "id is missing");
         assertRefused(endpoint.forceRelease("locks", null, "A-1", null, as("ops")), 400, "type is missing");
-        assertRefused(endpoint.forceRelease("locks", "order", "A-2", null, as("ops")), 404, "no live lock on order A-2");
+        assertRefused(
+                endpoint.forceRelease("locks", "order", "A-2", null, as("ops")), 404, "no live lock on order A-2");
         assertRefused(endpoint.forceRelease("locks", "order", "A\u00001", null, as("ops")), 400, "id");
         assertRefused(endpoint.forceRelease("leases", null, null, null, as("ops")), 400, "name is missing");
         assertRefused(endpoint.forceRelease("leases", null, null, " ", as("ops")), 400, "name is missing");
         assertRefused(endpoint.forceRelease("leases", null, null, "other", as("ops")), 404, "no live lease other");
-        assertRefused(endpoint.forceRelease("row-lock-waits", null, null, "x", as("ops")), 400, "only locks and leases");
+        assertRefused(
+                endpoint.forceRelease("row-lock-waits", null, null, "x", as("ops")), 400, "only locks and leases");
         assertRefused(endpoint.forceRelease("what", null, null, "x", as("ops")), 404, "no section");
-        assertRefused(endpoint.forceRelease("locks", "order", "A-1", null, SecurityContext.NONE), 403,
+        assertRefused(
+                endpoint.forceRelease("locks", "order", "A-1", null, SecurityContext.NONE),
+                403,
                 "authenticated principal");
-        assertRefused(endpoint.forceRelease("leases", null, null, "report", SecurityContext.NONE), 403,
+        assertRefused(
+                endpoint.forceRelease("leases", null, null, "report", SecurityContext.NONE),
+                403,
                 "authenticated principal");
         assertRefused(endpoint.forceRelease("leases", null, null, "report", as(" ")), 403, "authenticated principal");
         assertThat(tables()).isEqualTo(before);
@@ -239,11 +274,15 @@ class HoldfastEndpointTest {
         WebEndpointResponse<Object> broken = endpoint.forceRelease("locks", "order", "A-1", null, as("ops"));
         assertThat(broken.getStatus()).isEqualTo(200);
         assertThat(broken.getBody()).isEqualTo(new Released("locks", "order", "A-1", null, "ops"));
-        assertThatThrownBy(() -> locks.checkLock(held, "order", "A-1", "kim")).isInstanceOfSatisfying(
-                LockEndedException.class, e -> assertThat(e.endedBy()).contains("ops"));
+        assertThatThrownBy(() -> locks.checkLock(held, "order", "A-1", "kim"))
+                .isInstanceOfSatisfying(
+                        LockEndedException.class, e -> assertThat(e.endedBy()).contains("ops"));
 
-        assertThat(endpoint.forceRelease("leases", null, null, "report", as("ops")).getStatus()).isEqualTo(200);
-        assertThat(leases.find("report")).hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
+        assertThat(endpoint.forceRelease("leases", null, null, "report", as("ops"))
+                        .getStatus())
+                .isEqualTo(200);
+        assertThat(leases.find("report"))
+                .hasValueSatisfying(l -> assertThat(l.isReleased()).isTrue());
         assertThat(lease.token()).isPositive();
         assertRefused(endpoint.forceRelease("leases", null, null, "report", as("ops")), 404, "no live lease");
     }

@@ -40,8 +40,8 @@ class MissingDataSourceTest {
     @Test
     void aDatasourceUrlIsAllTheStarterNeedsForItsBeans() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        HoldfastAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(DataSourceAutoConfiguration.class, HoldfastAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + h2Url())
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -62,8 +62,13 @@ class MissingDataSourceTest {
 
     private static SpringApplication app(ClassLoader classLoader) {
         SpringApplication application = new SpringApplication(new DefaultResourceLoader(classLoader), App.class);
-        application.setDefaultProperties(java.util.Map.of("spring.main.web-application-type", "none",
-                "spring.flyway.enabled", "false", "spring.liquibase.enabled", "false"));
+        application.setDefaultProperties(java.util.Map.of(
+                "spring.main.web-application-type",
+                "none",
+                "spring.flyway.enabled",
+                "false",
+                "spring.liquibase.enabled",
+                "false"));
         return application;
     }
 
@@ -71,10 +76,13 @@ class MissingDataSourceTest {
     void withoutAPoolTheStartFailsSayingWhatToAdd(CapturedOutput output) {
         SpringApplication application = app(new FilteredClassLoader(HikariDataSource.class));
 
-        assertThatThrownBy(() -> application.run("--spring.datasource.url=" + h2Url()).close());
+        assertThatThrownBy(
+                () -> application.run("--spring.datasource.url=" + h2Url()).close());
 
-        assertThat(output).contains("Holdfast needs a DataSource and the application has none")
-                .contains("add spring-boot-starter-jdbc").contains("spring.datasource.url")
+        assertThat(output)
+                .contains("Holdfast needs a DataSource and the application has none")
+                .contains("add spring-boot-starter-jdbc")
+                .contains("spring.datasource.url")
                 .doesNotContain("Consider defining a bean of type");
     }
 
@@ -82,7 +90,8 @@ class MissingDataSourceTest {
     void turnedOffTheStartFailsSayingSo(CapturedOutput output) {
         SpringApplication application = app(getClass().getClassLoader());
 
-        assertThatThrownBy(() -> application.run("--spring.datasource.url=" + h2Url(), "--holdfast.enabled=false")
+        assertThatThrownBy(() -> application
+                .run("--spring.datasource.url=" + h2Url(), "--holdfast.enabled=false")
                 .close());
 
         assertThat(output).contains("Holdfast is turned off (holdfast.enabled=false)");

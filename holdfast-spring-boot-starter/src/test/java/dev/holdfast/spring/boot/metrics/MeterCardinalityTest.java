@@ -1,6 +1,5 @@
 package dev.holdfast.spring.boot.metrics;
 
-import org.springframework.dao.CannotAcquireLockException;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
@@ -19,6 +18,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.CannotAcquireLockException;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -40,16 +40,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MeterCardinalityTest {
 
     private static List<Meter> holdfastMeters(MeterRegistry registry) {
-        return registry.getMeters().stream().filter(m -> m.getId().getName().startsWith("holdfast.")).toList();
+        return registry.getMeters().stream()
+                .filter(m -> m.getId().getName().startsWith("holdfast."))
+                .toList();
     }
 
     /** For each name: a grant, a refusal, a blocking acquire that times out, a release. */
     private static void useLeases(LeaseService leases, List<String> names) throws InterruptedException {
         for (String name : names) {
-            Lease lease = leases.tryAcquire(name, "server-1", Duration.ofMinutes(1)).orElseThrow();
-            assertThat(leases.tryAcquire(name, "server-2", Duration.ofMinutes(1))).isEmpty();
+            Lease lease =
+                    leases.tryAcquire(name, "server-1", Duration.ofMinutes(1)).orElseThrow();
+            assertThat(leases.tryAcquire(name, "server-2", Duration.ofMinutes(1)))
+                    .isEmpty();
             assertThatThrownBy(() -> leases.acquire(name, "server-3", Duration.ofMinutes(1), Duration.ZERO))
-                    .isInstanceOf(CannotAcquireLockException.class).cause().isInstanceOf(LeaseTimeoutException.class);
+                    .isInstanceOf(CannotAcquireLockException.class)
+                    .cause()
+                    .isInstanceOf(LeaseTimeoutException.class);
             leases.release(lease);
         }
     }
@@ -60,43 +66,69 @@ class MeterCardinalityTest {
         db.dropAfterTest(leasesTable + "_queue");
         try (HikariDataSource pool = db.newPool(4)) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class,
-                            HoldfastMetricsAutoConfiguration.class, HoldfastObservationAutoConfiguration.class,
-                            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                    .withConfiguration(AutoConfigurations.of(
+                            HoldfastAutoConfiguration.class,
+                            HoldfastMetricsAutoConfiguration.class,
+                            HoldfastObservationAutoConfiguration.class,
+                            MetricsAutoConfiguration.class,
+                            SimpleMetricsExportAutoConfiguration.class,
                             ObservationAutoConfiguration.class))
                     .withBean(DataSource.class, () -> pool)
-                    .withPropertyValues("holdfast.jdbc.initialize-schema=always",
-                            "holdfast.offline.table=" + db.newTableName("hf_card_locks"), "holdfast.lease.table=" + leasesTable)
+                    .withPropertyValues(
+                            "holdfast.jdbc.initialize-schema=always",
+                            "holdfast.offline.table=" + db.newTableName("hf_card_locks"),
+                            "holdfast.lease.table=" + leasesTable)
                     .run(context -> {
                         assertThat(context).hasNotFailed();
                         MeterRegistry registry = context.getBean(MeterRegistry.class);
                         LeaseService leases = context.getBean(LeaseService.class);
-                        List<String> names = new ArrayList<>(IntStream.rangeClosed(1, 12).mapToObj(i -> "order-" + (1000 + i)).toList());
+                        List<String> names = new ArrayList<>(IntStream.rangeClosed(1, 12)
+                                .mapToObj(i -> "order-" + (1000 + i))
+                                .toList());
 
                         useLeases(leases, names.subList(0, 2));
                         int afterTwoNames = holdfastMeters(registry).size();
                         useLeases(leases, names.subList(2, names.size()));
-                        assertThat(holdfastMeters(registry)).as("meters after %d names", names.size()).hasSize(afterTwoNames);
+                        assertThat(holdfastMeters(registry))
+                                .as("meters after %d names", names.size())
+                                .hasSize(afterTwoNames);
 
                         Set<String> tagValues = holdfastMeters(registry).stream()
-                                .flatMap(m -> m.getId().getTags().stream()).map(Tag::getValue).collect(Collectors.toSet());
+                                .flatMap(m -> m.getId().getTags().stream())
+                                .map(Tag::getValue)
+                                .collect(Collectors.toSet());
                         assertThat(tagValues).doesNotContainAnyElementsOf(names);
-                        assertThat(registry.get("holdfast.lease.acquisitions").counter().count()).isEqualTo(names.size());
-                        assertThat(registry.get("holdfast.lease.refusals").tag("reason", "held").counter().count()).isEqualTo(names.size());
-                        assertThat(registry.get("holdfast.lease.refusals").tag("reason", "timeout").counter().count()).isEqualTo(names.size());
+                        assertThat(registry.get("holdfast.lease.acquisitions")
+                                        .counter()
+                                        .count())
+                                .isEqualTo(names.size());
+                        assertThat(registry.get("holdfast.lease.refusals")
+                                        .tag("reason", "held")
+                                        .counter()
+                                        .count())
+                                .isEqualTo(names.size());
+                        assertThat(registry.get("holdfast.lease.refusals")
+                                        .tag("reason", "timeout")
+                                        .counter()
+                                        .count())
+                                .isEqualTo(names.size());
 
                         // one row lock, one timing: the observation's timer, no second timer of the meters
                         try (Connection c = pool.getConnection()) {
                             c.setAutoCommit(false);
                             assertThat(context.getBean(PessimisticLocks.class)
-                                    .forUpdate(c, leasesTable, "name", names.get(0), Duration.ofSeconds(5))).isTrue();
+                                            .forUpdate(c, leasesTable, "name", names.get(0), Duration.ofSeconds(5)))
+                                    .isTrue();
                             c.rollback();
                         }
-                        long timings = holdfastMeters(registry).stream().filter(m -> m instanceof Timer)
+                        long timings = holdfastMeters(registry).stream()
+                                .filter(m -> m instanceof Timer)
                                 .filter(m -> m.getId().getName().startsWith("holdfast.pessimistic."))
-                                .mapToLong(m -> ((Timer) m).count()).sum();
+                                .mapToLong(m -> ((Timer) m).count())
+                                .sum();
                         assertThat(timings).isEqualTo(1);
-                        assertThat(registry.find(PessimisticLockMetrics.WAIT).meters()).isEmpty();
+                        assertThat(registry.find(PessimisticLockMetrics.WAIT).meters())
+                                .isEmpty();
                     });
         }
     }

@@ -21,8 +21,8 @@ class MeteredContractTest {
         protected LockManager lockManager(TestDatabase db) {
             String table = db.newTableName("metered_locks");
             new SchemaInstaller(db.dataSource()).install(HoldfastTable.OFFLINE_LOCKS, table);
-            return new MeteredLockManager(JdbcLockManager.builder(db.dataSource()).table(table).build(),
-                    new SimpleMeterRegistry());
+            return new MeteredLockManager(
+                    JdbcLockManager.builder(db.dataSource()).table(table).build(), new SimpleMeterRegistry());
         }
     }
 
@@ -33,7 +33,8 @@ class MeteredContractTest {
             String table = db.newTableName("metered_leases");
             db.dropAfterTest(table + "_queue");
             new SchemaInstaller(db.dataSource()).install(HoldfastTable.LEASES, table);
-            return new MeteredLeases(LeaseService.builder(db.dataSource()).table(table).build(), new SimpleMeterRegistry());
+            return new MeteredLeases(
+                    LeaseService.builder(db.dataSource()).table(table).build(), new SimpleMeterRegistry());
         }
     }
 }

@@ -25,7 +25,8 @@ class ObservedContractTest {
         protected LockManager lockManager(TestDatabase db) {
             String table = db.newTableName("observed_locks");
             new SchemaInstaller(db.dataSource()).install(HoldfastTable.OFFLINE_LOCKS, table);
-            JdbcLockManager locks = JdbcLockManager.builder(db.dataSource()).table(table).build();
+            JdbcLockManager locks =
+                    JdbcLockManager.builder(db.dataSource()).table(table).build();
             return new ObservedLockManager(locks, TestObservationRegistry.create(), locks.dialect());
         }
     }
@@ -38,8 +39,10 @@ class ObservedContractTest {
             db.dropAfterTest(table + "_queue");
             new SchemaInstaller(db.dataSource()).install(HoldfastTable.LEASES, table);
             TestObservationRegistry registry = TestObservationRegistry.create();
-            LeaseService leases = LeaseService.builder(db.dataSource()).table(table)
-                    .onGrant(ObservedLeases.grantListener(registry)).build();
+            LeaseService leases = LeaseService.builder(db.dataSource())
+                    .table(table)
+                    .onGrant(ObservedLeases.grantListener(registry))
+                    .build();
             return new ObservedLeases(leases, registry, Dialect.detect(db.dataSource()));
         }
     }

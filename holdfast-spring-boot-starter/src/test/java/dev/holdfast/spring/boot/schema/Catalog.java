@@ -31,20 +31,32 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class Catalog {
 
-    private static final Set<String> VOLATILE = Set.of("CARDINALITY", "LAST_MODIFICATION", "CREATE_TIME",
-            "UPDATE_TIME", "CHECK_TIME", "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH",
-            "INDEX_LENGTH", "DATA_FREE", "AUTO_INCREMENT", "PAGES", "CHECKSUM", "ROW_COUNT_ESTIMATE");
+    private static final Set<String> VOLATILE = Set.of(
+            "CARDINALITY",
+            "LAST_MODIFICATION",
+            "CREATE_TIME",
+            "UPDATE_TIME",
+            "CHECK_TIME",
+            "TABLE_ROWS",
+            "AVG_ROW_LENGTH",
+            "DATA_LENGTH",
+            "MAX_DATA_LENGTH",
+            "INDEX_LENGTH",
+            "DATA_FREE",
+            "AUTO_INCREMENT",
+            "PAGES",
+            "CHECKSUM",
+            "ROW_COUNT_ESTIMATE");
     private static final Pattern H2_GENERATED = Pattern.compile("\\b(CONSTRAINT|PRIMARY_KEY)_[0-9A-F]+\\b");
     /** PostgreSQL's names of not-null checks: the schema's and the table's object ids, then the column's number. */
     private static final Pattern PG_NOT_NULL = Pattern.compile("\\b\\d+_\\d+_(\\d+_not_null)\\b");
 
-    private Catalog() {
-    }
+    private Catalog() {}
 
     /** {@code actual} describes the same tables as {@code expected}: the differing lines, if any, are reported. */
     static void assertSame(Map<String, List<String>> actual, Map<String, List<String>> expected) {
-        expected.forEach((table, lines) -> assertThat(actual.getOrDefault(table, List.of())).as(table)
-                .containsExactlyElementsOf(lines));
+        expected.forEach((table, lines) ->
+                assertThat(actual.getOrDefault(table, List.of())).as(table).containsExactlyElementsOf(lines));
         assertThat(actual.keySet()).isEqualTo(expected.keySet());
     }
 
@@ -60,7 +72,8 @@ final class Catalog {
                     case POSTGRESQL -> postgresql(c, schema, table, lines);
                     case MARIADB -> mariadb(c, schema, table, lines);
                 }
-                tables.put(table.toLowerCase(Locale.ROOT), lines.stream().sorted().toList());
+                tables.put(
+                        table.toLowerCase(Locale.ROOT), lines.stream().sorted().toList());
             }
         }
         return tables;
@@ -68,8 +81,8 @@ final class Catalog {
 
     private static List<String> holdfastTables(Connection c, PrivateSchema schema) throws SQLException {
         List<String> found = new ArrayList<>();
-        try (ResultSet rs = c.getMetaData().getTables(catalog(schema), schemaPattern(schema), "%",
-                new String[] {"TABLE"})) {
+        try (ResultSet rs =
+                c.getMetaData().getTables(catalog(schema), schemaPattern(schema), "%", new String[] {"TABLE"})) {
             while (rs.next()) {
                 String name = rs.getString("TABLE_NAME");
                 String lower = name.toLowerCase(Locale.ROOT);
@@ -85,13 +98,32 @@ final class Catalog {
             throws SQLException {
         DatabaseMetaData meta = c.getMetaData();
         try (ResultSet rs = meta.getColumns(catalog(schema), schemaPattern(schema), table, "%")) {
-            lines.addAll(rows("jdbc column", rs, schema, "ORDINAL_POSITION", "COLUMN_NAME", "TYPE_NAME",
-                    "COLUMN_SIZE", "DECIMAL_DIGITS", "NULLABLE", "COLUMN_DEF", "IS_AUTOINCREMENT",
+            lines.addAll(rows(
+                    "jdbc column",
+                    rs,
+                    schema,
+                    "ORDINAL_POSITION",
+                    "COLUMN_NAME",
+                    "TYPE_NAME",
+                    "COLUMN_SIZE",
+                    "DECIMAL_DIGITS",
+                    "NULLABLE",
+                    "COLUMN_DEF",
+                    "IS_AUTOINCREMENT",
                     "IS_GENERATEDCOLUMN"));
         }
         try (ResultSet rs = meta.getIndexInfo(catalog(schema), schemaPattern(schema), table, false, false)) {
-            lines.addAll(rows("jdbc index", rs, schema, "INDEX_NAME", "NON_UNIQUE", "TYPE", "ORDINAL_POSITION",
-                    "COLUMN_NAME", "ASC_OR_DESC", "FILTER_CONDITION"));
+            lines.addAll(rows(
+                    "jdbc index",
+                    rs,
+                    schema,
+                    "INDEX_NAME",
+                    "NON_UNIQUE",
+                    "TYPE",
+                    "ORDINAL_POSITION",
+                    "COLUMN_NAME",
+                    "ASC_OR_DESC",
+                    "FILTER_CONDITION"));
         }
         try (ResultSet rs = meta.getPrimaryKeys(catalog(schema), schemaPattern(schema), table)) {
             lines.addAll(rows("jdbc primary key", rs, schema, "PK_NAME", "KEY_SEQ", "COLUMN_NAME"));
@@ -100,12 +132,18 @@ final class Catalog {
 
     private static void h2(Connection c, PrivateSchema schema, String table, List<String> lines) throws SQLException {
         String where = " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?";
-        for (String view : List.of("TABLES", "COLUMNS", "INDEXES", "INDEX_COLUMNS", "TABLE_CONSTRAINTS",
-                "KEY_COLUMN_USAGE", "CHECK_CONSTRAINTS")) {
+        for (String view : List.of(
+                "TABLES",
+                "COLUMNS",
+                "INDEXES",
+                "INDEX_COLUMNS",
+                "TABLE_CONSTRAINTS",
+                "KEY_COLUMN_USAGE",
+                "CHECK_CONSTRAINTS")) {
             String sql = view.equals("CHECK_CONSTRAINTS")
                     ? "SELECT k.* FROM INFORMATION_SCHEMA.CHECK_CONSTRAINTS k JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS t"
-                    + " ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME"
-                    + " WHERE t.TABLE_SCHEMA = ? AND t.TABLE_NAME = ?"
+                            + " ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME"
+                            + " WHERE t.TABLE_SCHEMA = ? AND t.TABLE_NAME = ?"
                     : "SELECT * FROM INFORMATION_SCHEMA." + view + where;
             lines.addAll(query(c, "h2 " + view, sql, schema, schema.name(), table));
         }
@@ -115,34 +153,55 @@ final class Catalog {
             throws SQLException {
         String where = " WHERE table_schema = ? AND table_name = ?";
         for (String view : List.of("tables", "columns", "table_constraints", "key_column_usage")) {
-            lines.addAll(query(c, "pg " + view, "SELECT * FROM information_schema." + view + where,
-                    schema, schema.name(), table));
+            lines.addAll(query(
+                    c, "pg " + view, "SELECT * FROM information_schema." + view + where, schema, schema.name(), table));
         }
-        lines.addAll(query(c, "pg index", "SELECT indexname, indexdef FROM pg_indexes"
-                + " WHERE schemaname = ? AND tablename = ?", schema, schema.name(), table));
-        lines.addAll(query(c, "pg constraint", "SELECT c.conname, c.contype, c.condeferrable, c.condeferred,"
-                + " pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c"
-                + " JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace"
-                + " WHERE n.nspname = ? AND t.relname = ?", schema, schema.name(), table));
-        lines.addAll(query(c, "pg class", "SELECT t.relkind, t.relpersistence, t.reloptions, t.relhasindex,"
-                + " t.relnatts, a.amname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
-                + " LEFT JOIN pg_am a ON a.oid = t.relam WHERE n.nspname = ? AND t.relname = ?",
-                schema, schema.name(), table));
+        lines.addAll(query(
+                c,
+                "pg index",
+                "SELECT indexname, indexdef FROM pg_indexes" + " WHERE schemaname = ? AND tablename = ?",
+                schema,
+                schema.name(),
+                table));
+        lines.addAll(query(
+                c,
+                "pg constraint",
+                "SELECT c.conname, c.contype, c.condeferrable, c.condeferred,"
+                        + " pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c"
+                        + " JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace"
+                        + " WHERE n.nspname = ? AND t.relname = ?",
+                schema,
+                schema.name(),
+                table));
+        lines.addAll(query(
+                c,
+                "pg class",
+                "SELECT t.relkind, t.relpersistence, t.reloptions, t.relhasindex,"
+                        + " t.relnatts, a.amname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
+                        + " LEFT JOIN pg_am a ON a.oid = t.relam WHERE n.nspname = ? AND t.relname = ?",
+                schema,
+                schema.name(),
+                table));
     }
 
     private static void mariadb(Connection c, PrivateSchema schema, String table, List<String> lines)
             throws SQLException {
         String where = " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?";
         for (String view : List.of("TABLES", "COLUMNS", "STATISTICS", "TABLE_CONSTRAINTS", "KEY_COLUMN_USAGE")) {
-            lines.addAll(query(c, "mariadb " + view, "SELECT * FROM information_schema." + view + where,
-                    schema, schema.name(), table));
+            lines.addAll(query(
+                    c,
+                    "mariadb " + view,
+                    "SELECT * FROM information_schema." + view + where,
+                    schema,
+                    schema.name(),
+                    table));
         }
         // The whole definition: engine, charset and collation of the table and of each column, generated columns.
         lines.addAll(query(c, "mariadb show create table", "SHOW CREATE TABLE `" + table + "`", schema));
     }
 
-    private static List<String> query(Connection c, String section, String sql, PrivateSchema schema,
-                                      Object... parameters) throws SQLException {
+    private static List<String> query(
+            Connection c, String section, String sql, PrivateSchema schema, Object... parameters) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
                 ps.setObject(i + 1, parameters[i]);
@@ -165,7 +224,9 @@ final class Catalog {
             StringBuilder row = new StringBuilder(section).append(':');
             for (String column : columns) {
                 if (!VOLATILE.contains(column.toUpperCase(Locale.ROOT))) {
-                    row.append(' ').append(column.toLowerCase(Locale.ROOT)).append('=')
+                    row.append(' ')
+                            .append(column.toLowerCase(Locale.ROOT))
+                            .append('=')
                             .append(normalise(rs.getString(column), schema));
                 }
             }
@@ -178,7 +239,8 @@ final class Catalog {
         if (value == null) {
             return "null";
         }
-        String named = Pattern.compile(Pattern.quote(schema.name()), Pattern.CASE_INSENSITIVE).matcher(value)
+        String named = Pattern.compile(Pattern.quote(schema.name()), Pattern.CASE_INSENSITIVE)
+                .matcher(value)
                 .replaceAll("<schema>");
         return switch (schema.kind()) {
             case H2 -> H2_GENERATED.matcher(named).replaceAll("$1_*");

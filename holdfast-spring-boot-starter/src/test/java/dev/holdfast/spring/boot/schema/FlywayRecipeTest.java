@@ -26,7 +26,8 @@ class FlywayRecipeTest {
             HoldfastFlywayConfiguration.migrateHoldfast(schema.dataSource());
             HoldfastFlywayConfiguration.migrateHoldfast(schema.dataSource()); // the next start: nothing to do
 
-            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history")).as("baseline, then Holdfast's")
+            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history"))
+                    .as("baseline, then Holdfast's")
                     .isEqualTo(holdfastVersions(db));
             Recipes.assertHasTheInstallersTables(db, schema);
         }
@@ -40,8 +41,9 @@ class FlywayRecipeTest {
                         .withPropertyValues(Recipes.properties("/recipes/flyway.properties"))
                         .run(context -> assertThat(context).hasNotFailed());
             }
-            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history")).isEqualTo(
-                    db.kind() == TestDatabase.Kind.H2 ? List.of("1.0", "1.1", "1.2") : List.of("1.1", "1.2"));
+            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history"))
+                    .isEqualTo(
+                            db.kind() == TestDatabase.Kind.H2 ? List.of("1.0", "1.1", "1.2") : List.of("1.1", "1.2"));
             Recipes.assertHasTheInstallersTables(db, schema);
         }
     }
@@ -53,13 +55,16 @@ class FlywayRecipeTest {
             for (int start = 1; start <= 2; start++) {
                 Recipes.application(schema, FlywayAutoConfiguration.class)
                         .withUserConfiguration(HoldfastFlywayConfiguration.class)
-                        .withPropertyValues("spring.flyway.locations=classpath:recipes/app-migrations",
+                        .withPropertyValues(
+                                "spring.flyway.locations=classpath:recipes/app-migrations",
                                 "holdfast.jdbc.initialize-schema=never")
                         .run(context -> assertThat(context).hasNotFailed());
             }
             assertThat(Recipes.flywayVersions(schema, "flyway_schema_history")).containsExactly("1.1", "1.2");
-            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history")).isEqualTo(holdfastVersions(db));
-            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM order_line")).containsExactly("0");
+            assertThat(Recipes.flywayVersions(schema, "flyway_holdfast_history"))
+                    .isEqualTo(holdfastVersions(db));
+            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM order_line"))
+                    .containsExactly("0");
             Recipes.assertHasTheInstallersTables(db, schema);
         }
     }

@@ -30,8 +30,11 @@ class LiquibaseRecipeTest {
                         .withPropertyValues(Recipes.properties("/recipes/liquibase.properties"))
                         .run(context -> assertThat(context).hasNotFailed());
             }
-            assertThat(Recipes.column(schema, "SELECT id FROM holdfast_changelog WHERE filename = '" + CHANGELOG
-                    + "' ORDER BY orderexecuted")).isEqualTo(holdfastChangeSets(db));
+            assertThat(Recipes.column(
+                            schema,
+                            "SELECT id FROM holdfast_changelog WHERE filename = '" + CHANGELOG
+                                    + "' ORDER BY orderexecuted"))
+                    .isEqualTo(holdfastChangeSets(db));
             Recipes.assertHasTheInstallersTables(db, schema);
         }
     }
@@ -41,14 +44,16 @@ class LiquibaseRecipeTest {
         try (PrivateSchema schema = PrivateSchema.create(db, "hf_liquibase")) {
             for (int start = 1; start <= 2; start++) {
                 Recipes.application(schema, LiquibaseAutoConfiguration.class)
-                        .withPropertyValues("spring.liquibase.change-log=classpath:recipes/app-changelog.xml",
+                        .withPropertyValues(
+                                "spring.liquibase.change-log=classpath:recipes/app-changelog.xml",
                                 "holdfast.jdbc.initialize-schema=never")
                         .run(context -> assertThat(context).hasNotFailed());
             }
             assertThat(Recipes.column(schema, "SELECT id FROM DATABASECHANGELOG ORDER BY orderexecuted"))
                     .as("the application's change set, then Holdfast's")
                     .isEqualTo(concat("1", holdfastChangeSets(db)));
-            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM purchase_order")).containsExactly("0");
+            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM purchase_order"))
+                    .containsExactly("0");
             Recipes.assertHasTheInstallersTables(db, schema);
         }
     }
@@ -58,16 +63,20 @@ class LiquibaseRecipeTest {
         try (PrivateSchema schema = PrivateSchema.create(db, "hf_liquibase")) {
             Recipes.application(schema, LiquibaseAutoConfiguration.class)
                     .withPropertyValues(Recipes.properties("/recipes/liquibase.properties"))
-                    .withPropertyValues("spring.liquibase.parameters.holdfast_locks_table=team_locks",
+                    .withPropertyValues(
+                            "spring.liquibase.parameters.holdfast_locks_table=team_locks",
                             "spring.liquibase.parameters.holdfast_leases_table=team_leases",
-                            "holdfast.offline.table=team_locks", "holdfast.lease.table=team_leases")
+                            "holdfast.offline.table=team_locks",
+                            "holdfast.lease.table=team_leases")
                     .run(context -> assertThat(context).hasNotFailed());
-            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM team_leases_queue")).containsExactly("0");
+            assertThat(Recipes.column(schema, "SELECT COUNT(*) FROM team_leases_queue"))
+                    .containsExactly("0");
             assertThat(Catalog.of(schema)).as("no table under a default name").isEmpty();
         }
     }
 
     private static List<String> concat(String first, List<String> rest) {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(first), rest.stream()).toList();
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(first), rest.stream())
+                .toList();
     }
 }

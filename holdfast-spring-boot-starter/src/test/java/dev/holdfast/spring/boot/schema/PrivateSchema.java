@@ -66,7 +66,9 @@ final class PrivateSchema implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         pool.close();
-        db.execute(db.kind() == TestDatabase.Kind.MARIADB ? "DROP DATABASE IF EXISTS " + name
-                : "DROP SCHEMA IF EXISTS " + name + " CASCADE");
+        db.execute(
+                db.kind() == TestDatabase.Kind.MARIADB
+                        ? "DROP DATABASE IF EXISTS " + name
+                        : "DROP SCHEMA IF EXISTS " + name + " CASCADE");
     }
 }

@@ -30,15 +30,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** What the recipe tests share: the application, the recipe's properties, and what a recipe must leave. */
 final class Recipes {
 
-    private Recipes() {
-    }
+    private Recipes() {}
 
     /** An application on {@code schema} with Holdfast's auto-configuration and {@code autoConfigurations}. */
     static ApplicationContextRunner application(PrivateSchema schema, Class<?>... autoConfigurations) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(autoConfigurations))
-                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class,
-                        HoldfastSchemaCheckAutoConfiguration.class))   // the check runs after the migrations
+                .withConfiguration(AutoConfigurations.of(
+                        HoldfastAutoConfiguration.class,
+                        HoldfastSchemaCheckAutoConfiguration.class)) // the check runs after the migrations
                 // the test closes the pool, not the context
                 .withBean(DataSource.class, () -> new DelegatingDataSource(schema.dataSource()))
                 .withBean(UsesHoldfastAtStartup.class);
@@ -64,8 +64,9 @@ final class Recipes {
      */
     static void assertHasTheInstallersTables(TestDatabase db, PrivateSchema schema) throws SQLException {
         try (PrivateSchema reference = PrivateSchema.create(db, "hf_installed")) {
-            new SchemaInstaller(reference.dataSource()).install(Map.of(
-                    HoldfastTable.OFFLINE_LOCKS, "holdfast_locks", HoldfastTable.LEASES, "holdfast_leases"));
+            new SchemaInstaller(reference.dataSource())
+                    .install(Map.of(
+                            HoldfastTable.OFFLINE_LOCKS, "holdfast_locks", HoldfastTable.LEASES, "holdfast_leases"));
             Map<String, List<String>> expected = Catalog.of(reference);
             assertThat(expected).containsKeys("holdfast_locks", "holdfast_leases", "holdfast_leases_queue");
             Catalog.assertSame(Catalog.of(schema), expected);
@@ -74,7 +75,8 @@ final class Recipes {
 
     /** Runs one statement on {@code schema}. */
     static void execute(PrivateSchema schema, String sql) throws SQLException {
-        try (Connection c = schema.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = schema.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
@@ -82,8 +84,9 @@ final class Recipes {
     /** The rows of one column of {@code sql}, run on {@code schema}, as strings. */
     static List<String> column(PrivateSchema schema, String sql) throws SQLException {
         List<String> values = new ArrayList<>();
-        try (Connection c = schema.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = schema.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 values.add(rs.getString(1));
             }
@@ -95,9 +98,12 @@ final class Recipes {
     static List<String> flywayVersions(PrivateSchema schema, String table) throws SQLException {
         String quote = schema.kind() == TestDatabase.Kind.MARIADB ? "`" : "\"";
         // not the markers without a version that Flyway writes on some databases (history table created)
-        return column(schema, "SELECT " + quote + "version" + quote + " FROM " + quote + table + quote
-                + " WHERE " + quote + "success" + quote + " = TRUE AND " + quote + "version" + quote + " IS NOT NULL"
-                + " ORDER BY " + quote + "installed_rank" + quote);
+        return column(
+                schema,
+                "SELECT " + quote + "version" + quote + " FROM " + quote + table + quote
+                        + " WHERE " + quote + "success" + quote + " = TRUE AND " + quote + "version" + quote
+                        + " IS NOT NULL"
+                        + " ORDER BY " + quote + "installed_rank" + quote);
     }
 
     /** A bean that locks and takes a lease while the context starts: it runs after the tables exist. */
@@ -105,7 +111,8 @@ final class Recipes {
 
         UsesHoldfastAtStartup(LockManager locks, Leases leases) {
             locks.tryLock("order", "startup-" + System.nanoTime(), "boot");
-            assertThat(leases.tryAcquire("startup-" + System.nanoTime(), "boot", Duration.ofMinutes(1))).isPresent();
+            assertThat(leases.tryAcquire("startup-" + System.nanoTime(), "boot", Duration.ofMinutes(1)))
+                    .isPresent();
         }
     }
 }

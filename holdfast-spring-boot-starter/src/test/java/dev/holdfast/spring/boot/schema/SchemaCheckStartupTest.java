@@ -36,8 +36,11 @@ class SchemaCheckStartupTest {
 
     private record Names(String locks, String leases) {
         String[] properties() {
-            return new String[] {"holdfast.offline.table=" + locks, "holdfast.lease.table=" + leases,
-                    "holdfast.jdbc.initialize-schema=never"};
+            return new String[] {
+                "holdfast.offline.table=" + locks,
+                "holdfast.lease.table=" + leases,
+                "holdfast.jdbc.initialize-schema=never"
+            };
         }
 
         Map<HoldfastTable, String> tables() {
@@ -54,9 +57,11 @@ class SchemaCheckStartupTest {
 
     private static ApplicationContextRunner runner(TestDatabase db) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class,
-                        HoldfastSchemaCheckAutoConfiguration.class))
-                .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource()));  // the shared pool stays open
+                .withConfiguration(AutoConfigurations.of(
+                        HoldfastAutoConfiguration.class, HoldfastSchemaCheckAutoConfiguration.class))
+                .withBean(
+                        DataSource.class,
+                        () -> new DelegatingDataSource(db.dataSource())); // the shared pool stays open
     }
 
     private static FailureAnalysis analysis(Throwable startupFailure) {
@@ -79,7 +84,8 @@ class SchemaCheckStartupTest {
                     .contains("table " + names.leases() + " is missing")
                     .contains("table " + names.leases() + "_queue is missing")
                     .contains("dev/holdfast/schema/" + db.kind().id() + "/V1_2__holdfast_leases.sql");
-            assertThat(analysis.getAction()).contains("holdfast.jdbc.initialize-schema=always (now never)")
+            assertThat(analysis.getAction())
+                    .contains("holdfast.jdbc.initialize-schema=always (now never)")
                     .contains("dev/holdfast/schema/" + db.kind().id() + "/V1_1__holdfast_locks.sql")
                     .contains("holdfast.jdbc.schema-check=false");
         });
@@ -107,38 +113,55 @@ class SchemaCheckStartupTest {
 
         runner(db).withPropertyValues(names.properties()).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(HoldfastSchemaVerifier.class);
-            assertThat(context.getBean(LeaseService.class).tryAcquire("job", "a", Duration.ofMinutes(1))).isPresent();
+            assertThat(context.getBean(LeaseService.class).tryAcquire("job", "a", Duration.ofMinutes(1)))
+                    .isPresent();
         });
         // created by the starter at this very start: the check runs after the initializer
         Names created = names(db);
-        runner(db).withPropertyValues(created.properties()).withPropertyValues("holdfast.jdbc.initialize-schema=always")
+        runner(db)
+                .withPropertyValues(created.properties())
+                .withPropertyValues("holdfast.jdbc.initialize-schema=always")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(HoldfastSchemaVerifier.class));
     }
 
     @DatabaseTest
     void theCheckTurnedOffStartsWithoutLooking(TestDatabase db) {
         Names names = names(db);
-        runner(db).withPropertyValues(names.properties()).withPropertyValues("holdfast.jdbc.schema-check=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(HoldfastSchemaVerifier.class)
+        runner(db)
+                .withPropertyValues(names.properties())
+                .withPropertyValues("holdfast.jdbc.schema-check=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(HoldfastSchemaVerifier.class)
                         .hasSingleBean(LeaseService.class));
     }
 
     /** An application on a server database whose tables nobody created. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {
-    }
+    static class App {}
 
     @Test
     void aRealStartPrintsTheReport(CapturedOutput output) {
         SpringApplication application = new SpringApplication(App.class);
-        application.setDefaultProperties(Map.of("spring.main.web-application-type", "none",
-                "spring.flyway.enabled", "false", "spring.liquibase.enabled", "false"));
+        application.setDefaultProperties(Map.of(
+                "spring.main.web-application-type",
+                "none",
+                "spring.flyway.enabled",
+                "false",
+                "spring.liquibase.enabled",
+                "false"));
 
-        assertThatThrownBy(() -> application.run("--spring.datasource.url=jdbc:h2:mem:check-" + UUID.randomUUID()
-                + ";DB_CLOSE_DELAY=-1", "--holdfast.jdbc.initialize-schema=never").close());
+        assertThatThrownBy(() -> application
+                .run(
+                        "--spring.datasource.url=jdbc:h2:mem:check-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                        "--holdfast.jdbc.initialize-schema=never")
+                .close());
 
-        assertThat(output).contains("APPLICATION FAILED TO START").contains("Holdfast's tables are missing or outdated")
-                .contains("table holdfast_leases is missing").contains("holdfast.jdbc.initialize-schema=always");
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
+                .contains("Holdfast's tables are missing or outdated")
+                .contains("table holdfast_leases is missing")
+                .contains("holdfast.jdbc.initialize-schema=always");
     }
 }

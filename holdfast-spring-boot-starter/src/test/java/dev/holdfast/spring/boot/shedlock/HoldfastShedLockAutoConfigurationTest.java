@@ -33,10 +33,13 @@ class HoldfastShedLockAutoConfigurationTest {
 
     private static ApplicationContextRunner runner(HikariDataSource pool, TestDatabase db, String leasesTable) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastShedLockAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(HoldfastAutoConfiguration.class, HoldfastShedLockAutoConfiguration.class))
                 .withBean(DataSource.class, () -> pool)
-                .withPropertyValues("holdfast.jdbc.initialize-schema=always",
-                        "holdfast.offline.table=" + db.newTableName("hf_shed_locks"), "holdfast.lease.table=" + leasesTable);
+                .withPropertyValues(
+                        "holdfast.jdbc.initialize-schema=always",
+                        "holdfast.offline.table=" + db.newTableName("hf_shed_locks"),
+                        "holdfast.lease.table=" + leasesTable);
     }
 
     @DatabaseTest
@@ -51,19 +54,27 @@ class HoldfastShedLockAutoConfigurationTest {
                 LockingTaskExecutor executor = new DefaultLockingTaskExecutor(context.getBean(LockProvider.class));
                 AtomicReference<Optional<Lease>> otherWhileRunning = new AtomicReference<>();
 
-                executor.executeWithLock((Runnable) () -> otherWhileRunning.set(
+                executor.executeWithLock(
+                        (Runnable) () -> otherWhileRunning.set(
                                 leases.tryAcquire("nightly-report", "another-node", Duration.ofMinutes(1))),
                         new LockConfiguration(Instant.now(), "nightly-report", Duration.ofMinutes(1), Duration.ZERO));
 
-                assertThat(otherWhileRunning.get()).as("the task ran holding the lease").isEmpty();
-                Lease afterwards = leases.tryAcquire("nightly-report", "another-node", Duration.ofMinutes(1)).orElseThrow();
-                assertThat(afterwards.token()).as("released after the task, after the task's grant").isGreaterThan(1);
+                assertThat(otherWhileRunning.get())
+                        .as("the task ran holding the lease")
+                        .isEmpty();
+                Lease afterwards = leases.tryAcquire("nightly-report", "another-node", Duration.ofMinutes(1))
+                        .orElseThrow();
+                assertThat(afterwards.token())
+                        .as("released after the task, after the task's grant")
+                        .isGreaterThan(1);
                 leases.release(afterwards);
 
                 // A lock whose lease an operator broke cannot be extended: the service's Spring exception, read
                 // by the provider as the loss it is
-                SimpleLock held = context.getBean(LockProvider.class).lock(
-                        new LockConfiguration(Instant.now(), "nightly-report", Duration.ofMinutes(1), Duration.ZERO)).orElseThrow();
+                SimpleLock held = context.getBean(LockProvider.class)
+                        .lock(new LockConfiguration(
+                                Instant.now(), "nightly-report", Duration.ofMinutes(1), Duration.ZERO))
+                        .orElseThrow();
                 assertThat(leases.forceRelease("nightly-report", "operator")).isTrue();
                 assertThat(held.extend(Duration.ofMinutes(2), Duration.ZERO)).isEmpty();
             });
@@ -76,14 +87,23 @@ class HoldfastShedLockAutoConfigurationTest {
         db.dropAfterTest(leasesTable + "_queue");
         LockProvider own = config -> Optional.empty();
         try (HikariDataSource pool = db.newPool(4)) { // closed with its context, as the DataSource bean
-            runner(pool, db, leasesTable).withBean(LockProvider.class, () -> own).run(context -> {
-                assertThat(context).hasNotFailed().hasSingleBean(LockProvider.class).doesNotHaveBean(HoldfastLockProvider.class);
-                assertThat(context.getBean(LockProvider.class)).isSameAs(own);
-            });
+            runner(pool, db, leasesTable)
+                    .withBean(LockProvider.class, () -> own)
+                    .run(context -> {
+                        assertThat(context)
+                                .hasNotFailed()
+                                .hasSingleBean(LockProvider.class)
+                                .doesNotHaveBean(HoldfastLockProvider.class);
+                        assertThat(context.getBean(LockProvider.class)).isSameAs(own);
+                    });
         }
         try (HikariDataSource pool = db.newPool(4)) {
-            runner(pool, db, leasesTable).withClassLoader(new FilteredClassLoader(HoldfastLockProvider.class)).run(context ->
-                    assertThat(context).hasNotFailed().doesNotHaveBean(LockProvider.class).hasSingleBean(LeaseService.class));
+            runner(pool, db, leasesTable)
+                    .withClassLoader(new FilteredClassLoader(HoldfastLockProvider.class))
+                    .run(context -> assertThat(context)
+                            .hasNotFailed()
+                            .doesNotHaveBean(LockProvider.class)
+                            .hasSingleBean(LeaseService.class));
         }
     }
 }

@@ -11,8 +11,13 @@ class ProblemPageTest {
 
     @Test
     void valuesAreEscapedAndNeverReadAsPlaceholders() {
-        String html = new ProblemPage("lock-problem", "no-lock", "Title <b>${detail}</b>", "Detail ${title} & ${nothing}",
-                List.of("<script>alert(1)</script>", "${items}")).html();
+        String html = new ProblemPage(
+                        "lock-problem",
+                        "no-lock",
+                        "Title <b>${detail}</b>",
+                        "Detail ${title} & ${nothing}",
+                        List.of("<script>alert(1)</script>", "${items}"))
+                .html();
         assertThat(html)
                 .contains("<main data-page=\"lock-problem\" data-code=\"no-lock\">")
                 .contains("<h1>Title &lt;b&gt;&#36;{detail}&lt;/b&gt;</h1>")

@@ -2,10 +2,10 @@ package dev.holdfast.spring.boot.web;
 
 import dev.holdfast.jdbc.SchemaInstaller;
 import dev.holdfast.jdbc.dialect.Dialect;
-import dev.holdfast.spring.boot.HoldfastExceptionTranslator;
 import dev.holdfast.optimistic.Assignments;
 import dev.holdfast.optimistic.VersionedTable;
 import dev.holdfast.optimistic.offline.OptimisticOfflineLock;
+import dev.holdfast.spring.boot.HoldfastExceptionTranslator;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,8 +50,12 @@ class VersionConflictWebTest {
     class ItemController {
         @PostMapping("/items/{id}/rename")
         @ResponseBody
-        String rename(@PathVariable long id, @RequestParam(required = false) String version, @RequestParam String name,
-                      @RequestParam(defaultValue = "false") boolean spring) throws Exception {
+        String rename(
+                @PathVariable long id,
+                @RequestParam(required = false) String version,
+                @RequestParam String name,
+                @RequestParam(defaultValue = "false") boolean spring)
+                throws Exception {
             long seen = ClientVersion.parse(version).value();
             try (Connection c = jdbc.getDataSource().getConnection()) {
                 return "version " + items.update(c, id, seen, "kim", Assignments.of("name", name));
@@ -82,9 +86,11 @@ class VersionConflictWebTest {
         items = VersionedTable.builder("item").dialect(Dialect.H2).build();
         offline = OptimisticOfflineLock.builder(new byte[32]).table(items).build();
         mvc = MockMvcBuilders.standaloneSetup(new ItemController())
-                .setControllerAdvice(new VersionConflictExceptionHandler(null, e -> conflicts.add(e.getMessage()))).build();
+                .setControllerAdvice(new VersionConflictExceptionHandler(null, e -> conflicts.add(e.getMessage())))
+                .build();
         mvcWithView = MockMvcBuilders.standaloneSetup(new ItemController())
-                .setControllerAdvice(new VersionConflictExceptionHandler("conflict")).build();
+                .setControllerAdvice(new VersionConflictExceptionHandler("conflict"))
+                .build();
     }
 
     private String row() {
@@ -94,7 +100,8 @@ class VersionConflictWebTest {
     @Test
     void theCurrentVersionSaves() throws Exception {
         mvc.perform(post("/items/1/rename").param("version", " 3 ").param("name", "pot"))
-                .andExpect(status().isOk()).andExpect(content().string("version 4"));
+                .andExpect(status().isOk())
+                .andExpect(content().string("version 4"));
         assertThat(row()).isEqualTo("pot@4");
     }
 
@@ -107,7 +114,10 @@ class VersionConflictWebTest {
             mvc.perform(post("/items/1/rename").param("version", bad).param("name", "pot"))
                     .andExpect(status().isBadRequest());
         }
-        mvc.perform(post("/items/1/rename").param("version", "abc").param("name", "pot").header("Accept", "application/json"))
+        mvc.perform(post("/items/1/rename")
+                        .param("version", "abc")
+                        .param("name", "pot")
+                        .header("Accept", "application/json"))
                 .andExpect(status().isBadRequest())
                 .andExpect(content().contentTypeCompatibleWith("application/problem+json"))
                 .andExpect(jsonPath("$.code").value("bad-version"));
@@ -123,7 +133,10 @@ class VersionConflictWebTest {
                 .andExpect(content().string(containsString("item 1 was modified by alice at")))
                 .andExpect(content().string(containsString("version 3, you had 2")));
         // translated to Spring's OptimisticLockingFailureException on the way: the same answer
-        mvc.perform(post("/items/1/rename").param("version", "2").param("name", "pot").param("spring", "true")
+        mvc.perform(post("/items/1/rename")
+                        .param("version", "2")
+                        .param("name", "pot")
+                        .param("spring", "true")
                         .header("Accept", "application/json"))
                 .andExpect(status().isConflict())
                 .andExpect(content().contentTypeCompatibleWith("application/problem+json"))
@@ -133,9 +146,13 @@ class VersionConflictWebTest {
                 .andExpect(jsonPath("$.staleRows[0].currentVersion").value(3))
                 .andExpect(jsonPath("$.staleRows[0].modifiedBy").value("alice"))
                 .andExpect(jsonPath("$.staleRows[0].modified").isString());
-        var result = mvcWithView.perform(post("/items/1/rename").param("version", "1").param("name", "pot"))
-                .andExpect(status().isConflict()).andExpect(view().name("conflict")).andReturn();
-        VersionProblem problem = (VersionProblem) result.getModelAndView().getModel().get("versionProblem");
+        var result = mvcWithView
+                .perform(post("/items/1/rename").param("version", "1").param("name", "pot"))
+                .andExpect(status().isConflict())
+                .andExpect(view().name("conflict"))
+                .andReturn();
+        VersionProblem problem =
+                (VersionProblem) result.getModelAndView().getModel().get("versionProblem");
         assertThat(problem.staleRows()).singleElement().satisfies(r -> {
             assertThat(r.expectedVersion()).isEqualTo(1);
             assertThat(r.current().modifiedBy()).isEqualTo("alice");
@@ -156,7 +173,8 @@ class VersionConflictWebTest {
                     .andExpect(content().string(containsString("The form was altered")));
         }
         mvc.perform(post("/items/1/confirm").param("state", altered).header("Accept", "application/json"))
-                .andExpect(status().isBadRequest()).andExpect(jsonPath("$.code").value("tampered-state"));
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.code").value("tampered-state"));
         assertThat(row()).isEqualTo("kettle@3");
         mvc.perform(post("/items/1/confirm").param("state", state)).andExpect(status().isOk());
         assertThat(row()).isEqualTo("confirmed@4");
