@@ -366,7 +366,7 @@ class LeaseContractTest {
      * inside it the setting is off, and the session keeps {@code on} afterwards.
      */
     @DatabaseTest(only = TestDatabase.Kind.POSTGRESQL)
-    void fastReleaseIsScopedToItsOwnTransaction(TestDatabase db) throws Exception {
+    void relaxedReleaseIsScopedToItsOwnTransaction(TestDatabase db) throws Exception {
         String table = install(db);
         var pool = db.newPool(1);
         try (LeaseService leases = service(pool, table)) {

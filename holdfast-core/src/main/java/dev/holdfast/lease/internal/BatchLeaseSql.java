@@ -25,9 +25,9 @@ public interface BatchLeaseSql {
      * live), locking the rows in name order; returns the name of each released row and whether a
      * waiter may be queued for it. Binds as {@link #bindsArrays}, on MariaDB after the names alone.
      *
-     * @param fast PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
+     * @param relaxed PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
-    String releaseAllSql(int rows, boolean fast);
+    String releaseAllSql(int rows, boolean relaxed);
 
     /**
      * How batch statements bind: three arrays (names, owners, then ttl micros or tokens) where true,

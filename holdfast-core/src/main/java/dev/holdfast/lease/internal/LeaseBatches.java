@@ -60,7 +60,7 @@ public final class LeaseBatches {
     private final DataSource dataSource;
     private final LeaseStore store;
     private final Retry races;
-    private final boolean fastRelease;
+    private final boolean relaxedRelease;
     private final Batcher<LeaseStore.Acquire, Optional<LeaseRow>> acquires;
     private final Batcher<LeaseStore.Release, Boolean> releases;
     private final BatchSlots acquireSlots;
@@ -119,7 +119,7 @@ public final class LeaseBatches {
             DataSource dataSource,
             LeaseStore store,
             Retry races,
-            boolean fastRelease,
+            boolean relaxedRelease,
             int maxInFlight,
             int overlapAt,
             BatchMode mode,
@@ -128,7 +128,7 @@ public final class LeaseBatches {
         this.dataSource = dataSource;
         this.store = store;
         this.races = races;
-        this.fastRelease = fastRelease;
+        this.relaxedRelease = relaxedRelease;
         this.single = single;
         this.lone = lone;
         if (mode == BatchMode.OFF) {
@@ -287,7 +287,7 @@ public final class LeaseBatches {
             released = races.autocommit(dataSource, null, () -> "releasing " + batch.size() + " leases", c -> {
                 handOffFailures.clear();
                 boolean autoCommit = c.getAutoCommit();
-                Map<String, Boolean> rows = store.releaseAll(c, batch, fastRelease && autoCommit);
+                Map<String, Boolean> rows = store.releaseAll(c, batch, relaxedRelease && autoCommit);
                 for (Map.Entry<String, Boolean> row : rows.entrySet()) {
                     if (!row.getValue()) {
                         continue;

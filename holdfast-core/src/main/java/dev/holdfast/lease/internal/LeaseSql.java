@@ -79,9 +79,9 @@ public abstract class LeaseSql {
      *
      * @param withToken    whether only the grant with a given token is matched (else any of the owner's)
      * @param heldAtLeast  whether the lease stays held until a minimum hold from its grant ({@link #releasedExpiry})
-     * @param fast         PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
+     * @param relaxed         PostgreSQL: commit without waiting for the WAL flush (ignored elsewhere)
      */
-    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
+    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean relaxed) {
         return "UPDATE " + table + " SET broken_by = NULL, broken_at = NULL, expires_at = "
                 + releasedExpiry(heldAtLeast)
                 + " WHERE name = ? AND owner = ?" + (withToken ? " AND token = ?" : "")

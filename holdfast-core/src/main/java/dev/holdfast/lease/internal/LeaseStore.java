@@ -64,8 +64,8 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
         return false;
     }
 
-    private static int releaseForm(boolean withToken, boolean heldAtLeast, boolean fast) {
-        return (withToken ? 4 : 0) | (heldAtLeast ? 2 : 0) | (fast ? 1 : 0);
+    private static int releaseForm(boolean withToken, boolean heldAtLeast, boolean relaxed) {
+        return (withToken ? 4 : 0) | (heldAtLeast ? 2 : 0) | (relaxed ? 1 : 0);
     }
 
     /** The grant, or empty if the lease is live (see {@link LeaseSql#acquireSql}). */
@@ -191,18 +191,18 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      * Expires the caller's live grant; true if it was held.
      *
      * @param token null to match any grant of {@code owner}
-     * @param fast  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     * @param relaxed  PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
     public boolean release(
             Connection c,
             String name,
             String owner,
             @Nullable Long token,
-            boolean fast,
+            boolean relaxed,
             @Nullable Long heldAtLeastMicros)
             throws SQLException {
         boolean withHandOff = contended.contains(name);
-        String release = releases[releaseForm(token != null, heldAtLeastMicros != null, fast && !withHandOff)];
+        String release = releases[releaseForm(token != null, heldAtLeastMicros != null, relaxed && !withHandOff)];
         Binder bind = ps -> {
             int i = 1;
             if (heldAtLeastMicros != null) {
@@ -301,10 +301,10 @@ public abstract sealed class LeaseStore permits PgLeaseStore, MariaDbLeaseStore,
      * ({@link BatchLeaseSql#releaseAllSql}): for each name it released, whether a waiter may be queued
      * (the caller then {@link #handOff hands off}); a name it did not release is absent.
      *
-     * @param fast PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
+     * @param relaxed PostgreSQL only: commit without waiting for the WAL flush (caller checked it is safe)
      */
-    public Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean fast) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(batches().releaseAllSql(batch.size(), fast))) {
+    public Map<String, Boolean> releaseAll(Connection c, List<Release> batch, boolean relaxed) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(batches().releaseAllSql(batch.size(), relaxed))) {
             List<String> names = batch.stream().map(Release::name).toList();
             int first = 1;
             if (!batches().bindsArrays()) {

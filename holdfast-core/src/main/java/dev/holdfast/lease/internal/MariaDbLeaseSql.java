@@ -276,8 +276,8 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * minimum hold, as on every database (it hands nothing on).
      */
     @Override
-    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
-        return super.releaseSql(withToken, heldAtLeast, fast)
+    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean relaxed) {
+        return super.releaseSql(withToken, heldAtLeast, relaxed)
                 + (heldAtLeast ? "" : " AND (waiters_until IS NULL OR waiters_until <= UTC_TIMESTAMP(6))");
     }
 
@@ -430,7 +430,7 @@ final class MariaDbLeaseSql extends PollingLeaseSql implements BatchLeaseSql {
      * ({@code waiters_until}, as {@link #releaseSql}) is left alone: its release goes on its own, and hands it on.
      */
     @Override
-    public String releaseAllSql(int rows, boolean fast) {
+    public String releaseAllSql(int rows, boolean relaxed) {
         return releaseAll.computeIfAbsent(
                 rows,
                 n -> "INSERT INTO " + table + " (name, owner, token, acquired_at, expires_at)"

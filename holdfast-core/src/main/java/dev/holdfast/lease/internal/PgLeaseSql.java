@@ -352,7 +352,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * {@code <length of name>:<name><waiter id> <token> <acquired µs> <expires µs>}, epoch
      * microseconds), so the waiter learns of a grant that is
      * already committed, with no statement of its own. That commit is durable, as every grant's,
-     * and flushes a fast release before it. Only a waiter whose listener connection still listens
+     * and flushes a relaxed release before it. Only a waiter whose listener connection still listens
      * ({@link #listenerAlive}) is handed the lease: a crashed process is not, and
      * the first waiter is not handed the lease (nor heard: its listener's channel has nobody, or it has
      * none), keeping the queue's order; it takes the lease at its next attempt, at once when its
@@ -366,7 +366,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * A release or force-release ({@code update}, in its durable form: a fast release would turn
+     * A release or force-release ({@code update}, in its durable form: a relaxed release would turn
      * the hand-off's grant down to {@code on} from a stronger session setting) and the hand-off in
      * one round trip. The update marks the transaction when it matched ({@link #RELEASED}, a
      * column of its own after the row's), and the hand-off does nothing without that mark: a
@@ -429,7 +429,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
     }
 
     /**
-     * Returns the released row's token and whether a waiter may be queued; with {@code fast},
+     * Returns the released row's token and whether a waiter may be queued; with {@code relaxed},
      * commits without waiting for the WAL flush.
      *
      * <p>A release learns from its own row whether anyone waits: every refused queued attempt raises
@@ -440,12 +440,12 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * snapshot) would miss. Nobody waiting costs the release nothing more than this column.
      */
     @Override
-    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean fast) {
+    public String releaseSql(boolean withToken, boolean heldAtLeast, boolean relaxed) {
         return "UPDATE " + table + " AS l SET broken_by = NULL, broken_at = NULL, handed_to = NULL, expires_at = "
                 + releasedExpiry(heldAtLeast) + " WHERE l.name = ? AND l.owner = ?"
                 + (withToken ? " AND l.token = ?" : "") + " AND l.expires_at > clock_timestamp()"
                 + " RETURNING l.token, l.waiters_until > clock_timestamp()"
-                + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
+                + (relaxed ? ", set_config('synchronous_commit', 'off', true)" : "");
     }
 
     @Override
@@ -471,7 +471,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
      * whatever join the planner picks for the update, two batches cannot deadlock.
      */
     @Override
-    public String releaseAllSql(int rows, boolean fast) {
+    public String releaseAllSql(int rows, boolean relaxed) {
         return "WITH b AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS b(name, owner, token)),"
                 + " k AS (SELECT l.name FROM " + table
                 + " l WHERE l.name IN (SELECT name FROM b) ORDER BY l.name FOR UPDATE)"
@@ -479,7 +479,7 @@ public final class PgLeaseSql extends LeaseSql implements BatchLeaseSql {
                 + " expires_at = l.acquired_at FROM b, k WHERE l.name = b.name AND k.name = b.name"
                 + " AND l.owner = b.owner AND l.token = b.token AND l.expires_at > clock_timestamp()"
                 + " RETURNING l.name, l.waiters_until > clock_timestamp()"
-                + (fast ? ", set_config('synchronous_commit', 'off', true)" : "");
+                + (relaxed ? ", set_config('synchronous_commit', 'off', true)" : "");
     }
 
     @Override

@@ -85,8 +85,8 @@ final class Releases {
     /** Releases in one statement (and hands off to a waiter); true if the grant was held. */
     boolean releasedInDatabase(String name, String owner, @Nullable Long token, @Nullable Long heldAtLeastMicros) {
         return calls.call("releasing", name, c -> {
-            boolean fast = relaxed && c.getAutoCommit();
-            return store.release(c, name, owner, token, fast, heldAtLeastMicros);
+            boolean relaxedNow = relaxed && c.getAutoCommit();
+            return store.release(c, name, owner, token, relaxedNow, heldAtLeastMicros);
         });
     }
 
