@@ -204,7 +204,7 @@ final class LeaseFixture {
     /**
      * MariaDB: waits until the {@link #lockAsync} call of {@code owner} sleeps until a wake-up, its attempt done: a
      * published queue entry alone does not say that the attempt that published it has returned (one still in flight
-     * would find a hand-off itself, and take it without the wake-up). Asleep: parked until rung, or in the watch it
+     * would find a hand-off itself, and take it without the wake-up). Asleep: parked until woken, or in the watch it
      * runs itself on its service's wake-up connection (a kill ends it, and a hand-off before it is found by it).
      */
     static void awaitAsleepUntilWoken(String owner) {

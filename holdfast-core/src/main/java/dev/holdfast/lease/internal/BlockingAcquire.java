@@ -127,7 +127,7 @@ public final class BlockingAcquire {
                 boolean joined = queued; // a waiter that never joined the queue has no entry to leave on a grant
                 // Releases hand the lease only to a waiter whose notification a live listener will deliver
                 // (MariaDB: whose service's wake-up connection is alive).
-                Integer listener = wakeUps.listener(wakeUp);
+                Integer listener = wakeUps.wakeUpConnection(wakeUp);
                 // A polling waiter refreshes its entry once a quarter of its life has passed, not at every
                 // look: a MariaDB waiter whose wake-up connection watches looks every 50 ms, and each refresh is a
                 // commit to flush.

@@ -30,7 +30,7 @@ final class LocalPollers {
         ConcurrentLinkedDeque<Waiter> deque = byName.get(name);
         Waiter oldest = deque == null ? null : deque.peekFirst();
         if (oldest != null) {
-            oldest.rung.set(true);
+            oldest.lookNow.set(true);
             oldest.signal.release();
         }
     }
@@ -54,7 +54,7 @@ final class LocalPollers {
     void wakeAll() {
         byName.values()
                 .forEach(deque -> deque.forEach(w -> {
-                    w.rung.set(true);
+                    w.lookNow.set(true);
                     w.signal.release();
                 }));
     }

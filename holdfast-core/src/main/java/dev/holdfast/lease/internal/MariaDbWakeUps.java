@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  *
  * <p><b>Who watches.</b> A waiting call itself, in turn ({@link #await}): the call that finds the connection free
  * runs the watch (it leads), so that a grant handed to it reaches it without a hop to another thread; the other
- * waiting calls of the service wait until the leader rings them, with a grant it read for them or with the turn
+ * waiting calls of the service wait until the leader wakes them, with a grant it read for them or with the turn
  * when it goes. A leader watches until its own grant comes, its wait ends or the thread asks for a turn. A daemon
  * thread per service does the rest between turns: it borrows and replaces the connections, leaves the queue entries
  * of granted waiters ({@link GrantedEntries}) and reads, for a grant a leader took itself, whom that grant's release
@@ -62,7 +62,7 @@ final class MariaDbWakeUps extends WakeUps {
     private final WakeUpConnection connection;
     /** Who runs statements on the connection: the thread, or a waiting call that watches. */
     private final ReentrantLock turn = new ReentrantLock();
-    /** Waiting calls of this service in {@link #await}: whoever lets go of the turn rings the oldest, which leads next. */
+    /** Waiting calls of this service in {@link #await}: whoever lets go of the turn wakes the oldest, which leads next. */
     private final ConcurrentLinkedDeque<Waiter> followers = new ConcurrentLinkedDeque<>();
 
     /** Whether anything changed that the thread should look at (guarded by this). */
@@ -111,7 +111,7 @@ final class MariaDbWakeUps extends WakeUps {
     /** A call of this service waits (polling): the connection is borrowed if it is not up. */
     private synchronized void waiting() {
         if (!watching) {
-            poke();
+            wakeThread();
         }
     }
 
@@ -119,7 +119,7 @@ final class MariaDbWakeUps extends WakeUps {
     @Override
     synchronized void leave(GrantedEntries.Leave entry) {
         entries.add(entry);
-        poke();
+        wakeThread();
     }
 
     /** Whether the service has its wake-up connection now: else a granted waiter leaves the queue itself. */
@@ -149,12 +149,12 @@ final class MariaDbWakeUps extends WakeUps {
     /** The id waiters publish so that a release may hand them the lease, or null. */
     @Override
     @Nullable
-    Integer listener(Waiter w) {
+    Integer wakeUpConnection(Waiter w) {
         return connection.listener();
     }
 
     /**
-     * Waits until a wake-up rings {@code w}, or its poll is due: {@code pollNanos} from now, or
+     * Waits until a wake-up comes for {@code w}, or its poll is due: {@code pollNanos} from now, or
      * {@code safetyNanos} while the wake-up connection is up; never past {@code deadline}. While the
      * connection is up, the waiter watches on it itself when it is its turn ({@link #await}).
      */
@@ -181,9 +181,9 @@ final class MariaDbWakeUps extends WakeUps {
 
     /**
      * Waits at most {@code nanos} for a wake-up of {@code me}, a waiting call of this service that {@link #follow}s:
-     * watches on the connection itself if it is up and free (leads), else waits to be rung.
+     * watches on the connection itself if it is up and free (leads), else waits to be woken.
      *
-     * @return whether it was rung (a grant was handed to it, or it should look now)
+     * @return whether it was woken to look (a grant was handed to it, or it should look now)
      */
     private boolean await(Waiter me, long nanos) throws InterruptedException {
         long until = System.nanoTime() + nanos;
@@ -197,10 +197,10 @@ final class MariaDbWakeUps extends WakeUps {
             return false;
         }
         me.signal.drainPermits();
-        return me.rung.getAndSet(false);
+        return me.lookNow.getAndSet(false);
     }
 
-    /** {@code me} waits from now on: whoever lets go of the turn rings it, so that it may lead. */
+    /** {@code me} waits from now on: whoever lets go of the turn wakes it, so that it may lead. */
     private void follow(Waiter me) {
         followers.addLast(me);
     }
@@ -211,7 +211,7 @@ final class MariaDbWakeUps extends WakeUps {
     }
 
     /**
-     * Watches for {@code me} until it is rung or {@code until} passes, if it may take the turn: true if rung. False at
+     * Watches for {@code me} until it is woken or {@code until} passes, if it may take the turn: true if woken. False at
      * once if it may not (the connection is not up, or another has the turn), and after a failure, which it leaves
      * to the thread.
      */
@@ -227,11 +227,11 @@ final class MariaDbWakeUps extends WakeUps {
             while (true) {
                 try {
                     readIfKilled(me);
-                    if (me.rung.getAndSet(false)) {
+                    if (me.lookNow.getAndSet(false)) {
                         return true;
                     }
                     long left = until - System.nanoTime();
-                    // The thread waits for its turn (entries to leave, say): it rings this call back when done.
+                    // The thread waits for its turn (entries to leave, say): it wakes this call when done.
                     if (left < MIN_WATCH_NANOS
                             || closed
                             || turn.hasQueuedThreads()
@@ -260,14 +260,14 @@ final class MariaDbWakeUps extends WakeUps {
         } catch (SQLException | RuntimeException e) {
             failure = e instanceof SQLException s ? s : new SQLException(e);
             setWatching(false);
-            poke();
+            wakeThread();
             return false;
         } finally {
             letGo(me);
         }
     }
 
-    /** Lets go of the turn and rings the oldest waiting call other than {@code self}: it may lead now. */
+    /** Lets go of the turn and wakes the oldest waiting call other than {@code self}: it may lead now. */
     private void letGo(@Nullable Waiter self) {
         turn.unlock();
         if (watching && !turn.isLocked()) {
@@ -280,7 +280,7 @@ final class MariaDbWakeUps extends WakeUps {
         }
     }
 
-    private synchronized void poke() {
+    private synchronized void wakeThread() {
         changed = true;
         if (thread == null && !closed) {
             Thread t = new Thread(this::run, "holdfast-lease-wake-ups-" + sql.table);
@@ -391,7 +391,7 @@ final class MariaDbWakeUps extends WakeUps {
             return connection.isOpen() ? IDLE_NANOS : TimeUnit.SECONDS.toNanos(10);
         }
         long unpublished = unpublishedUntil - System.nanoTime();
-        if (!connection.isOpen() && unpublished > 0) { // a waiter's poke does not hurry this
+        if (!connection.isOpen() && unpublished > 0) { // a waiter waking the thread does not hurry it this
             setWatching(false);
             return unpublished;
         }
@@ -432,7 +432,7 @@ final class MariaDbWakeUps extends WakeUps {
             Waiter waiter = pollers.find(h.name(), h.waiter());
             if (waiter != null && waiter.handed() == null) {
                 waiter.hand(h.grant());
-                waiter.rung.set(true);
+                waiter.lookNow.set(true);
                 if (waiter == leader) {
                     own = true;
                 } else {
@@ -444,7 +444,7 @@ final class MariaDbWakeUps extends WakeUps {
         seen = handed;
         if (own) {
             toReadNext.addAll(given);
-            poke();
+            wakeThread();
         } else {
             readNext(given);
         }

@@ -137,7 +137,7 @@ public final class PgWakeUps extends WakeUps {
 
     @Override
     @Nullable
-    Integer listener(Waiter w) {
+    Integer wakeUpConnection(Waiter w) {
         return w.notified ? listenerPid() : null;
     }
 

@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Waiter {
 
-    /** Released by a wake-up: the call decides again how long to wait, and looks if {@link #rung}. */
+    /** Released by a wake-up: the call decides again how long to wait, and looks if {@link #lookNow}. */
     final Semaphore signal = new Semaphore(0);
     /** Set by a wake-up that says "look again now"; a bare {@link #signal} only asks to re-decide the wait. */
-    final AtomicBoolean rung = new AtomicBoolean();
+    final AtomicBoolean lookNow = new AtomicBoolean();
     /** The call's waiter id (its queue entry), or null for a call that does not queue. */
     final @Nullable String id;
     /** Whether notifications wake it (PostgreSQL's listener); else it polls, and its service's releases wake it. */

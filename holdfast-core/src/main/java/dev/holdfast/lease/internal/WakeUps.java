@@ -38,9 +38,13 @@ abstract sealed class WakeUps implements AutoCloseable permits PgWakeUps, MariaD
         }
     }
 
-    /** The id {@code w} publishes in its queue entry now, so that a release may hand it the lease; null: none will. */
+    /**
+     * The id of the wake-up connection that {@code w} publishes in its queue entry now (PostgreSQL: the
+     * listener's backend pid; MariaDB: the wake-up connection's id), so that a release may hand it the
+     * lease; null: none will.
+     */
     @Nullable
-    Integer listener(Waiter w) {
+    Integer wakeUpConnection(Waiter w) {
         return null;
     }
 
