@@ -4,9 +4,9 @@ import dev.holdfast.lease.internal.BatchMode;
 
 /**
  * Whether a {@link LeaseService} commits concurrent calls together ({@link LeaseService.Builder#batching}).
- * One of {@link #OFF} (the default), {@link #CONCURRENT} or {@link #ADAPTIVE}; both batching modes are
- * opt-in. Batching applies on PostgreSQL and MariaDB; on H2 (embedded, where a statement costs no round
- * trip) every mode runs as {@link #OFF}. With {@link #OFF} the service builds no batching machinery:
+ * One of {@link #OFF} (the default) or {@link #CONCURRENT}, which is opt-in. Batching applies on
+ * PostgreSQL and MariaDB; on H2 (embedded, where a statement costs no round trip) {@link #CONCURRENT} runs as
+ * {@link #OFF}. With {@link #OFF} the service builds no batching machinery:
  * every call sends its own single-row statement. {@link LeaseService#batchingStats()} says whether
  * batching engaged.
  *
@@ -31,43 +31,21 @@ import dev.holdfast.lease.internal.BatchMode;
  * concurrent commits. It pays off with many concurrent callers on a slow-flushing database and can
  * lose elsewhere; measure with your workload.
  *
- * <p><b>Adaptive.</b> As concurrent while batching is measured to pay: short epochs (64 acquires) of
- * batching and of sending each call alone, as without batching, alternate in 16 pairs (2 when both
- * find the same mode faster by more than a quarter, 4 when each of the first 4 finds it faster by more
- * than a tenth; calls alone sooner, after 1 pair that finds them faster by more than half or 2 by more
- * than a tenth; an epoch in which calls paused is run again); the faster (batching only if at
- * least 2 % faster) then runs 128 epochs, twice as many after each comparison that chose as the one
- * before (up to 2,048), and the comparison runs again. Comparisons run only while acquires overlap: an
- * epoch whose acquires found fewer than two others in flight on average when they arrived (one or two
- * threads, a few that hold their leases a while) ends a comparison or a hold of batching, calls go
- * alone for a hold, and after it the first epoch that found enough starts a comparison. A call sent
- * alone goes straight to the database on its own thread, as without batching. While
- * batching, an acquire batch that could start waits for threads expected back with their next
- * acquire, only as long as their measured return makes it pay: a thread is waited for only if it came
- * back within the window the last time (a thread that holds its lease a while, or was late once, is
- * not), the window is at most half the measured time of an acquire statement and an eighth of the
- * time threads take from one acquire to their next, and a wait that ran out with a thread not back
- * stops all waiting for a number of batches (doubling with each such wait, up to 64). There is no
- * linger to set.
- *
- * <p>In every mode a release never lingers and never waits for an acquire: it waits at most for the
- * release statements in flight, then goes in the next.
+ * <p>A release never waits for an acquire: it waits at most for the release statements in flight, then
+ * goes in the next.
  */
 public enum Batching {
 
     /** Every call is a statement of its own. */
     OFF,
     /** Calls that queue while a statement of their kind is in flight go together in the next. */
-    CONCURRENT,
-    /** As {@link #CONCURRENT} while measured faster than calls alone; acquire batches wait for threads only while that pays. */
-    ADAPTIVE;
+    CONCURRENT;
 
     /** The internals' name of this mode. */
     BatchMode mode() {
         return switch (this) {
             case OFF -> BatchMode.OFF;
             case CONCURRENT -> BatchMode.CONCURRENT;
-            case ADAPTIVE -> BatchMode.ADAPTIVE;
         };
     }
 }

@@ -8,30 +8,22 @@ import dev.holdfast.lease.internal.LeaseProbe;
  * off (and on H2, where it always is) and cohort hand-off is off.
  *
  * <p>How to read it: {@link #acquireCallsPerStatement()} (or releases') of 1.0 means batching never engaged
- * (every call went alone: no concurrent calls, or {@link Batching#ADAPTIVE} measured calls alone as faster);
- * 8.0 means eight calls shared each commit on average. {@link #lingerNanos()} is
- * the time calls waited only for threads expected to come back, summed over calls: 0 where no batch ever
- * lingered. {@link #cohortHandOffs()} 0 while {@code acquire} callers wait means cohort hand-off passed
+ * (every call went alone: no concurrent calls); 8.0 means eight calls shared each commit on average.
+ * {@link #cohortHandOffs()} 0 while {@code acquire} callers wait means cohort hand-off passed
  * nothing on in memory, for example because each thread acquires under an owner of its own.
  *
  * @param acquireCalls      {@code tryAcquire} calls sent through the batches
  * @param acquireStatements acquire statements those calls took
  * @param releaseCalls      {@code release(lease)} calls sent through the batches
  * @param releaseStatements release statements those calls took
- * @param lingerNanos       nanoseconds calls waited for a batch to linger, summed over the calls
  * @param cohortHandOffs    leases passed on in memory to a waiting call of the same owner
  */
 public record BatchingStats(
-        long acquireCalls,
-        long acquireStatements,
-        long releaseCalls,
-        long releaseStatements,
-        long lingerNanos,
-        long cohortHandOffs) {
+        long acquireCalls, long acquireStatements, long releaseCalls, long releaseStatements, long cohortHandOffs) {
 
     static BatchingStats of(LeaseProbe probe) {
         long[] b = probe.batchCounts();
-        return new BatchingStats(b[0], b[1], b[2], b[3], b[4], probe.cohortHandOffs());
+        return new BatchingStats(b[0], b[1], b[2], b[3], probe.cohortHandOffs());
     }
 
     /** {@return acquire calls per acquire statement; 0 if none was sent} */

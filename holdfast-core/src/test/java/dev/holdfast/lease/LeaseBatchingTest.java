@@ -294,53 +294,51 @@ public class LeaseBatchingTest {
 
     /**
      * Issue 31, item 4: a release never waits for a batch longer than a statement. An acquire is stuck in
-     * its statement (the gate holds it, as a row lock elsewhere would), with the releasing thread known to
-     * come back at once (so an adaptive acquire batch may wait for it);
+     * its statement (the gate holds it, as a row lock elsewhere would);
      * releases of the same service still go to the database and complete while the acquire is stuck, and
      * a release that finds another in flight goes in the very next statement.
      */
     @DatabaseTest(only = {POSTGRESQL, MARIADB})
-    void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatementInEveryMode(TestDatabase db) throws Exception {
+    void aReleaseCompletesWhileAnAcquireOfItsServiceIsStuckInItsStatement(TestDatabase db) throws Exception {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
-        for (Batching batching : List.of(Batching.ADAPTIVE, Batching.CONCURRENT)) {
-            try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate))
-                    .table(table)
-                    .batching(batching)
-                    .tune(t -> t.batchLoneCalls(true))
-                    .build()) {
-                List<Lease> mine = new ArrayList<>();
-                for (int i = 0; i < 3; i++) { // one thread back at once each time: may be waited for, adaptively
-                    mine.add(leases.tryAcquire("mine-" + i, "me", LONG).orElseThrow());
-                }
-                CountDownLatch entered = new CountDownLatch(1);
-                CountDownLatch open = new CountDownLatch(1);
-                gate.arm(entered, open);
-                CompletableFuture<Object> stuck = onItsOwnThread(() -> leases.tryAcquire("slow", "me", LONG));
-                assertThat(entered.await(10, TimeUnit.SECONDS))
-                        .as("the acquire's statement started")
-                        .isTrue();
-
-                assertThat(release(leases, mine.get(0)))
-                        .as(batching + ": released while the acquire is stuck")
-                        .isEqualTo("released");
-                List<CompletableFuture<Object>> together = List.of(
-                        onItsOwnThread(() -> release(leases, mine.get(1))),
-                        onItsOwnThread(() -> release(leases, mine.get(2))));
-                for (CompletableFuture<Object> release : together) {
-                    assertThat(release.get(20, TimeUnit.SECONDS)).isEqualTo("released");
-                }
-                assertThat(stuck)
-                        .as(batching + ": the acquire is still in its statement")
-                        .isNotDone();
-                for (Lease released : mine) {
-                    Lease row = leases.find(released.name()).orElseThrow();
-                    assertThat(row.expiresAt()).as("released in the database").isEqualTo(row.acquiredAt());
-                }
-                open.countDown();
-                assertThat(granted(stuck.get(20, TimeUnit.SECONDS)).name()).isEqualTo("slow");
-                leases.release(leases.find("slow").orElseThrow());
+        Batching batching = Batching.CONCURRENT;
+        try (LeaseService leases = LeaseService.builder(LeaseFixture.hooked(db.newPool(6), gate))
+                .table(table)
+                .batching(batching)
+                .tune(t -> t.batchLoneCalls(true))
+                .build()) {
+            List<Lease> mine = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                mine.add(leases.tryAcquire("mine-" + i, "me", LONG).orElseThrow());
             }
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch open = new CountDownLatch(1);
+            gate.arm(entered, open);
+            CompletableFuture<Object> stuck = onItsOwnThread(() -> leases.tryAcquire("slow", "me", LONG));
+            assertThat(entered.await(10, TimeUnit.SECONDS))
+                    .as("the acquire's statement started")
+                    .isTrue();
+
+            assertThat(release(leases, mine.get(0)))
+                    .as(batching + ": released while the acquire is stuck")
+                    .isEqualTo("released");
+            List<CompletableFuture<Object>> together = List.of(
+                    onItsOwnThread(() -> release(leases, mine.get(1))),
+                    onItsOwnThread(() -> release(leases, mine.get(2))));
+            for (CompletableFuture<Object> release : together) {
+                assertThat(release.get(20, TimeUnit.SECONDS)).isEqualTo("released");
+            }
+            assertThat(stuck)
+                    .as(batching + ": the acquire is still in its statement")
+                    .isNotDone();
+            for (Lease released : mine) {
+                Lease row = leases.find(released.name()).orElseThrow();
+                assertThat(row.expiresAt()).as("released in the database").isEqualTo(row.acquiredAt());
+            }
+            open.countDown();
+            assertThat(granted(stuck.get(20, TimeUnit.SECONDS)).name()).isEqualTo("slow");
+            leases.release(leases.find("slow").orElseThrow());
         }
     }
 
@@ -353,7 +351,7 @@ public class LeaseBatchingTest {
         String table = LeaseFixture.install(db);
         Gate gate = new Gate();
         try (LeaseService leases = batching(LeaseFixture.hooked(db.newPool(4), gate), table)) {
-            assertThat(leases.batchingStats()).isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+            assertThat(leases.batchingStats()).isEqualTo(new BatchingStats(0, 0, 0, 0, 0));
             Batch acquires = inOneBatch(
                     leases,
                     gate,
@@ -363,7 +361,7 @@ public class LeaseBatchingTest {
                             () -> leases.tryAcquire("b", "me", LONG),
                             () -> leases.tryAcquire("c", "me", LONG)));
             BatchingStats afterAcquires = leases.batchingStats();
-            assertThat(afterAcquires).isEqualTo(new BatchingStats(4, 2, 0, 0, 0, 0));
+            assertThat(afterAcquires).isEqualTo(new BatchingStats(4, 2, 0, 0, 0));
             assertThat(afterAcquires.acquireCallsPerStatement()).isEqualTo(2.0);
             assertThat(afterAcquires.releaseCallsPerStatement()).as("none sent").isZero();
 
@@ -379,7 +377,7 @@ public class LeaseBatchingTest {
                             .toList());
             assertThat(leases.tryAcquire("alone", "me", LONG)).isPresent();
             BatchingStats stats = leases.batchingStats();
-            assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0, 0));
+            assertThat(stats).isEqualTo(new BatchingStats(5, 3, 4, 2, 0));
             assertThat(stats.acquireCallsPerStatement()).isEqualTo(5.0 / 3);
         }
         try (LeaseService off =
@@ -391,7 +389,7 @@ public class LeaseBatchingTest {
             off.release(off.tryAcquire("unbatched", "me", LONG).orElseThrow());
             assertThat(off.batchingStats())
                     .as("batching off: nothing counted")
-                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 0));
         }
     }
 
@@ -403,17 +401,17 @@ public class LeaseBatchingTest {
         try (LeaseService leases = builder.build()) {
             assertThat(leases.batching()).as("the default").isEqualTo(Batching.OFF);
         }
-        builder.batching(Batching.ADAPTIVE);
+        builder.batching(Batching.CONCURRENT);
         assertThatThrownBy(() -> builder.batching(null)).isInstanceOf(IllegalArgumentException.class);
         try (LeaseService leases = builder.build()) {
             assertThat(leases.batching())
-                    .as("the refused batching changed nothing: adaptive is still set")
-                    .isEqualTo(Batching.ADAPTIVE);
+                    .as("the refused batching changed nothing: concurrent is still set")
+                    .isEqualTo(Batching.CONCURRENT);
             assertThat(leases.probe().batching())
-                    .as("on H2 every mode runs as off: no batching machinery")
+                    .as("on H2 concurrent runs as off: no batching machinery")
                     .isFalse();
         }
-        assertThat(Batching.values()).containsExactly(Batching.OFF, Batching.CONCURRENT, Batching.ADAPTIVE);
+        assertThat(Batching.values()).containsExactly(Batching.OFF, Batching.CONCURRENT);
         for (Batching batching : Batching.values()) {
             assertThat(batching.mode().name()).as("the internals' mode").isEqualTo(batching.name());
             assertThat(batching).hasToString(batching.name());

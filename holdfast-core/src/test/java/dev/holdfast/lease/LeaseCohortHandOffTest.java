@@ -101,7 +101,7 @@ class LeaseCohortHandOffTest {
             assertThat(leases.probe().cohortHandOffs()).isEqualTo(2);
             assertThat(leases.batchingStats())
                     .as("batching off (the default): only the cohort's hand-offs")
-                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 2));
+                    .isEqualTo(new BatchingStats(0, 0, 0, 0, 2));
 
             // Its holder renews and releases it through the service, which maps it to the grant.
             Lease renewed = leases.renew(next, Duration.ofSeconds(40));

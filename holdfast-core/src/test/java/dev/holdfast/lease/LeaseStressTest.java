@@ -119,17 +119,10 @@ class LeaseStressTest {
         run(db, 4, 0, Batched.EVERY_CALL, EIGHT_NAMES);
     }
 
-    /** The same with adaptive batching (acquire batches waiting for workers back from their release only while it pays). */
-    @DatabaseTest
-    void fourServersWithAdaptiveBatchingOverEightNamesNoStaleWriteNoOverlap(TestDatabase db) throws Exception {
-        run(db, 4, 0, Batched.ADAPTIVE_EVERY_CALL, EIGHT_NAMES);
-    }
-
     private enum Batched {
         OFF,
         ON,
-        EVERY_CALL,
-        ADAPTIVE_EVERY_CALL
+        EVERY_CALL
     }
 
     private void run(TestDatabase db, int servers, int cohortHandOffs, boolean batching) throws Exception {
@@ -171,12 +164,8 @@ class LeaseStressTest {
             services.add(LeaseFixture.builder(db, pool)
                     .table(table)
                     .cohortHandOffs(cohortHandOffs)
-                    .batching(
-                            batching == Batched.OFF
-                                    ? Batching.OFF
-                                    : batching == Batched.ADAPTIVE_EVERY_CALL ? Batching.ADAPTIVE : Batching.CONCURRENT)
-                    .tune(t ->
-                            t.batchLoneCalls(batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL))
+                    .batching(batching == Batched.OFF ? Batching.OFF : Batching.CONCURRENT)
+                    .tune(t -> t.batchLoneCalls(batching == Batched.EVERY_CALL))
                     .build());
             services.get(i).probe().observeGrants((lease, path) -> PATH.set(path));
         }
@@ -344,8 +333,7 @@ class LeaseStressTest {
         if (cohortHandOffs > 0) {
             assertThat(local).as("grants passed on in memory").isPositive();
         }
-        if ((batching == Batched.EVERY_CALL || batching == Batched.ADAPTIVE_EVERY_CALL)
-                && db.kind() != TestDatabase.Kind.H2) {
+        if (batching == Batched.EVERY_CALL && db.kind() != TestDatabase.Kind.H2) {
             assertThat(multiRow)
                     .as("statements sent through the multi-row batches")
                     .isPositive();

@@ -8,7 +8,5 @@ public enum BatchMode {
     /** No batching: no batching machinery is built, every call is a statement of its own. */
     OFF,
     /** Calls that queue while a statement of their kind is in flight go together in the next. */
-    CONCURRENT,
-    /** As {@link #CONCURRENT} while measured faster than calls alone; acquire batches wait for threads only while that pays. */
-    ADAPTIVE
+    CONCURRENT
 }

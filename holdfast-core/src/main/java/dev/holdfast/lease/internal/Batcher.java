@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -25,12 +24,7 @@ import java.util.function.Function;
  * key; a call whose key is in a running batch waits for it, so that one stuck key cannot hold every
  * statement). The thread whose call starts a batch runs it; the others in it wait for their outcome.
  * A batch is sorted by key, so that two batches lock rows in the same order and cannot deadlock
- * each other.
- *
- * <p>Each batcher has {@link BatchSlots} of its own. With adaptive slots ({@link BatchSlots#adaptive()})
- * a batch that could start may wait, while that pays, for the threads the last batch (or a call
- * elsewhere, {@link #answeredElsewhere()}) answered that came back within the window the last time. A
- * thread alone never waits for itself.
+ * each other. Each batcher has a lock of its own: a release never waits for an acquire's statement.
  *
  * @param <Q> a call
  * @param <R> its result
@@ -79,7 +73,7 @@ public final class Batcher<Q, R> {
         Error error;
         /** Written after {@code outcome} or {@code error}, so that a thread that reads it true sees them. */
         volatile boolean settled;
-        /** Told it may start a batch (or work out its linger anew); cleared under the lock before it parks. */
+        /** Told it may start a batch; cleared under the lock before it parks. */
         volatile boolean woken;
 
         Call(Q request) {
@@ -92,14 +86,12 @@ public final class Batcher<Q, R> {
         }
     }
 
-    /** Statements in flight at most while calls go alone: as without batching, the pool is the bound. */
-    static final int ALONE_IN_FLIGHT = 1024;
-
-    private final BatchSlots slots;
-    private final ReentrantLock lock;
+    private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Call<Q, R>> queue = new ArrayDeque<>();
     /** The keys of the calls in running batches: a call of such a key waits for its batch to end. */
     private final Set<String> keysInFlight = new HashSet<>();
+    /** Batches running now. */
+    private int inFlight;
 
     private final Function<Q, String> key;
     private final Comparator<String> order;
@@ -109,26 +101,12 @@ public final class Batcher<Q, R> {
     private final int overlapAt;
 
     private final int maxSize;
-    /** Nanos calls of this batcher waited only for threads to come back (adaptive lingering), summed. */
-    private final LongAdder lingered = new LongAdder();
 
     /**
      * @param key   what no two calls of one batch, or of two running batches, share (a lease name)
      * @param order the order of a batch (the database's order of its keys, so that batches lock alike)
      */
     public Batcher(
-            Function<Q, String> key,
-            Comparator<String> order,
-            int maxInFlight,
-            int overlapAt,
-            int maxSize,
-            Runner<Q, R> runner) {
-        this(new BatchSlots(), key, order, maxInFlight, overlapAt, maxSize, runner);
-    }
-
-    /** A batcher of {@code slots}, which no other batcher may have. */
-    public Batcher(
-            BatchSlots slots,
             Function<Q, String> key,
             Comparator<String> order,
             int maxInFlight,
@@ -144,9 +122,6 @@ public final class Batcher<Q, R> {
         this.overlapAt = overlapAt;
         this.maxSize = maxSize;
         this.runner = runner;
-        this.slots = slots;
-        this.lock = slots.lock;
-        slots.take();
     }
 
     /**
@@ -160,13 +135,8 @@ public final class Batcher<Q, R> {
         try {
             Call<Q, R> call = new Call<>(request);
             queue.addLast(call);
-            if (slots.arrived(call.thread, System.nanoTime()) && !(mayStart(call) && slots.lingerLeft() == 0)) {
-                wakeNext(); // a lingering batch may start now, or wait less (unless this call starts it)
-            }
             while (!call.settled) {
-                boolean mayStart = call.queued && mayStart(call);
-                long linger = mayStart ? slots.lingerLeft() : 0;
-                if (mayStart && linger == 0) {
+                if (call.queued && mayStart(call)) {
                     run(take(call));
                     wakeNext();
                     continue;
@@ -174,33 +144,17 @@ public final class Batcher<Q, R> {
                 call.woken = false;
                 lock.unlock();
                 locked = false;
-                long parked = System.nanoTime();
-                long deadline = parked + linger;
                 while (!call.settled && !call.woken) {
-                    if (linger > 0) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            break;
-                        }
-                        LockSupport.parkNanos(this, left);
-                    } else {
-                        LockSupport.park(this);
-                    }
+                    LockSupport.park(this);
                     if (Thread.interrupted()) {
                         interrupted = true; // kept aside, else every later park would end at once
                     }
-                }
-                if (linger > 0) {
-                    lingered.add(System.nanoTime() - parked);
                 }
                 if (call.settled) {
                     break; // its outcome is all it needs: no lock, so the calls of a batch leave at once
                 }
                 lock.lock();
                 locked = true;
-                if (linger > 0) {
-                    slots.lingered(call.woken);
-                }
             }
             if (call.error != null) {
                 throw call.error;
@@ -215,57 +169,6 @@ public final class Batcher<Q, R> {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * Whether calls go alone now ({@link BatchSlots#alone()}): a caller may then run its call itself,
-     * on its own thread and without this batcher's lock, as without batching, and report it
-     * ({@link #ranAlone()}). A call of a key in a running batch may so run beside it, as two calls of
-     * one key do without batching.
-     */
-    public boolean alone() {
-        return slots.alone();
-    }
-
-    /**
-     * A call ran alone, outside the queue: it counts for the pace, which takes the lock only once
-     * an epoch of such calls (and for each call that ends after calls stopped going alone).
-     */
-    public void ranAlone() {
-        if (!slots.countAlone()) {
-            return;
-        }
-        lock.lock();
-        try {
-            BatchPace pace = slots.pace;
-            int calls = slots.uncountedAlone();
-            if (pace != null && calls > 0 && pace.completed(calls, System.nanoTime())) {
-                wakeNext();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * A call of this thread was answered elsewhere (a release, in batches of its own): its next call
-     * here is waited for if it came as soon after the last such answer.
-     */
-    public void answeredElsewhere() {
-        if (!slots.lingers()) {
-            return;
-        }
-        lock.lock();
-        try {
-            slots.answered(Thread.currentThread(), BatchSlots.ELSEWHERE, System.nanoTime());
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Nanos calls waited only for the linger, summed over the calls. */
-    public long lingeredNanos() {
-        return lingered.sum();
     }
 
     /** Calls queued for a batch, not yet in one. */
@@ -300,8 +203,7 @@ public final class Batcher<Q, R> {
         queue.removeAll(batch);
         batch.forEach(c -> c.queued = false);
         keysInFlight.addAll(keys);
-        slots.inFlight++;
-        slots.started();
+        inFlight++;
         wakeNext();
         return batch;
     }
@@ -316,7 +218,6 @@ public final class Batcher<Q, R> {
         Throwable thrown = null;
         lock.unlock();
         boolean interrupted = Thread.interrupted();
-        long started = System.nanoTime();
         try {
             outcomes = runner.run(batch.stream().map(c -> c.request).toList());
             if (outcomes == null
@@ -331,13 +232,7 @@ public final class Batcher<Q, R> {
                 Thread.currentThread().interrupt();
             }
             lock.lock();
-            slots.inFlight--;
-            long ended = System.nanoTime();
-            slots.ran(ended - started);
-            BatchPace pace = slots.pace;
-            if (slots.measures && pace != null && pace.completed(batch.size(), ended)) {
-                wakeNext(); // calls queued for a batch may go alone now
-            }
+            inFlight--;
             for (int i = 0; i < batch.size(); i++) {
                 Call<Q, R> c = batch.get(i);
                 keysInFlight.remove(key.apply(c.request));
@@ -354,18 +249,12 @@ public final class Batcher<Q, R> {
                 c.settled = true;
                 c.wake();
             }
-            if (slots.lingers()) { // after every call is settled: bookkeeping must not strand them
-                long now = System.nanoTime();
-                batch.forEach(c -> slots.answered(c.thread, BatchSlots.BATCH, now));
-            }
         }
     }
 
-    /** Whether queued {@code call} may start a batch now, lingering aside. Holds the lock. */
+    /** Whether queued {@code call} may start a batch now. Holds the lock. */
     private boolean mayStart(Call<Q, R> call) {
-        boolean free = slots.alone()
-                ? slots.inFlight < ALONE_IN_FLIGHT
-                : slots.inFlight == 0 || slots.inFlight < maxInFlight && queue.size() >= overlapAt;
+        boolean free = inFlight == 0 || inFlight < maxInFlight && queue.size() >= overlapAt;
         return free && !keysInFlight.contains(key.apply(call.request));
     }
 

@@ -63,7 +63,6 @@ public final class LeaseBatches {
     private final boolean relaxedRelease;
     private final Batcher<LeaseStore.Acquire, Optional<LeaseRow>> acquires;
     private final Batcher<LeaseStore.Release, Boolean> releases;
-    private final BatchSlots acquireSlots;
     /** A lone acquire and a lone release as the service runs them unbatched; null: as batches of one. */
     private final @Nullable Function<LeaseStore.Acquire, Optional<LeaseRow>> single;
 
@@ -103,15 +102,13 @@ public final class LeaseBatches {
     }
 
     /**
-     * Releases never share the acquires' slots nor linger: a release waits at most for the release
-     * statements in flight, never for an acquire (that may wait for a row lock) nor for threads to come
-     * back, so that no lease outlives its release by more than a statement (issue 31, item 4).
+     * Releases never share the acquires' batcher: a release waits at most for the release statements in
+     * flight, never for an acquire (that may wait for a row lock), so that no lease outlives its release
+     * by more than a statement (issue 31, item 4).
      *
      * @param maxInFlight statements of each kind at once
      * @param overlapAt   calls queued before another statement of their kind starts while one is in flight
-     * @param mode        {@link BatchMode#CONCURRENT}, or {@link BatchMode#ADAPTIVE}: calls go in batches only while
-     *                    that pays, and an acquire batch waits for threads only as long as it pays
-     *                    ({@link BatchSlots#adaptive()})
+     * @param mode        {@link BatchMode#CONCURRENT} (the one batching mode)
      * @param single      a lone acquire, as the service runs it unbatched; null: as a batch of one
      * @param lone        a lone release (true if released), as the service runs it unbatched; null: as a batch of one
      */
@@ -134,10 +131,7 @@ public final class LeaseBatches {
         if (mode == BatchMode.OFF) {
             throw new IllegalArgumentException("no batches without batching");
         }
-        BatchSlots slots = mode == BatchMode.ADAPTIVE ? BatchSlots.adaptive() : new BatchSlots();
-        this.acquireSlots = slots;
         this.acquires = new Batcher<>(
-                slots,
                 LeaseStore.Acquire::name,
                 CODE_POINT_ORDER,
                 maxInFlight,
@@ -147,7 +141,6 @@ public final class LeaseBatches {
                         0,
                         batch -> batch.size() == 1 && single != null ? one(batch.get(0), single) : acquireAll(batch)));
         this.releases = new Batcher<>(
-                slots.following(),
                 LeaseStore.Release::name,
                 CODE_POINT_ORDER,
                 maxInFlight,
@@ -156,52 +149,14 @@ public final class LeaseBatches {
                 counted(1, batch -> batch.size() == 1 && lone != null ? one(batch.get(0), lone) : releaseAll(batch)));
     }
 
-    /**
-     * The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). While adaptive batching
-     * sends calls alone, the call runs on this thread as without batching, past the batcher's lock.
-     */
+    /** The grant, or empty if the lease is live ({@code LeaseService#tryAcquire}). */
     public Optional<LeaseRow> acquire(String name, String owner, long ttlMicros) {
-        LeaseStore.Acquire call = new LeaseStore.Acquire(name, owner, ttlMicros);
-        BatchPace pace = acquireSlots.pace;
-        if (pace != null) {
-            pace.arrived();
-        }
-        try {
-            if (single != null && acquires.alone()) {
-                try {
-                    return single.apply(call);
-                } finally {
-                    countedAlone(0);
-                    acquires.ranAlone();
-                }
-            }
-            return acquires.submit(call);
-        } finally {
-            if (pace != null) {
-                pace.left();
-            }
-        }
+        return acquires.submit(new LeaseStore.Acquire(name, owner, ttlMicros));
     }
 
-    /** Releases the grant with {@code token}; false if it is not held. Alone as {@link #acquire}. */
+    /** Releases the grant with {@code token}; false if it is not held. */
     public boolean release(String name, String owner, long token) {
-        LeaseStore.Release call = new LeaseStore.Release(name, owner, token);
-        if (lone != null && releases.alone()) {
-            try {
-                return lone.apply(call);
-            } finally {
-                countedAlone(1);
-            }
-        }
-        boolean released = releases.submit(call);
-        acquires.answeredElsewhere(); // a thread that acquires again at once is waited for (when acquires linger)
-        return released;
-    }
-
-    /** A call of {@code kind} (0 acquire, 1 release) went alone, past the batchers: one call, one statement. */
-    private void countedAlone(int kind) {
-        kindCalls[kind].increment();
-        kindStatements[kind].increment();
+        return releases.submit(new LeaseStore.Release(name, owner, token));
     }
 
     private static <Q, R> List<Batcher.Outcome<R>> one(Q call, Function<Q, R> run) {
@@ -221,20 +176,9 @@ public final class LeaseBatches {
         };
     }
 
-    /** Acquire calls, acquire statements, release calls, release statements, nanos of linger. */
+    /** Acquire calls, acquire statements, release calls, release statements. */
     long[] counts() {
-        return new long[] {
-            kindCalls[0].sum(),
-            kindStatements[0].sum(),
-            kindCalls[1].sum(),
-            kindStatements[1].sum(),
-            acquires.lingeredNanos() + releases.lingeredNanos()
-        };
-    }
-
-    /** Tests: the acquires' slots, whose pace says whether calls go alone. */
-    BatchSlots acquireSlots() {
-        return acquireSlots;
+        return new long[] {kindCalls[0].sum(), kindStatements[0].sum(), kindCalls[1].sum(), kindStatements[1].sum()};
     }
 
     /** Tests: calls queued for a batch of either kind. */

@@ -109,11 +109,11 @@ public final class LeaseProbe {
     }
 
     /**
-     * What the batches counted: acquire calls, acquire statements, release calls, release statements and
-     * nanoseconds of linger; all 0 without batches.
+     * What the batches counted: acquire calls, acquire statements, release calls and release statements; all 0
+     * without batches.
      */
     public long[] batchCounts() {
-        return batches == null ? new long[5] : batches.counts();
+        return batches == null ? new long[4] : batches.counts();
     }
 
     /** How many of this service's calls are queued for a batch. */
