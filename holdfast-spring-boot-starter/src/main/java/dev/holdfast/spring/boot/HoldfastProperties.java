@@ -158,9 +158,7 @@ public class HoldfastProperties {
         /**
          * Batched commits: off (the default): every call a statement of its own, and no batching
          * machinery is built; concurrent: concurrent tryAcquire and release calls of this instance
-         * share multi-row statements, one commit each; adaptive: as concurrent while measured faster
-         * than calls alone, an acquire batch waiting for threads only while that pays. PostgreSQL
-         * and MariaDB; ignored on H2.
+         * share multi-row statements, one commit each. PostgreSQL and MariaDB; ignored on H2.
          */
         private Batching batching = Batching.OFF;
 
@@ -216,7 +214,7 @@ public class HoldfastProperties {
         /**
          * Sets how concurrent lease calls of this instance share statements and commits.
          *
-         * @param batching the mode (default OFF; CONCURRENT and ADAPTIVE are opt-in)
+         * @param batching the mode (default OFF; CONCURRENT is opt-in)
          */
         public void setBatching(Batching batching) {
             this.batching = batching;

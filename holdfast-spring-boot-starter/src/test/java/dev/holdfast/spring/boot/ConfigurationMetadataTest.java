@@ -75,7 +75,7 @@ class ConfigurationMetadataTest {
         assertThat(descriptions().keySet()).containsAll(read);
     }
 
-    /** Lease batching: off by default, one of the three modes of Batching; no lockstep linger any more. */
+    /** Lease batching: off by default, one of the two modes of Batching; no lockstep linger any more. */
     @Test
     void leaseBatchingIsOffByDefault() throws IOException {
         try (InputStream in =
@@ -92,6 +92,9 @@ class ConfigurationMetadataTest {
             assertThat(batching).as("holdfast.lease.batching").isNotNull();
             assertThat(batching.get("type").asString()).isEqualTo("dev.holdfast.lease.Batching");
             assertThat(batching.get("defaultValue").asString()).isEqualTo("off");
+            assertThat(batching.get("description").asString())
+                    .as("adaptive batching is gone")
+                    .doesNotContainIgnoringCase("adaptive");
         }
     }
 }

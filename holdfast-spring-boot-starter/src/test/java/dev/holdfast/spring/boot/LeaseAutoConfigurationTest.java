@@ -18,7 +18,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.OptimisticLockingFailureException;
 
@@ -252,8 +255,6 @@ class LeaseAutoConfigurationTest {
                             assertThat(functionCount(registry, LeaseBatchingMetrics.STATEMENTS, "kind", kind))
                                     .isZero();
                         }
-                        assertThat(functionCount(registry, LeaseBatchingMetrics.LINGER))
-                                .isZero();
                         assertThat(functionCount(registry, LeaseBatchingMetrics.COHORT_HANDOFFS))
                                 .isZero();
 
@@ -285,9 +286,6 @@ class LeaseAutoConfigurationTest {
                                 .isEqualTo(2);
                         assertThat(functionCount(registry, LeaseBatchingMetrics.COHORT_HANDOFFS))
                                 .isEqualTo(1);
-                        assertThat(functionCount(registry, LeaseBatchingMetrics.LINGER))
-                                .as("concurrent: no linger")
-                                .isZero();
                     });
         }
     }
@@ -300,8 +298,8 @@ class LeaseAutoConfigurationTest {
 
     /**
      * {@code holdfast.lease.batching}: off by default, where batching would apply (PostgreSQL, MariaDB): the
-     * service builds no batching machinery and counts nothing; {@code adaptive} and {@code concurrent} are
-     * taken as such and build it.
+     * service builds no batching machinery and counts nothing; {@code concurrent} is taken as such and
+     * builds it.
      */
     @DatabaseTest(only = {TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB})
     void batchingIsOffByDefaultAndEachModeIsTaken(TestDatabase db) {
@@ -331,11 +329,51 @@ class LeaseAutoConfigurationTest {
                     if (batching == Batching.OFF) {
                         assertThat(leases.batchingStats())
                                 .as("nothing went through batches")
-                                .isEqualTo(new BatchingStats(0, 0, 0, 0, 0, 0));
+                                .isEqualTo(new BatchingStats(0, 0, 0, 0, 0));
                     }
                 });
             }
         }
+    }
+
+    /**
+     * {@code holdfast.lease.batching=adaptive} (a mode that was removed) fails startup at binding, and Boot's own
+     * failure analysis names the property, its value and the values it takes.
+     */
+    @Test
+    void aRemovedBatchingModeFailsStartupNamingTheValidValues() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HoldfastAutoConfiguration.class))
+                .withBean(DataSource.class, org.h2.jdbcx.JdbcDataSource::new)
+                .withPropertyValues("holdfast.lease.batching=adaptive")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    Throwable failure = context.getStartupFailure();
+                    assertThat(failure)
+                            .rootCause()
+                            .hasMessageContaining("No enum constant dev.holdfast.lease.Batching.adaptive");
+                    FailureAnalysis analysis = analysis(failure);
+                    assertThat(analysis.getDescription())
+                            .contains("Failed to bind properties under 'holdfast.lease.batching'")
+                            .contains("Value: \"adaptive\"");
+                    assertThat(analysis.getAction())
+                            .contains("The following values are valid")
+                            .contains("CONCURRENT")
+                            .contains("OFF")
+                            .doesNotContain("ADAPTIVE");
+                });
+    }
+
+    /** What Boot's failure analyzers (those it builds without arguments) report for {@code failure}. */
+    private static FailureAnalysis analysis(Throwable failure) {
+        java.util.List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
+                        LeaseAutoConfigurationTest.class.getClassLoader())
+                .load(FailureAnalyzer.class, null, (type, name, e) -> {});
+        return analyzers.stream()
+                .map(a -> a.analyze(failure))
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no failure analysis for " + failure));
     }
 
     /** A data source whose first statement containing {@code sql} waits for {@code open} once it has {@code entered}. */

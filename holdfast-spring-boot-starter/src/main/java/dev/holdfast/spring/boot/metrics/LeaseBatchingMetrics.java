@@ -11,8 +11,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * What batching and cohort hand-off of a {@link LeaseService} did ({@link LeaseService#batchingStats()}), as
  * function counters read at each publish: {@code holdfast.lease.batch.calls} and {@code holdfast.lease.batch.statements}
- * (tag {@code kind} = acquire, release), {@code holdfast.lease.batch.linger} (seconds calls waited for a batch
- * to linger, summed over the calls) and {@code holdfast.lease.cohort.handoffs} (leases passed on in memory).
+ * (tag {@code kind} = acquire, release) and {@code holdfast.lease.cohort.handoffs} (leases passed on in memory).
  * Calls divided by statements is the calls per commit: 1.0 means batching never engaged; cohort hand-offs that
  * stay at 0 while callers wait mean cohort hand-off passes nothing on (each thread its own owner, for example).
  */
@@ -22,8 +21,6 @@ public final class LeaseBatchingMetrics implements MeterBinder {
     public static final String CALLS = "holdfast.lease.batch.calls";
     /** The name of the counters of statements the batched lease calls took, tagged {@code kind} (acquire, release). */
     public static final String STATEMENTS = "holdfast.lease.batch.statements";
-    /** The name of the counter of seconds lease calls waited for a batch to linger, summed over the calls. */
-    public static final String LINGER = "holdfast.lease.batch.linger";
     /** The name of the counter of leases passed on in memory to a waiting call of the same owner. */
     public static final String COHORT_HANDOFFS = "holdfast.lease.cohort.handoffs";
 
@@ -54,10 +51,6 @@ public final class LeaseBatchingMetrics implements MeterBinder {
                 "release",
                 "Statements the batched lease calls took",
                 BatchingStats::releaseStatements);
-        FunctionCounter.builder(LINGER, leases, l -> l.batchingStats().lingerNanos() / 1e9)
-                .description("Time lease calls waited for a batch to linger, summed over the calls")
-                .baseUnit("seconds")
-                .register(registry);
         FunctionCounter.builder(COHORT_HANDOFFS, leases, l -> l.batchingStats().cohortHandOffs())
                 .description("Leases passed on in memory to a waiting call of the same owner")
                 .register(registry);
