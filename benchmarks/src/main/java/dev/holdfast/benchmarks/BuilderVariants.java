@@ -29,7 +29,7 @@ import java.util.function.UnaryOperator;
 final class BuilderVariants {
 
     /** Unbatched first (the yardstick), then the builder's default, then batching on. */
-    static final String DEFAULTS = "unbatched=batching:OFF,default=builder,batched=batching:ON|ADAPTIVE|CONCURRENT";
+    static final String DEFAULTS = "unbatched=batching:OFF,default=builder,batched=batching:ON|CONCURRENT";
 
     /** A label, what it was resolved from, and how it changes a builder. */
     record Variant(String label, String resolved, UnaryOperator<LeaseService.Builder> configure) {}

@@ -3,7 +3,6 @@ package dev.holdfast.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.holdfast.jdbc.HoldfastTable;
 import dev.holdfast.jdbc.SchemaInstaller;
-import dev.holdfast.lease.Batching;
 import dev.holdfast.lease.Lease;
 import dev.holdfast.lease.LeaseService;
 import dev.holdfast.testing.TestDatabase;
@@ -23,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * per-block rates, the share of calls that went in multi-row statements and their mean size. Usage:
  * {@code java -cp benchmarks.jar dev.holdfast.benchmarks.LeaseBatchingInFlight <db> <threads> <rounds>
  * <blockMillis> off,4/4,1/1}: {@code N/M} is N statements of a kind in flight, another starting
- * once M calls are queued ({@code Batching.CONCURRENT}); {@code adaptive}, {@code Batching.ADAPTIVE}.
+ * once M calls are queued ({@code Batching.CONCURRENT}).
  */
 public final class LeaseBatchingInFlight {
     /** System property {@code hold.micros}: how long each thread holds a lease before it releases it (default 0). */
@@ -48,9 +47,7 @@ public final class LeaseBatchingInFlight {
                 HikariDataSource pool = kind.newPool("probe-" + config, threads);
                 pools.add(pool);
                 LeaseService.Builder b = LeaseService.builder(pool).table(table);
-                if (config.equals("adaptive")) {
-                    b.batching(Batching.ADAPTIVE);
-                } else if (!config.equals("off")) {
+                if (!config.equals("off")) {
                     String[] inFlight = config.split("/"); // N/M
                     int statements = Integer.parseInt(inFlight[0]);
                     int overlapAt = inFlight.length > 1 ? Integer.parseInt(inFlight[1]) : 1;

@@ -48,7 +48,6 @@ import javax.sql.DataSource;
  * <ul>
  *   <li>{@code holdfast}: {@link LeaseService#tryAcquire} + {@link LeaseService#release} (fast release);</li>
  *   <li>{@code holdfastBatched}: the same with {@code batching(Batching.CONCURRENT)}: concurrent calls share multi-row statements;</li>
- *   <li>{@code holdfastAdaptive}: the same with {@code batching(Batching.ADAPTIVE)};</li>
  *   <li>{@code holdfastDurableRelease}: the same with {@code durability(CommitDurability.DURABLE)};</li>
  *   <li>{@code oneStatement}: the design written by hand: one upsert that grants with the next token
  *       by database time and returns it, one {@code UPDATE} that releases, both auto-commit, durable;</li>
@@ -96,7 +95,6 @@ public final class LeaseInterleaved {
             "oneStatement",
             "holdfast",
             "holdfastBatched",
-            "holdfastAdaptive",
             "holdfastDurableRelease",
             "shedLock",
             "springIntegration",
@@ -140,7 +138,7 @@ public final class LeaseInterleaved {
                 pairs.put(
                         implementation,
                         switch (implementation) {
-                            case "holdfast", "holdfastBatched", "holdfastAdaptive", "holdfastDurableRelease" -> {
+                            case "holdfast", "holdfastBatched", "holdfastDurableRelease" -> {
                                 LeaseService leases = LeaseService.builder(ds)
                                         .table(TABLE)
                                         .durability(
@@ -150,9 +148,7 @@ public final class LeaseInterleaved {
                                         .batching(
                                                 implementation.equals("holdfastBatched")
                                                         ? Batching.CONCURRENT
-                                                        : implementation.equals("holdfastAdaptive")
-                                                                ? Batching.ADAPTIVE
-                                                                : Batching.OFF)
+                                                        : Batching.OFF)
                                         .build();
                                 closers.add(() -> System.out.printf(
                                         "%s %d threads %s: %s%n",
